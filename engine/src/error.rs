@@ -1,0 +1,290 @@
+//! The one error type of the engine.
+//!
+//! Every failure is a value of [`Error`]: a stable [`ErrorCode`], a message a
+//! person can act on, and a [`Location`] saying where it happened (the
+//! definition field, the jq expression and the byte span inside it, the
+//! component and instance, the path inside the object). Bindings map the code
+//! to an exception/error class and copy the rest verbatim, so every runtime
+//! reports the same data.
+
+use serde::Serialize;
+use std::fmt;
+
+/// Stable error classes. The string form (`as_str`, and the JSON form) is part
+/// of the public contract: conformance cases and bindings match on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// Malformed YAML or JSON text, or a document of the wrong shape.
+    Parse,
+    /// The definition breaks a validation rule (see `findings`).
+    Validation,
+    /// A jq expression does not parse or compile, or uses a denied construct.
+    JqCompile,
+    /// A jq expression failed while running.
+    JqRuntime,
+    /// An expression's output has the wrong type for its field.
+    Conversion,
+    /// Per-instance outputs do not line up with the instance ids.
+    CountMismatch,
+    /// A configured limit was exceeded (see `limit`).
+    Limit,
+    /// No definition is known for the object's apiVersion/kind.
+    NoDefinition,
+    /// The object is not a usable Kubernetes object.
+    InvalidObject,
+    /// An update or query could not be applied (missing definition part,
+    /// unknown instance, non-assignable path, ...).
+    Update,
+    /// The caller used the API incorrectly (unknown component, bad argument).
+    Usage,
+}
+
+impl ErrorCode {
+    /// The stable string form, e.g. `jq_runtime`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::Parse => "parse",
+            ErrorCode::Validation => "validation",
+            ErrorCode::JqCompile => "jq_compile",
+            ErrorCode::JqRuntime => "jq_runtime",
+            ErrorCode::Conversion => "conversion",
+            ErrorCode::CountMismatch => "count_mismatch",
+            ErrorCode::Limit => "limit",
+            ErrorCode::NoDefinition => "no_definition",
+            ErrorCode::InvalidObject => "invalid_object",
+            ErrorCode::Update => "update",
+            ErrorCode::Usage => "usage",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where something happened. Every part is optional; only the parts that are
+/// known are set (and serialized).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Location {
+    /// Index of the document in a multi-document text (0-based), when the
+    /// input had more than one document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document: Option<usize>,
+    /// Field path inside the definition, e.g.
+    /// `spec.structureDefinition.childComponents[1].specDefinition.podTemplateSpecPath`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// 1-based line in the source text, when the input was text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// 1-based column (in characters) in the source text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+    /// The jq expression involved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expression: Option<String>,
+    /// Byte range `[start, end)` inside `expression`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span: Option<[usize; 2]>,
+    /// Component name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub component: Option<String>,
+    /// Instance id (`""` is never set: single-instance components omit it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
+    /// Path inside the object (workload or pod), e.g. `spec.containers[0].resources.requests.cpu`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object_path: Option<String>,
+}
+
+impl Location {
+    /// True when no part is set.
+    pub fn is_empty(&self) -> bool {
+        self == &Location::default()
+    }
+
+    /// A location naming a definition field.
+    pub fn field(path: impl Into<String>) -> Self {
+        Location {
+            field: Some(path.into()),
+            ..Location::default()
+        }
+    }
+
+    fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(d) = self.document {
+            parts.push(format!("document {d}"));
+        }
+        if let Some(f) = &self.field {
+            parts.push(f.clone());
+        }
+        if let (Some(l), Some(c)) = (self.line, self.column) {
+            parts.push(format!("line {l}, column {c}"));
+        }
+        if let Some(c) = &self.component {
+            match &self.instance {
+                Some(i) => parts.push(format!("component {c}[{i}]")),
+                None => parts.push(format!("component {c}")),
+            }
+        }
+        if let Some(p) = &self.object_path {
+            parts.push(format!("object path {p}"));
+        }
+        parts.join(", ")
+    }
+}
+
+/// Severity of a validation finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The definition is invalid.
+    Error,
+    /// The definition is usable but something looks wrong (e.g. an unknown
+    /// field that is ignored).
+    Warning,
+}
+
+/// One validation finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    /// Stable, kebab-case rule code, e.g. `duplicate-component-name`.
+    pub code: String,
+    /// Error or warning.
+    pub severity: Severity,
+    /// What is wrong, in words.
+    pub message: String,
+    /// Where.
+    #[serde(skip_serializing_if = "Location::is_empty")]
+    pub location: Location,
+}
+
+impl Finding {
+    /// A new error finding at a definition field.
+    pub fn error(code: &str, message: impl Into<String>, field: impl Into<String>) -> Self {
+        Finding {
+            code: code.to_string(),
+            severity: Severity::Error,
+            message: message.into(),
+            location: Location::field(field),
+        }
+    }
+
+    /// A new warning finding at a definition field.
+    pub fn warning(code: &str, message: impl Into<String>, field: impl Into<String>) -> Self {
+        Finding {
+            severity: Severity::Warning,
+            ..Finding::error(code, message, field)
+        }
+    }
+}
+
+/// The engine's error.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Error {
+    /// Stable error class.
+    pub code: ErrorCode,
+    /// Human-readable message (without the location, which is kept apart).
+    pub message: String,
+    /// Where it happened.
+    #[serde(skip_serializing_if = "Location::is_empty")]
+    pub location: Location,
+    /// For [`ErrorCode::Limit`]: the name of the limit (the field name of
+    /// [`crate::Limits`] in camelCase, e.g. `maxOutputs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
+    /// For [`ErrorCode::Validation`]: every finding (errors and warnings).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<Finding>,
+}
+
+impl Error {
+    /// A new error without location.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Error {
+            code,
+            message: message.into(),
+            location: Location::default(),
+            limit: None,
+            findings: Vec::new(),
+        }
+    }
+
+    /// A limit error naming the limit.
+    pub fn limit(limit: &str, message: impl Into<String>) -> Self {
+        Error {
+            limit: Some(limit.to_string()),
+            ..Error::new(ErrorCode::Limit, message)
+        }
+    }
+
+    /// Set the location, keeping parts already set.
+    pub fn at(mut self, loc: Location) -> Self {
+        let l = &mut self.location;
+        macro_rules! keep {
+            ($($f:ident),*) => { $( if l.$f.is_none() { l.$f = loc.$f; } )* };
+        }
+        keep!(
+            document,
+            field,
+            line,
+            column,
+            expression,
+            span,
+            component,
+            instance,
+            object_path
+        );
+        self
+    }
+
+    /// Set the definition field, unless one is set already.
+    pub fn at_field(self, field: impl Into<String>) -> Self {
+        self.at(Location::field(field))
+    }
+
+    /// Set the component (and instance, when not empty) unless set already.
+    pub fn in_component(self, component: &str, instance: Option<&str>) -> Self {
+        self.at(Location {
+            component: Some(component.to_string()),
+            instance: instance.filter(|i| !i.is_empty()).map(str::to_string),
+            ..Location::default()
+        })
+    }
+
+    /// Prefix the message with context (`"failed to extract scales: ..."`).
+    pub fn context(mut self, prefix: &str) -> Self {
+        self.message = format!("{prefix}: {}", self.message);
+        self
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.message)?;
+        let loc = self.location.describe();
+        if !loc.is_empty() {
+            write!(f, " (at {loc})")?;
+        }
+        for finding in &self.findings {
+            write!(f, "\n  {:?} {}: {}", finding.severity, finding.code, finding.message)?;
+            let loc = finding.location.describe();
+            if !loc.is_empty() {
+                write!(f, " (at {loc})")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Result with the engine's error.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,495 @@
+//! Static checks of jq expressions: size and nesting before parsing, syntax
+//! with spans, the reference's deny list over the whole expression tree, and
+//! our own rules for bounded evaluation (no recursive `def`s, no IO-ish
+//! builtins).
+
+use crate::Limits;
+use jaq_core::load::lex::{Lexer, StrPart, Tok, Token};
+use jaq_core::load::parse::{BinaryOp, Def, Parser, Pattern, Term};
+use jaq_core::path::Part;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What an expression is used for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ExprMode {
+    /// A read path: assignments and denied functions are rejected.
+    Read,
+    /// A write target (suspend/resume action paths): assignment operators allowed.
+    Action,
+}
+
+/// Kind of a static problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum JqIssueKind {
+    /// The expression does not lex/parse/compile.
+    Syntax,
+    /// The expression uses a denied construct.
+    Denied,
+    /// The expression exceeds a size/nesting limit.
+    Limit,
+}
+
+/// A static problem of one expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct JqIssue {
+    pub kind: JqIssueKind,
+    /// e.g. `function 'range' may produce excessive output and is not allowed`
+    pub message: String,
+    /// Byte span inside the expression.
+    pub span: Option<[usize; 2]>,
+    /// For `Limit`: the limit name (camelCase field of `Limits`).
+    pub limit: Option<&'static str>,
+}
+
+impl JqIssue {
+    pub(crate) fn syntax(message: String, span: Option<[usize; 2]>) -> Self {
+        JqIssue {
+            kind: JqIssueKind::Syntax,
+            message,
+            span,
+            limit: None,
+        }
+    }
+    fn denied(message: String, span: Option<[usize; 2]>) -> Self {
+        JqIssue {
+            kind: JqIssueKind::Denied,
+            message,
+            span,
+            limit: None,
+        }
+    }
+    fn limit(limit: &'static str, message: String) -> Self {
+        JqIssue {
+            kind: JqIssueKind::Limit,
+            message,
+            span: None,
+            limit: Some(limit),
+        }
+    }
+}
+
+/// Functions the reference denies because they may produce excessive output.
+const EXCESSIVE: &[&str] = &["range", "paths", "recurse", "walk", "repeat", "until", "while"];
+
+/// Functions we deny because they reach outside the engine (environment,
+/// clock, input streams, process control, debugging output, local time zone).
+const IMPURE: &[&str] = &[
+    "env",
+    "now",
+    "input",
+    "inputs",
+    "halt",
+    "halt_error",
+    "debug",
+    "stderr",
+    "debug_empty",
+    "stderr_empty",
+    "localtime",
+    "strflocaltime",
+    "input_filename",
+    "input_line_number",
+    "get_search_list",
+    "getpath_prog",
+];
+
+/// Byte span of `part` inside `whole`, if it is a sub-slice.
+fn span_of(whole: &str, part: &str) -> Option<[usize; 2]> {
+    let w = whole.as_ptr() as usize;
+    let p = part.as_ptr() as usize;
+    if p >= w && p + part.len() <= w + whole.len() {
+        Some([p - w, p - w + part.len()])
+    } else {
+        None
+    }
+}
+
+/// Size and nesting pre-check on the raw text, without recursion, so that
+/// the recursive lexer and parser of jaq never see input that could exhaust
+/// the stack.
+fn precheck(code: &str, limits: &Limits) -> Result<(), JqIssue> {
+    if code.len() > limits.max_expression_bytes {
+        return Err(JqIssue::limit(
+            "maxExpressionBytes",
+            format!(
+                "expression of {} bytes exceeds the limit of {} bytes",
+                code.len(),
+                limits.max_expression_bytes
+            ),
+        ));
+    }
+    #[derive(PartialEq)]
+    enum Ctx {
+        Code,
+        Str,
+    }
+    let mut stack = vec![Ctx::Code];
+    let mut depth_max = 0usize;
+    let mut keywords = 0usize;
+    let mut negs = 0usize;
+    let bytes = code.as_bytes();
+    let mut i = 0;
+    let mut word_start: Option<usize> = None;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let in_str = stack.last() == Some(&Ctx::Str);
+        if in_str {
+            match b {
+                b'\\' if bytes.get(i + 1) == Some(&b'(') => {
+                    stack.push(Ctx::Code);
+                    i += 2;
+                    depth_max = depth_max.max(stack.len());
+                    continue;
+                }
+                b'\\' => {
+                    i += 2;
+                    continue;
+                }
+                b'"' => {
+                    stack.pop();
+                }
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        let is_word = b.is_ascii_alphanumeric() || b == b'_';
+        match (word_start, is_word) {
+            (None, true) => word_start = Some(i),
+            (Some(s), false) => {
+                if let Some(w) = code.get(s..i) {
+                    if matches!(
+                        w,
+                        "if" | "try" | "reduce" | "foreach" | "def" | "label" | "as" | "elif"
+                    ) {
+                        keywords += 1;
+                    }
+                }
+                word_start = None;
+            }
+            _ => {}
+        }
+        match b {
+            b'"' => stack.push(Ctx::Str),
+            b'(' | b'[' | b'{' => stack.push(Ctx::Code),
+            b')' | b']' | b'}' => {
+                if stack.len() > 1 {
+                    stack.pop();
+                }
+            }
+            b'-' => negs += 1,
+            b'#' => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        depth_max = depth_max.max(stack.len());
+        i += 1;
+    }
+    let max = limits.max_expression_depth;
+    if depth_max > max || keywords > max * 4 || negs > max * 4 {
+        return Err(JqIssue::limit(
+            "maxExpressionDepth",
+            format!("expression nests deeper than the limit of {max} levels"),
+        ));
+    }
+    Ok(())
+}
+
+fn lex_error_message(expect: &jaq_core::load::lex::Expect<&str>) -> String {
+    use jaq_core::load::lex::Expect;
+    match expect {
+        Expect::Delim(d) => match *d {
+            "(" => "expected closing parenthesis".into(),
+            "[" => "expected closing bracket".into(),
+            "{" => "expected closing brace".into(),
+            "\"" => "expected closing quote".into(),
+            other => format!("expected closing delimiter of '{other}'"),
+        },
+        Expect::Digit => "expected digit".into(),
+        Expect::Ident => "expected identifier".into(),
+        Expect::Escape => "expected string escape sequence".into(),
+        Expect::Unicode => "expected 4-digit hexadecimal UTF-8 code point".into(),
+        _ => "unexpected character".into(),
+    }
+}
+
+/// Parse an expression into jaq's syntax tree (after the pre-check).
+pub(crate) fn parse_term<'s, 't>(
+    code: &'s str,
+    tokens: &'t [Token<&'s str>],
+) -> Result<Term<&'s str>, JqIssue> {
+    let r = Parser::new(tokens).parse(|p| p.term());
+    match r {
+        Ok(t) => Ok(t),
+        Err(errs) => {
+            let (expect, found) = match errs.into_iter().next() {
+                Some(e) => e,
+                None => return Err(JqIssue::syntax("cannot parse expression".into(), None)),
+            };
+            let (found_text, span) = match found {
+                Some(tok) => (format!("'{}'", tok.0), span_of(code, tok.0)),
+                None => ("end of input".into(), Some([code.len(), code.len()])),
+            };
+            Err(JqIssue::syntax(
+                format!("expected {}, found {found_text}", expect.as_str()),
+                span,
+            ))
+        }
+    }
+}
+
+/// Lex an expression.
+pub(crate) fn lex(code: &str) -> Result<Vec<Token<&str>>, JqIssue> {
+    Lexer::new(code).lex().map_err(|errs| match errs.into_iter().next() {
+        Some((expect, at)) => JqIssue::syntax(lex_error_message(&expect), span_of(code, at)),
+        None => JqIssue::syntax("cannot lex expression".into(), None),
+    })
+}
+
+/// Find the span of the first token with the given text (outside strings).
+fn find_token(code: &str, tokens: &[Token<&str>], text: &str) -> Option<[usize; 2]> {
+    for t in tokens {
+        if let Tok::Block(inner) = &t.1 {
+            if let Some(s) = find_token(code, inner, text) {
+                return Some(s);
+            }
+        } else if let Tok::Str(parts) = &t.1 {
+            for p in parts {
+                if let StrPart::Term(tok) = p {
+                    if let Some(s) = find_token(code, std::slice::from_ref(tok), text) {
+                        return Some(s);
+                    }
+                }
+            }
+        }
+        if t.0 == text && matches!(t.1, Tok::Sym) {
+            return span_of(code, t.0);
+        }
+    }
+    None
+}
+
+struct Walker<'s, 't> {
+    code: &'s str,
+    tokens: &'t [Token<&'s str>],
+    mode: ExprMode,
+    issue: Option<JqIssue>,
+    /// User definitions: (name, arity) -> calls made in their bodies.
+    defs: BTreeMap<(&'s str, usize), BTreeSet<(&'s str, usize)>>,
+    /// Stack of user definitions being walked.
+    current: Vec<(&'s str, usize)>,
+    first_def_span: BTreeMap<(&'s str, usize), Option<[usize; 2]>>,
+}
+
+impl<'s> Walker<'s, '_> {
+    fn deny(&mut self, message: String, span: Option<[usize; 2]>) {
+        if self.issue.is_none() {
+            self.issue = Some(JqIssue::denied(message, span));
+        }
+    }
+
+    fn call(&mut self, name: &'s str, arity: usize) {
+        let span = span_of(self.code, name);
+        if name == "del" {
+            self.deny("del function is not allowed".into(), span);
+        } else if EXCESSIVE.contains(&name) {
+            self.deny(
+                format!("function '{name}' may produce excessive output and is not allowed"),
+                span,
+            );
+        } else if IMPURE.contains(&name) {
+            self.deny(
+                format!(
+                    "function '{name}' reads outside the workload (environment, clock, input or process) and is not allowed"
+                ),
+                span,
+            );
+        }
+        for cur in self.current.clone() {
+            self.defs.entry(cur).or_default().insert((name, arity));
+        }
+    }
+
+    fn pattern(&mut self, p: &Pattern<&'s str>) {
+        match p {
+            Pattern::Var(_) => {}
+            Pattern::Arr(ps) => ps.iter().for_each(|p| self.pattern(p)),
+            Pattern::Obj(kvs) => {
+                for (k, v) in kvs {
+                    self.term(k);
+                    self.pattern(v);
+                }
+            }
+        }
+    }
+
+    fn def(&mut self, d: &Def<&'s str, Term<&'s str>>) {
+        let key = (d.name, d.args.len());
+        self.defs.entry(key).or_default();
+        self.first_def_span
+            .entry(key)
+            .or_insert_with(|| span_of(self.code, d.name));
+        self.current.push(key);
+        self.term(&d.body);
+        self.current.pop();
+    }
+
+    fn term(&mut self, t: &Term<&'s str>) {
+        if self.issue.is_some() {
+            return;
+        }
+        match t {
+            Term::Id | Term::Num(_) | Term::Var(_) | Term::Break(_) => {}
+            Term::Recurse => {
+                let span = find_token(self.code, self.tokens, "..");
+                self.deny("recursive descent operator '..' is not allowed".into(), span);
+            }
+            Term::Str(_, parts) => {
+                for p in parts {
+                    if let StrPart::Term(t) = p {
+                        self.term(t);
+                    }
+                }
+            }
+            Term::Arr(a) => {
+                if let Some(a) = a {
+                    self.term(a);
+                }
+            }
+            Term::Obj(kvs) => {
+                for (k, v) in kvs {
+                    self.term(k);
+                    if let Some(v) = v {
+                        self.term(v);
+                    }
+                }
+            }
+            Term::Neg(t) => self.term(t),
+            Term::BinOp(l, op, r) => {
+                let denied_op = match op {
+                    BinaryOp::Assign => Some("="),
+                    BinaryOp::Update => Some("|="),
+                    BinaryOp::UpdateAlt => Some("//="),
+                    BinaryOp::UpdateMath(m) => Some(match m {
+                        jaq_core::ops::Math::Add => "+=",
+                        jaq_core::ops::Math::Sub => "-=",
+                        jaq_core::ops::Math::Mul => "*=",
+                        jaq_core::ops::Math::Div => "/=",
+                        jaq_core::ops::Math::Rem => "%=",
+                    }),
+                    _ => None,
+                };
+                if let (Some(sym), ExprMode::Read) = (denied_op, self.mode) {
+                    let span = find_token(self.code, self.tokens, sym);
+                    self.deny(format!("modifying operator '{sym}' is not allowed"), span);
+                }
+                if let BinaryOp::Pipe(Some(p)) = op {
+                    self.pattern(p);
+                }
+                self.term(l);
+                self.term(r);
+            }
+            Term::Label(_, t) => self.term(t),
+            Term::Fold(_, x, p, args) => {
+                self.term(x);
+                self.pattern(p);
+                args.iter().for_each(|a| self.term(a));
+            }
+            Term::TryCatch(t, c) => {
+                self.term(t);
+                if let Some(c) = c {
+                    self.term(c);
+                }
+            }
+            Term::IfThenElse(branches, els) => {
+                for (c, t) in branches {
+                    self.term(c);
+                    self.term(t);
+                }
+                if let Some(e) = els {
+                    self.term(e);
+                }
+            }
+            Term::Def(defs, body) => {
+                defs.iter().for_each(|d| self.def(d));
+                self.term(body);
+            }
+            Term::Call(name, args) => {
+                self.call(name, args.len());
+                args.iter().for_each(|a| self.term(a));
+            }
+            Term::Path(t, path) => {
+                self.term(t);
+                for (part, _opt) in &path.0 {
+                    match part {
+                        Part::Index(i) => self.term(i),
+                        Part::Range(a, b) => {
+                            if let Some(a) = a {
+                                self.term(a);
+                            }
+                            if let Some(b) = b {
+                                self.term(b);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reject any user definition that can reach itself through calls.
+    fn check_recursion(&mut self) {
+        for start in self.defs.keys().copied().collect::<Vec<_>>() {
+            let mut seen = BTreeSet::new();
+            let mut todo: Vec<(&str, usize)> = self
+                .defs
+                .get(&start)
+                .map(|s| s.iter().copied().collect())
+                .unwrap_or_default();
+            while let Some(c) = todo.pop() {
+                if c == start {
+                    let span = self.first_def_span.get(&start).copied().flatten();
+                    self.deny(
+                        format!(
+                            "recursive function '{}/{}' is not allowed (evaluation must stay bounded)",
+                            start.0, start.1
+                        ),
+                        span,
+                    );
+                    return;
+                }
+                if seen.insert(c) {
+                    if let Some(next) = self.defs.get(&c) {
+                        todo.extend(next.iter().copied());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Check one expression: size, syntax, deny list, recursion.
+pub(crate) fn check_expression(expr: &str, mode: ExprMode, limits: &Limits) -> Result<(), JqIssue> {
+    precheck(expr, limits)?;
+    let tokens = lex(expr)?;
+    let term = parse_term(expr, &tokens)?;
+    let mut w = Walker {
+        code: expr,
+        tokens: &tokens,
+        mode,
+        issue: None,
+        defs: BTreeMap::new(),
+        current: Vec::new(),
+        first_def_span: BTreeMap::new(),
+    };
+    w.term(&term);
+    if w.issue.is_none() {
+        w.check_recursion();
+    }
+    match w.issue {
+        Some(i) => Err(i),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,236 @@
+//! jq evaluation: jaq with gojq-compatible semantics and bounded evaluation.
+//!
+//! An expression is checked statically ([`check`]), compiled once into a
+//! [`Program`] (immutable, `Send + Sync`) and run any number of times on
+//! [`Input`]s, each run metered by the budget in [`value`].
+
+pub(crate) mod check;
+pub(crate) mod format;
+mod natives;
+pub(crate) mod value;
+
+pub(crate) use check::{ExprMode, JqIssue, JqIssueKind, check_expression};
+#[allow(unused_imports)]
+use check::JqIssueKind as _;
+
+use crate::Limits;
+use jaq_core::load::parse::Def;
+use jaq_core::load::{Arena, File, Loader};
+use jaq_core::{Compiler, Ctx, Vars, data::JustLut};
+use serde_json::Value;
+use std::sync::OnceLock;
+use value::{BudgetGuard, Caps, W};
+
+type D = JustLut<W>;
+
+/// A compiled jq program.
+pub(crate) struct Program {
+    filter: jaq_core::Filter<D>,
+    code: String,
+}
+
+impl std::fmt::Debug for Program {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Program").field("code", &self.code).finish()
+    }
+}
+
+/// An object converted once for evaluation (sorted keys, depth known).
+#[derive(Clone)]
+pub(crate) struct Input {
+    val: W,
+}
+
+impl Input {
+    /// Convert a JSON value; fails when it nests deeper than `limits.maxDepth`.
+    pub(crate) fn new(v: &Value, limits: &Limits) -> Result<Input, EvalError> {
+        let depth = format::json_depth(v, limits.max_depth);
+        if depth > limits.max_depth {
+            return Err(EvalError::Limit {
+                limit: "maxDepth",
+                message: format!(
+                    "the input nests deeper than the limit of {} levels",
+                    limits.max_depth
+                ),
+            });
+        }
+        let (val, d) = format::from_value(v);
+        Ok(Input {
+            val: W { v: val, d },
+        })
+    }
+
+    pub(crate) fn from_w(val: W) -> Input {
+        Input { val }
+    }
+}
+
+/// Why a run failed.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum EvalError {
+    /// The program raised an error (including `error(...)`).
+    Runtime(String),
+    /// A limit was exceeded.
+    Limit {
+        limit: &'static str,
+        message: String,
+    },
+}
+
+/// The standard definitions, parsed once.
+fn prelude() -> &'static Vec<Def<&'static str>> {
+    static PRELUDE: OnceLock<Vec<Def<&'static str>>> = OnceLock::new();
+    PRELUDE.get_or_init(|| {
+        let ours: Vec<Def<&'static str>> =
+            jaq_core::load::parse(natives::DEFS, |p| p.defs()).unwrap_or_default();
+        jaq_core::defs()
+            .chain(jaq_std::defs())
+            .chain(ours)
+            .collect()
+    })
+}
+
+impl Program {
+    /// Check and compile an expression. `globals` are variable names
+    /// (with `$`) the program may use; values are passed to [`Program::run`].
+    pub(crate) fn compile(
+        code: &str,
+        mode: ExprMode,
+        globals: &[&str],
+        limits: &Limits,
+    ) -> Result<Program, JqIssue> {
+        check_expression(code, mode, limits)?;
+        let arena = Arena::default();
+        let loader = Loader::new(prelude().iter().cloned());
+        let modules = loader
+            .load(&arena, File { code, path: () })
+            .map_err(|errs| {
+                let msg = errs
+                    .into_iter()
+                    .next()
+                    .map(|(_, e)| format!("{e:?}"))
+                    .unwrap_or_else(|| "cannot parse expression".into());
+                JqIssue::syntax(msg, None)
+            })?;
+        let filter = Compiler::default()
+            .with_funs(natives::funs())
+            .with_global_vars(globals.iter().copied())
+            .compile(modules)
+            .map_err(|errs| {
+                let first = errs.into_iter().next().and_then(|(_, e)| e.into_iter().next());
+                match first {
+                    Some((name, undef)) => {
+                        let what = match undef {
+                            jaq_core::compile::Undefined::Var => "variable".to_string(),
+                            jaq_core::compile::Undefined::Filter(arity) => {
+                                format!("function with {arity} argument(s)")
+                            }
+                            jaq_core::compile::Undefined::Label => "label".into(),
+                            _ => "symbol".into(),
+                        };
+                        let start = (name.as_ptr() as usize).wrapping_sub(code.as_ptr() as usize);
+                        let span = (start <= code.len()).then(|| [start, start + name.len()]);
+                        JqIssue::syntax(format!("undefined {what} '{name}'"), span)
+                    }
+                    None => JqIssue::syntax("cannot compile expression".into(), None),
+                }
+            })?;
+        Ok(Program {
+            filter,
+            code: code.to_string(),
+        })
+    }
+
+    /// The source text.
+    pub(crate) fn code(&self) -> &str {
+        &self.code
+    }
+
+    /// Run on an input, returning every output (at most `maxOutputs`).
+    pub(crate) fn run_w(
+        &self,
+        input: &Input,
+        globals: Vec<W>,
+        limits: &Limits,
+    ) -> Result<Vec<W>, EvalError> {
+        let caps = Caps {
+            max_string: limits.max_string_bytes,
+            max_collection: limits.max_collection_len,
+            max_depth: u32::try_from(limits.max_depth).unwrap_or(u32::MAX),
+            max_output_bytes: limits.max_output_bytes,
+        };
+        let guard = BudgetGuard::enter(limits.max_steps, caps);
+        let ctx = Ctx::<D>::new(&self.filter.lut, Vars::new(globals));
+        let mut outputs = Vec::new();
+        let iter = self.filter.id.run((ctx, input.val.clone()));
+        for r in iter {
+            if let Some((limit, message)) = guard.breach() {
+                return Err(EvalError::Limit { limit, message });
+            }
+            match r {
+                Ok(v) => {
+                    if outputs.len() >= limits.max_outputs {
+                        return Err(EvalError::Limit {
+                            limit: "maxOutputs",
+                            message: format!(
+                                "the expression produced more than {} outputs",
+                                limits.max_outputs
+                            ),
+                        });
+                    }
+                    outputs.push(v);
+                }
+                Err(exn) => {
+                    return Err(match exn.get_err() {
+                        Ok(e) => EvalError::Runtime(error_text(&e)),
+                        Err(_) => EvalError::Runtime("unexpected control flow".into()),
+                    });
+                }
+            }
+        }
+        if let Some((limit, message)) = guard.breach() {
+            return Err(EvalError::Limit { limit, message });
+        }
+        Ok(outputs)
+    }
+
+    /// Run and convert every output to JSON.
+    pub(crate) fn run(&self, input: &Input, limits: &Limits) -> Result<Vec<Value>, EvalError> {
+        let outs = self.run_w(input, Vec::new(), limits)?;
+        to_json_values(&outs, limits)
+    }
+}
+
+/// Convert outputs to JSON values within `maxOutputBytes` per output.
+pub(crate) fn to_json_values(outs: &[W], limits: &Limits) -> Result<Vec<Value>, EvalError> {
+    outs.iter()
+        .map(|w| {
+            let mut budget = limits.max_output_bytes;
+            format::to_value(&w.v, &mut budget).map_err(|e| match e {
+                format::ToJsonError::TooLarge => EvalError::Limit {
+                    limit: "maxOutputBytes",
+                    message: format!(
+                        "an output is larger than the limit of {} bytes",
+                        limits.max_output_bytes
+                    ),
+                },
+                format::ToJsonError::Key(k) => {
+                    EvalError::Runtime(format!("object key is not a string: {k}"))
+                }
+            })
+        })
+        .collect()
+}
+
+/// The text of a jq error: a string raised by `error("...")` is shown as is,
+/// other values as compact JSON.
+fn error_text(e: &jaq_core::Error<W>) -> String {
+    let v = e.clone().into_val();
+    match &v.v {
+        jaq_json::Val::TStr(b) | jaq_json::Val::BStr(b) => String::from_utf8_lossy(b).into_owned(),
+        other => format::to_json_limited(other, 4096).unwrap_or_else(|_| "error".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests;

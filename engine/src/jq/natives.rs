@@ -1,0 +1,361 @@
+//! Native functions: jaq's generic natives, plus replacements of
+//! `jaq-json`'s (which only work on its own value type) with gojq semantics
+//! and budgets, plus stubs that fail for anything that would reach outside
+//! the engine.
+
+use super::D;
+use super::format;
+use super::value::{self, W, caps};
+use jaq_core::box_iter::box_once;
+use jaq_core::native::{Fun, bome, run, v};
+use jaq_core::{RunPtr, ValR};
+use jaq_json::{Num, Val};
+
+/// jq definitions that complete the standard library for our value type.
+pub(crate) const DEFS: &str = r#"
+def in(xs): . as $x | xs | has($x);
+def inside(xs): . as $x | xs | contains($x);
+def index($i): indices($i)[0];
+def rindex($i): indices($i)[-1];
+def @json: tojson;
+def transpose: [range([.[] | length] | max) as $i | [.[][$i]]];
+def tostring: if type == "string" then . else tojson end;
+"#;
+
+type Filter = jaq_core::native::Filter<RunPtr<D>>;
+
+fn err(msg: impl std::fmt::Display) -> value::Error {
+    value::Error::str(msg)
+}
+
+/// `type (value)` preview as gojq writes it in messages.
+fn preview(v: &Val) -> String {
+    let t = type_name(v);
+    if matches!(v, Val::Null) {
+        return "null".into();
+    }
+    let s = format::to_json_limited(v, 64).unwrap_or_else(|_| "...".into());
+    format!("{t} ({s})")
+}
+
+fn type_name(v: &Val) -> &'static str {
+    match v {
+        Val::Null => "null",
+        Val::Bool(_) => "boolean",
+        Val::Num(_) => "number",
+        Val::TStr(_) | Val::BStr(_) => "string",
+        Val::Arr(_) => "array",
+        Val::Obj(_) => "object",
+    }
+}
+
+fn length(v: &W) -> ValR<W> {
+    Ok(W::scalar(match &v.v {
+        Val::Null => Val::from(0isize),
+        Val::Bool(_) => return Err(err(format_args!("length cannot be applied to: {}", preview(&v.v)))),
+        Val::Num(n) => match n {
+            Num::Int(i) => Val::from(i.checked_abs().unwrap_or(isize::MAX)),
+            n => Val::from(super::format::num_f64(n).abs()),
+        },
+        Val::TStr(b) | Val::BStr(b) => Val::from(String::from_utf8_lossy(b).chars().count()),
+        Val::Arr(a) => Val::from(a.len()),
+        Val::Obj(o) => Val::from(o.len()),
+    }))
+}
+
+fn contains(a: &Val, b: &Val) -> Result<bool, value::Error> {
+    value::tick()?;
+    Ok(match (a, b) {
+        (Val::TStr(l) | Val::BStr(l), Val::TStr(r) | Val::BStr(r)) => {
+            r.is_empty() || l.windows(r.len()).any(|w| w == &r[..])
+        }
+        (Val::Arr(l), Val::Arr(r)) => {
+            for r in r.iter() {
+                let mut found = false;
+                for l in l.iter() {
+                    if contains(l, r)? {
+                        found = true;
+                        break;
+                    }
+                }
+                if !found {
+                    return Ok(false);
+                }
+            }
+            true
+        }
+        (Val::Obj(l), Val::Obj(r)) => {
+            for (k, r) in r.iter() {
+                match l.get(k) {
+                    Some(l) if contains(l, r)? => {}
+                    _ => return Ok(false),
+                }
+            }
+            true
+        }
+        (l, r) if type_name(l) == type_name(r) => l == r,
+        (l, r) => {
+            return Err(err(format_args!(
+                "{} and {} cannot have their containment checked",
+                preview(l),
+                preview(r)
+            )));
+        }
+    })
+}
+
+fn has(v: &Val, k: &Val) -> ValR<W> {
+    match (v, k) {
+        (Val::Obj(o), Val::TStr(_)) => Ok(W::from(o.contains_key(k))),
+        (Val::Arr(a), Val::Num(n)) => Ok(W::from(
+            n.as_isize().is_some_and(|i| i >= 0 && (i as usize) < a.len()),
+        )),
+        (v, k) => Err(err(format_args!(
+            "cannot check whether {} has a key {}",
+            preview(v),
+            preview(k)
+        ))),
+    }
+}
+
+fn indices(x: &Val, y: &Val) -> ValR<W> {
+    let idx: Vec<W> = match (x, y) {
+        (Val::Null, _) | (_, Val::Null) => return Ok(W::scalar(Val::Null)),
+        (Val::TStr(a) | Val::BStr(a), Val::TStr(b) | Val::BStr(b)) => {
+            if b.is_empty() {
+                Vec::new()
+            } else {
+                // gojq counts string indices in bytes.
+                a.windows(b.len())
+                    .enumerate()
+                    .filter(|(_, w)| *w == &b[..])
+                    .map(|(i, _)| W::from(i))
+                    .collect()
+            }
+        }
+        (Val::Arr(a), Val::Arr(b)) => {
+            if b.is_empty() {
+                Vec::new()
+            } else {
+                a.windows(b.len())
+                    .enumerate()
+                    .filter(|(_, w)| *w == &b[..])
+                    .map(|(i, _)| W::from(i))
+                    .collect()
+            }
+        }
+        (Val::Arr(a), y) => a
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| *x == y)
+            .map(|(i, _)| W::from(i))
+            .collect(),
+        (x, y) => {
+            return Err(err(format_args!(
+                "cannot get indices of {} in {}",
+                preview(y),
+                preview(x)
+            )));
+        }
+    };
+    value::tick_n(idx.len() as u64)?;
+    Ok(idx.into_iter().collect())
+}
+
+/// jq number syntax: optional sign, digits with optional fraction (a leading
+/// `.` allowed), optional exponent; no surrounding whitespace.
+fn parse_number(s: &str) -> Option<Val> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if matches!(b.first(), Some(b'-' | b'+')) {
+        i += 1;
+    }
+    let digits_start = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    let mut digits = i - digits_start;
+    let mut integral = true;
+    if i < b.len() && b[i] == b'.' {
+        integral = false;
+        i += 1;
+        let f = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        digits += i - f;
+    }
+    if digits == 0 {
+        return None;
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        integral = false;
+        i += 1;
+        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+            i += 1;
+        }
+        let e = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == e {
+            return None;
+        }
+    }
+    if i != b.len() {
+        return None;
+    }
+    if integral {
+        if let Ok(n) = s.trim_start_matches('+').parse::<isize>() {
+            return Some(Val::from(n));
+        }
+    }
+    s.parse::<f64>().ok().map(Val::from)
+}
+
+fn tonumber(v: &Val) -> ValR<W> {
+    match v {
+        Val::Num(_) => Ok(W::scalar(v.clone())),
+        Val::TStr(b) | Val::BStr(b) => {
+            let s = String::from_utf8_lossy(b);
+            parse_number(&s).map(W::scalar).ok_or_else(|| {
+                err(format_args!(
+                    "tonumber cannot be applied to {}: invalid number",
+                    format::to_json_limited(v, 64).unwrap_or_default()
+                ))
+            })
+        }
+        v => Err(err(format_args!(
+            "tonumber cannot be applied to: {}",
+            preview(v)
+        ))),
+    }
+}
+
+fn fromjson(v: &Val) -> ValR<W> {
+    let s = match v {
+        Val::TStr(b) | Val::BStr(b) => String::from_utf8_lossy(b).into_owned(),
+        v => {
+            return Err(err(format_args!(
+                "fromjson cannot be applied to: {}",
+                preview(v)
+            )));
+        }
+    };
+    value::tick_n((s.len() / 16) as u64)?;
+    // serde_json refuses nesting deeper than 128 levels without recursing
+    // further, so this cannot exhaust the stack.
+    let parsed: serde_json::Value = serde_json::from_str(&s)
+        .map_err(|e| err(format_args!("{s:.40} (while parsing '{s:.40}'): {e}")))?;
+    let max = caps().max_depth as usize;
+    if format::json_depth(&parsed, max) > max {
+        return Err(value::breach(
+            "maxDepth",
+            format!("fromjson input nests deeper than {max} levels"),
+        ));
+    }
+    let (val, d) = format::from_value(&parsed);
+    Ok(W { v: val, d })
+}
+
+fn tojson(v: &Val) -> ValR<W> {
+    let max = caps().max_output_bytes.min(caps().max_string);
+    match format::to_json_limited(v, max) {
+        Ok(s) => Ok(W::scalar(Val::utf8_str(s))),
+        Err(_) => Err(value::breach(
+            "maxOutputBytes",
+            format!("tojson output larger than {max} bytes"),
+        )),
+    }
+}
+
+fn trim_fix(v: &Val, fix: &Val, prefix: bool) -> W {
+    match (v, fix) {
+        (Val::TStr(s), Val::TStr(f)) => {
+            let stripped = if prefix {
+                s.strip_prefix(&f[..])
+            } else {
+                s.strip_suffix(&f[..])
+            };
+            match stripped {
+                Some(rest) => W::scalar(Val::utf8_str(s.slice_ref(rest))),
+                None => W::scalar(v.clone()),
+            }
+        }
+        // gojq passes any other input through unchanged.
+        _ => W::scalar(v.clone()),
+    }
+}
+
+fn unsupported(name: &'static str) -> value::Error {
+    err(format_args!(
+        "{name} is not available: workload definitions cannot read outside the workload"
+    ))
+}
+
+fn ours() -> Vec<Filter> {
+    vec![
+        ("length", v(0), |cv| bome(length(&cv.1))),
+        ("tojson", v(0), |cv| bome(tojson(&cv.1.v))),
+        ("fromjson", v(0), |cv| bome(fromjson(&cv.1.v))),
+        ("tonumber", v(0), |cv| bome(tonumber(&cv.1.v))),
+        ("contains", v(1), |mut cv| {
+            let y = cv.0.pop_var();
+            bome(contains(&cv.1.v, &y.v).map(W::from))
+        }),
+        ("has", v(1), |mut cv| {
+            let k = cv.0.pop_var();
+            bome(has(&cv.1.v, &k.v))
+        }),
+        ("indices", v(1), |mut cv| {
+            let y = cv.0.pop_var();
+            bome(indices(&cv.1.v, &y.v))
+        }),
+        ("ltrimstr", v(1), |mut cv| {
+            let f = cv.0.pop_var();
+            box_once(Ok(trim_fix(&cv.1.v, &f.v, true)))
+        }),
+        ("rtrimstr", v(1), |mut cv| {
+            let f = cv.0.pop_var();
+            box_once(Ok(trim_fix(&cv.1.v, &f.v, false)))
+        }),
+        ("tobytes", v(0), |_| bome(Err(unsupported("tobytes")))),
+        ("bsearch", v(1), |mut cv| {
+            let x = cv.0.pop_var();
+            bome(match &cv.1.v {
+                Val::Arr(a) => {
+                    let r = a.binary_search(&x.v);
+                    Ok(W::from(r.map_or_else(|i| -1 - i as isize, |i| i as isize)))
+                }
+                v => Err(err(format_args!(
+                    "bsearch cannot be applied to: {}",
+                    preview(v)
+                ))),
+            })
+        }),
+        // Stubs: statically denied, but kept defined so the prelude compiles.
+        ("env", v(0), |_| bome(Err(unsupported("env")))),
+        ("now", v(0), |_| bome(Err(unsupported("now")))),
+        ("halt", v(1), |_| bome(Err(unsupported("halt")))),
+        ("localtime", v(0), |_| bome(Err(unsupported("localtime")))),
+        ("strflocaltime", v(1), |_| {
+            bome(Err(unsupported("strflocaltime")))
+        }),
+        ("debug_empty", v(0), |_| bome(Err(unsupported("debug")))),
+        ("stderr_empty", v(0), |_| bome(Err(unsupported("stderr")))),
+        ("input", v(0), |_| bome(Err(unsupported("input")))),
+        ("inputs", v(0), |_| bome(Err(unsupported("inputs")))),
+    ]
+}
+
+/// Every native: ours first (the compiler takes the first match), then
+/// jaq's generic ones.
+pub(crate) fn funs() -> Vec<Fun<D>> {
+    let mine: Vec<Fun<D>> = ours().into_iter().map(run::<D>).collect();
+    let taken: Vec<(&'static str, usize)> = mine.iter().map(|(n, a, _)| (*n, a.len())).collect();
+    let generic = jaq_core::funs::<D>().chain(jaq_std::funs::<D>());
+    mine.into_iter()
+        .chain(generic.filter(|(n, a, _)| !taken.contains(&(*n, a.len()))))
+        .collect()
+}
+

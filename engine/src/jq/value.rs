@@ -1,0 +1,740 @@
+//! The value type jq programs run on: `jaq_json::Val` plus a nesting-depth
+//! bound, with every operation metered against the evaluation budget.
+//!
+//! jaq has no fuel, timeout or size limit of its own. This wrapper makes every
+//! value operation (indexing, one step of iteration, construction,
+//! arithmetic) cost one step, refuses to build strings, collections or
+//! nesting beyond the configured caps, and keeps objects in sorted key order
+//! (gojq, the reference's engine, always iterates objects by sorted keys).
+//!
+//! Operations that cannot fail in jaq's API (e.g. `From<String>`) record a
+//! breach in the thread-local budget ("poison") and return `null`; the
+//! evaluator checks the budget after every output and turns a breach into a
+//! limit error, so a truncated value never escapes.
+
+use jaq_core::path::Opt;
+use jaq_core::{Exn, ValR, ValX, val::Range};
+use jaq_json::{Map, Num, Rc, Val};
+use std::cell::{Cell, RefCell};
+use std::cmp::Ordering;
+use std::fmt;
+
+/// A jq value with an upper bound of its nesting depth.
+#[derive(Clone, Debug)]
+pub struct W {
+    pub(crate) v: Val,
+    /// Upper bound of the nesting depth (0 for scalars).
+    pub(crate) d: u32,
+}
+
+pub(crate) type Error = jaq_core::Error<W>;
+
+/// Caps applied while a budget is active.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Caps {
+    pub max_string: usize,
+    pub max_collection: usize,
+    pub max_depth: u32,
+    pub max_output_bytes: usize,
+}
+
+impl Caps {
+    const UNLIMITED: Caps = Caps {
+        max_string: usize::MAX,
+        max_collection: usize::MAX,
+        max_depth: u32::MAX,
+        max_output_bytes: usize::MAX,
+    };
+}
+
+thread_local! {
+    static STEPS: Cell<u64> = const { Cell::new(u64::MAX) };
+    static CAPS: Cell<Caps> = const { Cell::new(Caps::UNLIMITED) };
+    static POISON: RefCell<Option<(&'static str, String)>> = const { RefCell::new(None) };
+}
+
+/// An active evaluation budget on this thread. Dropping it lifts the budget.
+pub(crate) struct BudgetGuard {
+    _private: (),
+}
+
+impl BudgetGuard {
+    /// Start a budget of `steps` steps with the given caps.
+    pub(crate) fn enter(steps: u64, caps: Caps) -> BudgetGuard {
+        STEPS.with(|s| s.set(steps));
+        CAPS.with(|c| c.set(caps));
+        POISON.with(|p| *p.borrow_mut() = None);
+        BudgetGuard { _private: () }
+    }
+
+    /// The first breach recorded, if any.
+    pub(crate) fn breach(&self) -> Option<(&'static str, String)> {
+        POISON.with(|p| p.borrow().clone())
+    }
+
+    /// Steps left.
+    pub(crate) fn steps_left(&self) -> u64 {
+        STEPS.with(|s| s.get())
+    }
+}
+
+impl Drop for BudgetGuard {
+    fn drop(&mut self) {
+        STEPS.with(|s| s.set(u64::MAX));
+        CAPS.with(|c| c.set(Caps::UNLIMITED));
+    }
+}
+
+pub(crate) fn caps() -> Caps {
+    CAPS.with(|c| c.get())
+}
+
+/// Record a breach (the first one wins) and return the error to raise.
+pub(crate) fn breach(limit: &'static str, message: String) -> Error {
+    POISON.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.is_none() {
+            *p = Some((limit, message.clone()));
+        }
+    });
+    // Exhaust the steps so that every later operation fails fast too.
+    STEPS.with(|s| s.set(0));
+    Error::new(W::scalar(Val::utf8_str(format!(
+        "limit exceeded ({limit}): {message}"
+    ))))
+}
+
+fn poisoned() -> bool {
+    POISON.with(|p| p.borrow().is_some())
+}
+
+/// Spend `n` steps.
+#[inline]
+pub(crate) fn tick_n(n: u64) -> Result<(), Error> {
+    let left = STEPS.with(|s| s.get());
+    if left >= n {
+        STEPS.with(|s| s.set(left - n));
+        Ok(())
+    } else if poisoned() {
+        Err(Error::new(W::scalar(Val::utf8_str("evaluation aborted"))))
+    } else {
+        Err(breach(
+            "maxSteps",
+            "the expression did too much work (evaluation steps exhausted)".into(),
+        ))
+    }
+}
+
+#[inline]
+pub(crate) fn tick() -> Result<(), Error> {
+    tick_n(1)
+}
+
+fn check_str_len(len: usize) -> Result<(), Error> {
+    let max = caps().max_string;
+    if len > max {
+        Err(breach(
+            "maxStringBytes",
+            format!("a string of {len} bytes would exceed the limit of {max} bytes"),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+fn check_coll_len(len: usize) -> Result<(), Error> {
+    let max = caps().max_collection;
+    if len > max {
+        Err(breach(
+            "maxCollectionLen",
+            format!("a collection of {len} elements would exceed the limit of {max}"),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+fn check_depth(d: u32) -> Result<(), Error> {
+    let max = caps().max_depth;
+    if d > max {
+        Err(breach(
+            "maxDepth",
+            format!("a value nested deeper than {max} levels"),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// Bits of a big integer we accept (about 1,200 decimal digits).
+const MAX_BIGINT_BITS: u64 = 4096;
+
+fn check_num(v: &Val) -> Result<(), Error> {
+    if let Val::Num(Num::BigInt(b)) = v {
+        if b.bits() > MAX_BIGINT_BITS {
+            return Err(breach(
+                "maxStringBytes",
+                format!("an integer of more than {MAX_BIGINT_BITS} bits"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Convert an error of `jaq_json::Val` into one of `W`.
+pub(crate) fn lift_err(e: jaq_core::Error<Val>) -> Error {
+    Error::new(W::scalar(e.into_val()))
+}
+
+fn lift(r: ValR<Val>, d: u32) -> ValR<W> {
+    r.map(|v| W { v, d }).map_err(lift_err)
+}
+
+/// Sort the keys of an object, if it is one and they are not sorted.
+fn sort_obj(v: Val) -> Val {
+    match v {
+        Val::Obj(o) => {
+            let sorted = o.keys().zip(o.keys().skip(1)).all(|(a, b)| a <= b);
+            if sorted {
+                Val::Obj(o)
+            } else {
+                let mut m = Rc::try_unwrap(o).unwrap_or_else(|o| (*o).clone());
+                m.sort_keys();
+                Val::obj(m)
+            }
+        }
+        v => v,
+    }
+}
+
+fn str_len(v: &Val) -> Option<usize> {
+    match v {
+        Val::TStr(b) | Val::BStr(b) => Some(b.len()),
+        _ => None,
+    }
+}
+
+impl W {
+    /// A scalar (depth 0).
+    pub(crate) fn scalar(v: Val) -> W {
+        W { v, d: 0 }
+    }
+
+    /// The wrapped value.
+    pub(crate) fn into_val(self) -> Val {
+        self.v
+    }
+
+    fn child(&self, v: Val) -> W {
+        W {
+            v,
+            d: self.d.saturating_sub(1),
+        }
+    }
+
+    fn from_string_checked(s: String) -> W {
+        if check_str_len(s.len()).is_err() {
+            return W::scalar(Val::Null);
+        }
+        W::scalar(Val::utf8_str(s))
+    }
+
+    /// Build an object from key/value pairs with sorted keys.
+    pub(crate) fn object(pairs: Vec<(W, W)>) -> ValR<W> {
+        check_coll_len(pairs.len())?;
+        let mut d = 0u32;
+        let mut m = Map::default();
+        for (k, v) in pairs {
+            tick()?;
+            if !matches!(k.v, Val::TStr(_)) {
+                return Err(Error::str(format_args!(
+                    "expected a string for object key but got: {}",
+                    k.v
+                )));
+            }
+            d = d.max(v.d.saturating_add(1));
+            m.insert(k.v, v.v);
+        }
+        check_depth(d)?;
+        m.sort_keys();
+        Ok(W { v: Val::obj(m), d })
+    }
+}
+
+impl fmt::Display for W {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.v.fmt(f)
+    }
+}
+
+impl PartialEq for W {
+    fn eq(&self, other: &Self) -> bool {
+        self.v == other.v
+    }
+}
+impl Eq for W {}
+impl PartialOrd for W {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for W {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.v.cmp(&other.v)
+    }
+}
+
+impl From<bool> for W {
+    fn from(b: bool) -> Self {
+        W::scalar(Val::from(b))
+    }
+}
+impl From<isize> for W {
+    fn from(i: isize) -> Self {
+        W::scalar(Val::from(i))
+    }
+}
+impl From<usize> for W {
+    fn from(i: usize) -> Self {
+        W::scalar(Val::from(i))
+    }
+}
+impl From<f64> for W {
+    fn from(f: f64) -> Self {
+        W::scalar(Val::from(f))
+    }
+}
+impl From<String> for W {
+    fn from(s: String) -> Self {
+        W::from_string_checked(s)
+    }
+}
+impl From<Range<W>> for W {
+    fn from(r: Range<W>) -> Self {
+        let r = r.start.map(|s| s.v)..r.end.map(|e| e.v);
+        W { v: Val::from(r), d: 1 }
+    }
+}
+
+impl FromIterator<W> for W {
+    fn from_iter<T: IntoIterator<Item = W>>(iter: T) -> Self {
+        let mut d = 0u32;
+        let mut out = Vec::new();
+        let max = caps().max_collection;
+        for x in iter {
+            if tick().is_err() {
+                return W::scalar(Val::Null);
+            }
+            if out.len() >= max {
+                let _ = check_coll_len(out.len() + 1);
+                return W::scalar(Val::Null);
+            }
+            d = d.max(x.d.saturating_add(1));
+            out.push(x.v);
+        }
+        if check_depth(d).is_err() {
+            return W::scalar(Val::Null);
+        }
+        W {
+            v: Val::Arr(Rc::new(out)),
+            d: d.max(1),
+        }
+    }
+}
+
+macro_rules! arith {
+    ($trait:ident, $method:ident) => {
+        impl std::ops::$trait for W {
+            type Output = ValR<W>;
+            fn $method(self, rhs: W) -> ValR<W> {
+                tick()?;
+                let d = self.d.max(rhs.d);
+                let r = lift(std::ops::$trait::$method(self.v, rhs.v), d)?;
+                check_num(&r.v)?;
+                Ok(r)
+            }
+        }
+    };
+}
+arith!(Sub, sub);
+arith!(Div, div);
+arith!(Rem, rem);
+
+impl std::ops::Add for W {
+    type Output = ValR<W>;
+    fn add(self, rhs: W) -> ValR<W> {
+        tick()?;
+        match (&self.v, &rhs.v) {
+            (Val::TStr(a) | Val::BStr(a), Val::TStr(b) | Val::BStr(b)) => {
+                check_str_len(a.len().saturating_add(b.len()))?
+            }
+            (Val::Arr(a), Val::Arr(b)) => {
+                let n = a.len().saturating_add(b.len());
+                check_coll_len(n)?;
+                tick_n(b.len() as u64)?;
+            }
+            (Val::Obj(a), Val::Obj(b)) => {
+                check_coll_len(a.len().saturating_add(b.len()))?;
+                tick_n(b.len() as u64)?;
+            }
+            _ => {}
+        }
+        let d = self.d.max(rhs.d);
+        let r = lift(self.v + rhs.v, d)?;
+        check_num(&r.v)?;
+        Ok(W {
+            v: sort_obj(r.v),
+            d,
+        })
+    }
+}
+
+impl std::ops::Mul for W {
+    type Output = ValR<W>;
+    fn mul(self, rhs: W) -> ValR<W> {
+        tick()?;
+        let rep = match (&self.v, &rhs.v) {
+            (s @ (Val::TStr(_) | Val::BStr(_)), Val::Num(n))
+            | (Val::Num(n), s @ (Val::TStr(_) | Val::BStr(_))) => {
+                Some((str_len(s).unwrap_or(0), super::format::num_f64(n)))
+            }
+            _ => None,
+        };
+        if let Some((len, n)) = rep {
+            if n > 0.0 {
+                let total = (len as f64) * n.ceil();
+                if total > caps().max_string as f64 {
+                    return Err(breach(
+                        "maxStringBytes",
+                        format!("repeating a string of {len} bytes {n} times"),
+                    ));
+                }
+                tick_n(n as u64)?;
+            }
+        }
+        if let (Val::Obj(a), Val::Obj(b)) = (&self.v, &rhs.v) {
+            tick_n((a.len() + b.len()) as u64)?;
+        }
+        let d = self.d.max(rhs.d);
+        let r = lift(self.v * rhs.v, d)?;
+        check_num(&r.v)?;
+        Ok(W {
+            v: sort_obj(r.v),
+            d,
+        })
+    }
+}
+
+impl std::ops::Neg for W {
+    type Output = ValR<W>;
+    fn neg(self) -> ValR<W> {
+        tick()?;
+        lift(-self.v, 0)
+    }
+}
+
+fn opt_fail<'a>(opt: Opt, v: W, typ: &str) -> ValX<'a, W> {
+    let msg = format!("cannot use {} as {typ}", v.v);
+    opt.fail(v, |_| Exn::from(Error::str(msg)))
+}
+
+/// `abs_index` of jaq-json: resolve a possibly negative index.
+fn abs_index(i: &Val, len: usize) -> Option<usize> {
+    let Val::Num(n) = i else { return None };
+    let i = n.as_isize()?;
+    let i = if i < 0 {
+        (len as isize).checked_add(i)?
+    } else {
+        i
+    };
+    usize::try_from(i).ok().filter(|i| *i < len)
+}
+
+impl jaq_core::ValT for W {
+    fn from_num(n: &str) -> ValR<W> {
+        lift(Val::from_num(n), 0)
+    }
+
+    fn from_map<I: IntoIterator<Item = (Self, Self)>>(iter: I) -> ValR<W> {
+        W::object(iter.into_iter().collect())
+    }
+
+    fn key_values(self) -> jaq_core::box_iter::BoxIter<'static, ValR<(W, W), W>> {
+        let d = self.d.saturating_sub(1);
+        Box::new(self.v.key_values().map(move |r| {
+            tick()?;
+            let (k, v) = r.map_err(lift_err)?;
+            Ok((W::scalar(k), W { v, d }))
+        }))
+    }
+
+    fn values(self) -> Box<dyn Iterator<Item = ValR<W>>> {
+        let d = self.d.saturating_sub(1);
+        Box::new(self.v.values().map(move |r| {
+            tick()?;
+            r.map(|v| W { v, d }).map_err(lift_err)
+        }))
+    }
+
+    fn index(self, index: &Self) -> ValR<W> {
+        tick()?;
+        let d = self.d.saturating_sub(1);
+        lift(self.v.index(&index.v), d)
+    }
+
+    fn range(self, range: Range<&Self>) -> ValR<W> {
+        tick()?;
+        let d = self.d;
+        let r = range.start.map(|s| &s.v)..range.end.map(|e| &e.v);
+        lift(self.v.range(r), d)
+    }
+
+    fn map_values<'a, I: Iterator<Item = ValX<'a, Self>>>(
+        self,
+        opt: Opt,
+        f: impl Fn(Self) -> I,
+    ) -> ValX<'a, Self> {
+        tick()?;
+        let d = self.d;
+        match self.v {
+            Val::Arr(a) => {
+                let a = Rc::try_unwrap(a).unwrap_or_else(|a| (*a).clone());
+                let mut out = Vec::with_capacity(a.len());
+                let mut nd = 0u32;
+                for x in a {
+                    for y in f(W {
+                        v: x,
+                        d: d.saturating_sub(1),
+                    }) {
+                        let y = y?;
+                        nd = nd.max(y.d.saturating_add(1));
+                        out.push(y.v);
+                        check_coll_len(out.len())?;
+                    }
+                }
+                check_depth(nd)?;
+                Ok(W {
+                    v: Val::Arr(Rc::new(out)),
+                    d: nd.max(1),
+                })
+            }
+            Val::Obj(o) => {
+                let o = Rc::try_unwrap(o).unwrap_or_else(|o| (*o).clone());
+                let mut m = Map::default();
+                let mut nd = 0u32;
+                for (k, v) in o {
+                    if let Some(y) = f(W {
+                        v,
+                        d: d.saturating_sub(1),
+                    })
+                    .next()
+                    {
+                        let y = y?;
+                        nd = nd.max(y.d.saturating_add(1));
+                        m.insert(k, y.v);
+                    }
+                }
+                check_depth(nd)?;
+                Ok(W {
+                    v: Val::obj(m),
+                    d: nd.max(1),
+                })
+            }
+            v => opt_fail(opt, W { v, d }, "iterable (array or object)"),
+        }
+    }
+
+    fn map_index<'a, I: Iterator<Item = ValX<'a, Self>>>(
+        self,
+        index: &Self,
+        opt: Opt,
+        f: impl Fn(Self) -> I,
+    ) -> ValX<'a, Self> {
+        tick()?;
+        let d = self.d;
+        match self.v {
+            Val::Obj(o) => {
+                let mut m = Rc::try_unwrap(o).unwrap_or_else(|o| (*o).clone());
+                let old = m.get(&index.v).cloned();
+                let existed = old.is_some();
+                let x = W {
+                    v: old.unwrap_or(Val::Null),
+                    d: d.saturating_sub(1),
+                };
+                let mut nd = d;
+                match f(x).next().transpose()? {
+                    Some(y) => {
+                        if !matches!(index.v, Val::TStr(_)) {
+                            return Err(Exn::from(Error::str(format_args!(
+                                "expected a string for object key but got: {}",
+                                index.v
+                            ))));
+                        }
+                        nd = nd.max(y.d.saturating_add(1));
+                        check_depth(nd)?;
+                        m.insert(index.v.clone(), y.v);
+                        if !existed {
+                            check_coll_len(m.len())?;
+                            m.sort_keys();
+                        }
+                    }
+                    None => {
+                        m.shift_remove(&index.v);
+                    }
+                }
+                Ok(W { v: Val::obj(m), d: nd })
+            }
+            Val::Arr(a) => {
+                let Some(i) = abs_index(&index.v, a.len()) else {
+                    let msg = format!("index {} out of bounds", index.v);
+                    return opt.fail(W { v: Val::Arr(a), d }, |_| Exn::from(Error::str(msg)));
+                };
+                let mut a = Rc::try_unwrap(a).unwrap_or_else(|a| (*a).clone());
+                let x = W {
+                    v: std::mem::take(&mut a[i]),
+                    d: d.saturating_sub(1),
+                };
+                let mut nd = d;
+                match f(x).next().transpose()? {
+                    Some(y) => {
+                        nd = nd.max(y.d.saturating_add(1));
+                        check_depth(nd)?;
+                        a[i] = y.v;
+                    }
+                    None => {
+                        a.remove(i);
+                    }
+                }
+                Ok(W {
+                    v: Val::Arr(Rc::new(a)),
+                    d: nd,
+                })
+            }
+            v => opt_fail(opt, W { v, d }, "iterable (array or object)"),
+        }
+    }
+
+    fn map_range<'a, I: Iterator<Item = ValX<'a, Self>>>(
+        self,
+        range: Range<&Self>,
+        opt: Opt,
+        f: impl Fn(Self) -> I,
+    ) -> ValX<'a, Self> {
+        tick()?;
+        let d = self.d;
+        match self.v {
+            Val::Arr(a) => {
+                let len = a.len();
+                let bound = |b: Option<&W>, default: usize| -> Result<usize, Error> {
+                    match b.map(|b| &b.v) {
+                        None | Some(Val::Null) => Ok(default),
+                        Some(Val::Num(n)) => {
+                            let i = n
+                                .as_isize()
+                                .ok_or_else(|| Error::str("slice bounds must be integers"))?;
+                            let i = if i < 0 { len as isize + i } else { i };
+                            Ok(i.clamp(0, len as isize) as usize)
+                        }
+                        Some(v) => Err(Error::str(format_args!("cannot use {v} as integer"))),
+                    }
+                };
+                let s = bound(range.start, 0)?;
+                let e = bound(range.end, len)?.max(s);
+                let mut a = Rc::try_unwrap(a).unwrap_or_else(|a| (*a).clone());
+                let slice = W {
+                    v: Val::Arr(Rc::new(a[s..e].to_vec())),
+                    d,
+                };
+                let y = match f(slice).next().transpose()? {
+                    Some(y) => match y.v {
+                        Val::Arr(y) => (*y).clone(),
+                        v => {
+                            return Err(Exn::from(Error::str(format_args!(
+                                "cannot use {v} as array"
+                            ))));
+                        }
+                    },
+                    None => Vec::new(),
+                };
+                a.splice(s..e, y);
+                check_coll_len(a.len())?;
+                Ok(W {
+                    v: Val::Arr(Rc::new(a)),
+                    d,
+                })
+            }
+            v @ (Val::TStr(_) | Val::BStr(_)) => Err(Exn::from(Error::str(format_args!(
+                "updating string slices is not supported (input {v})"
+            )))),
+            v => opt_fail(opt, W { v, d }, "array"),
+        }
+    }
+
+    fn as_bool(&self) -> bool {
+        self.v.as_bool()
+    }
+
+    fn into_string(self) -> Self {
+        match self.v {
+            Val::TStr(_) => self,
+            Val::BStr(b) => W::scalar(Val::TStr(b)),
+            v => match super::format::to_json_limited(&v, caps().max_string) {
+                Ok(s) => W::scalar(Val::utf8_str(s)),
+                Err(_) => {
+                    let _ = check_str_len(usize::MAX);
+                    W::scalar(Val::Null)
+                }
+            },
+        }
+    }
+}
+
+impl jaq_std::ValT for W {
+    fn into_seq<S: FromIterator<Self>>(self) -> Result<S, Self> {
+        let d = self.d.saturating_sub(1);
+        match self.v {
+            Val::Arr(a) => {
+                let _ = tick_n(a.len() as u64);
+                Ok(match Rc::try_unwrap(a) {
+                    Ok(a) => a.into_iter().map(|v| W { v, d }).collect(),
+                    Err(a) => a.iter().cloned().map(|v| W { v, d }).collect(),
+                })
+            }
+            v => Err(W { v, d: self.d }),
+        }
+    }
+
+    fn is_int(&self) -> bool {
+        self.v.is_int()
+    }
+
+    fn as_isize(&self) -> Option<isize> {
+        self.v.as_isize()
+    }
+
+    fn as_f64(&self) -> Option<f64> {
+        self.v.as_f64()
+    }
+
+    fn is_utf8_str(&self) -> bool {
+        self.v.is_utf8_str()
+    }
+
+    fn as_bytes(&self) -> Option<&[u8]> {
+        self.v.as_bytes()
+    }
+
+    fn as_sub_str(&self, sub: &[u8]) -> Self {
+        match &self.v {
+            Val::TStr(_) | Val::BStr(_) => self.child(self.v.as_sub_str(sub)),
+            _ => W::scalar(Val::Null),
+        }
+    }
+
+    fn from_utf8_bytes(b: impl AsRef<[u8]> + Send + 'static) -> Self {
+        if check_str_len(b.as_ref().len()).is_err() {
+            return W::scalar(Val::Null);
+        }
+        W::scalar(Val::from_utf8_bytes(b))
+    }
+}

@@ -1,0 +1,67 @@
+//! Evaluation budgets.
+//!
+//! Definitions and objects may be hostile. Every budget here is deterministic
+//! (no clocks): the same input breaches the same limit at the same point on
+//! every runtime. A breach is an [`crate::Error`] with code
+//! [`crate::ErrorCode::Limit`] and `limit` set to the camelCase field name.
+
+use serde::{Deserialize, Serialize};
+
+/// Budgets applied while reading definitions and objects and while evaluating
+/// jq. `Limits::default()` is meant for untrusted input; raise individual
+/// fields for trusted, very large workloads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct Limits {
+    /// Largest accepted input text (definition or object), in bytes.
+    pub max_input_bytes: usize,
+    /// Deepest accepted nesting of arrays/objects, in input documents and in
+    /// every value built during evaluation.
+    pub max_depth: usize,
+    /// Largest number of nodes (scalars, arrays, objects) in one input document.
+    pub max_input_nodes: usize,
+    /// Most outputs one expression may produce. Producing more is an error
+    /// (exactly `maxOutputs` outputs is fine).
+    pub max_outputs: usize,
+    /// Evaluation fuel of one expression run: every value operation (index,
+    /// iteration step, construction, arithmetic) costs one unit.
+    pub max_steps: u64,
+    /// Longest string (in bytes) an evaluation may build.
+    pub max_string_bytes: usize,
+    /// Most elements of an array or entries of an object an evaluation may build.
+    pub max_collection_len: usize,
+    /// Largest serialized size (bytes of compact JSON) of one expression output
+    /// and of the results of `tojson`/`tostring`.
+    pub max_output_bytes: usize,
+    /// Longest accepted jq expression, in bytes.
+    pub max_expression_bytes: usize,
+    /// Deepest syntactic nesting of a jq expression (brackets, parentheses,
+    /// braces, string interpolation and nesting keywords).
+    pub max_expression_depth: usize,
+    /// Most instances one component may have.
+    pub max_instances: usize,
+    /// Most YAML documents in one text.
+    pub max_documents: usize,
+    /// Most YAML alias expansions in one text (billion-laughs guard).
+    pub max_yaml_aliases: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_input_bytes: 16 * 1024 * 1024,
+            max_depth: 128,
+            max_input_nodes: 1_000_000,
+            max_outputs: 1000,
+            max_steps: 1_000_000,
+            max_string_bytes: 4 * 1024 * 1024,
+            max_collection_len: 100_000,
+            max_output_bytes: 16 * 1024 * 1024,
+            max_expression_bytes: 16 * 1024,
+            max_expression_depth: 64,
+            max_instances: 10_000,
+            max_documents: 1000,
+            max_yaml_aliases: 1000,
+        }
+    }
+}
