@@ -1,16 +1,60 @@
 //! workload-lens engine: a pure, IO-free resolver of Kubernetes workloads
 //! through declarative Workload Map definitions.
+//!
+//! ```
+//! use workload_lens::DefinitionSet;
+//! let set = DefinitionSet::with_catalog().unwrap();
+//! let text = include_str!("../../examples/jobset.yaml");
+//! let resolved = set.resolve_text(text, &Default::default()).unwrap();
+//! assert_eq!(resolved.totals.resources.gpu, 12);
+//! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod catalog;
+pub mod compile;
 pub mod definition;
 pub mod error;
 pub(crate) mod jq;
 pub mod limits;
 pub mod model;
+pub mod quantity;
+pub(crate) mod resolve;
+pub mod resolved;
+pub mod registry;
+pub mod resources;
 pub mod source;
 pub mod validate;
 
+pub use compile::{CompiledDefinition, Origin};
 pub use error::{Error, ErrorCode, Finding, Location, Result, Severity};
 pub use limits::Limits;
 pub use model::{Definition, Gvk};
+pub use registry::DefinitionSet;
+pub use resolved::Resolved;
+
+/// Evaluate one jq expression on a JSON value with the engine's semantics
+/// (gojq-compatible, deny list and recursion check applied, bounded by
+/// `limits`), returning every output. This is what definitions' expressions
+/// run through; it is exposed for tooling (playgrounds, tests).
+pub fn evaluate(
+    expression: &str,
+    input: &serde_json::Value,
+    limits: &Limits,
+) -> Result<Vec<serde_json::Value>> {
+    let loc = || Location {
+        expression: Some(expression.to_string()),
+        ..Location::default()
+    };
+    let program = jq::Program::compile(expression, jq::ExprMode::Read, &[], limits).map_err(|i| {
+        let e = match i.kind {
+            jq::JqIssueKind::Limit => Error::limit(i.limit.unwrap_or("maxExpressionBytes"), i.message),
+            _ => Error::new(ErrorCode::JqCompile, i.message),
+        };
+        e.at(Location { span: i.span, ..loc() })
+    })?;
+    let input = jq::Input::new(input, limits).map_err(compile::eval_error)?;
+    program
+        .run(&input, limits)
+        .map_err(|e| compile::eval_error(e).at(loc()))
+}

@@ -106,6 +106,7 @@ fn contains(a: &Val, b: &Val) -> Result<bool, value::Error> {
 
 fn has(v: &Val, k: &Val) -> ValR<W> {
     match (v, k) {
+        (Val::Null, _) => Ok(W::from(false)),
         (Val::Obj(o), Val::TStr(_)) => Ok(W::from(o.contains_key(k))),
         (Val::Arr(a), Val::Num(n)) => Ok(W::from(
             n.as_isize().is_some_and(|i| i >= 0 && (i as usize) < a.len()),

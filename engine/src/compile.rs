@@ -1,0 +1,427 @@
+//! Compiling a definition once into an immutable, reusable object.
+
+use crate::error::{Error, ErrorCode, Finding, Location, Result, Severity};
+use crate::jq::{EvalError, ExprMode, Input, JqIssue, JqIssueKind, Program};
+use crate::limits::Limits;
+use crate::model::{
+    ComponentDefinition, Definition, ExpectedCondition, FRAGMENT_FIELDS, FragmentField, Gvk,
+    STATUS_ORDER, StatusKey,
+};
+use crate::source::SpanIndex;
+use serde_json::Value;
+
+/// Where a definition came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Origin {
+    /// The bundled catalog.
+    Catalog,
+    /// Supplied by the user.
+    #[default]
+    User,
+}
+
+impl Origin {
+    /// `catalog` or `user`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Catalog => "catalog",
+            Origin::User => "user",
+        }
+    }
+}
+
+/// One compiled expression and the definition field it came from.
+#[derive(Debug)]
+pub(crate) struct Expr {
+    pub program: Program,
+    pub field: String,
+}
+
+impl Expr {
+    pub(crate) fn location(&self) -> Location {
+        Location {
+            field: Some(self.field.clone()),
+            expression: Some(self.program.code().to_string()),
+            ..Location::default()
+        }
+    }
+
+    /// Run and convert outputs to JSON; errors carry the field and expression.
+    pub(crate) fn eval(&self, input: &Input, limits: &Limits) -> Result<Vec<Value>> {
+        self.program
+            .run(input, limits)
+            .map_err(|e| eval_error(e).at(self.location()))
+    }
+}
+
+pub(crate) fn eval_error(e: EvalError) -> Error {
+    match e {
+        EvalError::Runtime(m) => Error::new(ErrorCode::JqRuntime, format!("jq error: {m}")),
+        EvalError::Limit { limit, message } => Error::limit(limit, message),
+    }
+}
+
+/// How a component's pods are defined.
+#[derive(Debug)]
+pub(crate) enum PodDef {
+    None,
+    Template(Expr),
+    Spec(Expr),
+    Fragmented(Vec<(FragmentField, Expr)>),
+}
+
+#[derive(Debug)]
+pub(crate) struct Matcher {
+    pub by_phase: Option<String>,
+    pub by_conditions: Vec<ExpectedCondition>,
+    pub by_expression: Option<(Expr, String)>,
+    pub field: String,
+}
+
+#[derive(Debug)]
+pub(crate) struct StatusDef {
+    pub phase: Option<Expr>,
+    pub conditions: Option<ConditionsDef>,
+    pub mappings: Vec<(StatusKey, Vec<Matcher>)>,
+}
+
+#[derive(Debug)]
+pub(crate) struct ConditionsDef {
+    pub expr: Expr,
+    pub type_field: String,
+    pub status_field: String,
+    pub message_field: String,
+    pub reason_field: String,
+}
+
+#[derive(Debug)]
+pub(crate) struct Comp {
+    pub name: String,
+    pub def: ComponentDefinition,
+    pub field: String,
+    pub parent: Option<usize>,
+    pub children: Vec<usize>,
+    pub ids: Option<Expr>,
+    pub pod: PodDef,
+    pub metadata: Option<Expr>,
+    pub scale: Option<[Option<Expr>; 3]>,
+    pub status: Option<StatusDef>,
+}
+
+/// A definition compiled once: parsed jq programs, component graph and
+/// limits. Immutable and `Send + Sync`: share it (e.g. in an `Arc`) and
+/// resolve any number of objects with it, from any number of threads.
+#[derive(Debug)]
+pub struct CompiledDefinition {
+    pub(crate) definition: Definition,
+    pub(crate) origin: Origin,
+    pub(crate) limits: Limits,
+    pub(crate) comps: Vec<Comp>,
+    pub(crate) warnings: Vec<Finding>,
+}
+
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<CompiledDefinition>();
+};
+
+struct Ctx<'a> {
+    limits: &'a Limits,
+    spans: Option<&'a SpanIndex>,
+}
+
+impl Ctx<'_> {
+    fn expr(&self, code: &str, field: String, mode: ExprMode) -> Result<Expr> {
+        Program::compile(code, mode, &[], self.limits)
+            .map(|program| Expr {
+                program,
+                field: field.clone(),
+            })
+            .map_err(|issue| self.issue_error(issue, code, field))
+    }
+
+    fn issue_error(&self, issue: JqIssue, code: &str, field: String) -> Error {
+        let mut e = match issue.kind {
+            JqIssueKind::Limit => Error::limit(issue.limit.unwrap_or("maxExpressionBytes"), issue.message),
+            _ => Error::new(ErrorCode::JqCompile, issue.message),
+        };
+        let mut loc = Location {
+            field: Some(field),
+            expression: Some(code.to_string()),
+            span: issue.span,
+            ..Location::default()
+        };
+        if let Some(s) = self.spans {
+            s.locate(&mut loc);
+        }
+        e = e.at(loc);
+        e
+    }
+
+    fn opt(&self, code: Option<&String>, field: String) -> Result<Option<Expr>> {
+        match code {
+            Some(c) if !c.trim().is_empty() => self.expr(c, field, ExprMode::Read).map(Some),
+            _ => Ok(None),
+        }
+    }
+}
+
+fn component_field(index: usize) -> String {
+    if index == 0 {
+        "spec.structureDefinition.rootComponent".into()
+    } else {
+        format!("spec.structureDefinition.childComponents[{}]", index - 1)
+    }
+}
+
+impl CompiledDefinition {
+    /// Validate and compile a definition with default limits.
+    pub fn compile(definition: Definition) -> Result<CompiledDefinition> {
+        Self::compile_with(definition, Limits::default(), Origin::User)
+    }
+
+    /// Validate and compile a definition with the given limits and origin.
+    pub fn compile_with(
+        definition: Definition,
+        limits: Limits,
+        origin: Origin,
+    ) -> Result<CompiledDefinition> {
+        let findings = crate::validate::validate(&definition, &limits);
+        Self::build(definition, limits, origin, findings, None)
+    }
+
+    /// Read one definition from YAML or JSON text, validate and compile it.
+    /// Errors and findings carry line and column.
+    pub fn from_text(text: &str, limits: Limits) -> Result<CompiledDefinition> {
+        let mut all = Self::all_from_text(text, limits, Origin::User)?;
+        if all.len() != 1 {
+            return Err(Error::new(
+                ErrorCode::Usage,
+                format!("expected exactly one definition, found {}", all.len()),
+            ));
+        }
+        all.pop()
+            .ok_or_else(|| Error::new(ErrorCode::Usage, "no definition found"))
+    }
+
+    /// Read every definition of a (multi-document) text and compile each.
+    pub fn all_from_text(
+        text: &str,
+        limits: Limits,
+        origin: Origin,
+    ) -> Result<Vec<CompiledDefinition>> {
+        let loaded = crate::definition::read_definitions(text, &limits)?;
+        let mut out = Vec::with_capacity(loaded.len());
+        for l in loaded {
+            let findings = crate::validate::validate_loaded(&l, &limits);
+            let doc = l.document;
+            let c = Self::build(l.definition, limits, origin, findings, Some(&l.spans)).map_err(
+                |e| {
+                    e.at(Location {
+                        document: doc,
+                        ..Location::default()
+                    })
+                },
+            )?;
+            out.push(c);
+        }
+        Ok(out)
+    }
+
+    fn build(
+        definition: Definition,
+        limits: Limits,
+        origin: Origin,
+        findings: Vec<Finding>,
+        spans: Option<&SpanIndex>,
+    ) -> Result<CompiledDefinition> {
+        let errors = findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .count();
+        if errors > 0 {
+            let name = definition.metadata.name.clone();
+            let mut e = Error::new(
+                ErrorCode::Validation,
+                format!("invalid definition '{name}': {errors} error(s)"),
+            );
+            e.findings = findings;
+            return Err(e);
+        }
+        let warnings = findings;
+        let ctx = Ctx {
+            limits: &limits,
+            spans,
+        };
+        let defs: Vec<ComponentDefinition> = definition.components().cloned().collect();
+        let mut comps = Vec::with_capacity(defs.len());
+        for (i, d) in defs.iter().enumerate() {
+            comps.push(compile_component(&ctx, i, d)?);
+        }
+        // Link parents and children (validation guarantees the names exist
+        // and there is no cycle).
+        for i in 1..comps.len() {
+            let owner = comps[i].def.owner_ref.clone().unwrap_or_default();
+            if let Some(p) = comps.iter().position(|c| c.name == owner) {
+                comps[i].parent = Some(p);
+                comps[p].children.push(i);
+            }
+        }
+        Ok(CompiledDefinition {
+            definition,
+            origin,
+            limits,
+            comps,
+            warnings,
+        })
+    }
+
+    /// The definition as read.
+    pub fn definition(&self) -> &Definition {
+        &self.definition
+    }
+
+    /// `metadata.name` of the definition.
+    pub fn name(&self) -> &str {
+        &self.definition.metadata.name
+    }
+
+    /// Where the definition came from.
+    pub fn origin(&self) -> Origin {
+        self.origin
+    }
+
+    /// The root GVK (the type this definition describes).
+    pub fn root_gvk(&self) -> Gvk {
+        self.definition.root_gvk().cloned().unwrap_or_default()
+    }
+
+    /// Validation warnings (unknown fields and the like).
+    pub fn warnings(&self) -> &[Finding] {
+        &self.warnings
+    }
+
+    /// The limits this definition evaluates with.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// A copy that evaluates with other limits (expressions are not
+    /// recompiled; expression-size limits were checked at compile time).
+    pub fn with_origin(mut self, origin: Origin) -> Self {
+        self.origin = origin;
+        self
+    }
+
+    /// Component names, root first.
+    pub fn component_names(&self) -> Vec<&str> {
+        self.comps.iter().map(|c| c.name.as_str()).collect()
+    }
+}
+
+fn compile_component(ctx: &Ctx<'_>, index: usize, d: &ComponentDefinition) -> Result<Comp> {
+    let field = component_field(index);
+    let ids = ctx.opt(d.instance_id_path.as_ref(), format!("{field}.instanceIdPath"))?;
+    let sd = format!("{field}.specDefinition");
+    let (pod, metadata) = match &d.spec_definition {
+        None => (PodDef::None, None),
+        Some(s) => {
+            let metadata = ctx.opt(s.metadata_path.as_ref(), format!("{sd}.metadataPath"))?;
+            let pod = if let Some(p) =
+                ctx.opt(s.pod_template_spec_path.as_ref(), format!("{sd}.podTemplateSpecPath"))?
+            {
+                PodDef::Template(p)
+            } else if let Some(p) = ctx.opt(s.pod_spec_path.as_ref(), format!("{sd}.podSpecPath"))? {
+                PodDef::Spec(p)
+            } else if let Some(f) = &s.fragmented_pod_spec_definition {
+                let mut fields = Vec::new();
+                for ff in FRAGMENT_FIELDS {
+                    let key = format!("{sd}.fragmentedPodSpecDefinition.{}", ff.path_key());
+                    if let Some(e) = ctx.opt(f.path(ff), key)? {
+                        fields.push((ff, e));
+                    }
+                }
+                PodDef::Fragmented(fields)
+            } else {
+                PodDef::None
+            };
+            (pod, metadata)
+        }
+    };
+    let scale = match &d.scale_definition {
+        None => None,
+        Some(s) => {
+            let sf = format!("{field}.scaleDefinition");
+            Some([
+                ctx.opt(s.replicas_path.as_ref(), format!("{sf}.replicasPath"))?,
+                ctx.opt(s.min_replicas_path.as_ref(), format!("{sf}.minReplicasPath"))?,
+                ctx.opt(s.max_replicas_path.as_ref(), format!("{sf}.maxReplicasPath"))?,
+            ])
+        }
+    };
+    let status = match &d.status_definition {
+        None => None,
+        Some(s) => {
+            let stf = format!("{field}.statusDefinition");
+            let phase = match &s.phase_definition {
+                Some(p) => ctx.opt(Some(&p.path), format!("{stf}.phaseDefinition.path"))?,
+                None => None,
+            };
+            let conditions = match &s.conditions_definition {
+                Some(c) => ctx
+                    .opt(Some(&c.path), format!("{stf}.conditionsDefinition.path"))?
+                    .map(|expr| ConditionsDef {
+                        expr,
+                        type_field: c.type_field_name.clone().unwrap_or_else(|| "type".into()),
+                        status_field: c.status_field_name.clone().unwrap_or_else(|| "status".into()),
+                        message_field: c
+                            .message_field_name
+                            .clone()
+                            .unwrap_or_else(|| "message".into()),
+                        reason_field: c.reason_field_name.clone().unwrap_or_else(|| "reason".into()),
+                    }),
+                None => None,
+            };
+            let mut mappings = Vec::new();
+            for key in STATUS_ORDER {
+                let Some(list) = s.status_mappings.get(key) else {
+                    continue;
+                };
+                let mut ms = Vec::with_capacity(list.len());
+                for (i, m) in list.iter().enumerate() {
+                    let mf = format!("{stf}.statusMappings.{}[{i}]", key.key());
+                    let by_expression = match &m.by_expression {
+                        Some(b) => ctx
+                            .opt(Some(&b.expression), format!("{mf}.byExpression.expression"))?
+                            .map(|e| (e, b.expected_result.clone())),
+                        None => None,
+                    };
+                    ms.push(Matcher {
+                        by_phase: m.by_phase.clone().filter(|p| !p.is_empty()),
+                        by_conditions: m.by_conditions.clone().unwrap_or_default(),
+                        by_expression,
+                        field: mf,
+                    });
+                }
+                mappings.push((key, ms));
+            }
+            Some(StatusDef {
+                phase,
+                conditions,
+                mappings,
+            })
+        }
+    };
+    Ok(Comp {
+        name: d.name.clone(),
+        def: d.clone(),
+        field,
+        parent: None,
+        children: Vec::new(),
+        ids,
+        pod,
+        metadata,
+        scale,
+        status,
+    })
+}

@@ -1,0 +1,211 @@
+//! The resolved structure: the versioned JSON shape every runtime returns.
+//!
+//! Field names are camelCase; components keep definition order (root first),
+//! instances keep the order their ids were extracted in, maps are sorted.
+//! The JSON Schema in `docs/resolved.schema.json` is generated from these
+//! types (see the `schema` test), so it cannot drift.
+
+use crate::model::Gvk;
+use crate::resources::ResourceSummary;
+use serde::Serialize;
+
+/// `apiVersion` of the resolved structure.
+pub const RESOLVED_API_VERSION: &str = "workload-lens.dev/v1alpha1";
+/// `kind` of the resolved structure.
+pub const RESOLVED_KIND: &str = "ResolvedWorkload";
+
+/// A workload resolved through its definition.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Resolved {
+    /// Always [`RESOLVED_API_VERSION`].
+    pub api_version: String,
+    /// Always [`RESOLVED_KIND`].
+    pub kind: String,
+    /// The definition used.
+    pub definition: DefinitionRef,
+    /// The object resolved.
+    pub workload: WorkloadRef,
+    /// Normalized status of the root component (absent when the root has no
+    /// `statusDefinition`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    /// Every component, root first, then children in definition order.
+    pub components: Vec<Component>,
+    /// Totals over every pod-bearing component.
+    pub totals: Totals,
+    /// The component tree (by name).
+    pub tree: TreeNode,
+    /// Things worth knowing that did not stop resolution.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// Which definition was used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DefinitionRef {
+    /// `metadata.name` of the definition.
+    pub name: String,
+    /// Where it came from: `catalog` or `user`.
+    pub origin: String,
+    /// The definition format (`run.ai/v1alpha1` or `optimization.nvidia.com/v1alpha1`).
+    pub format: String,
+}
+
+/// Identity of the resolved object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadRef {
+    /// `apiVersion` of the object.
+    pub api_version: String,
+    /// `kind` of the object.
+    pub kind: String,
+    /// `metadata.name` (or `metadata.generateName` when there is no name).
+    pub name: String,
+    /// `metadata.namespace`, when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// `metadata.uid`, when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+}
+
+/// One component.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Component {
+    /// Component name.
+    pub name: String,
+    /// The Kubernetes kind it materializes as, if declared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<Gvk>,
+    /// True for the root component.
+    pub root: bool,
+    /// Parent component name (children only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+    /// Names of the child components, in definition order.
+    pub children: Vec<String>,
+    /// True when the component has pods of its own.
+    pub has_pod_definition: bool,
+    /// True when the component has an `instanceIdPath`.
+    pub multi_instance: bool,
+    /// Instances (one with id `""` for single-instance components).
+    pub instances: Vec<Instance>,
+    /// Totals over the instances (zero for components without pods).
+    pub totals: Totals,
+    /// Status of this component, for children that have a `statusDefinition`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+}
+
+/// One instance of a component.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Instance {
+    /// Instance id (`""` for single-instance components).
+    pub id: String,
+    /// False when the component's pod definition points at nothing in this
+    /// object (e.g. a PyTorchJob without a Master): such an instance has no
+    /// pods, whatever its scale says.
+    pub present: bool,
+    /// Replica counts as extracted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scale: Option<Scale>,
+    /// Effective desired replicas: `replicas`, else `minReplicas`, else 1;
+    /// 0 when not present; negative counts count as 0.
+    pub desired_replicas: u64,
+    /// The pod template (`{metadata, spec}`), from any of the three styles;
+    /// for fragmented definitions it is assembled from the fragments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_template: Option<serde_json::Value>,
+    /// For fragmented definitions: every fragment extracted, by field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fragments: Option<serde_json::Map<String, serde_json::Value>>,
+    /// The effective request of one pod.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_resources: Option<ResourceSummary>,
+    /// `podResources` × `desiredReplicas`.
+    pub resources: ResourceSummary,
+}
+
+/// Replica counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Scale {
+    /// Desired replicas.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
+    /// Minimum replicas.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_replicas: Option<i32>,
+    /// Maximum replicas.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_replicas: Option<i32>,
+}
+
+/// Pod and resource totals.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Totals {
+    /// Desired pods.
+    pub pods: u64,
+    /// Requested resources of those pods.
+    pub resources: ResourceSummary,
+}
+
+/// Normalized status.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Status {
+    /// The raw phase (absent when the phase path yields nothing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    /// Conditions as extracted.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+    /// Every matched status in evaluation order, or `["Undefined"]`.
+    pub matched_statuses: Vec<String>,
+}
+
+/// One condition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Condition {
+    /// Condition type (`""` when the type field is missing or not a string).
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// Status, when a string.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// Reason, when a string.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Message, when a non-empty string.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// A node of the component tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TreeNode {
+    /// Component name.
+    pub component: String,
+    /// Child nodes, in definition order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<TreeNode>,
+}
+
+impl Resolved {
+    /// A component by name.
+    pub fn component(&self, name: &str) -> Option<&Component> {
+        self.components.iter().find(|c| c.name == name)
+    }
+
+    /// The resolved structure as JSON.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+}

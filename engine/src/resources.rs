@@ -1,0 +1,1184 @@
+//! The effective resource request of a pod, as the Kubernetes scheduler
+//! computes it.
+//!
+//! [`pod_request`] takes a `PodSpec` as plain JSON and returns the amount of
+//! every resource the scheduler reserves for the pod, following
+//! `PodRequests` in `k8s.io/component-helpers/resource` together with the
+//! API server defaulting that runs before it:
+//!
+//! 1. **Per container**, the request of each resource is
+//!    `resources.requests[name]`, or `resources.limits[name]` when the request
+//!    is absent (`SetDefaults_Pod`). This applies to every resource name,
+//!    including extended resources such as `nvidia.com/gpu`.
+//! 2. **Regular containers** (`containers`) are summed.
+//! 3. **Init containers** (`initContainers`) run one after another. A
+//!    restartable init container (a *sidecar*, `restartPolicy: Always`) keeps
+//!    running, so it is added both to the pod total and to a running sidecar
+//!    sum. While init container *i* runs the pod needs its request plus the
+//!    sidecars started before it (for a sidecar: the sidecar sum including
+//!    itself). The pod request is, per resource, the maximum of those init
+//!    phases and of `sum(containers) + sum(sidecars)` (KEP-753).
+//! 4. **Pod-level resources** (`resources`, KEP-2837): for `cpu` and `memory`
+//!    an explicit pod-level request replaces the container-derived value; a
+//!    pod-level limit without a request is used only when no container
+//!    requests that resource (otherwise the API server defaults the pod-level
+//!    request to the container-derived value, which then stays). For
+//!    `hugepages-*`, the pod-level request, or else the pod-level limit,
+//!    replaces the container value. Other resource names are unaffected.
+//! 5. **Overhead** (`overhead`, set by a RuntimeClass) is added at the end.
+//!
+//! Every quantity is read with [`Quantity::from_json`] and then rounded up to
+//! a whole milli-unit, as the API server does to every `ResourceList` it
+//! stores (`SetDefaults_ResourceList`), so `1500u` of CPU counts as `2m`.
+//!
+//! Missing fields may be absent or `null` anywhere; `null` is treated as
+//! absent, including `null` entries inside a resource list. Values of the
+//! wrong JSON type and invalid quantities are errors whose
+//! [`path`](ResourceError::path) names the exact location relative to the
+//! object given, e.g. `containers[1].resources.requests.cpu`.
+//!
+//! ```
+//! use serde_json::json;
+//! use workload_lens::resources::{pod_request, ResourceSummary};
+//!
+//! let spec = json!({
+//!     "initContainers": [
+//!         {"name": "proxy", "restartPolicy": "Always",
+//!          "resources": {"requests": {"cpu": "500m", "memory": "256Mi"}}},
+//!         {"name": "download", "resources": {"limits": {"cpu": "4", "memory": "1Gi"}}}
+//!     ],
+//!     "containers": [
+//!         {"name": "train", "resources": {
+//!             "requests": {"cpu": "2", "memory": "8Gi"},
+//!             "limits": {"nvidia.com/gpu": 4}}}
+//!     ]
+//! });
+//! let request = pod_request(&spec)?;
+//! // cpu: max(4 + 0.5 while downloading, 2 + 0.5 while training)
+//! assert_eq!(request["cpu"].to_canonical_string(), "4500m");
+//! assert_eq!(request["memory"].to_canonical_string(), "8448Mi");
+//! assert_eq!(request["nvidia.com/gpu"].to_canonical_string(), "4");
+//!
+//! let summary = ResourceSummary::from_list(&request).times(2)?;
+//! assert_eq!(summary.gpu, 8);
+//! assert_eq!(summary.cpu_millis, 9000);
+//! # Ok::<(), workload_lens::resources::ResourceError>(())
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::quantity::Quantity;
+
+/// Resource name to quantity, like a Kubernetes `ResourceList`
+/// (`{"cpu": "500m", "memory": "1Gi"}`), ordered by name.
+pub type ResourceList = BTreeMap<String, Quantity>;
+
+/// The `cpu` resource name (quantities in cores).
+pub const CPU: &str = "cpu";
+/// The `memory` resource name (quantities in bytes).
+pub const MEMORY: &str = "memory";
+/// The `ephemeral-storage` resource name (quantities in bytes).
+pub const EPHEMERAL_STORAGE: &str = "ephemeral-storage";
+/// The NVIDIA device plugin's whole-GPU resource name.
+pub const NVIDIA_GPU: &str = "nvidia.com/gpu";
+/// The prefix of huge page resource names (`hugepages-2Mi`, `hugepages-1Gi`).
+pub const HUGEPAGES_PREFIX: &str = "hugepages-";
+
+/// Why a pod spec or resource fragment could not be evaluated: where (a path
+/// relative to the JSON value given) and what.
+///
+/// Displayed as `<path>: <message>`, or just the message when the path is
+/// empty (the value given itself is wrong).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceError {
+    /// Location of the offending value inside the JSON given, in the form
+    /// `containers[1].resources.requests.cpu`; resource names that are not
+    /// plain identifiers are quoted in brackets:
+    /// `containers[0].resources.limits["nvidia.com/gpu"]`. Empty for the root.
+    pub path: String,
+    /// What is wrong, phrased for a person.
+    pub message: String,
+}
+
+impl ResourceError {
+    fn new(path: impl Into<String>, message: impl Into<String>) -> ResourceError {
+        ResourceError {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ResourceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ResourceError {}
+
+/// The effective resource request of a pod (see the [module docs](self)).
+///
+/// `spec` is a `PodSpec` as JSON (the `spec` of a Pod, or the
+/// `spec.template.spec` of a workload). `null` gives an empty list. Errors
+/// carry a path relative to `spec`, such as
+/// `initContainers[0].resources.limits.memory`; callers prepend their own
+/// prefix.
+///
+/// Resources nobody asked for are absent from the result (not zero); a
+/// resource explicitly requested as `0` is present with value zero.
+pub fn pod_request(spec: &Value) -> Result<ResourceList, ResourceError> {
+    let Some(spec) = as_object(Some(spec), "", "a PodSpec object")? else {
+        return Ok(ResourceList::new());
+    };
+
+    // Regular containers are summed.
+    let mut total = ResourceList::new();
+    for (i, container) in as_array(field(spec, "containers"), "containers")?
+        .iter()
+        .enumerate()
+    {
+        let path = index("containers", i);
+        let requests = container_requests(container, &path)?;
+        add_into(&mut total, &requests, &path)?;
+    }
+
+    // Init containers, with restartable ("sidecar") init containers that keep
+    // running alongside everything started after them.
+    let mut sidecars = ResourceList::new();
+    let mut init_peak = ResourceList::new();
+    for (i, container) in as_array(field(spec, "initContainers"), "initContainers")?
+        .iter()
+        .enumerate()
+    {
+        let path = index("initContainers", i);
+        let requests = container_requests(container, &path)?;
+        if is_sidecar(container, &path)? {
+            add_into(&mut total, &requests, &path)?;
+            add_into(&mut sidecars, &requests, &path)?;
+            max_into(&mut init_peak, &sidecars);
+        } else {
+            let mut running = requests;
+            add_into(&mut running, &sidecars, &path)?;
+            max_into(&mut init_peak, &running);
+        }
+    }
+    max_into(&mut total, &init_peak);
+
+    // Pod-level resources override the container-derived cpu/memory/hugepages.
+    if let Some(pod_resources) = as_object(
+        field(spec, "resources"),
+        "resources",
+        "a ResourceRequirements object",
+    )? {
+        let requests = resource_list(field(pod_resources, "requests"), "resources.requests")?;
+        let limits = resource_list(field(pod_resources, "limits"), "resources.limits")?;
+        apply_pod_level(&mut total, &requests, &limits);
+    }
+
+    // Pod overhead (RuntimeClass) comes on top.
+    let overhead = resource_list(field(spec, "overhead"), "overhead")?;
+    add_into(&mut total, &overhead, "overhead")?;
+
+    Ok(total)
+}
+
+/// The effective request of a bare `ResourceRequirements` object
+/// (`{"requests": …, "limits": …, "claims": …}`): each resource's request,
+/// or its limit when the request is absent.
+///
+/// Meant for pod templates that only give a resources fragment. `null` gives
+/// an empty list; error paths are relative to `resources` (e.g.
+/// `limits.memory`). Quantities are rounded up to milli precision like in
+/// [`pod_request`].
+///
+/// ```
+/// use serde_json::json;
+/// use workload_lens::resources::container_request;
+///
+/// let r = container_request(&json!({
+///     "requests": {"cpu": "250m"},
+///     "limits": {"cpu": "1", "memory": "512Mi"}
+/// }))?;
+/// assert_eq!(r["cpu"].to_canonical_string(), "250m");
+/// assert_eq!(r["memory"].to_canonical_string(), "512Mi");
+/// # Ok::<(), workload_lens::resources::ResourceError>(())
+/// ```
+pub fn container_request(resources: &Value) -> Result<ResourceList, ResourceError> {
+    requirements(Some(resources), "")
+}
+
+/// A pod's (or a group of pods') resources reduced to the numbers a report
+/// shows.
+///
+/// Serialized in camelCase (`cpuMillis`, `memoryBytes`, …); `extended` is
+/// left out when empty and otherwise maps names to canonical quantity
+/// strings.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceSummary {
+    /// Whole NVIDIA GPUs (`nvidia.com/gpu`), rounded up.
+    pub gpu: u64,
+    /// CPU in millicores, rounded up.
+    pub cpu_millis: u64,
+    /// Memory in bytes, rounded up.
+    pub memory_bytes: u64,
+    /// Ephemeral storage in bytes, rounded up.
+    pub ephemeral_storage_bytes: u64,
+    /// Every other resource name, exactly: MIG slices such as
+    /// `nvidia.com/mig-1g.5gb`, `amd.com/gpu`, `rdma/ib`, `hugepages-2Mi`, …
+    /// Entries explicitly requested as zero are kept.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub extended: BTreeMap<String, Quantity>,
+}
+
+impl ResourceSummary {
+    /// Summarizes a resource list: `nvidia.com/gpu`, `cpu`, `memory` and
+    /// `ephemeral-storage` become rounded-up integer counts (negative values
+    /// count as zero, values beyond `u64::MAX` saturate); every other name is
+    /// copied to [`extended`](ResourceSummary::extended).
+    pub fn from_list(list: &ResourceList) -> ResourceSummary {
+        let mut summary = ResourceSummary::default();
+        for (name, quantity) in list {
+            match name.as_str() {
+                NVIDIA_GPU => summary.gpu = quantity.ceil_to_u64(),
+                CPU => summary.cpu_millis = quantity.milli_ceil_u64(),
+                MEMORY => summary.memory_bytes = quantity.ceil_to_u64(),
+                EPHEMERAL_STORAGE => summary.ephemeral_storage_bytes = quantity.ceil_to_u64(),
+                _ => {
+                    summary.extended.insert(name.clone(), quantity.clone());
+                }
+            }
+        }
+        summary
+    }
+
+    /// Every amount multiplied by `n` (e.g. per-pod resources times the
+    /// replica count), with checked arithmetic: an overflow is an error
+    /// whose path names the field (`cpuMillis`, `extended["rdma/ib"]`, …).
+    pub fn times(&self, n: u64) -> Result<ResourceSummary, ResourceError> {
+        let mul = |field: &str, value: u64| {
+            value.checked_mul(n).ok_or_else(|| {
+                ResourceError::new(
+                    field,
+                    format!("{value} * {n} does not fit in an unsigned 64-bit count"),
+                )
+            })
+        };
+        let mut extended = BTreeMap::new();
+        for (name, quantity) in &self.extended {
+            let product = quantity
+                .mul_u64(n)
+                .map_err(|e| ResourceError::new(child("extended", name), e.to_string()))?;
+            extended.insert(name.clone(), product);
+        }
+        Ok(ResourceSummary {
+            gpu: mul("gpu", self.gpu)?,
+            cpu_millis: mul("cpuMillis", self.cpu_millis)?,
+            memory_bytes: mul("memoryBytes", self.memory_bytes)?,
+            ephemeral_storage_bytes: mul("ephemeralStorageBytes", self.ephemeral_storage_bytes)?,
+            extended,
+        })
+    }
+
+    /// The field-wise sum of two summaries, with checked arithmetic;
+    /// `extended` is the union of both maps, adding quantities present in
+    /// both.
+    pub fn plus(&self, other: &ResourceSummary) -> Result<ResourceSummary, ResourceError> {
+        let add = |field: &str, a: u64, b: u64| {
+            a.checked_add(b).ok_or_else(|| {
+                ResourceError::new(
+                    field,
+                    format!("{a} + {b} does not fit in an unsigned 64-bit count"),
+                )
+            })
+        };
+        let mut extended = self.extended.clone();
+        for (name, quantity) in &other.extended {
+            let sum = match extended.get(name) {
+                Some(existing) => existing
+                    .add(quantity)
+                    .map_err(|e| ResourceError::new(child("extended", name), e.to_string()))?,
+                None => quantity.clone(),
+            };
+            extended.insert(name.clone(), sum);
+        }
+        Ok(ResourceSummary {
+            gpu: add("gpu", self.gpu, other.gpu)?,
+            cpu_millis: add("cpuMillis", self.cpu_millis, other.cpu_millis)?,
+            memory_bytes: add("memoryBytes", self.memory_bytes, other.memory_bytes)?,
+            ephemeral_storage_bytes: add(
+                "ephemeralStorageBytes",
+                self.ephemeral_storage_bytes,
+                other.ephemeral_storage_bytes,
+            )?,
+            extended,
+        })
+    }
+}
+
+/// The effective requests of one container (`null` is an empty container).
+fn container_requests(container: &Value, path: &str) -> Result<ResourceList, ResourceError> {
+    match as_object(Some(container), path, "a container object")? {
+        Some(container) => requirements(field(container, "resources"), &child(path, "resources")),
+        None => Ok(ResourceList::new()),
+    }
+}
+
+/// Requests of a `ResourceRequirements` object, defaulted from its limits.
+fn requirements(resources: Option<&Value>, path: &str) -> Result<ResourceList, ResourceError> {
+    let Some(resources) = as_object(resources, path, "a ResourceRequirements object")? else {
+        return Ok(ResourceList::new());
+    };
+    let mut requests = resource_list(field(resources, "requests"), &child(path, "requests"))?;
+    let limits = resource_list(field(resources, "limits"), &child(path, "limits"))?;
+    for (name, limit) in limits {
+        requests.entry(name).or_insert(limit);
+    }
+    Ok(requests)
+}
+
+/// Whether an init container is restartable (`restartPolicy: Always`).
+fn is_sidecar(container: &Value, path: &str) -> Result<bool, ResourceError> {
+    let Value::Object(container) = container else {
+        return Ok(false);
+    };
+    match field(container, "restartPolicy") {
+        None => Ok(false),
+        Some(Value::String(policy)) => Ok(policy == "Always"),
+        Some(other) => Err(ResourceError::new(
+            child(path, "restartPolicy"),
+            format!(
+                "expected a string (\"Always\" for a sidecar), found {}",
+                json_type(other)
+            ),
+        )),
+    }
+}
+
+/// Reads a `ResourceList` object, skipping `null` entries and rounding every
+/// quantity up to milli precision like the API server.
+fn resource_list(value: Option<&Value>, path: &str) -> Result<ResourceList, ResourceError> {
+    let mut list = ResourceList::new();
+    let Some(map) = as_object(
+        value,
+        path,
+        "a resource list object (resource name to quantity)",
+    )?
+    else {
+        return Ok(list);
+    };
+    for (name, raw) in map {
+        if raw.is_null() {
+            continue;
+        }
+        let quantity = Quantity::from_json(raw)
+            .map_err(|e| ResourceError::new(child(path, name), e.to_string()))?;
+        list.insert(name.clone(), quantity.round_up_to_milli());
+    }
+    Ok(list)
+}
+
+/// Applies pod-level requests and limits (see the module docs, step 4).
+fn apply_pod_level(total: &mut ResourceList, requests: &ResourceList, limits: &ResourceList) {
+    for (name, limit) in limits {
+        if !is_pod_level_resource(name) || requests.contains_key(name) {
+            continue;
+        }
+        // cpu and memory: the request defaults to the container aggregate when
+        // containers ask for the resource, and to the limit otherwise.
+        // Huge pages cannot be overcommitted: the request defaults to the limit.
+        if name.starts_with(HUGEPAGES_PREFIX) || !total.contains_key(name) {
+            total.insert(name.clone(), limit.clone());
+        }
+    }
+    for (name, request) in requests {
+        if is_pod_level_resource(name) {
+            total.insert(name.clone(), request.clone());
+        }
+    }
+}
+
+/// Resources that pod-level `resources` govern.
+fn is_pod_level_resource(name: &str) -> bool {
+    name == CPU || name == MEMORY || name.starts_with(HUGEPAGES_PREFIX)
+}
+
+/// `total += list`, per resource name.
+fn add_into(
+    total: &mut ResourceList,
+    list: &ResourceList,
+    path: &str,
+) -> Result<(), ResourceError> {
+    for (name, quantity) in list {
+        let sum = match total.get(name) {
+            Some(existing) => existing
+                .add(quantity)
+                .map_err(|e| ResourceError::new(path, format!("summing {name:?}: {e}")))?,
+            None => quantity.clone(),
+        };
+        total.insert(name.clone(), sum);
+    }
+    Ok(())
+}
+
+/// `total = max(total, list)`, per resource name (ties keep `total`'s entry).
+fn max_into(total: &mut ResourceList, list: &ResourceList) {
+    for (name, quantity) in list {
+        let max = match total.get(name) {
+            Some(existing) => existing.max_with(quantity),
+            None => quantity.clone(),
+        };
+        total.insert(name.clone(), max);
+    }
+}
+
+/// A field of an object, with `null` treated as absent.
+fn field<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    object.get(key).filter(|v| !v.is_null())
+}
+
+/// An optional object: absent or `null` is `None`, another type an error.
+fn as_object<'a>(
+    value: Option<&'a Value>,
+    path: &str,
+    expected: &str,
+) -> Result<Option<&'a Map<String, Value>>, ResourceError> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(map)) => Ok(Some(map)),
+        Some(other) => Err(ResourceError::new(
+            path,
+            format!("expected {expected}, found {}", json_type(other)),
+        )),
+    }
+}
+
+/// An optional array: absent or `null` is empty, another type an error.
+fn as_array<'a>(value: Option<&'a Value>, path: &str) -> Result<&'a [Value], ResourceError> {
+    match value {
+        None | Some(Value::Null) => Ok(&[]),
+        Some(Value::Array(items)) => Ok(items),
+        Some(other) => Err(ResourceError::new(
+            path,
+            format!(
+                "expected an array of containers, found {}",
+                json_type(other)
+            ),
+        )),
+    }
+}
+
+/// `path.key`, or `path["key"]` when the key is not a plain identifier.
+fn child(path: &str, key: &str) -> String {
+    let plain = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if !plain {
+        format!("{path}[{}]", Value::String(key.to_owned()))
+    } else if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// `path[i]`.
+fn index(path: &str, i: usize) -> String {
+    format!("{path}[{i}]")
+}
+
+/// The JSON type of a value, with an article, for error messages.
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn request(spec: Value) -> BTreeMap<String, String> {
+        match pod_request(&spec) {
+            Ok(list) => list
+                .into_iter()
+                .map(|(k, v)| (k, v.to_canonical_string()))
+                .collect(),
+            Err(e) => panic!("unexpected error: {e}"),
+        }
+    }
+
+    fn error(spec: Value) -> ResourceError {
+        match pod_request(&spec) {
+            Ok(list) => panic!("expected an error, got {list:?}"),
+            Err(e) => e,
+        }
+    }
+
+    fn list(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    fn container(resources: Value) -> Value {
+        json!({"name": "c", "image": "busybox", "resources": resources})
+    }
+
+    fn sidecar(resources: Value) -> Value {
+        json!({"name": "s", "restartPolicy": "Always", "resources": resources})
+    }
+
+    fn cpu_mem(cpu: &str, memory: &str) -> Value {
+        json!({"requests": {"cpu": cpu, "memory": memory}})
+    }
+
+    #[test]
+    fn plain_containers_are_summed() {
+        let spec = json!({"containers": [
+            container(cpu_mem("500m", "1Gi")),
+            container(cpu_mem("1", "512Mi")),
+            container(json!({"requests": {"cpu": 0.25, "ephemeral-storage": "10G"}})),
+        ]});
+        assert_eq!(
+            request(spec),
+            list(&[
+                ("cpu", "1750m"),
+                ("memory", "1536Mi"),
+                ("ephemeral-storage", "10G")
+            ])
+        );
+    }
+
+    #[test]
+    fn requests_default_to_limits() {
+        let spec = json!({"containers": [
+            container(json!({"limits": {"cpu": "2", "memory": "4Gi"}})),
+            container(json!({
+                "requests": {"cpu": "1"},
+                "limits": {"cpu": "2", "memory": "2Gi", "example.com/foo": "3"}
+            })),
+            // An empty requests object still defaults from limits.
+            container(json!({"requests": {}, "limits": {"cpu": "500m"}})),
+        ]});
+        assert_eq!(
+            request(spec),
+            list(&[
+                ("cpu", "3500m"),
+                ("memory", "6Gi"),
+                ("example.com/foo", "3")
+            ])
+        );
+    }
+
+    #[test]
+    fn larger_init_container_dominates() {
+        let spec = json!({
+            "initContainers": [
+                container(cpu_mem("4", "512Mi")),
+                container(cpu_mem("500m", "3Gi")),
+            ],
+            "containers": [container(cpu_mem("1", "1Gi")), container(cpu_mem("1", "1Gi"))],
+        });
+        // cpu: max(4, 0.5, 1+1) = 4; memory: max(512Mi, 3Gi, 2Gi) = 3Gi.
+        assert_eq!(request(spec), list(&[("cpu", "4"), ("memory", "3Gi")]));
+    }
+
+    #[test]
+    fn init_containers_do_not_add_up() {
+        let spec = json!({
+            "initContainers": [container(cpu_mem("2", "1Gi")), container(cpu_mem("3", "1Gi"))],
+            "containers": [container(cpu_mem("1", "256Mi"))],
+        });
+        assert_eq!(request(spec), list(&[("cpu", "3"), ("memory", "1Gi")]));
+    }
+
+    #[test]
+    fn sidecars_follow_kep_753() {
+        let spec = json!({
+            "initContainers": [
+                sidecar(cpu_mem("1", "1Gi")),        // istio
+                container(cpu_mem("3", "512Mi")),    // migrate
+                sidecar(cpu_mem("500m", "256Mi")),   // log shipper
+                container(cpu_mem("2", "3Gi")),      // warm cache
+            ],
+            "containers": [container(cpu_mem("2", "2Gi"))],
+        });
+        // InitContainerUse(migrate) = 3 + 1 = 4 cpu, 512Mi + 1Gi = 1536Mi.
+        // InitContainerUse(warm)    = 2 + 1.5 = 3.5 cpu, 3Gi + 1280Mi = 4352Mi.
+        // Steady state = containers + sidecars = 3.5 cpu, 2Gi + 1280Mi = 3328Mi.
+        // Pod request = max of all: cpu 4, memory 4352Mi.
+        assert_eq!(request(spec), list(&[("cpu", "4"), ("memory", "4352Mi")]));
+    }
+
+    #[test]
+    fn sidecar_position_matters() {
+        let before = json!({
+            "initContainers": [sidecar(json!({"requests": {"cpu": "1"}})),
+                               container(json!({"requests": {"cpu": "3500m"}}))],
+            "containers": [container(json!({"requests": {"cpu": "3"}}))],
+        });
+        let after = json!({
+            "initContainers": [container(json!({"requests": {"cpu": "3500m"}})),
+                               sidecar(json!({"requests": {"cpu": "1"}}))],
+            "containers": [container(json!({"requests": {"cpu": "3"}}))],
+        });
+        // Before: the init container runs next to the sidecar: 3.5 + 1 = 4.5.
+        assert_eq!(request(before), list(&[("cpu", "4500m")]));
+        // After: it runs alone (3.5); the steady state is 3 + 1 = 4.
+        assert_eq!(request(after), list(&[("cpu", "4")]));
+    }
+
+    #[test]
+    fn sidecar_only_pod_and_sidecar_peak() {
+        // A sidecar's own phase counts too: sidecars [2, 3] with no other
+        // containers need 5 once both run.
+        let spec = json!({"initContainers": [
+            sidecar(json!({"requests": {"cpu": "2"}})),
+            sidecar(json!({"limits": {"cpu": "3", "nvidia.com/gpu": 1}})),
+        ]});
+        assert_eq!(
+            request(spec),
+            list(&[("cpu", "5"), ("nvidia.com/gpu", "1")])
+        );
+        // Resources only sidecars ask for still count while a later init runs.
+        let spec = json!({"initContainers": [
+            sidecar(json!({"requests": {"memory": "1Gi"}})),
+            container(json!({"requests": {"cpu": "1"}})),
+        ]});
+        assert_eq!(request(spec), list(&[("cpu", "1"), ("memory", "1Gi")]));
+    }
+
+    #[test]
+    fn other_restart_policies_are_plain_init_containers() {
+        let spec = json!({
+            "initContainers": [
+                {"restartPolicy": "OnFailure", "resources": {"requests": {"cpu": "1"}}},
+                {"restartPolicy": null, "resources": {"requests": {"cpu": "1"}}},
+            ],
+            "containers": [container(json!({"requests": {"cpu": "1"}}))],
+        });
+        assert_eq!(request(spec), list(&[("cpu", "1")]));
+    }
+
+    #[test]
+    fn pod_level_requests_replace_cpu_and_memory() {
+        let spec = json!({
+            "resources": {
+                "requests": {"cpu": "8", "nvidia.com/gpu": "4"},
+                "limits": {"memory": "16Gi"}
+            },
+            "containers": [container(json!({
+                "requests": {"cpu": "1", "memory": "2Gi"},
+                "limits": {"nvidia.com/gpu": "1"}
+            }))],
+        });
+        // cpu: the pod-level request wins. memory: only a pod-level limit and
+        // containers request memory, so the API server defaults the pod-level
+        // request to the container aggregate (2Gi). GPUs are not pod-level.
+        assert_eq!(
+            request(spec),
+            list(&[("cpu", "8"), ("memory", "2Gi"), ("nvidia.com/gpu", "1")])
+        );
+    }
+
+    #[test]
+    fn pod_level_limits_apply_when_containers_do_not_ask() {
+        let spec = json!({
+            "resources": {"limits": {"cpu": "4", "memory": "8Gi"}},
+            "containers": [
+                container(json!({"limits": {"nvidia.com/gpu": 2}})),
+                {"name": "no-resources"},
+            ],
+        });
+        assert_eq!(
+            request(spec),
+            list(&[("cpu", "4"), ("memory", "8Gi"), ("nvidia.com/gpu", "2")])
+        );
+    }
+
+    #[test]
+    fn pod_level_hugepages() {
+        let spec = json!({
+            "resources": {"limits": {"hugepages-2Mi": "1Gi", "memory": "4Gi"}},
+            "containers": [container(json!({
+                "limits": {"hugepages-2Mi": "512Mi", "memory": "1Gi"}
+            }))],
+        });
+        // Huge pages cannot be overcommitted: the pod-level limit becomes the
+        // pod-level request. memory keeps the container aggregate.
+        assert_eq!(
+            request(spec),
+            list(&[("hugepages-2Mi", "1Gi"), ("memory", "1Gi")])
+        );
+    }
+
+    #[test]
+    fn pod_level_resources_can_be_empty_or_null() {
+        for resources in [
+            json!(null),
+            json!({}),
+            json!({"requests": null, "limits": {}}),
+        ] {
+            let spec = json!({
+                "resources": resources,
+                "containers": [container(cpu_mem("1", "1Gi"))],
+            });
+            assert_eq!(request(spec), list(&[("cpu", "1"), ("memory", "1Gi")]));
+        }
+    }
+
+    #[test]
+    fn overhead_is_added_last() {
+        let spec = json!({
+            "resources": {"requests": {"cpu": "8"}},
+            "overhead": {"cpu": "250m", "memory": "120Mi", "example.com/vm": "1"},
+            "containers": [container(cpu_mem("1", "1Gi"))],
+        });
+        assert_eq!(
+            request(spec),
+            list(&[
+                ("cpu", "8250m"),
+                ("memory", "1144Mi"),
+                ("example.com/vm", "1"),
+            ])
+        );
+    }
+
+    #[test]
+    fn gpus_only_in_limits() {
+        let spec = json!({"containers": [
+            container(json!({"limits": {"nvidia.com/gpu": 2}})),
+            container(json!({"limits": {"nvidia.com/gpu": "1"}})),
+            container(json!({"requests": {"cpu": "1"}})),
+        ]});
+        let result = request(spec);
+        assert_eq!(result, list(&[("cpu", "1"), ("nvidia.com/gpu", "3")]));
+    }
+
+    #[test]
+    fn mig_and_other_extended_resources() {
+        let spec = json!({"containers": [
+            container(json!({"limits": {
+                "nvidia.com/mig-1g.5gb": 2,
+                "amd.com/gpu": "1",
+                "rdma/ib": "1",
+                "hugepages-1Gi": "2Gi",
+                "cpu": "4",
+                "memory": "16Gi",
+            }})),
+            container(json!({"limits": {"nvidia.com/mig-1g.5gb": 1}})),
+        ]});
+        let result = match pod_request(&spec) {
+            Ok(result) => result,
+            Err(e) => panic!("{e}"),
+        };
+        let summary = ResourceSummary::from_list(&result);
+        assert_eq!(summary.gpu, 0);
+        assert_eq!(summary.cpu_millis, 4000);
+        assert_eq!(summary.memory_bytes, 16 << 30);
+        let extended: Vec<(&str, String)> = summary
+            .extended
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.to_canonical_string()))
+            .collect();
+        assert_eq!(
+            extended,
+            vec![
+                ("amd.com/gpu", "1".to_owned()),
+                ("hugepages-1Gi", "2Gi".to_owned()),
+                ("nvidia.com/mig-1g.5gb", "3".to_owned()),
+                ("rdma/ib", "1".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn null_and_absent_fields_everywhere() {
+        assert_eq!(request(json!(null)), list(&[]));
+        assert_eq!(request(json!({})), list(&[]));
+        assert_eq!(
+            request(json!({
+                "containers": null,
+                "initContainers": null,
+                "resources": null,
+                "overhead": null
+            })),
+            list(&[])
+        );
+        let spec = json!({
+            "containers": [
+                null,
+                {},
+                {"resources": null},
+                {"resources": {}},
+                {"resources": {"requests": null, "limits": null, "claims": null}},
+                {"resources": {"requests": {"cpu": null}, "limits": {"cpu": "2"}}},
+                {"resources": {"requests": {"memory": "1Gi"}, "limits": {"memory": null}}},
+            ],
+            "initContainers": [null, {"restartPolicy": "Always"}, {"resources": null}],
+            "overhead": {"cpu": null},
+        });
+        assert_eq!(request(spec), list(&[("cpu", "2"), ("memory", "1Gi")]));
+    }
+
+    #[test]
+    fn explicit_zero_is_kept() {
+        let spec = json!({"containers": [container(json!({
+            "requests": {"cpu": "0", "nvidia.com/gpu": 0},
+            "limits": {"cpu": "1"}
+        }))]});
+        // The explicit zero request is not replaced by the limit.
+        assert_eq!(
+            request(spec),
+            list(&[("cpu", "0"), ("nvidia.com/gpu", "0")])
+        );
+    }
+
+    #[test]
+    fn quantities_are_rounded_up_to_milli() {
+        let spec = json!({"containers": [
+            container(json!({"requests": {"cpu": "1500u"}})),
+            container(json!({"requests": {"cpu": "1500u"}})),
+        ]});
+        assert_eq!(request(spec), list(&[("cpu", "4m")]));
+    }
+
+    #[test]
+    fn invalid_quantity_names_the_exact_path() {
+        let e = error(json!({"containers": [
+            container(cpu_mem("1", "1Gi")),
+            container(json!({"requests": {"cpu": "abc"}})),
+        ]}));
+        assert_eq!(e.path, "containers[1].resources.requests.cpu");
+        assert!(
+            e.message.contains("invalid quantity \"abc\""),
+            "{}",
+            e.message
+        );
+        assert_eq!(
+            e.to_string(),
+            "containers[1].resources.requests.cpu: invalid quantity \"abc\": expected a \
+             number with an optional suffix (e.g. 500m, 2, 4Gi)"
+        );
+
+        let e = error(json!({"initContainers": [
+            container(json!({"limits": {"nvidia.com/gpu": "1KB"}})),
+        ]}));
+        assert_eq!(
+            e.path,
+            "initContainers[0].resources.limits[\"nvidia.com/gpu\"]"
+        );
+        assert!(e.message.contains("unknown suffix"));
+
+        let e = error(json!({"resources": {"limits": {"memory": true}}}));
+        assert_eq!(e.path, "resources.limits.memory");
+        assert!(e.message.contains("found a boolean"));
+
+        let e = error(json!({"overhead": {"cpu": "1 x"}}));
+        assert_eq!(e.path, "overhead.cpu");
+
+        // Invalid quantities are reported even for resources that would be
+        // overridden by pod-level values.
+        let e = error(json!({
+            "resources": {"requests": {"cpu": "1"}},
+            "containers": [container(json!({"requests": {"cpu": "x"}}))],
+        }));
+        assert_eq!(e.path, "containers[0].resources.requests.cpu");
+    }
+
+    #[test]
+    fn wrong_types_name_the_path() {
+        let cases: &[(Value, &str, &str)] = &[
+            (
+                json!("spec"),
+                "",
+                "expected a PodSpec object, found a string",
+            ),
+            (json!({"containers": {}}), "containers", "found an object"),
+            (
+                json!({"initContainers": "x"}),
+                "initContainers",
+                "found a string",
+            ),
+            (
+                json!({"containers": [1]}),
+                "containers[0]",
+                "expected a container object",
+            ),
+            (
+                json!({"containers": [{}, {"resources": []}]}),
+                "containers[1].resources",
+                "expected a ResourceRequirements object, found an array",
+            ),
+            (
+                json!({"containers": [{"resources": {"requests": ["cpu"]}}]}),
+                "containers[0].resources.requests",
+                "expected a resource list object",
+            ),
+            (
+                json!({"containers": [{"resources": {"limits": 4}}]}),
+                "containers[0].resources.limits",
+                "found a number",
+            ),
+            (
+                json!({"initContainers": [{"restartPolicy": true}]}),
+                "initContainers[0].restartPolicy",
+                "expected a string",
+            ),
+            (json!({"resources": "big"}), "resources", "found a string"),
+            (
+                json!({"resources": {"requests": 1}}),
+                "resources.requests",
+                "found a number",
+            ),
+            (json!({"overhead": []}), "overhead", "found an array"),
+        ];
+        for (spec, path, message) in cases {
+            let e = error(spec.clone());
+            assert_eq!(e.path, *path, "{spec}");
+            assert!(e.message.contains(message), "{spec}: {}", e.message);
+        }
+        assert_eq!(
+            error(json!(3)).to_string(),
+            "expected a PodSpec object, found a number"
+        );
+    }
+
+    #[test]
+    fn overflow_is_an_error_not_a_panic() {
+        let huge = "79228162514264337593543950336";
+        let spec = json!({"containers": [
+            container(json!({"requests": {"cpu": huge}})),
+            container(json!({"requests": {"cpu": huge}})),
+        ]});
+        let e = error(spec);
+        assert_eq!(e.path, "containers[1]");
+        assert!(e.message.contains("overflow"), "{}", e.message);
+    }
+
+    #[test]
+    fn container_request_fragment() {
+        let r = |v: Value| match container_request(&v) {
+            Ok(list) => list
+                .into_iter()
+                .map(|(k, v)| (k, v.to_canonical_string()))
+                .collect::<BTreeMap<_, _>>(),
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(
+            r(
+                json!({"requests": {"cpu": "250m"}, "limits": {"cpu": "1", "memory": "512Mi"},
+                     "claims": [{"name": "gpu"}]})
+            ),
+            list(&[("cpu", "250m"), ("memory", "512Mi")])
+        );
+        assert_eq!(
+            r(json!({"limits": {"nvidia.com/gpu": 8}})),
+            list(&[("nvidia.com/gpu", "8")])
+        );
+        assert_eq!(r(json!(null)), list(&[]));
+        assert_eq!(r(json!({})), list(&[]));
+        let e = match container_request(&json!({"limits": {"memory": "lots"}})) {
+            Ok(v) => panic!("{v:?}"),
+            Err(e) => e,
+        };
+        assert_eq!(e.path, "limits.memory");
+        let e = match container_request(&json!([])) {
+            Ok(v) => panic!("{v:?}"),
+            Err(e) => e,
+        };
+        assert_eq!(e.path, "");
+        assert!(e.message.contains("ResourceRequirements"));
+    }
+
+    fn summary(pairs: &[(&str, &str)]) -> ResourceSummary {
+        let mut list = ResourceList::new();
+        for (k, v) in pairs {
+            match Quantity::parse(v) {
+                Ok(q) => list.insert((*k).to_owned(), q),
+                Err(e) => panic!("{e}"),
+            };
+        }
+        ResourceSummary::from_list(&list)
+    }
+
+    #[test]
+    fn summary_from_list() {
+        let s = summary(&[
+            ("cpu", "1500m"),
+            ("memory", "1.5Gi"),
+            ("ephemeral-storage", "10G"),
+            ("nvidia.com/gpu", "2"),
+            ("nvidia.com/mig-1g.5gb", "0"),
+            ("pods", "1"),
+        ]);
+        assert_eq!(s.cpu_millis, 1500);
+        assert_eq!(s.memory_bytes, 1_610_612_736);
+        assert_eq!(s.ephemeral_storage_bytes, 10_000_000_000);
+        assert_eq!(s.gpu, 2);
+        assert_eq!(s.extended.len(), 2);
+        assert!(s.extended.contains_key("nvidia.com/mig-1g.5gb"));
+
+        let rounded = summary(&[
+            ("cpu", "0.0001"),
+            ("memory", "0.5"),
+            ("nvidia.com/gpu", "0.5"),
+        ]);
+        assert_eq!(
+            (rounded.cpu_millis, rounded.memory_bytes, rounded.gpu),
+            (1, 1, 1)
+        );
+        let negative = summary(&[("cpu", "-1"), ("memory", "-1Gi")]);
+        assert_eq!((negative.cpu_millis, negative.memory_bytes), (0, 0));
+        assert_eq!(
+            ResourceSummary::from_list(&ResourceList::new()),
+            ResourceSummary::default()
+        );
+    }
+
+    #[test]
+    fn summary_serializes_in_camel_case() {
+        let s = summary(&[("cpu", "2"), ("memory", "1Gi"), ("nvidia.com/gpu", "1")]);
+        assert_eq!(
+            serde_json::to_value(&s).ok(),
+            Some(json!({
+                "gpu": 1,
+                "cpuMillis": 2000,
+                "memoryBytes": 1_073_741_824u64,
+                "ephemeralStorageBytes": 0
+            }))
+        );
+        let s = summary(&[("rdma/ib", "1"), ("hugepages-2Mi", "1024Mi")]);
+        assert_eq!(
+            serde_json::to_value(&s).ok(),
+            Some(json!({
+                "gpu": 0,
+                "cpuMillis": 0,
+                "memoryBytes": 0,
+                "ephemeralStorageBytes": 0,
+                "extended": {"hugepages-2Mi": "1Gi", "rdma/ib": "1"}
+            }))
+        );
+    }
+
+    #[test]
+    fn summary_times_and_plus() {
+        let a = summary(&[
+            ("cpu", "500m"),
+            ("memory", "512Mi"),
+            ("nvidia.com/gpu", "1"),
+            ("rdma/ib", "1"),
+            ("nvidia.com/mig-1g.5gb", "0"),
+        ]);
+        let t = match a.times(4) {
+            Ok(t) => t,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!((t.cpu_millis, t.memory_bytes, t.gpu), (2000, 2 << 30, 4));
+        assert_eq!(
+            t.extended.get("rdma/ib").map(Quantity::to_canonical_string),
+            Some("4".into())
+        );
+        assert_eq!(
+            t.extended
+                .get("nvidia.com/mig-1g.5gb")
+                .map(Quantity::to_canonical_string),
+            Some("0".into())
+        );
+        assert_eq!(a.times(0).map(|z| z.cpu_millis), Ok(0));
+        assert_eq!(a.times(1).as_ref(), Ok(&a));
+
+        let b = summary(&[
+            ("cpu", "1"),
+            ("amd.com/gpu", "2"),
+            ("rdma/ib", "1"),
+            ("ephemeral-storage", "1Gi"),
+        ]);
+        let p = match a.plus(&b) {
+            Ok(p) => p,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(p.cpu_millis, 1500);
+        assert_eq!(p.memory_bytes, 512 << 20);
+        assert_eq!(p.ephemeral_storage_bytes, 1 << 30);
+        assert_eq!(p.gpu, 1);
+        let names: Vec<&str> = p.extended.keys().map(String::as_str).collect();
+        assert_eq!(
+            names,
+            vec!["amd.com/gpu", "nvidia.com/mig-1g.5gb", "rdma/ib"]
+        );
+        assert_eq!(
+            p.extended.get("rdma/ib").map(Quantity::to_canonical_string),
+            Some("2".into())
+        );
+        assert_eq!(a.plus(&ResourceSummary::default()).as_ref(), Ok(&a));
+    }
+
+    #[test]
+    fn summary_overflow_is_an_error() {
+        let big = ResourceSummary {
+            cpu_millis: u64::MAX / 2 + 1,
+            ..ResourceSummary::default()
+        };
+        let e = match big.times(2) {
+            Ok(v) => panic!("{v:?}"),
+            Err(e) => e,
+        };
+        assert_eq!(e.path, "cpuMillis");
+        assert!(e.message.contains("64-bit"));
+        let e = match big.plus(&big) {
+            Ok(v) => panic!("{v:?}"),
+            Err(e) => e,
+        };
+        assert_eq!(e.path, "cpuMillis");
+
+        let mut huge = ResourceSummary::default();
+        if let Ok(q) = Quantity::parse("1e28") {
+            huge.extended.insert("rdma/ib".to_owned(), q);
+        }
+        let e = match huge.times(10) {
+            Ok(v) => panic!("{v:?}"),
+            Err(e) => e,
+        };
+        assert_eq!(e.path, "extended[\"rdma/ib\"]");
+        assert!(e.message.contains("overflow"));
+        let e = match huge.times(5).and_then(|h| h.plus(&h)) {
+            Ok(v) => panic!("{v:?}"),
+            Err(e) => e,
+        };
+        assert_eq!(e.path, "extended[\"rdma/ib\"]");
+    }
+
+    #[test]
+    fn path_helpers() {
+        assert_eq!(child("", "cpu"), "cpu");
+        assert_eq!(child("a", "ephemeral-storage"), "a.ephemeral-storage");
+        assert_eq!(child("a", "nvidia.com/gpu"), "a[\"nvidia.com/gpu\"]");
+        assert_eq!(child("", "x y"), "[\"x y\"]");
+        assert_eq!(child("a", ""), "a[\"\"]");
+        assert_eq!(child("a", "q\"uote"), "a[\"q\\\"uote\"]");
+        assert_eq!(index("containers", 3), "containers[3]");
+        let e = ResourceError::new("", "bad");
+        assert_eq!(e.to_string(), "bad");
+        let boxed: Box<dyn std::error::Error> = Box::new(ResourceError::new("p", "m"));
+        assert_eq!(boxed.to_string(), "p: m");
+    }
+}

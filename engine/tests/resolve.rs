@@ -1,0 +1,638 @@
+//! Resolution: extraction, instances, scale, pod styles, resources, status,
+//! and the edge cases of the reference semantics (named `edge_NN_*` after the
+//! numbered catalogue of the semantics document).
+
+use serde_json::{Value, json};
+use workload_lens::{CompiledDefinition, DefinitionSet, ErrorCode, Limits, Resolved};
+
+/// A definition for `example.com/v1 Thing` with the given root fields and
+/// children (YAML fragments, indented for their place).
+fn def(root_extra: &str, children: &str) -> CompiledDefinition {
+    let text = format!(
+        r#"
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata:
+  name: example-com-thing-v1
+spec:
+  structureDefinition:
+    rootComponent:
+      name: thing
+      kind: {{group: example.com, version: v1, kind: Thing}}
+      statusDefinition:
+        phaseDefinition: {{path: .status.phase}}
+        conditionsDefinition: {{path: .status.conditions}}
+        statusMappings:
+          running: [{{byPhase: Running}}]
+{root_extra}
+    childComponents:
+{children}
+"#
+    );
+    match CompiledDefinition::from_text(&text, Limits::default()) {
+        Ok(d) => d,
+        Err(e) => panic!("definition does not compile: {e}\n{text}"),
+    }
+}
+
+fn obj(spec: Value) -> Value {
+    json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "t1", "namespace": "ns"}, "spec": spec})
+}
+
+fn obj_status(spec: Value, status: Value) -> Value {
+    let mut o = obj(spec);
+    o["status"] = status;
+    o
+}
+
+const WORKERS: &str = r#"
+      - name: worker
+        ownerRef: thing
+        instanceIdPath: .spec.groups[].name
+        podSelector:
+          componentInstanceSelector: {idPath: '.metadata.labels["group"]'}
+        specDefinition:
+          podTemplateSpecPath: .spec.groups[].template
+        scaleDefinition:
+          replicasPath: .spec.groups[].replicas
+"#;
+
+fn template(gpu: u32) -> Value {
+    json!({"spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": gpu.to_string()}}}]}})
+}
+
+fn instance_ids(r: &Resolved, comp: &str) -> Vec<String> {
+    r.component(comp)
+        .map(|c| c.instances.iter().map(|i| i.id.clone()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn example_jobset_resolves_to_leader_worker_and_12_gpus() {
+    let set = DefinitionSet::with_catalog().unwrap();
+    let text = include_str!("../../examples/jobset.yaml");
+    let r = set.resolve_text(text, &Limits::default()).unwrap();
+    assert_eq!(r.definition.name, "jobset-x-k8s-io-jobset-v1alpha2");
+    assert_eq!(instance_ids(&r, "replicatedjob"), ["leader", "worker"]);
+    let rj = r.component("replicatedjob").unwrap();
+    assert_eq!(rj.instances[0].desired_replicas, 1);
+    assert_eq!(rj.instances[1].desired_replicas, 2);
+    assert_eq!(rj.instances[0].pod_resources.as_ref().unwrap().gpu, 4);
+    assert_eq!(rj.instances[1].pod_resources.as_ref().unwrap().gpu, 4);
+    assert_eq!(r.totals.pods, 3);
+    assert_eq!(r.totals.resources.gpu, 12);
+    assert_eq!(r.status.as_ref().unwrap().matched_statuses, ["Running"]);
+    insta::assert_json_snapshot!("example_jobset", r);
+}
+
+#[test]
+fn jobset_without_parallelism_defaults_to_one() {
+    let set = DefinitionSet::with_catalog().unwrap();
+    let o = json!({"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "j"},
+        "spec": {"replicatedJobs": [{"name": "w", "template": {"spec": {"template": template(2)}}}]}});
+    let r = set.resolve(&o).unwrap();
+    assert_eq!(r.totals.pods, 1);
+    assert_eq!(r.totals.resources.gpu, 2);
+}
+
+#[test]
+fn multi_instance_zip_and_totals() {
+    let d = def("", WORKERS);
+    let r = d
+        .resolve(&obj(json!({"groups": [
+            {"name": "a", "replicas": 2, "template": template(1)},
+            {"name": "b", "replicas": 3, "template": template(2)}
+        ]})))
+        .unwrap();
+    assert_eq!(instance_ids(&r, "worker"), ["a", "b"]);
+    assert_eq!(r.totals.pods, 5);
+    assert_eq!(r.totals.resources.gpu, 2 + 6);
+    let w = r.component("worker").unwrap();
+    assert_eq!(w.owner.as_deref(), Some("thing"));
+    assert!(w.multi_instance && w.has_pod_definition);
+    assert_eq!(r.component("thing").unwrap().children, ["worker"]);
+}
+
+#[test]
+fn edge_01_map_keyed_instances_iterate_in_sorted_order() {
+    let d = def(
+        "",
+        r#"
+      - name: svc
+        ownerRef: thing
+        instanceIdPath: .spec.services | to_entries[] | .key
+        podSelector:
+          componentInstanceSelector: {idPath: '.metadata.labels["svc"]'}
+        specDefinition:
+          podSpecPath: .spec.services | .[] | .podSpec
+        scaleDefinition:
+          replicasPath: .spec.services[] | .replicas
+"#,
+    );
+    let spec = |g: u32| json!({"containers": [{"name": "m", "resources": {"requests": {"nvidia.com/gpu": g}}}]});
+    let r = d
+        .resolve(&obj(json!({"services": {
+            "b": {"replicas": 1, "podSpec": spec(8)},
+            "a": {"replicas": 2, "podSpec": spec(1)}
+        }})))
+        .unwrap();
+    assert_eq!(instance_ids(&r, "svc"), ["a", "b"]);
+    let s = r.component("svc").unwrap();
+    assert_eq!(s.instances[0].desired_replicas, 2);
+    assert_eq!(s.instances[0].pod_resources.as_ref().unwrap().gpu, 1);
+    assert_eq!(s.instances[1].pod_resources.as_ref().unwrap().gpu, 8);
+}
+
+#[test]
+fn edge_02_null_instance_id_is_an_error() {
+    let d = def("", WORKERS);
+    let e = d
+        .resolve(&obj(json!({"groups": [{"name": "w1", "template": template(1)}, {"template": template(1)}]})))
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Conversion);
+    assert!(e.message.contains("empty string values [w1,]"), "{e}");
+    assert_eq!(e.location.component.as_deref(), Some("worker"));
+    assert_eq!(
+        e.location.field.as_deref(),
+        Some("spec.structureDefinition.childComponents[0].instanceIdPath")
+    );
+}
+
+#[test]
+fn edge_03_numeric_instance_id_is_a_conversion_error() {
+    let d = def("", WORKERS);
+    let e = d
+        .resolve(&obj(json!({"groups": [{"name": 1, "template": template(1)}]})))
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Conversion);
+    assert!(e.message.contains("number (1)"), "{e}");
+}
+
+#[test]
+fn edge_04_zero_instances() {
+    let d = def("", WORKERS);
+    let r = d.resolve(&obj(json!({"groups": []}))).unwrap();
+    assert!(r.component("worker").unwrap().instances.is_empty());
+    assert_eq!(r.totals.pods, 0);
+}
+
+#[test]
+fn edge_05_single_instance_path_without_output_is_a_count_mismatch() {
+    let d = def(
+        r#"      specDefinition: {podTemplateSpecPath: .spec.template}
+      scaleDefinition: {replicasPath: '.spec.x[]'}"#,
+        "      []",
+    );
+    let e = d.resolve(&obj(json!({"x": [], "template": template(1)}))).unwrap_err();
+    assert_eq!(e.code, ErrorCode::CountMismatch);
+    assert_eq!(e.message, "instance ids count (1) does not match results count (0)");
+}
+
+#[test]
+fn edge_06_missing_replicas_field_defaults_to_one_pod() {
+    let d = def(
+        r#"      specDefinition: {podTemplateSpecPath: .spec.template}
+      scaleDefinition: {replicasPath: .spec.replicas}"#,
+        "      []",
+    );
+    let r = d.resolve(&obj(json!({"template": template(1)}))).unwrap();
+    let i = &r.components[0].instances[0];
+    assert_eq!(i.scale.unwrap().replicas, None);
+    assert_eq!(i.desired_replicas, 1);
+}
+
+fn replicas_of(v: Value) -> Result<Option<i32>, workload_lens::Error> {
+    let d = def(
+        r#"      specDefinition: {podTemplateSpecPath: .spec.template}
+      scaleDefinition: {replicasPath: .spec.replicas}"#,
+        "      []",
+    );
+    d.resolve(&obj(json!({"template": template(1), "replicas": v})))
+        .map(|r| r.components[0].instances[0].scale.unwrap().replicas)
+}
+
+#[test]
+fn edge_07_numeric_string_replicas_are_accepted() {
+    assert_eq!(replicas_of(json!("3")).unwrap(), Some(3));
+    let e = replicas_of(json!("3 ")).unwrap_err();
+    assert_eq!(e.message, "replicas value \"3 \" at index 0 is not a number");
+}
+
+#[test]
+fn edge_08_fractional_huge_and_negative_replicas() {
+    assert_eq!(replicas_of(json!(2.5)).unwrap_err().code, ErrorCode::Conversion);
+    assert_eq!(replicas_of(json!(3e10)).unwrap_err().code, ErrorCode::Conversion);
+    assert_eq!(replicas_of(json!(-1)).unwrap(), Some(-1));
+    assert_eq!(replicas_of(json!(4.0)).unwrap(), Some(4));
+}
+
+#[test]
+fn edge_09_empty_scale_definition_means_no_scale() {
+    // Deliberate difference: the reference fails with a count mismatch.
+    let d = def(
+        r#"      specDefinition: {podTemplateSpecPath: .spec.template}
+      scaleDefinition: {}"#,
+        "      []",
+    );
+    let r = d.resolve(&obj(json!({"template": template(1)}))).unwrap();
+    assert_eq!(r.components[0].instances[0].scale, None);
+    assert_eq!(r.totals.pods, 1);
+}
+
+#[test]
+fn edge_10_fragmented_longest_list_wins() {
+    let d = def(
+        "",
+        r#"
+      - name: part
+        ownerRef: thing
+        instanceIdPath: '.spec.parts[].name'
+        podSelector:
+          componentInstanceSelector: {idPath: '.metadata.labels["p"]'}
+        specDefinition:
+          fragmentedPodSpecDefinition:
+            labelsPath: '.spec.parts[].labels'
+            schedulerNamePath: '.spec.scheduler'
+            resourcesPath: '.spec.parts[].resources'
+"#,
+    );
+    let r = d
+        .resolve(&obj(json!({"scheduler": "kai", "parts": [
+            {"name": "a", "labels": {"x": "1"}, "resources": {"limits": {"nvidia.com/gpu": 2}}},
+            {"name": "b", "labels": {"x": "2"}, "resources": {"requests": {"cpu": "500m"}}}
+        ]})))
+        .unwrap();
+    let p = r.component("part").unwrap();
+    let a = p.instances[0].fragments.as_ref().unwrap();
+    assert_eq!(a["schedulerName"], json!("kai"));
+    let b = p.instances[1].fragments.as_ref().unwrap();
+    assert!(!b.contains_key("schedulerName"));
+    assert_eq!(b["labels"], json!({"x": "2"}));
+    assert_eq!(p.instances[0].pod_resources.as_ref().unwrap().gpu, 2);
+    assert_eq!(p.instances[1].pod_resources.as_ref().unwrap().cpu_millis, 500);
+    // The assembled template carries the fragments.
+    let t = p.instances[0].pod_template.as_ref().unwrap();
+    assert_eq!(t["spec"]["schedulerName"], json!("kai"));
+    assert_eq!(t["metadata"]["labels"], json!({"x": "1"}));
+    assert_eq!(t["spec"]["containers"][0]["name"], json!("main"));
+}
+
+fn status_def(mappings: &str, cond_names: &str) -> CompiledDefinition {
+    let text = format!(
+        r#"
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {{name: example-com-thing-v1}}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: thing
+      kind: {{group: example.com, version: v1, kind: Thing}}
+      specDefinition: {{podTemplateSpecPath: .spec.template}}
+      statusDefinition:
+        phaseDefinition: {{path: .status.phase}}
+        conditionsDefinition: {{path: .status.conditions{cond_names}}}
+        statusMappings:
+{mappings}
+"#
+    );
+    CompiledDefinition::from_text(&text, Limits::default()).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+fn matched(d: &CompiledDefinition, status: Value) -> Result<Vec<String>, workload_lens::Error> {
+    d.status(&obj_status(json!({}), status))
+        .map(|s| s.map(|s| s.matched_statuses).unwrap_or_default())
+}
+
+#[test]
+fn edge_11_null_phase_is_empty_and_never_matches() {
+    let d = status_def("          running: [{byPhase: Running}]", "");
+    let s = d.status(&obj_status(json!({}), json!({"phase": null}))).unwrap().unwrap();
+    assert_eq!(s.phase.as_deref(), Some(""));
+    assert_eq!(s.matched_statuses, ["Undefined"]);
+    let s = d.status(&obj(json!({}))).unwrap().unwrap();
+    assert_eq!(s.phase.as_deref(), Some(""));
+}
+
+#[test]
+fn edge_12_numeric_phase_is_an_error() {
+    let d = status_def("          running: [{byPhase: Running}]", "");
+    let e = d.status(&obj_status(json!({}), json!({"phase": 3}))).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Conversion);
+    assert!(e.message.contains("phase"), "{e}");
+}
+
+#[test]
+fn edge_13_conditions_must_be_arrays() {
+    let text = r#"
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: x}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: thing
+      kind: {group: example.com, version: v1, kind: Thing}
+      statusDefinition:
+        conditionsDefinition: {path: '.status.conditions[]'}
+        statusMappings:
+          running: [{byConditions: [{type: Ready, status: "True"}]}]
+"#;
+    let d = CompiledDefinition::from_text(text, Limits::default()).unwrap();
+    let e = d
+        .status(&obj_status(json!({}), json!({"conditions": [{"type": "Ready", "status": "True"}]})))
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Conversion);
+}
+
+#[test]
+fn edge_14_null_conditions_are_none() {
+    let d = status_def("          running: [{byConditions: [{type: Ready}]}]", "");
+    assert_eq!(matched(&d, json!({"conditions": null})).unwrap(), ["Undefined"]);
+}
+
+#[test]
+fn edge_15_duplicate_condition_types_last_wins() {
+    let d = status_def("          running: [{byConditions: [{type: Ready, status: \"True\"}]}]", "");
+    let st = json!({"conditions": [{"type": "Ready", "status": "True"}, {"type": "Ready", "status": "False"}]});
+    assert_eq!(matched(&d, st).unwrap(), ["Undefined"]);
+    let st = json!({"conditions": [{"type": "Ready", "status": "False"}, {"type": "Ready", "status": "True"}]});
+    assert_eq!(matched(&d, st).unwrap(), ["Running"]);
+}
+
+#[test]
+fn edge_16_boolean_condition_status_counts_as_absent() {
+    let d = status_def("          running: [{byConditions: [{type: Ready, status: \"True\"}]}]", "");
+    assert_eq!(
+        matched(&d, json!({"conditions": [{"type": "Ready", "status": true}]})).unwrap(),
+        ["Undefined"]
+    );
+    // Without an expected status, presence of the type is enough.
+    let d = status_def("          running: [{byConditions: [{type: Ready}]}]", "");
+    assert_eq!(
+        matched(&d, json!({"conditions": [{"type": "Ready", "status": true}]})).unwrap(),
+        ["Running"]
+    );
+}
+
+#[test]
+fn edge_17_reason_needs_a_reason_field() {
+    // We apply the CRD defaults, so an omitted reasonFieldName reads `reason`.
+    let d = status_def(
+        "          failed: [{byConditions: [{type: Ready, status: \"False\", reason: Crash}]}]",
+        "",
+    );
+    let st = json!({"conditions": [{"type": "Ready", "status": "False", "reason": "Crash"}]});
+    assert_eq!(matched(&d, st.clone()).unwrap(), ["Failed"]);
+    // Pointing the reason field elsewhere means the reason is never found.
+    let d = status_def(
+        "          failed: [{byConditions: [{type: Ready, status: \"False\", reason: Crash}]}]",
+        ", reasonFieldName: why",
+    );
+    assert_eq!(matched(&d, st).unwrap(), ["Undefined"]);
+}
+
+fn expr_def(expr: &str, expected: &str) -> CompiledDefinition {
+    status_def(
+        &format!(
+            "          running: [{{byExpression: {{expression: '{expr}', expectedResult: '{expected}'}}}}]"
+        ),
+        "",
+    )
+}
+
+#[test]
+fn edge_18_null_expression_matches_null_text() {
+    assert_eq!(matched(&expr_def(".status.nothing", "null"), json!({})).unwrap(), ["Running"]);
+}
+
+#[test]
+fn edge_19_string_true_and_boolean_true_both_match() {
+    assert_eq!(matched(&expr_def("\"true\"", "true"), json!({})).unwrap(), ["Running"]);
+    assert_eq!(matched(&expr_def("1 == 1", "true"), json!({})).unwrap(), ["Running"]);
+}
+
+#[test]
+fn edge_20_only_the_first_output_counts() {
+    assert_eq!(matched(&expr_def("false, true", "true"), json!({})).unwrap(), ["Undefined"]);
+}
+
+#[test]
+fn edge_21_no_output_is_no_match() {
+    assert_eq!(matched(&expr_def("empty", "true"), json!({})).unwrap(), ["Undefined"]);
+}
+
+#[test]
+fn edge_22_expression_error_fails_status_unless_short_circuited() {
+    let e = matched(&expr_def(".status.x | tonumber", "1"), json!({"x": "abc"})).unwrap_err();
+    assert_eq!(e.code, ErrorCode::JqRuntime);
+    assert!(e.message.starts_with("failed to evaluate byExpression"), "{e}");
+    // A failing byPhase earlier in the same matcher hides the error.
+    let d = status_def(
+        "          running: [{byPhase: Running, byExpression: {expression: '.status.x | tonumber', expectedResult: '1'}}]",
+        "",
+    );
+    assert_eq!(matched(&d, json!({"x": "abc", "phase": "Pending"})).unwrap(), ["Undefined"]);
+    // An earlier matcher of the same status that matched stops evaluation.
+    let d = status_def(
+        "          running: [{byPhase: Pending}, {byExpression: {expression: '.status.x | tonumber', expectedResult: '1'}}]",
+        "",
+    );
+    assert_eq!(matched(&d, json!({"x": "abc", "phase": "Pending"})).unwrap(), ["Running"]);
+}
+
+#[test]
+fn edge_23_nothing_matches_is_undefined() {
+    let d = status_def("          running: [{byPhase: Running}]", "");
+    assert_eq!(matched(&d, json!({"phase": "Weird"})).unwrap(), ["Undefined"]);
+}
+
+#[test]
+fn statuses_come_in_reference_order_and_can_overlap() {
+    let d = status_def(
+        r#"          degraded: [{}]
+          initializing: [{byPhase: Running}]
+          running: [{byPhase: Running}]
+          failed: [{byPhase: Nope}]
+          resuming: [{byPhase: Running}]
+          suspended: [{byConditions: [{type: Suspended, status: "True"}]}]"#,
+        "",
+    );
+    assert_eq!(
+        matched(&d, json!({"phase": "Running"})).unwrap(),
+        ["Resuming", "Running", "Initializing", "Degraded"]
+    );
+}
+
+#[test]
+fn absent_component_counts_no_pods() {
+    // A PyTorchJob-like object without its master: the template path points
+    // at nothing, so the master has no pods even though its replicas default to 1.
+    let d = def(
+        "",
+        r#"
+      - name: master
+        ownerRef: thing
+        specDefinition: {podTemplateSpecPath: .spec.master.template}
+        scaleDefinition: {replicasPath: '.spec.master.replicas // 1'}
+      - name: worker
+        ownerRef: thing
+        specDefinition: {podTemplateSpecPath: .spec.worker.template}
+        scaleDefinition: {replicasPath: '.spec.worker.replicas // 1'}
+"#,
+    );
+    let r = d
+        .resolve(&obj(json!({"worker": {"replicas": 4, "template": template(8)}})))
+        .unwrap();
+    let m = &r.component("master").unwrap().instances[0];
+    assert!(!m.present);
+    assert_eq!(m.desired_replicas, 0);
+    assert_eq!(r.totals.pods, 4);
+    assert_eq!(r.totals.resources.gpu, 32);
+}
+
+#[test]
+fn pod_spec_with_metadata_path() {
+    let d = def(
+        "",
+        r#"
+      - name: predictor
+        ownerRef: thing
+        specDefinition:
+          podSpecPath: .spec.predictor
+          metadataPath: '{labels: .spec.predictorLabels}'
+        scaleDefinition: {minReplicasPath: .spec.predictor.minReplicas, maxReplicasPath: .spec.predictor.maxReplicas}
+"#,
+    );
+    let r = d
+        .resolve(&obj(json!({"predictorLabels": {"app": "x"}, "predictor": {"minReplicas": 2, "maxReplicas": 5,
+            "containers": [{"name": "kserve", "resources": {"limits": {"nvidia.com/gpu": "1", "memory": "8Gi"}}}]}})))
+        .unwrap();
+    let p = &r.component("predictor").unwrap().instances[0];
+    assert_eq!(p.desired_replicas, 2, "minReplicas when replicas is absent");
+    assert_eq!(p.scale.unwrap().max_replicas, Some(5));
+    assert_eq!(p.pod_template.as_ref().unwrap()["metadata"]["labels"]["app"], json!("x"));
+    assert_eq!(p.pod_resources.as_ref().unwrap().memory_bytes, 8 * 1024 * 1024 * 1024);
+    assert_eq!(r.totals.resources.gpu, 2);
+}
+
+#[test]
+fn invalid_objects_are_typed_errors() {
+    let d = def("", WORKERS);
+    for (o, msg) in [
+        (json!([]), "expected an object"),
+        (json!({"kind": "Thing", "metadata": {"name": "x"}}), "missing apiVersion"),
+        (json!({"apiVersion": "example.com/v1", "metadata": {"name": "x"}}), "missing kind"),
+        (json!({"apiVersion": "example.com/v1", "kind": "Thing"}), "missing metadata.name"),
+    ] {
+        let e = d.resolve(&o).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidObject, "{o}");
+        assert!(e.message.contains(msg), "{e}");
+    }
+    let e = d
+        .resolve(&json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x"}}))
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::NoDefinition);
+}
+
+#[test]
+fn other_versions_resolve_with_a_warning() {
+    let d = def("", WORKERS);
+    let mut o = obj(json!({"groups": []}));
+    o["apiVersion"] = json!("example.com/v2");
+    let r = d.resolve(&o).unwrap();
+    assert_eq!(r.warnings.len(), 1);
+}
+
+#[test]
+fn no_definition_for_gvk() {
+    let set = DefinitionSet::with_catalog().unwrap();
+    let e = set
+        .resolve(&json!({"apiVersion": "example.com/v1", "kind": "Nope", "metadata": {"name": "x"}}))
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::NoDefinition);
+}
+
+#[test]
+fn user_definition_overrides_catalog() {
+    let mut set = DefinitionSet::with_catalog().unwrap();
+    let text = include_str!("../../definitions/jobset-x-k8s-io-jobset-v1alpha2.yaml")
+        .replace("name: jobset-x-k8s-io-jobset-v1alpha2", "name: my-jobset");
+    let names = set.add_text(&text, Limits::default()).unwrap();
+    assert_eq!(names, ["my-jobset"]);
+    let r = set
+        .resolve_text(include_str!("../../examples/jobset.yaml"), &Limits::default())
+        .unwrap();
+    assert_eq!(r.definition.name, "my-jobset");
+    assert_eq!(r.definition.origin, "user");
+}
+
+#[test]
+fn edge_43_output_limit_counts_outputs_beyond_the_maximum() {
+    // The reference fails at exactly maxOutputs; we fail only beyond it.
+    let d = def(
+        "",
+        r#"
+      - name: w
+        ownerRef: thing
+        instanceIdPath: '.spec.ids[]'
+        podSelector:
+          componentInstanceSelector: {idPath: '.metadata.name'}
+"#,
+    );
+    let ids = |n: usize| obj(json!({"ids": (0..n).map(|i| format!("i{i}")).collect::<Vec<_>>()}));
+    assert_eq!(d.resolve(&ids(1000)).unwrap().component("w").unwrap().instances.len(), 1000);
+    let e = d.resolve(&ids(1001)).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Limit);
+    assert_eq!(e.limit.as_deref(), Some("maxOutputs"));
+}
+
+#[test]
+fn hostile_expressions_stop_with_limit_errors() {
+    let cases = [
+        ("\"x\" * 1e9", "maxStringBytes"),
+        ("[.spec.xs[] as $a | .spec.xs[] as $b | .spec.xs[] as $c | 1] | length", "maxCollectionLen"),
+        ("reduce (.spec.xs[] as $a | .spec.xs[] as $b | .spec.xs[] as $c | 1) as $x (0; . + 1)", "maxSteps"),
+        ("reduce .spec.xs[] as $x (\"ab\"; . + .)", "maxStringBytes"),
+        ("reduce .spec.xs[] as $x (0; [.]) | tojson", "maxDepth"),
+        ("reduce .spec.xs[] as $x (2; . * .)", "maxStringBytes"),
+    ];
+    for (expr, limit) in cases {
+        let d = expr_def(expr, "x");
+        let mut o = obj_status(json!({}), json!({}));
+        o["spec"] = json!({"xs": (0..300).collect::<Vec<_>>()});
+        let e = d.status(&o).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Limit, "{expr}: {e}");
+        assert_eq!(e.limit.as_deref(), Some(limit), "{expr}: {e}");
+    }
+}
+
+#[test]
+fn deep_input_is_a_limit_error() {
+    let d = def("", WORKERS);
+    let mut v = json!(1);
+    for _ in 0..200 {
+        v = json!([v]);
+    }
+    let e = d.resolve(&obj(json!({"groups": [], "deep": v}))).unwrap_err();
+    assert_eq!(e.limit.as_deref(), Some("maxDepth"));
+}
+
+#[test]
+fn compiled_definitions_are_reusable_across_threads() {
+    let set = std::sync::Arc::new(DefinitionSet::with_catalog().unwrap());
+    let text = include_str!("../../examples/jobset.yaml");
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            let set = set.clone();
+            std::thread::spawn(move || {
+                (0..20)
+                    .map(|_| set.resolve_text(text, &Limits::default()).unwrap().totals.resources.gpu)
+                    .sum::<u64>()
+            })
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().unwrap(), 20 * 12);
+    }
+}
