@@ -1,8 +1,22 @@
 #!/usr/bin/env bash
 # Runs every test of the repository: formatting, lints, and the test suites
-# of every crate (engine, CLI, conformance). This is the README's test command.
+# of every crate (engine, CLI). This is the README's test command; on a fresh
+# machine it first installs what the tests need (gojq, the reference's jq
+# engine, used as an oracle).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+
+if ! command -v gojq >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "== installing gojq (jq oracle for the differential tests)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq && apt-get install -y -qq gojq >/dev/null
+  else
+    echo "warning: gojq is not installed; the gojq differential test will be skipped" >&2
+  fi
+fi
+rustup component add rustfmt clippy >/dev/null 2>&1 || true
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check

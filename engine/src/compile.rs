@@ -35,6 +35,9 @@ impl Origin {
 pub(crate) struct Expr {
     pub program: Program,
     pub field: String,
+    /// `path(<expression>)`, compiled on first use by updates.
+    pub paths: std::sync::OnceLock<std::result::Result<Program, JqIssue>>,
+    pub mode: ExprMode,
 }
 
 impl Expr {
@@ -44,6 +47,32 @@ impl Expr {
             expression: Some(self.program.code().to_string()),
             ..Location::default()
         }
+    }
+
+    /// The paths the expression denotes in `input` (for writing), as JSON
+    /// arrays of keys and indices.
+    pub(crate) fn eval_paths(&self, input: &Input, limits: &Limits) -> Result<Vec<Value>> {
+        let program = self
+            .paths
+            .get_or_init(|| {
+                let code = format!("path({})", self.program.code());
+                // Length/nesting were checked on the expression itself.
+                let lax = Limits {
+                    max_expression_bytes: usize::MAX,
+                    ..*limits
+                };
+                Program::compile(&code, self.mode, &[], &lax)
+            })
+            .as_ref()
+            .map_err(|i| Error::new(ErrorCode::JqCompile, i.message.clone()).at(self.location()))?;
+        program.run(input, limits).map_err(|e| match e {
+            EvalError::Runtime(m) => Error::new(
+                ErrorCode::Update,
+                format!("the expression is not an assignable path: {m}"),
+            )
+            .at(self.location()),
+            e => eval_error(e).at(self.location()),
+        })
     }
 
     /// Run and convert outputs to JSON; errors carry the field and expression.
@@ -98,7 +127,6 @@ pub(crate) struct ConditionsDef {
 pub(crate) struct Comp {
     pub name: String,
     pub def: ComponentDefinition,
-    pub field: String,
     pub parent: Option<usize>,
     pub children: Vec<usize>,
     pub ids: Option<Expr>,
@@ -106,6 +134,8 @@ pub(crate) struct Comp {
     pub metadata: Option<Expr>,
     pub scale: Option<[Option<Expr>; 3]>,
     pub status: Option<StatusDef>,
+    /// Compiled suspend and resume actions: (path, decoded value).
+    pub suspend: Option<[Vec<(Expr, Value)>; 2]>,
 }
 
 /// A definition compiled once: parsed jq programs, component graph and
@@ -136,6 +166,8 @@ impl Ctx<'_> {
             .map(|program| Expr {
                 program,
                 field: field.clone(),
+                paths: std::sync::OnceLock::new(),
+                mode,
             })
             .map_err(|issue| self.issue_error(issue, code, field))
     }
@@ -306,8 +338,7 @@ impl CompiledDefinition {
         &self.limits
     }
 
-    /// A copy that evaluates with other limits (expressions are not
-    /// recompiled; expression-size limits were checked at compile time).
+    /// The same definition, marked as coming from `origin`.
     pub fn with_origin(mut self, origin: Origin) -> Self {
         self.origin = origin;
         self
@@ -412,10 +443,33 @@ fn compile_component(ctx: &Ctx<'_>, index: usize, d: &ComponentDefinition) -> Re
             })
         }
     };
+    let suspend = match &d.suspend_definition {
+        None => None,
+        Some(sd) => {
+            let mut lists: [Vec<(Expr, Value)>; 2] = Default::default();
+            for (k, (key, actions)) in [("suspendActions", &sd.suspend_actions), ("resumeActions", &sd.resume_actions)]
+                .into_iter()
+                .enumerate()
+            {
+                for (i, a) in actions.iter().enumerate() {
+                    let af = format!("{field}.suspendDefinition.{key}[{i}]");
+                    let value: Value = serde_json::from_str(&a.value).map_err(|e| {
+                        Error::new(
+                            ErrorCode::Validation,
+                            format!("{key}[{i}]: failed to decode value {:?}: {e}", a.value),
+                        )
+                        .at_field(format!("{af}.value"))
+                    })?;
+                    let e = ctx.expr(&a.path, format!("{af}.path"), ExprMode::Action)?;
+                    lists[k].push((e, value));
+                }
+            }
+            Some(lists)
+        }
+    };
     Ok(Comp {
         name: d.name.clone(),
         def: d.clone(),
-        field,
         parent: None,
         children: Vec::new(),
         ids,
@@ -423,5 +477,6 @@ fn compile_component(ctx: &Ctx<'_>, index: usize, d: &ComponentDefinition) -> Re
         metadata,
         scale,
         status,
+        suspend,
     })
 }

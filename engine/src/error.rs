@@ -13,6 +13,7 @@ use std::fmt;
 /// Stable error classes. The string form (`as_str`, and the JSON form) is part
 /// of the public contract: conformance cases and bindings match on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// Malformed YAML or JSON text, or a document of the wrong shape.
@@ -68,6 +69,7 @@ impl fmt::Display for ErrorCode {
 /// Where something happened. Every part is optional; only the parts that are
 /// known are set (and serialized).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Location {
     /// Index of the document in a multi-document text (0-based), when the
@@ -141,6 +143,7 @@ impl Location {
 
 /// Severity of a validation finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// The definition is invalid.
@@ -152,6 +155,7 @@ pub enum Severity {
 
 /// One validation finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Finding {
     /// Stable, kebab-case rule code, e.g. `duplicate-component-name`.
@@ -187,6 +191,7 @@ impl Finding {
 
 /// The engine's error.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Error {
     /// Stable error class.

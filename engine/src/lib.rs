@@ -18,12 +18,14 @@ pub mod error;
 pub(crate) mod jq;
 pub mod limits;
 pub mod model;
+pub mod patch;
 pub mod quantity;
 pub(crate) mod resolve;
 pub mod resolved;
 pub mod registry;
 pub mod resources;
 pub mod source;
+pub mod update;
 pub mod validate;
 
 pub use compile::{CompiledDefinition, Origin};
@@ -32,6 +34,20 @@ pub use limits::Limits;
 pub use model::{Definition, Gvk};
 pub use registry::DefinitionSet;
 pub use resolved::Resolved;
+pub use update::{ComponentUpdate, UpdateRequest, UpdateResult};
+
+/// JSON Schema (draft 2020-12) of the resolved structure, generated from the
+/// Rust types. `docs/resolved.schema.json` is this, pretty-printed.
+#[cfg(feature = "schema")]
+pub fn resolved_schema() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(Resolved)).unwrap_or_default()
+}
+
+/// JSON Schema of the error value every API returns.
+#[cfg(feature = "schema")]
+pub fn error_schema() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(Error)).unwrap_or_default()
+}
 
 /// Evaluate one jq expression on a JSON value with the engine's semantics
 /// (gojq-compatible, deny list and recursion check applied, bounded by

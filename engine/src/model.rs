@@ -89,6 +89,7 @@ pub struct StructureDefinition {
 
 /// A group/version/kind.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Gvk {
     /// API group (`""` for the core group).
     #[serde(default)]

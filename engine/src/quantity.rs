@@ -1559,3 +1559,17 @@ mod tests {
         }
     }
 }
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Quantity {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Quantity".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "A Kubernetes resource quantity in canonical form, e.g. `2`, `500m`, `4Gi`."
+        })
+    }
+}

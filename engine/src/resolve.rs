@@ -513,9 +513,8 @@ fn to_template(e: &Expr, i: usize, v: Value) -> Result<Option<Value>> {
             let mut t = Map::new();
             for k in ["metadata", "spec"] {
                 match o.remove(k) {
-                    None | Some(Value::Null) => {
-                        t.insert(k.into(), Value::Object(Map::new()));
-                    }
+                    // Kept absent, so that writing the template back adds nothing.
+                    None | Some(Value::Null) => {}
                     Some(Value::Object(x)) => {
                         t.insert(k.into(), Value::Object(x));
                     }

@@ -16,6 +16,7 @@ pub const RESOLVED_KIND: &str = "ResolvedWorkload";
 
 /// A workload resolved through its definition.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Resolved {
     /// Always [`RESOLVED_API_VERSION`].
@@ -43,6 +44,7 @@ pub struct Resolved {
 
 /// Which definition was used.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct DefinitionRef {
     /// `metadata.name` of the definition.
@@ -55,6 +57,7 @@ pub struct DefinitionRef {
 
 /// Identity of the resolved object.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct WorkloadRef {
     /// `apiVersion` of the object.
@@ -73,6 +76,7 @@ pub struct WorkloadRef {
 
 /// One component.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Component {
     /// Component name.
@@ -102,6 +106,7 @@ pub struct Component {
 
 /// One instance of a component.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Instance {
     /// Instance id (`""` for single-instance components).
@@ -132,6 +137,7 @@ pub struct Instance {
 
 /// Replica counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Scale {
     /// Desired replicas.
@@ -147,6 +153,7 @@ pub struct Scale {
 
 /// Pod and resource totals.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Totals {
     /// Desired pods.
@@ -157,6 +164,7 @@ pub struct Totals {
 
 /// Normalized status.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Status {
     /// The raw phase (absent when the phase path yields nothing).
@@ -171,6 +179,7 @@ pub struct Status {
 
 /// One condition.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Condition {
     /// Condition type (`""` when the type field is missing or not a string).
@@ -189,6 +198,7 @@ pub struct Condition {
 
 /// A node of the component tree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TreeNode {
     /// Component name.

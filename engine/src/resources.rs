@@ -223,6 +223,7 @@ pub fn container_request(resources: &Value) -> Result<ResourceList, ResourceErro
 /// left out when empty and otherwise maps names to canonical quantity
 /// strings.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceSummary {
     /// Whole NVIDIA GPUs (`nvidia.com/gpu`), rounded up.

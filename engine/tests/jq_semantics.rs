@@ -282,3 +282,28 @@ fn agrees_with_gojq() {
     }
     assert!(disagreements.is_empty(), "{} disagreement(s):\n{}", disagreements.len(), disagreements.join("\n"));
 }
+
+/// Every expression of the reference catalog (read from the shared reference
+/// material when it is present beside the repository) passes our static
+/// checks. Two lines are documentation bugs of the reference (`gpu`, `no-gpu`).
+#[test]
+fn reference_catalog_expressions_compile() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/reference/catalog-expressions.txt");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        eprintln!("{} not present: skipped", path.display());
+        return;
+    };
+    let mut failures = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        if line == "gpu" || line == "no-gpu" {
+            continue;
+        }
+        if let Err(e) = eval(line, json!({})) {
+            if e.code == ErrorCode::JqCompile || e.code == ErrorCode::Limit {
+                failures.push(format!("{line}: {e}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -10,8 +10,6 @@ mod natives;
 pub(crate) mod value;
 
 pub(crate) use check::{ExprMode, JqIssue, JqIssueKind, check_expression};
-#[allow(unused_imports)]
-use check::JqIssueKind as _;
 
 use crate::Limits;
 use jaq_core::load::parse::Def;
@@ -58,10 +56,6 @@ impl Input {
         Ok(Input {
             val: W { v: val, d },
         })
-    }
-
-    pub(crate) fn from_w(val: W) -> Input {
-        Input { val }
     }
 }
 

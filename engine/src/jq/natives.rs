@@ -260,11 +260,18 @@ fn fromjson(v: &Val) -> ValR<W> {
 }
 
 fn tojson(v: &Val) -> ValR<W> {
-    let max = caps().max_output_bytes.min(caps().max_string);
+    // The result is a string: the string cap applies (or the output cap
+    // when that is smaller).
+    let c = caps();
+    let (max, limit) = if c.max_string <= c.max_output_bytes {
+        (c.max_string, "maxStringBytes")
+    } else {
+        (c.max_output_bytes, "maxOutputBytes")
+    };
     match format::to_json_limited(v, max) {
         Ok(s) => Ok(W::scalar(Val::utf8_str(s))),
         Err(_) => Err(value::breach(
-            "maxOutputBytes",
+            limit,
             format!("tojson output larger than {max} bytes"),
         )),
     }

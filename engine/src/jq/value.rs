@@ -71,11 +71,6 @@ impl BudgetGuard {
     pub(crate) fn breach(&self) -> Option<(&'static str, String)> {
         POISON.with(|p| p.borrow().clone())
     }
-
-    /// Steps left.
-    pub(crate) fn steps_left(&self) -> u64 {
-        STEPS.with(|s| s.get())
-    }
 }
 
 impl Drop for BudgetGuard {
@@ -218,11 +213,6 @@ impl W {
     /// A scalar (depth 0).
     pub(crate) fn scalar(v: Val) -> W {
         W { v, d: 0 }
-    }
-
-    /// The wrapped value.
-    pub(crate) fn into_val(self) -> Val {
-        self.v
     }
 
     fn child(&self, v: Val) -> W {

@@ -1,0 +1,204 @@
+//! RFC 6902 JSON Patch: the minimal-ish patch from one JSON document to
+//! another, and JSON Pointer (RFC 6901) helpers.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One JSON Patch operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(tag = "op", rename_all = "lowercase")]
+pub enum PatchOp {
+    /// Add a member or array element.
+    Add {
+        /// JSON Pointer.
+        path: String,
+        /// Value to add.
+        value: Value,
+    },
+    /// Remove a member or array element.
+    Remove {
+        /// JSON Pointer.
+        path: String,
+    },
+    /// Replace a value.
+    Replace {
+        /// JSON Pointer.
+        path: String,
+        /// New value.
+        value: Value,
+    },
+}
+
+/// Escape one reference token of a JSON Pointer.
+pub fn escape_token(t: &str) -> String {
+    t.replace('~', "~0").replace('/', "~1")
+}
+
+/// The patch that turns `old` into `new`. Objects are compared member by
+/// member; arrays element by element when their lengths match, else by
+/// appending/removing at the end when one is a prefix of the other, else the
+/// array is replaced. Applying the result to `old` gives `new` exactly.
+pub fn diff(old: &Value, new: &Value) -> Vec<PatchOp> {
+    let mut ops = Vec::new();
+    // Iterative over an explicit stack: documents are depth-limited anyway,
+    // but the diff never recurses on the native stack.
+    let mut stack: Vec<(String, &Value, &Value)> = vec![(String::new(), old, new)];
+    while let Some((path, a, b)) = stack.pop() {
+        if a == b {
+            continue;
+        }
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                let mut local = Vec::new();
+                for (k, va) in x {
+                    let p = format!("{path}/{}", escape_token(k));
+                    match y.get(k) {
+                        None => ops.push(PatchOp::Remove { path: p }),
+                        Some(vb) => local.push((p, va, vb)),
+                    }
+                }
+                for (k, vb) in y {
+                    if !x.contains_key(k) {
+                        ops.push(PatchOp::Add {
+                            path: format!("{path}/{}", escape_token(k)),
+                            value: vb.clone(),
+                        });
+                    }
+                }
+                // Push in reverse so that members are visited in key order.
+                stack.extend(local.into_iter().rev());
+            }
+            (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+                let local: Vec<_> = x
+                    .iter()
+                    .zip(y)
+                    .enumerate()
+                    .map(|(i, (va, vb))| (format!("{path}/{i}"), va, vb))
+                    .collect();
+                stack.extend(local.into_iter().rev());
+            }
+            (Value::Array(x), Value::Array(y)) if y.len() > x.len() && y[..x.len()] == x[..] => {
+                for (i, v) in y.iter().enumerate().skip(x.len()) {
+                    ops.push(PatchOp::Add {
+                        path: format!("{path}/{i}"),
+                        value: v.clone(),
+                    });
+                }
+            }
+            (Value::Array(x), Value::Array(y)) if x.len() > y.len() && x[..y.len()] == y[..] => {
+                // Remove from the end so indices stay valid.
+                for i in (y.len()..x.len()).rev() {
+                    ops.push(PatchOp::Remove {
+                        path: format!("{path}/{i}"),
+                    });
+                }
+            }
+            _ => ops.push(PatchOp::Replace {
+                path,
+                value: b.clone(),
+            }),
+        }
+    }
+    ops
+}
+
+/// Apply a patch (as produced by [`diff`], or any patch of `add`, `remove`
+/// and `replace` operations) to a document.
+pub fn apply(doc: &Value, ops: &[PatchOp]) -> Result<Value, String> {
+    let mut doc = doc.clone();
+    for op in ops {
+        match op {
+            PatchOp::Replace { path, value } if path.is_empty() => doc = value.clone(),
+            PatchOp::Add { path, value } if path.is_empty() => doc = value.clone(),
+            PatchOp::Add { path, value } | PatchOp::Replace { path, value } => {
+                let (parent, last) = split(path)?;
+                let target = doc
+                    .pointer_mut(&parent)
+                    .ok_or_else(|| format!("no such path: {parent}"))?;
+                match target {
+                    Value::Object(o) => {
+                        o.insert(last, value.clone());
+                    }
+                    Value::Array(a) => {
+                        let replace = matches!(op, PatchOp::Replace { .. });
+                        if last == "-" && !replace {
+                            a.push(value.clone());
+                        } else {
+                            let i: usize = last.parse().map_err(|_| format!("bad index in {path}"))?;
+                            if replace && i < a.len() {
+                                a[i] = value.clone();
+                            } else if !replace && i <= a.len() {
+                                a.insert(i, value.clone());
+                            } else {
+                                return Err(format!("index out of range: {path}"));
+                            }
+                        }
+                    }
+                    _ => return Err(format!("cannot add into a scalar at {path}")),
+                }
+            }
+            PatchOp::Remove { path } => {
+                let (parent, last) = split(path)?;
+                let target = doc
+                    .pointer_mut(&parent)
+                    .ok_or_else(|| format!("no such path: {parent}"))?;
+                match target {
+                    Value::Object(o) => {
+                        o.remove(&last).ok_or_else(|| format!("no such member: {path}"))?;
+                    }
+                    Value::Array(a) => {
+                        let i: usize = last.parse().map_err(|_| format!("bad index in {path}"))?;
+                        if i >= a.len() {
+                            return Err(format!("index out of range: {path}"));
+                        }
+                        a.remove(i);
+                    }
+                    _ => return Err(format!("cannot remove from a scalar at {path}")),
+                }
+            }
+        }
+    }
+    Ok(doc)
+}
+
+fn split(path: &str) -> Result<(String, String), String> {
+    let i = path.rfind('/').ok_or_else(|| format!("invalid JSON pointer: {path}"))?;
+    let last = path[i + 1..].replace("~1", "/").replace("~0", "~");
+    Ok((path[..i].to_string(), last))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn diff_round_trips() {
+        let cases = [
+            (json!({"a": 1, "b": [1, 2]}), json!({"a": 2, "b": [1, 2, 3], "c/d~": null})),
+            (json!([1, 2, 3]), json!([1])),
+            (json!([1, 2, 3]), json!([3, 2])),
+            (json!({"x": {"y": {"z": 1}}}), json!({"x": {"y": {}}})),
+            (json!(1), json!("s")),
+        ];
+        for (a, b) in cases {
+            let ops = diff(&a, &b);
+            assert_eq!(apply(&a, &ops).unwrap(), b, "{ops:?}");
+        }
+        assert!(diff(&json!({"a": 1}), &json!({"a": 1})).is_empty());
+    }
+
+    #[test]
+    fn pointers_are_escaped() {
+        let ops = diff(&json!({}), &json!({"a/b": 1, "c~d": 2}));
+        let paths: Vec<_> = ops
+            .iter()
+            .map(|o| match o {
+                PatchOp::Add { path, .. } => path.clone(),
+                _ => String::new(),
+            })
+            .collect();
+        assert_eq!(paths, ["/a~1b", "/c~0d"]);
+    }
+}

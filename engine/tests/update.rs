@@ -1,0 +1,267 @@
+//! Updates through definition paths, suspend/resume, the JSON patch, and the
+//! round-trip law (property tests).
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use workload_lens::patch::{PatchOp, apply};
+use workload_lens::{CompiledDefinition, DefinitionSet, ErrorCode, Limits, UpdateRequest};
+
+fn jobset() -> Value {
+    let docs = workload_lens::source::parse_documents(include_str!("../../examples/jobset.yaml"), &Limits::default()).unwrap();
+    docs[0].value.clone()
+}
+
+fn req(v: Value) -> UpdateRequest {
+    serde_json::from_value(v).unwrap()
+}
+
+fn catalog_jobset() -> std::sync::Arc<CompiledDefinition> {
+    DefinitionSet::with_catalog()
+        .unwrap()
+        .get("jobset-x-k8s-io-jobset-v1alpha2")
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn pod_template_update_returns_new_object_and_minimal_patch() {
+    let d = catalog_jobset();
+    let obj = jobset();
+    let before = obj.clone();
+    let r = d.resolve(&obj).unwrap();
+    let mut t = r.component("replicatedjob").unwrap().instances[1].pod_template.clone().unwrap();
+    t["spec"]["schedulerName"] = json!("kai-scheduler");
+    let out = d
+        .update(&obj, &req(json!({"components": {"replicatedjob": {"podTemplateSpecs": {"worker": t}}}})))
+        .unwrap();
+    assert_eq!(obj, before, "the input is never mutated");
+    assert_eq!(
+        out.patch,
+        vec![PatchOp::Add {
+            path: "/spec/replicatedJobs/1/template/spec/template/spec/schedulerName".into(),
+            value: json!("kai-scheduler")
+        }]
+    );
+    assert_eq!(apply(&obj, &out.patch).unwrap(), out.object);
+    let again = d.resolve(&out.object).unwrap();
+    let w = &again.component("replicatedjob").unwrap().instances[1];
+    assert_eq!(w.pod_template.as_ref().unwrap()["spec"]["schedulerName"], json!("kai-scheduler"));
+    // The leader was not given a value and is untouched.
+    let l = &again.component("replicatedjob").unwrap().instances[0];
+    assert!(l.pod_template.as_ref().unwrap()["spec"].get("schedulerName").is_none());
+}
+
+#[test]
+fn suspend_and_resume() {
+    let d = catalog_jobset();
+    let s = d.suspend(&jobset()).unwrap();
+    assert_eq!(s.patch, vec![PatchOp::Add { path: "/spec/suspend".into(), value: json!(true) }]);
+    let r = d.resume(&s.object).unwrap();
+    assert_eq!(r.patch, vec![PatchOp::Replace { path: "/spec/suspend".into(), value: json!(false) }]);
+}
+
+fn thing_def(children: &str) -> CompiledDefinition {
+    let text = format!(
+        r#"
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {{name: example-com-thing-v1}}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: thing
+      kind: {{group: example.com, version: v1, kind: Thing}}
+      statusDefinition:
+        statusMappings: {{running: [{{byPhase: Running}}]}}
+        phaseDefinition: {{path: .status.phase}}
+    childComponents:
+{children}
+"#
+    );
+    CompiledDefinition::from_text(&text, Limits::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+const PARTS: &str = r#"
+      - name: part
+        ownerRef: thing
+        instanceIdPath: '.spec.parts[].name'
+        podSelector:
+          componentInstanceSelector: {idPath: '.metadata.labels["p"]'}
+        specDefinition:
+          fragmentedPodSpecDefinition:
+            labelsPath: '.spec.parts[].labels'
+            schedulerNamePath: '.spec.parts[].scheduler'
+            resourcesPath: '.spec.parts[] | {requests: .resources}'
+"#;
+
+fn thing(parts: Value) -> Value {
+    json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "t", "x-extra": {"keep": true}}, "spec": {"parts": parts, "crdOnly": [1, 2]}})
+}
+
+#[test]
+fn edge_38_zip_writes_given_values_and_leaves_the_others() {
+    let d = thing_def(PARTS);
+    let obj = thing(json!([{"name": "a"}, {"name": "b", "labels": {"old": "1"}}]));
+    let out = d
+        .update(&obj, &req(json!({"components": {"part": {"fragments": {"a": {"labels": {"x": "y"}}}}}})))
+        .unwrap();
+    assert_eq!(out.object["spec"]["parts"][0]["labels"], json!({"x": "y"}));
+    // Deliberate difference: the reference writes null for b.
+    assert_eq!(out.object["spec"]["parts"][1]["labels"], json!({"old": "1"}));
+}
+
+#[test]
+fn edge_39_all_empty_values_write_nothing() {
+    let d = thing_def(PARTS);
+    let obj = thing(json!([{"name": "a"}, {"name": "b"}]));
+    let out = d
+        .update(&obj, &req(json!({"components": {"part": {"fragments": {"a": {"labels": {}}, "b": {"schedulerName": ""}}}}})))
+        .unwrap();
+    assert!(out.patch.is_empty());
+    assert_eq!(out.object, obj);
+}
+
+#[test]
+fn edge_40_values_for_an_undefined_path_are_an_error() {
+    let d = thing_def(PARTS);
+    let obj = thing(json!([{"name": "a"}]));
+    let e = d
+        .update(&obj, &req(json!({"components": {"part": {"fragments": {"a": {"annotations": {"k": "v"}}}}}})))
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Update);
+    assert_eq!(e.message, "failed to update annotations: path is not defined and values are not empty");
+}
+
+#[test]
+fn edge_41_non_assignable_paths_are_a_clear_error() {
+    let d = thing_def(PARTS);
+    let obj = thing(json!([{"name": "a"}]));
+    let e = d
+        .update(&obj, &req(json!({"components": {"part": {"fragments": {"a": {"resources": {"requests": {"cpu": "1"}}}}}}})))
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Update);
+    assert!(e.message.contains("not an assignable path"), "{e}");
+    assert_eq!(
+        e.location.field.as_deref(),
+        Some("spec.structureDefinition.childComponents[0].specDefinition.fragmentedPodSpecDefinition.resourcesPath")
+    );
+}
+
+#[test]
+fn edge_42_path_count_must_match_instances() {
+    let d = thing_def(
+        r#"
+      - name: part
+        ownerRef: thing
+        instanceIdPath: '.spec.ids[]'
+        podSelector:
+          componentInstanceSelector: {idPath: '.metadata.labels["p"]'}
+        specDefinition:
+          fragmentedPodSpecDefinition:
+            labelsPath: '.spec.parts[].labels'
+"#,
+    );
+    let mut obj = thing(json!([{}, {}, {}]));
+    obj["spec"]["ids"] = json!(["a", "b"]);
+    let e = d
+        .update(&obj, &req(json!({"components": {"part": {"fragments": {"a": {"labels": {"x": "y"}}}}}})))
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::CountMismatch);
+    assert!(e.message.contains("array length mismatch: expected 3 values but got 2"), "{e}");
+}
+
+#[test]
+fn update_creates_missing_paths() {
+    let d = thing_def(PARTS);
+    let obj = thing(json!([{"name": "a"}]));
+    let out = d
+        .update(&obj, &req(json!({"components": {"part": {"fragments": {"a": {"schedulerName": "kai"}}}}})))
+        .unwrap();
+    assert_eq!(out.object["spec"]["parts"][0]["scheduler"], json!("kai"));
+    assert_eq!(out.patch.len(), 1);
+}
+
+#[test]
+fn usage_errors() {
+    let d = thing_def(PARTS);
+    let obj = thing(json!([{"name": "a"}]));
+    let e = d.update(&obj, &req(json!({"components": {"nope": {}}}))).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Usage);
+    let e = d
+        .update(&obj, &req(json!({"components": {"part": {"fragments": {"zz": {"labels": {"a": "b"}}}}}})))
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Usage);
+    assert!(e.message.contains("unknown instance id \"zz\""), "{e}");
+    let e = d
+        .update(&obj, &req(json!({"components": {"part": {"podSpecs": {"a": {}}}}})))
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Update);
+    assert_eq!(e.message, "component part does not have pod spec definition");
+    let e = d.suspend(&obj).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Update);
+}
+
+fn label_map() -> impl Strategy<Value = BTreeMap<String, String>> {
+    prop::collection::btree_map("[a-z]{1,8}(/[a-z]{1,5})?", "[A-Za-z0-9._-]{0,12}", 0..4)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Extracting after updating returns what was written; nothing outside
+    /// the written locations changes; the patch turns the old object into
+    /// the new one.
+    #[test]
+    fn round_trip_law(
+        n in 1usize..5,
+        writes in prop::collection::btree_map(0usize..5, (label_map(), "[a-z-]{0,10}"), 0..5),
+    ) {
+        let d = thing_def(PARTS);
+        let parts: Vec<Value> = (0..n).map(|i| json!({"name": format!("p{i}"), "labels": {"orig": i.to_string()}, "other": i})).collect();
+        let obj = thing(json!(parts));
+        let before = d.resolve(&obj).unwrap();
+        let mut frags = serde_json::Map::new();
+        for (i, (labels, sched)) in &writes {
+            if *i < n {
+                frags.insert(format!("p{i}"), json!({"labels": labels, "schedulerName": sched}));
+            }
+        }
+        let out = d.update(&obj, &req(json!({"components": {"part": {"fragments": frags}}}))).unwrap();
+        prop_assert_eq!(apply(&obj, &out.patch).unwrap(), out.object.clone());
+        let after = d.resolve(&out.object).unwrap();
+        let all_labels_empty = writes.iter().filter(|(i, _)| **i < n).all(|(_, (l, _))| l.is_empty());
+        let all_sched_empty = writes.iter().filter(|(i, _)| **i < n).all(|(_, (_, s))| s.is_empty());
+        for i in 0..n {
+            let id = format!("p{i}");
+            let got = after.component("part").unwrap().instances[i].fragments.clone().unwrap_or_default();
+            let old = before.component("part").unwrap().instances[i].fragments.clone().unwrap_or_default();
+            match writes.get(&i) {
+                Some((labels, sched)) => {
+                    // When any value of a field is non-empty, all given values
+                    // are written, empty ones included.
+                    if !all_labels_empty {
+                        prop_assert_eq!(got.get("labels"), Some(&json!(labels)), "{}", id);
+                    } else {
+                        prop_assert_eq!(got.get("labels"), old.get("labels"), "{}", id);
+                    }
+                    if !all_sched_empty {
+                        prop_assert_eq!(got.get("schedulerName"), Some(&json!(sched)), "{}", id);
+                    } else {
+                        prop_assert_eq!(got.get("schedulerName"), old.get("schedulerName"), "{}", id);
+                    }
+                }
+                None => prop_assert_eq!(got, old),
+            }
+            // Fields outside the written locations are unchanged.
+            prop_assert_eq!(&out.object["spec"]["parts"][i]["other"], &json!(i));
+        }
+        prop_assert_eq!(&out.object["spec"]["crdOnly"], &json!([1, 2]));
+        prop_assert_eq!(&out.object["metadata"], &obj["metadata"]);
+        for op in &out.patch {
+            let path = match op { PatchOp::Add { path, .. } | PatchOp::Replace { path, .. } | PatchOp::Remove { path } => path };
+            prop_assert!(path.starts_with("/spec/parts/"), "{path}");
+            prop_assert!(path.contains("/labels") || path.contains("/scheduler"), "{path}");
+        }
+    }
+}
