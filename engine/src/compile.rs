@@ -136,6 +136,40 @@ pub(crate) struct Comp {
     pub status: Option<StatusDef>,
     /// Compiled suspend and resume actions: (path, decoded value).
     pub suspend: Option<[Vec<(Expr, Value)>; 2]>,
+    /// `podSelector.componentTypeSelector`.
+    pub type_selector: Option<TypeSelector>,
+    /// `podSelector.componentInstanceSelector.idPath`.
+    pub instance_selector: Option<Expr>,
+    /// `podSelector.replicaSelector.keyPath`.
+    pub replica_selector: Option<Expr>,
+}
+
+/// A compiled component type selector.
+#[derive(Debug)]
+pub(crate) struct TypeSelector {
+    pub key_path: Option<Expr>,
+    pub value: Option<String>,
+    pub match_labels: std::collections::BTreeMap<String, String>,
+}
+
+/// Compiled gang-scheduling instructions.
+#[derive(Debug, Default)]
+pub(crate) struct Gang {
+    /// `podGroups`: (name, members).
+    pub groups: Vec<(String, Vec<Member>)>,
+    /// `podGroup` (subgroups and topology).
+    pub v2: Option<crate::model::PodGroupV2>,
+    /// Per component index: candidate (group, member) pairs, own component
+    /// first, then ancestors nearest first.
+    pub candidates: Vec<Vec<(usize, usize)>>,
+}
+
+/// A compiled pod-group member.
+#[derive(Debug)]
+pub(crate) struct Member {
+    pub component: usize,
+    pub keys: Vec<Expr>,
+    pub filters: Vec<Expr>,
 }
 
 /// A definition compiled once: parsed jq programs, component graph and
@@ -148,6 +182,7 @@ pub struct CompiledDefinition {
     pub(crate) limits: Limits,
     pub(crate) comps: Vec<Comp>,
     pub(crate) warnings: Vec<Finding>,
+    pub(crate) gang: Option<Gang>,
 }
 
 const _: () = {
@@ -299,12 +334,14 @@ impl CompiledDefinition {
                 comps[p].children.push(i);
             }
         }
+        let gang = compile_gang(&ctx, &definition, &comps)?;
         Ok(CompiledDefinition {
             definition,
             origin,
             limits,
             comps,
             warnings,
+            gang,
         })
     }
 
@@ -467,6 +504,35 @@ fn compile_component(ctx: &Ctx<'_>, index: usize, d: &ComponentDefinition) -> Re
             Some(lists)
         }
     };
+    let psf = format!("{field}.podSelector");
+    let (type_selector, instance_selector, replica_selector) = match &d.pod_selector {
+        None => (None, None, None),
+        Some(ps) => {
+            let ts = match &ps.component_type_selector {
+                None => None,
+                Some(t) => Some(TypeSelector {
+                    key_path: ctx.opt(
+                        t.key_path.as_ref(),
+                        format!("{psf}.componentTypeSelector.keyPath"),
+                    )?,
+                    value: t.value.clone(),
+                    match_labels: t.match_labels.clone().unwrap_or_default(),
+                }),
+            };
+            let is = match &ps.component_instance_selector {
+                None => None,
+                Some(i) => ctx.opt(
+                    Some(&i.id_path),
+                    format!("{psf}.componentInstanceSelector.idPath"),
+                )?,
+            };
+            let rs = match &ps.replica_selector {
+                None => None,
+                Some(r) => ctx.opt(Some(&r.key_path), format!("{psf}.replicaSelector.keyPath"))?,
+            };
+            (ts, is, rs)
+        }
+    };
     Ok(Comp {
         name: d.name.clone(),
         def: d.clone(),
@@ -478,5 +544,76 @@ fn compile_component(ctx: &Ctx<'_>, index: usize, d: &ComponentDefinition) -> Re
         scale,
         status,
         suspend,
+        type_selector,
+        instance_selector,
+        replica_selector,
     })
+}
+
+fn compile_gang(ctx: &Ctx<'_>, def: &Definition, comps: &[Comp]) -> Result<Option<Gang>> {
+    let Some(gs) = def
+        .spec
+        .optimization_instructions
+        .as_ref()
+        .and_then(|o| o.gang_scheduling.as_ref())
+    else {
+        return Ok(None);
+    };
+    let base = "spec.optimizationInstructions.gangScheduling";
+    let mut gang = Gang {
+        v2: gs.pod_group.clone(),
+        ..Gang::default()
+    };
+    for (gi, g) in gs.pod_groups.iter().flatten().enumerate() {
+        let mut members = Vec::new();
+        for (mi, m) in g.members.iter().enumerate() {
+            let mf = format!("{base}.podGroups[{gi}].members[{mi}]");
+            let Some(component) = comps.iter().position(|c| c.name == m.component_name) else {
+                continue;
+            };
+            let mut keys = Vec::new();
+            for (ki, k) in m.group_by_key_paths.iter().enumerate() {
+                if let Some(e) = ctx.opt(Some(k), format!("{mf}.groupByKeyPaths[{ki}]"))? {
+                    keys.push(e);
+                }
+            }
+            let mut filters = Vec::new();
+            for (fi, f) in m.filters.iter().enumerate() {
+                if let Some(e) = ctx.opt(Some(f), format!("{mf}.filters[{fi}]"))? {
+                    filters.push(e);
+                }
+            }
+            members.push(Member {
+                component,
+                keys,
+                filters,
+            });
+        }
+        gang.groups.push((g.name.clone(), members));
+    }
+    // Candidates: walk each component and its ancestors; own members first,
+    // then ancestors' (nearest first), each in group then member order.
+    for ci in 0..comps.len() {
+        let mut chain = vec![ci];
+        let mut cur = comps[ci].parent;
+        while let Some(p) = cur {
+            if chain.contains(&p) {
+                break;
+            }
+            chain.push(p);
+            cur = comps[p].parent;
+        }
+        let mut cands = Vec::new();
+        for x in chain {
+            for (gi, (_, members)) in gang.groups.iter().enumerate() {
+                for (mi, m) in members.iter().enumerate() {
+                    if m.component == x {
+                        cands.push((gi, mi));
+                    }
+                }
+            }
+        }
+        gang.candidates.push(cands);
+    }
+    Ok(Some(gang))
 }

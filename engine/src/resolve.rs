@@ -150,6 +150,7 @@ impl CompiledDefinition {
             components,
             totals,
             tree: self.tree(0),
+            unattributed_pods: None,
             warnings,
         })
     }
@@ -359,6 +360,7 @@ impl CompiledDefinition {
                 fragments: fragments[i].take(),
                 pod_resources,
                 resources,
+                live: None,
             });
         }
         Ok(Extracted { ids, instances })

@@ -37,6 +37,10 @@ pub struct Resolved {
     pub totals: Totals,
     /// The component tree (by name).
     pub tree: TreeNode,
+    /// Pods that were given but belong to no instance (only when pods were
+    /// given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unattributed_pods: Option<Vec<crate::pods::PodAttribution>>,
     /// Things worth knowing that did not stop resolution.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -133,6 +137,9 @@ pub struct Instance {
     pub pod_resources: Option<ResourceSummary>,
     /// `podResources` × `desiredReplicas`.
     pub resources: ResourceSummary,
+    /// Live state from the pods, when pods were given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live: Option<crate::pods::Live>,
 }
 
 /// Replica counts.

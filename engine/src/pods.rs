@@ -1,0 +1,431 @@
+//! Pod attribution: which component, instance and replica each live pod
+//! belongs to, and the live state of each role.
+
+use crate::compile::{Comp, CompiledDefinition, Expr, PodDef, TypeSelector};
+use crate::error::{Error, ErrorCode, Result};
+use crate::jq::{Input, format};
+use crate::resolved::Resolved;
+use crate::resources::{self, ResourceSummary};
+use serde::Serialize;
+use serde_json::Value;
+
+/// Why a pod could not be attributed cleanly.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PodFinding {
+    /// Stable code: `invalid-pod`, `no-component`, `ambiguous-component`,
+    /// `no-instance`, `unknown-instance`, `selector-error`, `replica-error`.
+    pub code: String,
+    /// What happened.
+    pub message: String,
+}
+
+/// One pod, attributed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PodAttribution {
+    /// `metadata.name`.
+    pub name: String,
+    /// `metadata.namespace`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// The component the pod belongs to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub component: Option<String>,
+    /// The instance id (multi-instance components).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
+    /// The replica key, where the component has a replica selector.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replica_key: Option<String>,
+    /// `status.phase` (`Unknown` when absent).
+    pub phase: String,
+    /// Why the pod is not running well (a waiting container's reason, an
+    /// unschedulable condition, `status.reason`), when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The `Ready` condition is `True`.
+    pub ready: bool,
+    /// `spec.nodeName`, when scheduled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// The pod's effective resource request.
+    pub resources: ResourceSummary,
+    /// Problems met while attributing this pod.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<PodFinding>,
+}
+
+/// Attribution of a list of pods.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Attribution {
+    /// Every pod, in input order.
+    pub pods: Vec<PodAttribution>,
+    /// Names of the pods attributed to no component.
+    pub unattributed: Vec<String>,
+}
+
+/// Live state of one instance, from its pods.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Live {
+    /// Pods attributed to the instance.
+    pub pods: Vec<PodAttribution>,
+    /// How many of them are ready.
+    pub ready: u64,
+    /// The nodes they run on (sorted, unique).
+    pub nodes: Vec<String>,
+}
+
+/// A pod query that must yield exactly one non-empty value (instance ids,
+/// replica keys, group keys, filters). Strings are used as they are, other
+/// values as their jq text (`tostring`).
+pub(crate) fn single_value(e: &Expr, pod: &Input, limits: &crate::Limits) -> Result<Value> {
+    let outs = e.eval(pod, limits)?;
+    if outs.len() != 1 {
+        return Err(Error::new(
+            ErrorCode::JqRuntime,
+            format!("expected single query result, got {}", outs.len()),
+        )
+        .at(e.location()));
+    }
+    let v = outs.into_iter().next().unwrap_or(Value::Null);
+    if v.is_null() || v.as_str() == Some("") {
+        return Err(Error::new(
+            ErrorCode::JqRuntime,
+            format!("query result is empty {}", if v.is_null() { "<nil>" } else { "" })
+                .trim_end()
+                .to_string(),
+        )
+        .at(e.location()));
+    }
+    Ok(v)
+}
+
+/// The text of a single value.
+pub(crate) fn value_text(v: &Value) -> String {
+    format::to_jq_string(v)
+}
+
+fn pod_state(pod: &Value) -> (String, Option<String>, bool, Option<String>) {
+    let status = pod.get("status");
+    let phase = status
+        .and_then(|s| s.get("phase"))
+        .and_then(Value::as_str)
+        .unwrap_or("Unknown")
+        .to_string();
+    let conds = status
+        .and_then(|s| s.get("conditions"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let cond = |t: &str| conds.iter().find(|c| c.get("type").and_then(Value::as_str) == Some(t));
+    let ready = cond("Ready")
+        .and_then(|c| c.get("status"))
+        .and_then(Value::as_str)
+        == Some("True");
+    let waiting = ["initContainerStatuses", "containerStatuses"]
+        .iter()
+        .filter_map(|k| status.and_then(|s| s.get(*k)).and_then(Value::as_array))
+        .flatten()
+        .find_map(|c| {
+            c.pointer("/state/waiting/reason")
+                .or_else(|| c.pointer("/state/terminated/reason").filter(|_| phase == "Failed"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        });
+    let unschedulable = cond("PodScheduled")
+        .filter(|c| c.get("status").and_then(Value::as_str) == Some("False"))
+        .and_then(|c| c.get("reason"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let reason = status
+        .and_then(|s| s.get("reason"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or(waiting)
+        .or(unschedulable);
+    let node = pod
+        .pointer("/spec/nodeName")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+        .map(str::to_string);
+    (phase, reason, ready, node)
+}
+
+impl CompiledDefinition {
+    /// Does the pod match a component's type selector? `keyPath` alone:
+    /// any non-null output; with `value`: any output equal to the string
+    /// `value` (the key path is evaluated as a whole, unlike the reference,
+    /// which splices it unparenthesized into `<keyPath> == "value"`);
+    /// `matchLabels`: every label present with that value. All given criteria
+    /// must hold. No selector: no match.
+    pub(crate) fn type_matches(&self, sel: &TypeSelector, pod: &Input, pod_json: &Value) -> Result<bool> {
+        for (k, v) in &sel.match_labels {
+            let have = pod_json
+                .pointer("/metadata/labels")
+                .and_then(|l| l.get(k))
+                .and_then(Value::as_str);
+            if have != Some(v.as_str()) {
+                return Ok(false);
+            }
+        }
+        if let Some(e) = &sel.key_path {
+            let outs = e.eval(pod, &self.limits)?;
+            let ok = match &sel.value {
+                None => outs.iter().any(|o| !o.is_null()),
+                Some(want) => outs.iter().any(|o| o.as_str() == Some(want.as_str())),
+            };
+            return Ok(ok);
+        }
+        Ok(!sel.match_labels.is_empty())
+    }
+
+    fn leaves(&self) -> Vec<usize> {
+        (0..self.comps.len())
+            .filter(|i| !matches!(self.comps[*i].pod, PodDef::None))
+            .collect()
+    }
+
+    /// The component of a pod (§7.4 of the reference semantics): with one
+    /// pod-bearing component every pod belongs to it; otherwise the first
+    /// pod-bearing component whose type selector matches, root first.
+    pub(crate) fn infer_component(
+        &self,
+        pod: &Input,
+        pod_json: &Value,
+        findings: &mut Vec<PodFinding>,
+    ) -> Result<Option<usize>> {
+        let leaves = self.leaves();
+        if leaves.len() == 1 {
+            return Ok(leaves.first().copied());
+        }
+        let mut matched = Vec::new();
+        for i in leaves {
+            let Some(sel) = &self.comps[i].type_selector else {
+                continue;
+            };
+            match self.type_matches(sel, pod, pod_json) {
+                Ok(true) => matched.push(i),
+                Ok(false) => {}
+                Err(e) if e.code == ErrorCode::Limit => return Err(e),
+                Err(e) => findings.push(PodFinding {
+                    code: "selector-error".into(),
+                    message: format!("selector of component {} failed: {}", self.comps[i].name, e.message),
+                }),
+            }
+        }
+        if matched.len() > 1 {
+            let names: Vec<&str> = matched.iter().map(|i| self.comps[*i].name.as_str()).collect();
+            findings.push(PodFinding {
+                code: "ambiguous-component".into(),
+                message: format!(
+                    "the pod matches the selectors of several components ({}); attributed to the first",
+                    names.join(", ")
+                ),
+            });
+        }
+        if matched.is_empty() {
+            findings.push(PodFinding {
+                code: "no-component".into(),
+                message: "the pod matches no component's selector".into(),
+            });
+        }
+        Ok(matched.first().copied())
+    }
+
+    fn pod_instance(
+        &self,
+        c: &Comp,
+        ids: Option<&[String]>,
+        pod: &Input,
+        findings: &mut Vec<PodFinding>,
+    ) -> Result<Option<String>> {
+        let multi = c.ids.is_some();
+        let Some(e) = &c.instance_selector else {
+            if multi && ids.is_some_and(|ids| !ids.is_empty()) {
+                findings.push(PodFinding {
+                    code: "no-instance".into(),
+                    message: "no instance selector provided but instance ids are not empty".into(),
+                });
+            }
+            return Ok(None);
+        };
+        let id = match single_value(e, pod, &self.limits) {
+            Ok(v) => value_text(&v),
+            Err(err) if err.code == ErrorCode::Limit => return Err(err),
+            Err(err) => {
+                findings.push(PodFinding {
+                    code: "no-instance".into(),
+                    message: format!("failed to extract instance id from path {:?}: {}", e.program.code(), err.message),
+                });
+                return Ok(None);
+            }
+        };
+        if let Some(ids) = ids {
+            if !ids.contains(&id) {
+                findings.push(PodFinding {
+                    code: "unknown-instance".into(),
+                    message: format!(
+                        "could not match instance id {id:?}. existing instance ids [{}]",
+                        ids.join(" ")
+                    ),
+                });
+                return Ok(None);
+            }
+        }
+        Ok(Some(id))
+    }
+
+    /// Attribute pods to components, instances and replicas. With the
+    /// workload, instance ids are checked against the workload's instances.
+    pub fn attribute_pods(&self, workload: Option<&Value>, pods: &[Value]) -> Result<Attribution> {
+        let ids: Option<Vec<Vec<String>>> = match workload {
+            None => None,
+            Some(w) => {
+                crate::resolve::workload_ref(w)?;
+                let input = Input::new(w, &self.limits).map_err(crate::compile::eval_error)?;
+                Some(
+                    self.comps
+                        .iter()
+                        .map(|c| self.instance_ids(c, &input))
+                        .collect::<Result<_>>()?,
+                )
+            }
+        };
+        let mut out = Vec::with_capacity(pods.len());
+        let mut unattributed = Vec::new();
+        for pod in pods {
+            let a = self.attribute_one(pod, ids.as_deref())?;
+            if a.component.is_none() {
+                unattributed.push(a.name.clone());
+            }
+            out.push(a);
+        }
+        Ok(Attribution {
+            pods: out,
+            unattributed,
+        })
+    }
+
+    fn attribute_one(&self, pod: &Value, ids: Option<&[Vec<String>]>) -> Result<PodAttribution> {
+        let name = pod
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let namespace = pod
+            .pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let (phase, reason, ready, node) = pod_state(pod);
+        let mut a = PodAttribution {
+            name,
+            namespace,
+            component: None,
+            instance: None,
+            replica_key: None,
+            phase,
+            reason,
+            ready,
+            node,
+            resources: ResourceSummary::default(),
+            findings: Vec::new(),
+        };
+        if !pod.is_object() || a.name.is_empty() {
+            a.findings.push(PodFinding {
+                code: "invalid-pod".into(),
+                message: "a pod must be an object with metadata.name".into(),
+            });
+            return Ok(a);
+        }
+        match pod.get("spec").map(resources::pod_request) {
+            Some(Ok(list)) => a.resources = ResourceSummary::from_list(&list),
+            Some(Err(e)) => a.findings.push(PodFinding {
+                code: "invalid-pod".into(),
+                message: format!("invalid resources at spec.{}: {}", e.path, e.message),
+            }),
+            None => {}
+        }
+        let input = Input::new(pod, &self.limits).map_err(crate::compile::eval_error)?;
+        let Some(ci) = self.infer_component(&input, pod, &mut a.findings)? else {
+            return Ok(a);
+        };
+        let c = &self.comps[ci];
+        a.component = Some(c.name.clone());
+        a.instance = self.pod_instance(c, ids.and_then(|v| v.get(ci)).map(Vec::as_slice), &input, &mut a.findings)?;
+        if let Some(e) = &c.replica_selector {
+            match single_value(e, &input, &self.limits) {
+                Ok(v) => a.replica_key = Some(value_text(&v)),
+                Err(err) if err.code == ErrorCode::Limit => return Err(err),
+                Err(err) => a.findings.push(PodFinding {
+                    code: "replica-error".into(),
+                    message: format!("failed to extract replica key from path {:?}: {}", e.program.code(), err.message),
+                }),
+            }
+        }
+        Ok(a)
+    }
+
+    /// Resolve the workload and attach the live state of its pods: per
+    /// instance the attributed pods, how many are ready, and their nodes;
+    /// pods that belong nowhere are listed in `pods.unattributed`.
+    pub fn resolve_with_pods(&self, obj: &Value, pods: &[Value]) -> Result<Resolved> {
+        let mut r = self.resolve(obj)?;
+        let att = self.attribute_pods(Some(obj), pods)?;
+        let mut rest = Vec::new();
+        for p in att.pods {
+            let slot = p.component.as_ref().and_then(|c| {
+                r.components.iter_mut().find(|x| &x.name == c).and_then(|comp| {
+                    let multi = comp.multi_instance;
+                    comp.instances.iter_mut().find(|i| {
+                        if multi {
+                            Some(&i.id) == p.instance.as_ref()
+                        } else {
+                            i.id.is_empty()
+                        }
+                    })
+                })
+            });
+            match slot {
+                Some(inst) => {
+                    let live = inst.live.get_or_insert_with(|| Live {
+                        pods: Vec::new(),
+                        ready: 0,
+                        nodes: Vec::new(),
+                    });
+                    if p.ready {
+                        live.ready += 1;
+                    }
+                    if let Some(n) = &p.node {
+                        if !live.nodes.contains(n) {
+                            live.nodes.push(n.clone());
+                            live.nodes.sort();
+                        }
+                    }
+                    live.pods.push(p);
+                }
+                None => rest.push(p),
+            }
+        }
+        for c in &mut r.components {
+            if !c.has_pod_definition {
+                continue;
+            }
+            for i in &mut c.instances {
+                i.live.get_or_insert_with(|| Live {
+                    pods: Vec::new(),
+                    ready: 0,
+                    nodes: Vec::new(),
+                });
+            }
+        }
+        r.unattributed_pods = Some(rest);
+        Ok(r)
+    }
+}
