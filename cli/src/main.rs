@@ -1,1 +1,147 @@
-fn main() {}
+//! `workload-lens`: resolve Kubernetes AI workloads offline through Workload
+//! Map definitions (the bundled catalog plus your own), validate definitions,
+//! and list them. All file and stdin reading happens here; the engine is pure.
+
+#![forbid(unsafe_code)]
+
+mod definitions;
+mod describe;
+mod failure;
+mod input;
+mod output;
+mod validate;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use failure::{EXIT_CODES_HELP, EXIT_OK, Failure, report};
+use input::InputPath;
+use output::Format;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "workload-lens",
+    version,
+    about = "Resolve Kubernetes AI workloads offline through Workload Map definitions",
+    long_about = "Resolve Kubernetes AI workloads offline through Workload Map definitions.\n\n\
+        Reads objects (e.g. `kubectl get jobset NAME -o yaml`) and definitions from files or \
+        stdin, never from a cluster. The definition of an object is chosen by its \
+        apiVersion/kind from the bundled catalog plus any --definition files.",
+    after_help = EXIT_CODES_HELP,
+    propagate_version = true
+)]
+struct Cli {
+    /// JSON/YAML file overriding engine limits (camelCase fields of
+    /// workload_lens::Limits, e.g. `maxSteps: 100000`; missing fields keep
+    /// their default)
+    #[arg(long, value_name = "FILE", global = true)]
+    limits: Option<String>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Resolve workloads from a file or stdin (`-`) and describe them
+    #[command(
+        after_help = EXIT_CODES_HELP,
+        long_about = "Resolve workloads from a file or stdin (`-`) and describe them: \
+            component tree, status and requested resources.\n\n\
+            The input may hold one object, several YAML documents, or a `kind: List` \
+            (as `kubectl get ... -o yaml` prints for several objects); every object is \
+            described.\n\nExample: kubectl get jobset llama -o yaml | workload-lens describe -"
+    )]
+    Describe {
+        /// The object(s) to describe: a YAML/JSON file, or `-` for stdin
+        #[arg(value_name = "FILE|-")]
+        file: String,
+        /// A definition file (YAML/JSON, one or more definitions) that adds
+        /// to or overrides the catalog; repeatable, later files win
+        #[arg(long = "definition", short = 'd', value_name = "FILE")]
+        definitions: Vec<String>,
+        /// Output format: human (a tree and a table), json or yaml (the
+        /// resolved structure)
+        #[arg(long, short = 'o', value_enum, default_value = "human")]
+        output: Format,
+    },
+    /// Validate definition files
+    #[command(
+        after_help = EXIT_CODES_HELP,
+        long_about = "Validate definition files: every rule of the Workload Map format, \
+            every jq expression, with line and column of each finding.\n\n\
+            Exits 0 when every definition is valid (warnings are allowed), 3 otherwise."
+    )]
+    Validate {
+        /// Definition file(s) (YAML/JSON, several documents or a List
+        /// allowed), or `-` for stdin
+        #[arg(value_name = "FILE|-", required = true)]
+        files: Vec<String>,
+        /// Output format: human, json or yaml
+        #[arg(long, short = 'o', value_enum, default_value = "human")]
+        output: Format,
+    },
+    /// List the known definitions, or show one
+    #[command(
+        after_help = EXIT_CODES_HELP,
+        long_about = "List the known definitions (the bundled catalog plus any --definition \
+            files) as a table, or print them in full with -o json|yaml.\n\n\
+            With NAME (a definition name, or a kind such as JobSet), print that one \
+            definition as YAML (or JSON with -o json); exit 4 if there is none."
+    )]
+    Definitions {
+        /// A definition name (or kind) to print in full
+        name: Option<String>,
+        /// A definition file that adds to or overrides the catalog; repeatable
+        #[arg(long = "definition", short = 'd', value_name = "FILE")]
+        definitions: Vec<String>,
+        /// Output format: human (table), json or yaml [default: human for
+        /// the list, yaml for one definition]
+        #[arg(long, short = 'o', value_enum)]
+        output: Option<Format>,
+    },
+}
+
+fn paths(v: &[String]) -> Vec<InputPath> {
+    v.iter().cloned().map(InputPath).collect()
+}
+
+fn run(cli: Cli) -> Result<u8, Failure> {
+    let limits = input::load_limits(cli.limits.map(InputPath).as_ref())?;
+    match cli.command {
+        Command::Describe {
+            file,
+            definitions,
+            output,
+        } => {
+            let text = describe::run(&InputPath(file), &paths(&definitions), output, &limits)?;
+            output::print(&text)?;
+            Ok(EXIT_OK)
+        }
+        Command::Validate { files, output } => {
+            let (text, exit) = validate::run(&paths(&files), output, &limits)?;
+            output::print(&text)?;
+            Ok(exit)
+        }
+        Command::Definitions {
+            name,
+            definitions,
+            output,
+        } => {
+            let text = definitions::run(name.as_deref(), &paths(&definitions), output, &limits)?;
+            output::print(&text)?;
+            Ok(EXIT_OK)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(f) => {
+            report(&f);
+            ExitCode::from(f.exit)
+        }
+    }
+}

@@ -21,8 +21,9 @@ pub fn catalog() -> Result<&'static [Arc<CompiledDefinition>]> {
         .get_or_init(|| {
             let mut out = Vec::new();
             for (file, text) in FILES {
-                let defs = CompiledDefinition::all_from_text(text, Limits::default(), Origin::Catalog)
-                    .map_err(|e| e.context(&format!("bundled definition {file}")))?;
+                let defs =
+                    CompiledDefinition::all_from_text(text, Limits::default(), Origin::Catalog)
+                        .map_err(|e| e.context(&format!("bundled definition {file}")))?;
                 out.extend(defs.into_iter().map(Arc::new));
             }
             out.sort_by(|a, b| a.name().cmp(b.name()));

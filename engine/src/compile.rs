@@ -209,7 +209,9 @@ impl Ctx<'_> {
 
     fn issue_error(&self, issue: JqIssue, code: &str, field: String) -> Error {
         let mut e = match issue.kind {
-            JqIssueKind::Limit => Error::limit(issue.limit.unwrap_or("maxExpressionBytes"), issue.message),
+            JqIssueKind::Limit => {
+                Error::limit(issue.limit.unwrap_or("maxExpressionBytes"), issue.message)
+            }
             _ => Error::new(ErrorCode::JqCompile, issue.message),
         };
         let mut loc = Location {
@@ -389,17 +391,23 @@ impl CompiledDefinition {
 
 fn compile_component(ctx: &Ctx<'_>, index: usize, d: &ComponentDefinition) -> Result<Comp> {
     let field = component_field(index);
-    let ids = ctx.opt(d.instance_id_path.as_ref(), format!("{field}.instanceIdPath"))?;
+    let ids = ctx.opt(
+        d.instance_id_path.as_ref(),
+        format!("{field}.instanceIdPath"),
+    )?;
     let sd = format!("{field}.specDefinition");
     let (pod, metadata) = match &d.spec_definition {
         None => (PodDef::None, None),
         Some(s) => {
             let metadata = ctx.opt(s.metadata_path.as_ref(), format!("{sd}.metadataPath"))?;
-            let pod = if let Some(p) =
-                ctx.opt(s.pod_template_spec_path.as_ref(), format!("{sd}.podTemplateSpecPath"))?
-            {
+            let pod = if let Some(p) = ctx.opt(
+                s.pod_template_spec_path.as_ref(),
+                format!("{sd}.podTemplateSpecPath"),
+            )? {
                 PodDef::Template(p)
-            } else if let Some(p) = ctx.opt(s.pod_spec_path.as_ref(), format!("{sd}.podSpecPath"))? {
+            } else if let Some(p) =
+                ctx.opt(s.pod_spec_path.as_ref(), format!("{sd}.podSpecPath"))?
+            {
                 PodDef::Spec(p)
             } else if let Some(f) = &s.fragmented_pod_spec_definition {
                 let mut fields = Vec::new();
@@ -422,8 +430,14 @@ fn compile_component(ctx: &Ctx<'_>, index: usize, d: &ComponentDefinition) -> Re
             let sf = format!("{field}.scaleDefinition");
             Some([
                 ctx.opt(s.replicas_path.as_ref(), format!("{sf}.replicasPath"))?,
-                ctx.opt(s.min_replicas_path.as_ref(), format!("{sf}.minReplicasPath"))?,
-                ctx.opt(s.max_replicas_path.as_ref(), format!("{sf}.maxReplicasPath"))?,
+                ctx.opt(
+                    s.min_replicas_path.as_ref(),
+                    format!("{sf}.minReplicasPath"),
+                )?,
+                ctx.opt(
+                    s.max_replicas_path.as_ref(),
+                    format!("{sf}.maxReplicasPath"),
+                )?,
             ])
         }
     };
@@ -441,12 +455,18 @@ fn compile_component(ctx: &Ctx<'_>, index: usize, d: &ComponentDefinition) -> Re
                     .map(|expr| ConditionsDef {
                         expr,
                         type_field: c.type_field_name.clone().unwrap_or_else(|| "type".into()),
-                        status_field: c.status_field_name.clone().unwrap_or_else(|| "status".into()),
+                        status_field: c
+                            .status_field_name
+                            .clone()
+                            .unwrap_or_else(|| "status".into()),
                         message_field: c
                             .message_field_name
                             .clone()
                             .unwrap_or_else(|| "message".into()),
-                        reason_field: c.reason_field_name.clone().unwrap_or_else(|| "reason".into()),
+                        reason_field: c
+                            .reason_field_name
+                            .clone()
+                            .unwrap_or_else(|| "reason".into()),
                     }),
                 None => None,
             };
@@ -484,9 +504,12 @@ fn compile_component(ctx: &Ctx<'_>, index: usize, d: &ComponentDefinition) -> Re
         None => None,
         Some(sd) => {
             let mut lists: [Vec<(Expr, Value)>; 2] = Default::default();
-            for (k, (key, actions)) in [("suspendActions", &sd.suspend_actions), ("resumeActions", &sd.resume_actions)]
-                .into_iter()
-                .enumerate()
+            for (k, (key, actions)) in [
+                ("suspendActions", &sd.suspend_actions),
+                ("resumeActions", &sd.resume_actions),
+            ]
+            .into_iter()
+            .enumerate()
             {
                 for (i, a) in actions.iter().enumerate() {
                     let af = format!("{field}.suspendDefinition.{key}[{i}]");

@@ -1,0 +1,1003 @@
+//! Reading definitions from text or JSON values.
+//!
+//! [`read_definitions`] reads every definition of a YAML/JSON text (several
+//! `---` documents, and `List`/`KartaList` documents whose `items` are
+//! definitions); [`definition_from_value`] reads one from a JSON value.
+//!
+//! Reading is lenient about unknown fields and strict about types:
+//! - a value of the wrong type (or a missing required field such as `spec`)
+//!   is an [`ErrorCode::Parse`] error whose `location.field` is the JSON-style
+//!   path of the offending value, with line/column when read from text;
+//! - every unknown field is ignored with a warning finding `unknown-field`
+//!   (with a did-you-mean suggestion when a known field at that position is
+//!   close, or when it is one of the reference guides' documented typos:
+//!   `fragmentedPodDefinition`, `ownerName`);
+//! - `apiVersion`/`kind` must be `run.ai/v1alpha1` `Karta` or
+//!   `optimization.nvidia.com/v1alpha1` `ResourceInterface`;
+//! - in a `ResourceInterface`, fields that only exist in the newer `Karta`
+//!   generation (`suspendDefinition`, `componentTypeSelector.matchLabels`,
+//!   `gangScheduling.podGroup`, `statusMappings.suspended/suspending/resuming`)
+//!   are kept, with a warning finding `newer-generation-field`.
+//!
+//! A known field whose value is null (`childComponents:` with nothing after
+//! it) is read as absent, as Kubernetes does.
+//!
+//! No defaults are applied here: in particular the CRD defaults of the
+//! condition field names (`typeFieldName: type`, ...) are applied by the
+//! engine later, the definition keeps what was written.
+
+// `Error` is the crate-wide error type (about 270 bytes), returned by value
+// throughout the crate.
+
+use crate::error::{Error, ErrorCode, Finding, Result};
+use crate::limits::Limits;
+use crate::model::{self, Definition, Generation};
+use crate::source::{self, SpanIndex, path_push_index, path_push_key};
+use serde_json::Value;
+
+/// A definition read from text or a value, with what was noticed on the way.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedDefinition {
+    /// The definition as written.
+    pub definition: Definition,
+    /// Warnings found while reading (`unknown-field`,
+    /// `newer-generation-field`), with line/column when read from text.
+    pub warnings: Vec<Finding>,
+    /// Positions of the definition's fields (paths relative to the
+    /// definition, e.g. `spec.structureDefinition.rootComponent.name`); empty
+    /// when read from a value.
+    pub spans: SpanIndex,
+    /// Index of the source document, when the text had more than one
+    /// document (or the definition is not in the first one).
+    pub document: Option<usize>,
+}
+
+/// The `kind`s of list documents whose `items` are definitions.
+const LIST_KINDS: [&str; 3] = ["List", "KartaList", "ResourceInterfaceList"];
+
+/// Read every definition of a YAML or JSON text.
+///
+/// Each non-empty document is one definition, except list documents (`kind:
+/// List`, `KartaList` or `ResourceInterfaceList` with an `items` array), which
+/// give one definition per item. The first document that is not a valid
+/// definition fails the whole read; its error names the document (when the
+/// text has several) and, for a list item, a field path starting with
+/// `items[i]`.
+pub fn read_definitions(text: &str, limits: &Limits) -> Result<Vec<LoadedDefinition>> {
+    let docs = source::parse_documents(text, limits)?;
+    let several = docs.len() > 1;
+    let mut out = Vec::new();
+    for doc in docs {
+        let document = (several || doc.document > 0).then_some(doc.document);
+        match list_items(&doc.value) {
+            Ok(Some(items)) => {
+                for (i, item) in items.iter().enumerate() {
+                    let prefix = path_push_index("items", i);
+                    let spans = doc.spans.subtree(&prefix);
+                    let loaded = load(item, spans, document, limits).map_err(|mut e| {
+                        // Positions are relative to the item; the reported
+                        // field is relative to the document.
+                        e.location.field = Some(match e.location.field.take() {
+                            Some(f) if !f.is_empty() => join_path(&prefix, &f),
+                            _ => prefix.clone(),
+                        });
+                        if e.location.line.is_none() {
+                            doc.spans.locate(&mut e.location);
+                        }
+                        e
+                    })?;
+                    out.push(loaded);
+                }
+            }
+            Ok(None) => out.push(load(&doc.value, doc.spans, document, limits)?),
+            Err(mut e) => {
+                e.location.document = document;
+                doc.spans.locate(&mut e.location);
+                return Err(e);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Read one definition from a JSON value (no positions).
+pub fn definition_from_value(value: &Value, limits: &Limits) -> Result<LoadedDefinition> {
+    load(value, SpanIndex::new(), None, limits)
+}
+
+/// `prefix` + relative path `rel` (`items[0]` + `spec.x` = `items[0].spec.x`;
+/// `items[0]` + `["a b"]` = `items[0]["a b"]`).
+fn join_path(prefix: &str, rel: &str) -> String {
+    if rel.starts_with('[') {
+        format!("{prefix}{rel}")
+    } else {
+        format!("{prefix}.{rel}")
+    }
+}
+
+fn list_items(value: &Value) -> Result<Option<&Vec<Value>>> {
+    let Some(obj) = value.as_object() else {
+        return Ok(None);
+    };
+    let Some(kind) = obj.get("kind").and_then(Value::as_str) else {
+        return Ok(None);
+    };
+    if !LIST_KINDS.contains(&kind) {
+        return Ok(None);
+    }
+    match obj.get("items") {
+        Some(Value::Array(items)) => Ok(Some(items)),
+        Some(Value::Null) | None => Err(Error::new(
+            ErrorCode::Parse,
+            format!("a {kind} document must have an 'items' list"),
+        )
+        .at_field("items")),
+        Some(other) => Err(Error::new(
+            ErrorCode::Parse,
+            format!(
+                "invalid type: {}, expected a list of definitions",
+                type_name(other)
+            ),
+        )
+        .at_field("items")),
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "sequence",
+        Value::Object(_) => "map",
+    }
+}
+
+fn display_str(v: Option<&Value>) -> String {
+    match v {
+        None => "<missing>".to_string(),
+        Some(Value::String(s)) => format!("'{s}'"),
+        Some(other) => other.to_string(),
+    }
+}
+
+fn load(
+    value: &Value,
+    spans: SpanIndex,
+    document: Option<usize>,
+    limits: &Limits,
+) -> Result<LoadedDefinition> {
+    let located = |mut e: Error| {
+        spans.locate(&mut e.location);
+        if e.location.document.is_none() {
+            e.location.document = document;
+        }
+        e
+    };
+    let (definition, mut warnings) = decode(value, limits).map_err(located)?;
+    for w in &mut warnings {
+        spans.locate(&mut w.location);
+        w.location.document = document;
+    }
+    // Document order when positions are known; the decoding order otherwise.
+    warnings.sort_by_key(|w| {
+        (
+            w.location.line.unwrap_or(usize::MAX),
+            w.location.column.unwrap_or(usize::MAX),
+        )
+    });
+    Ok(LoadedDefinition {
+        definition,
+        warnings,
+        spans,
+        document,
+    })
+}
+
+fn decode(value: &Value, limits: &Limits) -> Result<(Definition, Vec<Finding>)> {
+    source::check_value_limits(value, limits)?;
+    let Some(obj) = value.as_object() else {
+        return Err(Error::new(
+            ErrorCode::Parse,
+            format!(
+                "a workload definition must be a map, found {}",
+                type_name(value)
+            ),
+        ));
+    };
+    let api_version = obj.get("apiVersion");
+    let kind = obj.get("kind");
+    let known = matches!(
+        (
+            api_version.and_then(Value::as_str),
+            kind.and_then(Value::as_str)
+        ),
+        (Some(model::API_VERSION_KARTA), Some(model::KIND_KARTA))
+            | (
+                Some(model::API_VERSION_RESOURCE_INTERFACE),
+                Some(model::KIND_RESOURCE_INTERFACE)
+            )
+    );
+    if !known {
+        return Err(Error::new(
+            ErrorCode::Parse,
+            format!(
+                "not a workload definition: apiVersion {} kind {} (expected {} {} or {} {})",
+                display_str(api_version),
+                display_str(kind),
+                model::API_VERSION_KARTA,
+                model::KIND_KARTA,
+                model::API_VERSION_RESOURCE_INTERFACE,
+                model::KIND_RESOURCE_INTERFACE,
+            ),
+        )
+        .at_field("apiVersion"));
+    }
+
+    let mut value = value.clone();
+    strip_known_nulls(&mut value, Shape::Definition);
+    let mut ignored: Vec<String> = Vec::new();
+    let mut on_ignored = |path: serde_ignored::Path<'_>| ignored.push(ignored_path(&path));
+    let de = serde_ignored::Deserializer::new(&value, &mut on_ignored);
+    let definition: Definition = serde_path_to_error::deserialize(de).map_err(type_error)?;
+
+    let mut warnings: Vec<Finding> = ignored.iter().map(|p| unknown_field(p)).collect();
+    if definition.generation() == Some(Generation::ResourceInterface) {
+        newer_generation_fields(&definition, &mut warnings);
+    }
+    Ok((definition, warnings))
+}
+
+/// Remove the entries of known fields whose value is null: as in Kubernetes
+/// (Go's JSON decoding), `childComponents: null` or an empty YAML value
+/// (`labels:`) means "not set". Unknown fields are kept (they get their
+/// warning). Recursion follows the format's schema, never the input's
+/// nesting (opaque values are not entered), so its depth is bounded.
+fn strip_known_nulls(value: &mut Value, shape: Shape) {
+    if shape == Shape::Opaque {
+        return;
+    }
+    let Value::Object(map) = value else {
+        return;
+    };
+    map.retain(|k, v| !(v.is_null() && shape.fields().contains(&k.as_str())));
+    for (k, v) in map.iter_mut() {
+        match shape.child(k) {
+            Holds::One(child) => strip_known_nulls(v, child),
+            Holds::ListOf(element) => {
+                if let Value::Array(items) = v {
+                    for item in items {
+                        strip_known_nulls(item, element);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// JSON-style path of an ignored field.
+fn ignored_path(path: &serde_ignored::Path<'_>) -> String {
+    let mut steps: Vec<&serde_ignored::Path<'_>> = Vec::new();
+    let mut cur = path;
+    loop {
+        steps.push(cur);
+        cur = match cur {
+            serde_ignored::Path::Root => break,
+            serde_ignored::Path::Seq { parent, .. }
+            | serde_ignored::Path::Map { parent, .. }
+            | serde_ignored::Path::Some { parent }
+            | serde_ignored::Path::NewtypeStruct { parent }
+            | serde_ignored::Path::NewtypeVariant { parent } => parent,
+        };
+    }
+    let mut out = String::new();
+    for step in steps.iter().rev() {
+        match step {
+            serde_ignored::Path::Seq { index, .. } => out = path_push_index(&out, *index),
+            serde_ignored::Path::Map { key, .. } => out = path_push_key(&out, key),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn type_error(e: serde_path_to_error::Error<serde_json::Error>) -> Error {
+    let mut field = String::new();
+    for segment in e.path().iter() {
+        match segment {
+            serde_path_to_error::Segment::Seq { index } => field = path_push_index(&field, *index),
+            serde_path_to_error::Segment::Map { key } => field = path_push_key(&field, key),
+            serde_path_to_error::Segment::Enum { variant } => {
+                field = path_push_key(&field, variant)
+            }
+            serde_path_to_error::Segment::Unknown => {}
+        }
+    }
+    let raw = e.inner().to_string();
+    let message = match raw
+        .strip_prefix("missing field `")
+        .and_then(|r| r.strip_suffix('`'))
+    {
+        Some(name) => {
+            field = path_push_key(&field, name);
+            format!("missing required field '{name}'")
+        }
+        None => raw.replace('`', ""),
+    };
+    let err = Error::new(ErrorCode::Parse, message);
+    if field.is_empty() {
+        err
+    } else {
+        err.at_field(field)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Unknown fields and suggestions
+// ---------------------------------------------------------------------------
+
+/// The object types of the format (for field-name suggestions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Definition,
+    Metadata,
+    Spec,
+    Structure,
+    Component,
+    Gvk,
+    SpecDefinition,
+    Fragmented,
+    Scale,
+    Status,
+    Phase,
+    Conditions,
+    Mappings,
+    Matcher,
+    ExpectedCondition,
+    ByExpression,
+    PodSelector,
+    TypeSelector,
+    InstanceSelector,
+    ReplicaSelector,
+    Suspend,
+    Action,
+    Optimization,
+    Gang,
+    PodGroup,
+    Member,
+    PodGroupV2,
+    SubGroup,
+    Topology,
+    /// A value without known fields (labels, status, ...).
+    Opaque,
+}
+
+/// What a field holds.
+#[derive(Debug, Clone, Copy)]
+enum Holds {
+    One(Shape),
+    ListOf(Shape),
+}
+
+impl Shape {
+    /// Known fields, in the model's order.
+    fn fields(self) -> &'static [&'static str] {
+        match self {
+            Shape::Definition => &["apiVersion", "kind", "metadata", "spec", "status"],
+            Shape::Metadata => &["name", "labels", "annotations"],
+            Shape::Spec => &["structureDefinition", "optimizationInstructions"],
+            Shape::Structure => &["rootComponent", "childComponents", "additionalChildKinds"],
+            Shape::Component => &[
+                "name",
+                "kind",
+                "ownerRef",
+                "specDefinition",
+                "scaleDefinition",
+                "statusDefinition",
+                "instanceIdPath",
+                "podSelector",
+                "suspendDefinition",
+            ],
+            Shape::Gvk => &["group", "version", "kind"],
+            Shape::SpecDefinition => &[
+                "podTemplateSpecPath",
+                "podSpecPath",
+                "metadataPath",
+                "fragmentedPodSpecDefinition",
+            ],
+            Shape::Fragmented => &[
+                "schedulerNamePath",
+                "labelsPath",
+                "annotationsPath",
+                "resourcesPath",
+                "resourceClaimsPath",
+                "podAffinityPath",
+                "nodeAffinityPath",
+                "containersPath",
+                "containerPath",
+                "priorityClassNamePath",
+                "imagePath",
+            ],
+            Shape::Scale => &["replicasPath", "minReplicasPath", "maxReplicasPath"],
+            Shape::Status => &["phaseDefinition", "conditionsDefinition", "statusMappings"],
+            Shape::Phase => &["path"],
+            Shape::Conditions => &[
+                "path",
+                "typeFieldName",
+                "statusFieldName",
+                "messageFieldName",
+                "reasonFieldName",
+            ],
+            Shape::Mappings => &[
+                "initializing",
+                "running",
+                "completed",
+                "failed",
+                "degraded",
+                "suspended",
+                "suspending",
+                "resuming",
+            ],
+            Shape::Matcher => &["byPhase", "byConditions", "byExpression"],
+            Shape::ExpectedCondition => &["type", "status", "reason"],
+            Shape::ByExpression => &["expression", "expectedResult"],
+            Shape::PodSelector => &[
+                "componentTypeSelector",
+                "componentInstanceSelector",
+                "replicaSelector",
+            ],
+            Shape::TypeSelector => &["keyPath", "value", "matchLabels"],
+            Shape::InstanceSelector => &["idPath"],
+            Shape::ReplicaSelector => &["keyPath"],
+            Shape::Suspend => &["suspendActions", "resumeActions"],
+            Shape::Action => &["path", "value"],
+            Shape::Optimization => &["gangScheduling"],
+            Shape::Gang => &["podGroups", "podGroup"],
+            Shape::PodGroup => &["name", "members"],
+            Shape::Member => &["componentName", "groupByKeyPaths", "filters"],
+            Shape::PodGroupV2 => &["name", "subGroups", "topology"],
+            Shape::SubGroup => &["componentName", "topology"],
+            Shape::Topology => &[
+                "topologyName",
+                "preferredTopologyLevel",
+                "requiredTopologyLevel",
+            ],
+            Shape::Opaque => &[],
+        }
+    }
+
+    /// What the field `key` of this shape holds.
+    fn child(self, key: &str) -> Holds {
+        use Holds::{ListOf, One};
+        match (self, key) {
+            (Shape::Definition, "metadata") => One(Shape::Metadata),
+            (Shape::Definition, "spec") => One(Shape::Spec),
+            (Shape::Spec, "structureDefinition") => One(Shape::Structure),
+            (Shape::Spec, "optimizationInstructions") => One(Shape::Optimization),
+            (Shape::Structure, "rootComponent") => One(Shape::Component),
+            (Shape::Structure, "childComponents") => ListOf(Shape::Component),
+            (Shape::Structure, "additionalChildKinds") => ListOf(Shape::Gvk),
+            (Shape::Component, "kind") => One(Shape::Gvk),
+            (Shape::Component, "specDefinition") => One(Shape::SpecDefinition),
+            (Shape::Component, "scaleDefinition") => One(Shape::Scale),
+            (Shape::Component, "statusDefinition") => One(Shape::Status),
+            (Shape::Component, "podSelector") => One(Shape::PodSelector),
+            (Shape::Component, "suspendDefinition") => One(Shape::Suspend),
+            (Shape::SpecDefinition, "fragmentedPodSpecDefinition") => One(Shape::Fragmented),
+            (Shape::Status, "phaseDefinition") => One(Shape::Phase),
+            (Shape::Status, "conditionsDefinition") => One(Shape::Conditions),
+            (Shape::Status, "statusMappings") => One(Shape::Mappings),
+            (Shape::Mappings, _) => ListOf(Shape::Matcher),
+            (Shape::Matcher, "byConditions") => ListOf(Shape::ExpectedCondition),
+            (Shape::Matcher, "byExpression") => One(Shape::ByExpression),
+            (Shape::PodSelector, "componentTypeSelector") => One(Shape::TypeSelector),
+            (Shape::PodSelector, "componentInstanceSelector") => One(Shape::InstanceSelector),
+            (Shape::PodSelector, "replicaSelector") => One(Shape::ReplicaSelector),
+            (Shape::Suspend, _) => ListOf(Shape::Action),
+            (Shape::Optimization, "gangScheduling") => One(Shape::Gang),
+            (Shape::Gang, "podGroups") => ListOf(Shape::PodGroup),
+            (Shape::Gang, "podGroup") => One(Shape::PodGroupV2),
+            (Shape::PodGroup, "members") => ListOf(Shape::Member),
+            (Shape::PodGroupV2, "subGroups") => ListOf(Shape::SubGroup),
+            (Shape::PodGroupV2 | Shape::SubGroup, "topology") => One(Shape::Topology),
+            _ => One(Shape::Opaque),
+        }
+    }
+}
+
+/// The shape of the object at `path` (a JSON-style path from the definition
+/// root), when it is a known one.
+fn shape_at(path: &str) -> Shape {
+    let mut shape = Shape::Definition;
+    let mut pending_list: Option<Shape> = None;
+    for step in split_path(path) {
+        match (step, pending_list.take()) {
+            (Step::Index, Some(element)) => shape = element,
+            (Step::Key(key), None) => match shape.child(&key) {
+                Holds::One(s) => shape = s,
+                Holds::ListOf(s) => pending_list = Some(s),
+            },
+            _ => return Shape::Opaque,
+        }
+    }
+    if pending_list.is_some() {
+        Shape::Opaque
+    } else {
+        shape
+    }
+}
+
+enum Step {
+    Key(String),
+    Index,
+}
+
+/// Split a path made by [`path_push_key`]/[`path_push_index`] into steps.
+fn split_path(path: &str) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let mut rest = path;
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('.') {
+            rest = r;
+            continue;
+        }
+        if let Some(r) = rest.strip_prefix("[\"") {
+            // A JSON string key up to the closing `"]`.
+            let mut end = None;
+            let mut escaped = false;
+            for (i, c) in r.char_indices() {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == '"' {
+                    end = Some(i);
+                    break;
+                }
+            }
+            let Some(end) = end else { break };
+            let raw = r.get(..end).unwrap_or("");
+            let key = serde_json::from_str::<String>(&format!("\"{raw}\"")).unwrap_or_default();
+            steps.push(Step::Key(key));
+            rest = r.get(end + 1..).unwrap_or("").trim_start_matches(']');
+            continue;
+        }
+        if let Some(r) = rest.strip_prefix('[') {
+            steps.push(Step::Index);
+            rest = r.split_once(']').map(|(_, t)| t).unwrap_or("");
+            continue;
+        }
+        let end = rest.find(['.', '[']).unwrap_or(rest.len());
+        steps.push(Step::Key(rest.get(..end).unwrap_or("").to_string()));
+        rest = rest.get(end..).unwrap_or("");
+    }
+    steps
+}
+
+/// Documented misspellings (reference guides) and the field meant.
+const KNOWN_TYPOS: [(&str, &str); 2] = [
+    ("fragmentedPodDefinition", "fragmentedPodSpecDefinition"),
+    ("ownerName", "ownerRef"),
+];
+
+/// Optimal string alignment distance, bounded (returns `max + 1` when over).
+fn edit_distance(a: &str, b: &str, max: usize) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > max {
+        return max + 1;
+    }
+    let w = b.len() + 1;
+    let mut prev2 = vec![0usize; w];
+    let mut prev: Vec<usize> = (0..w).collect();
+    let mut cur = vec![0usize; w];
+    for i in 1..=a.len() {
+        if let Some(c0) = cur.get_mut(0) {
+            *c0 = i;
+        }
+        for j in 1..w {
+            let ai = a.get(i - 1);
+            let bj = b.get(j - 1);
+            let cost = usize::from(ai != bj);
+            let del = prev.get(j).copied().unwrap_or(usize::MAX).saturating_add(1);
+            let ins = cur
+                .get(j - 1)
+                .copied()
+                .unwrap_or(usize::MAX)
+                .saturating_add(1);
+            let sub = prev
+                .get(j - 1)
+                .copied()
+                .unwrap_or(usize::MAX)
+                .saturating_add(cost);
+            let mut d = del.min(ins).min(sub);
+            if i > 1 && j > 1 && a.get(i - 1) == b.get(j - 2) && a.get(i - 2) == b.get(j - 1) {
+                let t = prev2
+                    .get(j - 2)
+                    .copied()
+                    .unwrap_or(usize::MAX)
+                    .saturating_add(1);
+                d = d.min(t);
+            }
+            if let Some(slot) = cur.get_mut(j) {
+                *slot = d;
+            }
+        }
+        std::mem::swap(&mut prev2, &mut prev);
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev.get(b.len()).copied().unwrap_or(max + 1).min(max + 1)
+}
+
+/// A known field close to `key` at a position whose known fields are
+/// `candidates`.
+fn suggest(key: &str, candidates: &[&'static str]) -> Option<&'static str> {
+    if let Some(&(_, meant)) = KNOWN_TYPOS.iter().find(|(typo, _)| *typo == key)
+        && let Some(c) = candidates.iter().find(|c| **c == meant)
+    {
+        return Some(c);
+    }
+    if let Some(c) = candidates.iter().find(|c| c.eq_ignore_ascii_case(key)) {
+        return Some(c);
+    }
+    let mut best: Option<(usize, &'static str)> = None;
+    for c in candidates {
+        let d = edit_distance(key, c, 2);
+        if d <= 2 && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// A field of a nested object written one level too high (`podSpecPath`
+/// directly in a component: `specDefinition.podSpecPath`). Only exact
+/// (case-insensitive) names and the documented typos are considered.
+fn misplaced(key: &str, shape: Shape) -> Option<String> {
+    shape
+        .fields()
+        .iter()
+        .find_map(|field| match shape.child(field) {
+            Holds::One(child) if child != Shape::Opaque => {
+                let meant = KNOWN_TYPOS
+                    .iter()
+                    .find(|(typo, _)| *typo == key)
+                    .map_or(key, |(_, meant)| *meant);
+                child
+                    .fields()
+                    .iter()
+                    .find(|c| c.eq_ignore_ascii_case(meant))
+                    .map(|c| format!("{field}.{c}"))
+            }
+            _ => None,
+        })
+}
+
+fn unknown_field(path: &str) -> Finding {
+    let steps = split_path(path);
+    let key = match steps.last() {
+        Some(Step::Key(k)) => k.clone(),
+        _ => String::new(),
+    };
+    let parent = parent_path(path);
+    let shape = shape_at(parent);
+    let mut message = format!("unknown field '{key}' is ignored");
+    let suggestion = suggest(&key, shape.fields())
+        .map(str::to_string)
+        .or_else(|| misplaced(&key, shape));
+    if let Some(s) = suggestion {
+        message.push_str(&format!(" (did you mean '{s}'?)"));
+    }
+    Finding::warning("unknown-field", message, path)
+}
+
+/// The path without its last step.
+fn parent_path(path: &str) -> &str {
+    if let Some(stripped) = path.strip_suffix("\"]") {
+        // The `["` that opens the last step (keys containing `["` are rare
+        // enough that the last occurrence is taken).
+        let idx = stripped.rfind("[\"").unwrap_or(0);
+        return path.get(..idx).unwrap_or("");
+    }
+    if path.ends_with(']') {
+        return path.rfind('[').and_then(|i| path.get(..i)).unwrap_or("");
+    }
+    path.rfind(['.', '['])
+        .and_then(|i| path.get(..i))
+        .unwrap_or("")
+}
+
+fn newer_generation_fields(def: &Definition, out: &mut Vec<Finding>) {
+    let warn = |out: &mut Vec<Finding>, path: String, field: &str| {
+        out.push(Finding::warning(
+            "newer-generation-field",
+            format!(
+                "field '{field}' belongs to the newer {} {} format; it is accepted in a {} but older consumers ignore it",
+                model::API_VERSION_KARTA,
+                model::KIND_KARTA,
+                model::KIND_RESOURCE_INTERFACE
+            ),
+            path,
+        ));
+    };
+    let structure = "spec.structureDefinition";
+    let components = std::iter::once((path_push_key(structure, "rootComponent"), def.root()))
+        .chain(
+            def.spec
+                .structure_definition
+                .child_components
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    (
+                        path_push_index(&path_push_key(structure, "childComponents"), i),
+                        c,
+                    )
+                }),
+        );
+    for (path, c) in components {
+        if let Some(sd) = &c.status_definition {
+            let mappings =
+                path_push_key(&path_push_key(&path, "statusDefinition"), "statusMappings");
+            let m = &sd.status_mappings;
+            for (key, present) in [
+                ("suspended", m.suspended.is_some()),
+                ("suspending", m.suspending.is_some()),
+                ("resuming", m.resuming.is_some()),
+            ] {
+                if present {
+                    warn(out, path_push_key(&mappings, key), key);
+                }
+            }
+        }
+        if c.pod_selector
+            .as_ref()
+            .and_then(|p| p.component_type_selector.as_ref())
+            .is_some_and(|t| t.match_labels.is_some())
+        {
+            let p = path_push_key(
+                &path_push_key(
+                    &path_push_key(&path, "podSelector"),
+                    "componentTypeSelector",
+                ),
+                "matchLabels",
+            );
+            warn(out, p, "matchLabels");
+        }
+        if c.suspend_definition.is_some() {
+            warn(
+                out,
+                path_push_key(&path, "suspendDefinition"),
+                "suspendDefinition",
+            );
+        }
+    }
+    if def
+        .spec
+        .optimization_instructions
+        .as_ref()
+        .and_then(|o| o.gang_scheduling.as_ref())
+        .is_some_and(|g| g.pod_group.is_some())
+    {
+        warn(
+            out,
+            "spec.optimizationInstructions.gangScheduling.podGroup".to_string(),
+            "podGroup",
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every field the model serializes is known to the suggestion schema.
+    #[test]
+    fn schema_matches_model() {
+        use crate::model::*;
+        let some = || Some("x".to_string());
+        let matcher = StatusMatcher {
+            by_phase: some(),
+            by_conditions: Some(vec![ExpectedCondition {
+                type_: "t".into(),
+                status: some(),
+                reason: some(),
+            }]),
+            by_expression: Some(ByExpression {
+                expression: "e".into(),
+                expected_result: "r".into(),
+            }),
+        };
+        let topology = Topology {
+            topology_name: "t".into(),
+            preferred_topology_level: "p".into(),
+            required_topology_level: "r".into(),
+        };
+        let component = ComponentDefinition {
+            name: "n".into(),
+            kind: Some(Gvk::new("g", "v", "k")),
+            owner_ref: some(),
+            spec_definition: Some(SpecDefinition {
+                pod_template_spec_path: some(),
+                pod_spec_path: some(),
+                metadata_path: some(),
+                fragmented_pod_spec_definition: Some(FragmentedPodSpecDefinition {
+                    scheduler_name_path: some(),
+                    labels_path: some(),
+                    annotations_path: some(),
+                    resources_path: some(),
+                    resource_claims_path: some(),
+                    pod_affinity_path: some(),
+                    node_affinity_path: some(),
+                    containers_path: some(),
+                    container_path: some(),
+                    priority_class_name_path: some(),
+                    image_path: some(),
+                }),
+            }),
+            scale_definition: Some(ScaleDefinition {
+                replicas_path: some(),
+                min_replicas_path: some(),
+                max_replicas_path: some(),
+            }),
+            status_definition: Some(StatusDefinition {
+                phase_definition: Some(PhaseDefinition { path: "p".into() }),
+                conditions_definition: Some(ConditionsDefinition {
+                    path: "p".into(),
+                    type_field_name: some(),
+                    status_field_name: some(),
+                    message_field_name: some(),
+                    reason_field_name: some(),
+                }),
+                status_mappings: StatusMappings {
+                    initializing: Some(vec![matcher.clone()]),
+                    running: Some(vec![matcher.clone()]),
+                    completed: Some(vec![matcher.clone()]),
+                    failed: Some(vec![matcher.clone()]),
+                    degraded: Some(vec![matcher.clone()]),
+                    suspended: Some(vec![matcher.clone()]),
+                    suspending: Some(vec![matcher.clone()]),
+                    resuming: Some(vec![matcher]),
+                },
+            }),
+            instance_id_path: some(),
+            pod_selector: Some(PodSelector {
+                component_type_selector: Some(ComponentTypeSelector {
+                    key_path: some(),
+                    value: some(),
+                    match_labels: None,
+                }),
+                component_instance_selector: Some(ComponentInstanceSelector {
+                    id_path: "i".into(),
+                }),
+                replica_selector: Some(ReplicaSelector {
+                    key_path: "k".into(),
+                }),
+            }),
+            suspend_definition: Some(SuspendDefinition {
+                suspend_actions: vec![Action {
+                    path: "p".into(),
+                    value: "v".into(),
+                }],
+                resume_actions: vec![Action {
+                    path: "p".into(),
+                    value: "v".into(),
+                }],
+            }),
+        };
+        let def = Definition {
+            api_version: API_VERSION_KARTA.into(),
+            kind: KIND_KARTA.into(),
+            metadata: ObjectMeta {
+                name: "n".into(),
+                ..ObjectMeta::default()
+            },
+            spec: DefinitionSpec {
+                structure_definition: StructureDefinition {
+                    root_component: component.clone(),
+                    child_components: vec![component],
+                    additional_child_kinds: vec![Gvk::new("g", "v", "k")],
+                },
+                optimization_instructions: Some(OptimizationInstructions {
+                    gang_scheduling: Some(GangScheduling {
+                        pod_groups: Some(vec![PodGroupDefinition {
+                            name: "g".into(),
+                            members: vec![PodGroupMember {
+                                component_name: "c".into(),
+                                group_by_key_paths: vec!["k".into()],
+                                filters: vec!["f".into()],
+                            }],
+                        }]),
+                        pod_group: Some(PodGroupV2 {
+                            name: "g".into(),
+                            sub_groups: vec![SubGroup {
+                                component_name: "c".into(),
+                                topology: Some(topology.clone()),
+                            }],
+                            topology: Some(topology),
+                        }),
+                    }),
+                }),
+            },
+            status: None,
+        };
+        let value = serde_json::to_value(&def).unwrap_or(Value::Null);
+        let mut stack = vec![(String::new(), &value)];
+        let mut checked = 0;
+        while let Some((path, v)) = stack.pop() {
+            match v {
+                Value::Object(map) => {
+                    let shape = shape_at(&path);
+                    for (k, child) in map {
+                        if shape != Shape::Opaque {
+                            assert!(
+                                shape.fields().contains(&k.as_str()),
+                                "{path}: {k} not in schema {shape:?}"
+                            );
+                            checked += 1;
+                        }
+                        stack.push((path_push_key(&path, k), child));
+                    }
+                }
+                Value::Array(items) => {
+                    for (i, child) in items.iter().enumerate() {
+                        stack.push((path_push_index(&path, i), child));
+                    }
+                }
+                _ => {}
+            }
+        }
+        assert!(checked > 80, "{checked}");
+        // And every schema field of a component round-trips through the model.
+        let (_, warnings) = decode(&value, &Limits::default()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            warnings.iter().all(|w| w.code != "unknown-field"),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(
+            suggest("fragmentedPodDefinition", Shape::SpecDefinition.fields()),
+            Some("fragmentedPodSpecDefinition")
+        );
+        assert_eq!(
+            suggest("ownerName", Shape::Component.fields()),
+            Some("ownerRef")
+        );
+        assert_eq!(
+            suggest("podSpecPth", Shape::SpecDefinition.fields()),
+            Some("podSpecPath")
+        );
+        assert_eq!(
+            suggest("instanceIDPath", Shape::Component.fields()),
+            Some("instanceIdPath")
+        );
+        assert_eq!(suggest("zzz", Shape::Component.fields()), None);
+        assert_eq!(
+            misplaced("fragmentedPodDefinition", Shape::Component).as_deref(),
+            Some("specDefinition.fragmentedPodSpecDefinition")
+        );
+        assert_eq!(
+            misplaced("podSpecPath", Shape::Component).as_deref(),
+            Some("specDefinition.podSpecPath")
+        );
+        assert_eq!(misplaced("zzz", Shape::Component), None);
+        assert_eq!(edit_distance("abc", "acb", 2), 1);
+        assert_eq!(edit_distance("", "abc", 2), 3);
+    }
+
+    #[test]
+    fn parents() {
+        assert_eq!(parent_path("a.b.c"), "a.b");
+        assert_eq!(parent_path("a[1]"), "a");
+        assert_eq!(parent_path(r#"a["x.y"]"#), "a");
+        assert_eq!(parent_path("a"), "");
+        assert!(matches!(
+            shape_at("spec.structureDefinition.childComponents[3].specDefinition"),
+            Shape::SpecDefinition
+        ));
+    }
+}

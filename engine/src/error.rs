@@ -279,7 +279,11 @@ impl fmt::Display for Error {
             write!(f, " (at {loc})")?;
         }
         for finding in &self.findings {
-            write!(f, "\n  {:?} {}: {}", finding.severity, finding.code, finding.message)?;
+            let sev = match finding.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+            };
+            write!(f, "\n  {sev}[{}] {}", finding.code, finding.message)?;
             let loc = finding.location.describe();
             if !loc.is_empty() {
                 write!(f, " (at {loc})")?;

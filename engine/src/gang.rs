@@ -126,32 +126,56 @@ impl CompiledDefinition {
 
     /// The subtree scale (minimum members) of a component, optionally of one
     /// of its instances, from a resolved workload.
-    pub fn subtree_scale(&self, resolved: &Resolved, component: &str, instance: Option<&str>) -> Result<i64> {
+    pub fn subtree_scale(
+        &self,
+        resolved: &Resolved,
+        component: &str,
+        instance: Option<&str>,
+    ) -> Result<i64> {
         let ci = self
             .comps
             .iter()
             .position(|c| c.name == component)
-            .ok_or_else(|| Error::new(ErrorCode::Usage, format!("component {component} not found")))?;
+            .ok_or_else(|| {
+                Error::new(ErrorCode::Usage, format!("component {component} not found"))
+            })?;
         if instance == Some("") {
             return Err(Error::new(ErrorCode::Usage, "instance id is empty"));
         }
         self.scale_of(resolved, ci, ci, instance, 0)
     }
 
-    fn scale_of(&self, r: &Resolved, x: usize, root: usize, inst: Option<&str>, depth: usize) -> Result<i64> {
+    fn scale_of(
+        &self,
+        r: &Resolved,
+        x: usize,
+        root: usize,
+        inst: Option<&str>,
+        depth: usize,
+    ) -> Result<i64> {
         if depth > self.comps.len() {
-            return Err(Error::new(ErrorCode::Validation, "ownership cycle in the definition"));
+            return Err(Error::new(
+                ErrorCode::Validation,
+                "ownership cycle in the definition",
+            ));
         }
         let c = &self.comps[x];
-        let rc = r
-            .components
-            .get(x)
-            .ok_or_else(|| Error::new(ErrorCode::Usage, "resolved structure does not match the definition"))?;
-        let not_found = |i: &str| Error::new(ErrorCode::Usage, format!("instance id {i} not found"));
+        let rc = r.components.get(x).ok_or_else(|| {
+            Error::new(
+                ErrorCode::Usage,
+                "resolved structure does not match the definition",
+            )
+        })?;
+        let not_found =
+            |i: &str| Error::new(ErrorCode::Usage, format!("instance id {i} not found"));
         if self.has_scale_definition() {
             let own = match inst.filter(|_| x == root) {
                 Some(i) => {
-                    let found = rc.instances.iter().find(|n| n.id == i).ok_or_else(|| not_found(i))?;
+                    let found = rc
+                        .instances
+                        .iter()
+                        .find(|n| n.id == i)
+                        .ok_or_else(|| not_found(i))?;
                     if c.scale.is_none() {
                         return Err(not_found(i));
                     }
@@ -201,7 +225,10 @@ impl CompiledDefinition {
         let Some(gang) = &self.gang else {
             return Err(Error::new(
                 ErrorCode::Update,
-                format!("definition '{}' has no gangScheduling instructions", self.name()),
+                format!(
+                    "definition '{}' has no gangScheduling instructions",
+                    self.name()
+                ),
             ));
         };
         let resolved = self.resolve(workload)?;
@@ -230,12 +257,20 @@ impl CompiledDefinition {
                     .comps
                     .iter()
                     .position(|c| c.name == sg.component_name)
-                    .ok_or_else(|| Error::new(ErrorCode::Validation, format!("component {} not found", sg.component_name)))?;
+                    .ok_or_else(|| {
+                        Error::new(
+                            ErrorCode::Validation,
+                            format!("component {} not found", sg.component_name),
+                        )
+                    })?;
                 let min = self.scale_of(&resolved, ci, ci, None, 0)?;
                 if min == 0 {
                     return Err(Error::new(
                         ErrorCode::Validation,
-                        format!("component {} must expose a replica scale definition", sg.component_name),
+                        format!(
+                            "component {} must expose a replica scale definition",
+                            sg.component_name
+                        ),
                     ));
                 }
                 group.sub_groups.push(SubGroupState {
@@ -253,10 +288,10 @@ impl CompiledDefinition {
             for (pod, a) in pods.iter().zip(&attribution.pods) {
                 let input = Input::new(pod, &self.limits).map_err(crate::compile::eval_error)?;
                 for (k, sg) in v2.sub_groups.iter().enumerate() {
-                    if self.pod_in_subtree(&sg.component_name, &input, pod)? {
-                        if let Some(s) = group.sub_groups.get_mut(k) {
-                            s.members.push(a.name.clone());
-                        }
+                    if self.pod_in_subtree(&sg.component_name, &input, pod)?
+                        && let Some(s) = group.sub_groups.get_mut(k)
+                    {
+                        s.members.push(a.name.clone());
                     }
                 }
                 if a.component.is_some() {
@@ -321,7 +356,10 @@ impl CompiledDefinition {
             let Some((gi, mi)) = chosen else {
                 pg.findings.push(PodFinding {
                     code: "no-pod-group".into(),
-                    message: format!("pod {} does not match any pod group member definition", a.name),
+                    message: format!(
+                        "pod {} does not match any pod group member definition",
+                        a.name
+                    ),
                 });
                 report.pods.push(pg);
                 continue;
@@ -335,7 +373,10 @@ impl CompiledDefinition {
             }
             for k in &m.keys {
                 let v = single_value(k, &input, &self.limits).map_err(|e| {
-                    e.context(&format!("failed to extract group key from path {:?}", k.program.code()))
+                    e.context(&format!(
+                        "failed to extract group key from path {:?}",
+                        k.program.code()
+                    ))
                 })?;
                 pg.group_keys.push(value_text(&v));
             }
@@ -345,7 +386,13 @@ impl CompiledDefinition {
                 name.push_str(k);
             }
             pg.group_name = Some(name.clone());
-            let min = self.scale_of(&resolved, m.component, m.component, pg.instance.as_deref(), 0)?;
+            let min = self.scale_of(
+                &resolved,
+                m.component,
+                m.component,
+                pg.instance.as_deref(),
+                0,
+            )?;
             match report.groups.iter_mut().find(|g| g.name == name) {
                 Some(g) => {
                     g.members.push(a.name.clone());
@@ -381,10 +428,10 @@ impl CompiledDefinition {
                 continue;
             }
             seen.push(i);
-            if let Some(sel) = &self.comps[i].type_selector {
-                if self.type_matches(sel, pod, pod_json)? {
-                    return Ok(true);
-                }
+            if let Some(sel) = &self.comps[i].type_selector
+                && self.type_matches(sel, pod, pod_json)?
+            {
+                return Ok(true);
             }
             todo.extend(self.comps[i].children.iter().copied());
         }

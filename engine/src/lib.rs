@@ -22,9 +22,9 @@ pub mod model;
 pub mod patch;
 pub mod pods;
 pub mod quantity;
+pub mod registry;
 pub(crate) mod resolve;
 pub mod resolved;
-pub mod registry;
 pub mod resources;
 pub mod source;
 pub mod update;
@@ -64,13 +64,19 @@ pub fn evaluate(
         expression: Some(expression.to_string()),
         ..Location::default()
     };
-    let program = jq::Program::compile(expression, jq::ExprMode::Read, &[], limits).map_err(|i| {
-        let e = match i.kind {
-            jq::JqIssueKind::Limit => Error::limit(i.limit.unwrap_or("maxExpressionBytes"), i.message),
-            _ => Error::new(ErrorCode::JqCompile, i.message),
-        };
-        e.at(Location { span: i.span, ..loc() })
-    })?;
+    let program =
+        jq::Program::compile(expression, jq::ExprMode::Read, &[], limits).map_err(|i| {
+            let e = match i.kind {
+                jq::JqIssueKind::Limit => {
+                    Error::limit(i.limit.unwrap_or("maxExpressionBytes"), i.message)
+                }
+                _ => Error::new(ErrorCode::JqCompile, i.message),
+            };
+            e.at(Location {
+                span: i.span,
+                ..loc()
+            })
+        })?;
     let input = jq::Input::new(input, limits).map_err(compile::eval_error)?;
     program
         .run(&input, limits)

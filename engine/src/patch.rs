@@ -125,7 +125,8 @@ pub fn apply(doc: &Value, ops: &[PatchOp]) -> Result<Value, String> {
                         if last == "-" && !replace {
                             a.push(value.clone());
                         } else {
-                            let i: usize = last.parse().map_err(|_| format!("bad index in {path}"))?;
+                            let i: usize =
+                                last.parse().map_err(|_| format!("bad index in {path}"))?;
                             if replace && i < a.len() {
                                 a[i] = value.clone();
                             } else if !replace && i <= a.len() {
@@ -145,7 +146,8 @@ pub fn apply(doc: &Value, ops: &[PatchOp]) -> Result<Value, String> {
                     .ok_or_else(|| format!("no such path: {parent}"))?;
                 match target {
                     Value::Object(o) => {
-                        o.remove(&last).ok_or_else(|| format!("no such member: {path}"))?;
+                        o.remove(&last)
+                            .ok_or_else(|| format!("no such member: {path}"))?;
                     }
                     Value::Array(a) => {
                         let i: usize = last.parse().map_err(|_| format!("bad index in {path}"))?;
@@ -163,7 +165,9 @@ pub fn apply(doc: &Value, ops: &[PatchOp]) -> Result<Value, String> {
 }
 
 fn split(path: &str) -> Result<(String, String), String> {
-    let i = path.rfind('/').ok_or_else(|| format!("invalid JSON pointer: {path}"))?;
+    let i = path
+        .rfind('/')
+        .ok_or_else(|| format!("invalid JSON pointer: {path}"))?;
     let last = path[i + 1..].replace("~1", "/").replace("~0", "~");
     Ok((path[..i].to_string(), last))
 }
@@ -176,7 +180,10 @@ mod tests {
     #[test]
     fn diff_round_trips() {
         let cases = [
-            (json!({"a": 1, "b": [1, 2]}), json!({"a": 2, "b": [1, 2, 3], "c/d~": null})),
+            (
+                json!({"a": 1, "b": [1, 2]}),
+                json!({"a": 2, "b": [1, 2, 3], "c/d~": null}),
+            ),
             (json!([1, 2, 3]), json!([1])),
             (json!([1, 2, 3]), json!([3, 2])),
             (json!({"x": {"y": {"z": 1}}}), json!({"x": {"y": {}}})),

@@ -98,9 +98,12 @@ pub(crate) fn single_value(e: &Expr, pod: &Input, limits: &crate::Limits) -> Res
     if v.is_null() || v.as_str() == Some("") {
         return Err(Error::new(
             ErrorCode::JqRuntime,
-            format!("query result is empty {}", if v.is_null() { "<nil>" } else { "" })
-                .trim_end()
-                .to_string(),
+            format!(
+                "query result is empty {}",
+                if v.is_null() { "<nil>" } else { "" }
+            )
+            .trim_end()
+            .to_string(),
         )
         .at(e.location()));
     }
@@ -124,7 +127,11 @@ fn pod_state(pod: &Value) -> (String, Option<String>, bool, Option<String>) {
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    let cond = |t: &str| conds.iter().find(|c| c.get("type").and_then(Value::as_str) == Some(t));
+    let cond = |t: &str| {
+        conds
+            .iter()
+            .find(|c| c.get("type").and_then(Value::as_str) == Some(t))
+    };
     let ready = cond("Ready")
         .and_then(|c| c.get("status"))
         .and_then(Value::as_str)
@@ -135,7 +142,10 @@ fn pod_state(pod: &Value) -> (String, Option<String>, bool, Option<String>) {
         .flatten()
         .find_map(|c| {
             c.pointer("/state/waiting/reason")
-                .or_else(|| c.pointer("/state/terminated/reason").filter(|_| phase == "Failed"))
+                .or_else(|| {
+                    c.pointer("/state/terminated/reason")
+                        .filter(|_| phase == "Failed")
+                })
                 .and_then(Value::as_str)
                 .map(str::to_string)
         });
@@ -165,7 +175,12 @@ impl CompiledDefinition {
     /// which splices it unparenthesized into `<keyPath> == "value"`);
     /// `matchLabels`: every label present with that value. All given criteria
     /// must hold. No selector: no match.
-    pub(crate) fn type_matches(&self, sel: &TypeSelector, pod: &Input, pod_json: &Value) -> Result<bool> {
+    pub(crate) fn type_matches(
+        &self,
+        sel: &TypeSelector,
+        pod: &Input,
+        pod_json: &Value,
+    ) -> Result<bool> {
         for (k, v) in &sel.match_labels {
             let have = pod_json
                 .pointer("/metadata/labels")
@@ -216,12 +231,18 @@ impl CompiledDefinition {
                 Err(e) if e.code == ErrorCode::Limit => return Err(e),
                 Err(e) => findings.push(PodFinding {
                     code: "selector-error".into(),
-                    message: format!("selector of component {} failed: {}", self.comps[i].name, e.message),
+                    message: format!(
+                        "selector of component {} failed: {}",
+                        self.comps[i].name, e.message
+                    ),
                 }),
             }
         }
         if matched.len() > 1 {
-            let names: Vec<&str> = matched.iter().map(|i| self.comps[*i].name.as_str()).collect();
+            let names: Vec<&str> = matched
+                .iter()
+                .map(|i| self.comps[*i].name.as_str())
+                .collect();
             findings.push(PodFinding {
                 code: "ambiguous-component".into(),
                 message: format!(
@@ -262,22 +283,26 @@ impl CompiledDefinition {
             Err(err) => {
                 findings.push(PodFinding {
                     code: "no-instance".into(),
-                    message: format!("failed to extract instance id from path {:?}: {}", e.program.code(), err.message),
-                });
-                return Ok(None);
-            }
-        };
-        if let Some(ids) = ids {
-            if !ids.contains(&id) {
-                findings.push(PodFinding {
-                    code: "unknown-instance".into(),
                     message: format!(
-                        "could not match instance id {id:?}. existing instance ids [{}]",
-                        ids.join(" ")
+                        "failed to extract instance id from path {:?}: {}",
+                        e.program.code(),
+                        err.message
                     ),
                 });
                 return Ok(None);
             }
+        };
+        if let Some(ids) = ids
+            && !ids.contains(&id)
+        {
+            findings.push(PodFinding {
+                code: "unknown-instance".into(),
+                message: format!(
+                    "could not match instance id {id:?}. existing instance ids [{}]",
+                    ids.join(" ")
+                ),
+            });
+            return Ok(None);
         }
         Ok(Some(id))
     }
@@ -358,14 +383,23 @@ impl CompiledDefinition {
         };
         let c = &self.comps[ci];
         a.component = Some(c.name.clone());
-        a.instance = self.pod_instance(c, ids.and_then(|v| v.get(ci)).map(Vec::as_slice), &input, &mut a.findings)?;
+        a.instance = self.pod_instance(
+            c,
+            ids.and_then(|v| v.get(ci)).map(Vec::as_slice),
+            &input,
+            &mut a.findings,
+        )?;
         if let Some(e) = &c.replica_selector {
             match single_value(e, &input, &self.limits) {
                 Ok(v) => a.replica_key = Some(value_text(&v)),
                 Err(err) if err.code == ErrorCode::Limit => return Err(err),
                 Err(err) => a.findings.push(PodFinding {
                     code: "replica-error".into(),
-                    message: format!("failed to extract replica key from path {:?}: {}", e.program.code(), err.message),
+                    message: format!(
+                        "failed to extract replica key from path {:?}: {}",
+                        e.program.code(),
+                        err.message
+                    ),
                 }),
             }
         }
@@ -381,16 +415,19 @@ impl CompiledDefinition {
         let mut rest = Vec::new();
         for p in att.pods {
             let slot = p.component.as_ref().and_then(|c| {
-                r.components.iter_mut().find(|x| &x.name == c).and_then(|comp| {
-                    let multi = comp.multi_instance;
-                    comp.instances.iter_mut().find(|i| {
-                        if multi {
-                            Some(&i.id) == p.instance.as_ref()
-                        } else {
-                            i.id.is_empty()
-                        }
+                r.components
+                    .iter_mut()
+                    .find(|x| &x.name == c)
+                    .and_then(|comp| {
+                        let multi = comp.multi_instance;
+                        comp.instances.iter_mut().find(|i| {
+                            if multi {
+                                Some(&i.id) == p.instance.as_ref()
+                            } else {
+                                i.id.is_empty()
+                            }
+                        })
                     })
-                })
             });
             match slot {
                 Some(inst) => {
@@ -402,11 +439,11 @@ impl CompiledDefinition {
                     if p.ready {
                         live.ready += 1;
                     }
-                    if let Some(n) = &p.node {
-                        if !live.nodes.contains(n) {
-                            live.nodes.push(n.clone());
-                            live.nodes.sort();
-                        }
+                    if let Some(n) = &p.node
+                        && !live.nodes.contains(n)
+                    {
+                        live.nodes.push(n.clone());
+                        live.nodes.sort();
                     }
                     live.pods.push(p);
                 }

@@ -31,7 +31,10 @@ impl DefinitionSet {
     }
 
     /// Add a definition; returns the one it replaced (same root GVK), if any.
-    pub fn add(&mut self, def: impl Into<Arc<CompiledDefinition>>) -> Option<Arc<CompiledDefinition>> {
+    pub fn add(
+        &mut self,
+        def: impl Into<Arc<CompiledDefinition>>,
+    ) -> Option<Arc<CompiledDefinition>> {
         let def = def.into();
         let gvk = def.root_gvk();
         let old = self
@@ -74,13 +77,10 @@ impl DefinitionSet {
             .rev()
             .find(|d| d.root_gvk() == *gvk)
             .or_else(|| {
-                self.entries
-                    .iter()
-                    .rev()
-                    .find(|d| {
-                        let r = d.root_gvk();
-                        r.group == gvk.group && r.kind == gvk.kind
-                    })
+                self.entries.iter().rev().find(|d| {
+                    let r = d.root_gvk();
+                    r.group == gvk.group && r.kind == gvk.kind
+                })
             })
     }
 

@@ -45,13 +45,25 @@ fn conversion(expr: &Expr, index: usize, target: &str, v: &Value) -> Error {
 
 /// Check that the object is a usable Kubernetes object.
 pub(crate) fn workload_ref(obj: &Value) -> Result<WorkloadRef> {
-    let invalid = |m: &str| Error::new(ErrorCode::InvalidObject, format!("invalid Kubernetes object: {m}"));
+    let invalid = |m: &str| {
+        Error::new(
+            ErrorCode::InvalidObject,
+            format!("invalid Kubernetes object: {m}"),
+        )
+    };
     let Value::Object(o) = obj else {
-        return Err(invalid(&format!("expected an object, got {}", preview(obj))));
+        return Err(invalid(&format!(
+            "expected an object, got {}",
+            preview(obj)
+        )));
     };
     let s = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
-    let api_version = s(o.get("apiVersion")).filter(|s| !s.is_empty()).ok_or_else(|| invalid("missing apiVersion"))?;
-    let kind = s(o.get("kind")).filter(|s| !s.is_empty()).ok_or_else(|| invalid("missing kind"))?;
+    let api_version = s(o.get("apiVersion"))
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| invalid("missing apiVersion"))?;
+    let kind = s(o.get("kind"))
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| invalid("missing kind"))?;
     let meta = o.get("metadata");
     let name = s(meta.and_then(|m| m.get("name")))
         .filter(|n| !n.is_empty())
@@ -125,7 +137,11 @@ impl CompiledDefinition {
                 kind: c.def.kind.clone(),
                 root: c.parent.is_none() && std::ptr::eq(c, &self.comps[0]),
                 owner: c.parent.map(|p| self.comps[p].name.clone()),
-                children: c.children.iter().map(|i| self.comps[*i].name.clone()).collect(),
+                children: c
+                    .children
+                    .iter()
+                    .map(|i| self.comps[*i].name.clone())
+                    .collect(),
                 has_pod_definition: !matches!(c.pod, PodDef::None),
                 multi_instance: c.ids.is_some(),
                 instances: ex.instances,
@@ -174,7 +190,11 @@ impl CompiledDefinition {
     fn tree(&self, i: usize) -> TreeNode {
         TreeNode {
             component: self.comps[i].name.clone(),
-            children: self.comps[i].children.iter().map(|c| self.tree(*c)).collect(),
+            children: self.comps[i]
+                .children
+                .iter()
+                .map(|c| self.tree(*c))
+                .collect(),
         }
     }
 
@@ -287,10 +307,10 @@ impl CompiledDefinition {
                 for (i, frag) in fragments.iter_mut().enumerate() {
                     let mut m = Map::new();
                     for (f, e, outs) in &lists {
-                        if let Some(v) = outs.get(i) {
-                            if let Some(v) = check_fragment(e, i, *f, v)? {
-                                m.insert(f.value_key().into(), v);
-                            }
+                        if let Some(v) = outs.get(i)
+                            && let Some(v) = check_fragment(e, i, *f, v)?
+                        {
+                            m.insert(f.value_key().into(), v);
                         }
                     }
                     if !m.is_empty() {
@@ -421,7 +441,12 @@ impl CompiledDefinition {
                 };
                 for item in list {
                     let Value::Object(o) = &item else {
-                        return Err(conversion(&cd.expr, i, "an array of condition objects", &item));
+                        return Err(conversion(
+                            &cd.expr,
+                            i,
+                            "an array of condition objects",
+                            &item,
+                        ));
                     };
                     let get = |k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
                     conditions.push(Condition {
@@ -460,25 +485,25 @@ impl CompiledDefinition {
         conditions: &[Condition],
         input: &Input,
     ) -> Result<bool> {
-        if let Some(p) = &m.by_phase {
-            if phase != Some(p.as_str()) {
-                return Ok(false);
-            }
+        if let Some(p) = &m.by_phase
+            && phase != Some(p.as_str())
+        {
+            return Ok(false);
         }
         for want in &m.by_conditions {
             // With duplicate types the last one wins.
             let Some(have) = conditions.iter().rev().find(|c| c.type_ == want.type_) else {
                 return Ok(false);
             };
-            if let Some(st) = want.status.as_deref().filter(|s| !s.is_empty()) {
-                if have.status.as_deref().unwrap_or("") != st {
-                    return Ok(false);
-                }
+            if let Some(st) = want.status.as_deref().filter(|s| !s.is_empty())
+                && have.status.as_deref().unwrap_or("") != st
+            {
+                return Ok(false);
             }
-            if let Some(r) = want.reason.as_deref().filter(|s| !s.is_empty()) {
-                if have.reason.as_deref().unwrap_or("") != r {
-                    return Ok(false);
-                }
+            if let Some(r) = want.reason.as_deref().filter(|s| !s.is_empty())
+                && have.reason.as_deref().unwrap_or("") != r
+            {
+                return Ok(false);
             }
         }
         if let Some((e, expected)) = &m.by_expression {
@@ -500,7 +525,10 @@ pub(crate) fn parse_object(text: &str, limits: &crate::Limits) -> Result<Value> 
     let mut docs = crate::source::parse_documents(text, limits)?;
     match docs.len() {
         1 => Ok(docs.remove(0).value),
-        0 => Err(Error::new(ErrorCode::Parse, "no document found in the input")),
+        0 => Err(Error::new(
+            ErrorCode::Parse,
+            "no document found in the input",
+        )),
         n => Err(Error::new(
             ErrorCode::Usage,
             format!("expected one document, found {n}"),
@@ -521,7 +549,12 @@ fn to_template(e: &Expr, i: usize, v: Value) -> Result<Option<Value>> {
                         t.insert(k.into(), Value::Object(x));
                     }
                     Some(x) => {
-                        return Err(conversion(e, i, &format!("a pod template whose {k} is an object"), &x));
+                        return Err(conversion(
+                            e,
+                            i,
+                            &format!("a pod template whose {k} is an object"),
+                            &x,
+                        ));
                     }
                 }
             }
@@ -541,9 +574,7 @@ fn check_fragment(e: &Expr, i: usize, f: FragmentField, v: &Value) -> Result<Opt
             .as_object()
             .is_some_and(|o| o.values().all(Value::is_string)),
         FragmentType::Object => v.is_object(),
-        FragmentType::ObjectList => v
-            .as_array()
-            .is_some_and(|a| a.iter().all(Value::is_object)),
+        FragmentType::ObjectList => v.as_array().is_some_and(|a| a.iter().all(Value::is_object)),
     };
     if !ok {
         let target = match f.target() {
@@ -587,7 +618,10 @@ pub(crate) fn assemble(m: &Map<String, Value>) -> Value {
         .cloned()
         .unwrap_or_default();
     let mut main = m.get("container").and_then(Value::as_object).cloned();
-    if main.is_none() && containers.is_empty() && (m.contains_key("resources") || m.contains_key("image")) {
+    if main.is_none()
+        && containers.is_empty()
+        && (m.contains_key("resources") || m.contains_key("image"))
+    {
         let mut c = Map::new();
         c.insert("name".into(), Value::String("main".into()));
         main = Some(c);
@@ -629,23 +663,21 @@ fn to_i32(e: &Expr, i: usize, v: &Value) -> Result<Option<i32>> {
     match v {
         Value::Null => Ok(None),
         Value::Number(n) => {
-            let ok = n
-                .as_i64()
-                .and_then(|x| i32::try_from(x).ok())
-                .or_else(|| {
-                    n.as_f64()
-                        .filter(|f| f.fract() == 0.0 && *f >= i32::MIN as f64 && *f <= i32::MAX as f64)
-                        .map(|f| f as i32)
-                });
+            let ok = n.as_i64().and_then(|x| i32::try_from(x).ok()).or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.fract() == 0.0 && *f >= i32::MIN as f64 && *f <= i32::MAX as f64)
+                    .map(|f| f as i32)
+            });
             ok.map(Some)
                 .ok_or_else(|| conversion(e, i, "an integer in the int32 range (replicas)", v))
         }
         Value::String(s) => {
             let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
-            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-                if let Ok(x) = s.parse::<i32>() {
-                    return Ok(Some(x));
-                }
+            if !digits.is_empty()
+                && digits.bytes().all(|b| b.is_ascii_digit())
+                && let Ok(x) = s.parse::<i32>()
+            {
+                return Ok(Some(x));
             }
             Err(Error::new(
                 ErrorCode::Conversion,

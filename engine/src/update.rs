@@ -77,9 +77,13 @@ pub(crate) fn set_path(doc: &mut Value, path: &[Value], value: Value) -> Result<
                 if idx < 0 {
                     return Err(fail(format!("array index {n} out of bounds")));
                 }
-                let idx = usize::try_from(idx).map_err(|_| fail(format!("array index {n} out of bounds")))?;
+                let idx = usize::try_from(idx)
+                    .map_err(|_| fail(format!("array index {n} out of bounds")))?;
                 if idx > 1_000_000 {
-                    return Err(Error::limit("maxCollectionLen", format!("array index {idx} too large to write")));
+                    return Err(Error::limit(
+                        "maxCollectionLen",
+                        format!("array index {idx} too large to write"),
+                    ));
                 }
                 if idx >= a.len() {
                     a.resize(idx + 1, Value::Null);
@@ -91,7 +95,11 @@ pub(crate) fn set_path(doc: &mut Value, path: &[Value], value: Value) -> Result<
                     "cannot write at {}: {} is not {}",
                     Value::Array(path.to_vec()),
                     crate::resolve::preview(v),
-                    if k.is_string() { "an object" } else { "an array" }
+                    if k.is_string() {
+                        "an object"
+                    } else {
+                        "an array"
+                    }
                 )));
             }
         };
@@ -121,7 +129,10 @@ impl CompiledDefinition {
         crate::resolve::workload_ref(obj)?;
         for name in req.components.keys() {
             if !self.comps.iter().any(|c| &c.name == name) {
-                return Err(Error::new(ErrorCode::Usage, format!("component {name} not found")));
+                return Err(Error::new(
+                    ErrorCode::Usage,
+                    format!("component {name} not found"),
+                ));
             }
         }
         let mut doc = obj.clone();
@@ -313,7 +324,10 @@ fn as_path(p: &Value) -> Result<&[Value]> {
         Value::Array(a) => Ok(a),
         other => Err(Error::new(
             ErrorCode::Update,
-            format!("path() returned {} instead of an array", crate::resolve::preview(other)),
+            format!(
+                "path() returned {} instead of an array",
+                crate::resolve::preview(other)
+            ),
         )),
     }
 }

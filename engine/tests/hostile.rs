@@ -18,7 +18,13 @@ fn limit_of(expr: String, input: Value) -> Option<String> {
     small_stack(move || match evaluate(&expr, &input, &Limits::default()) {
         Ok(_) => None,
         Err(e) => {
-            assert!(matches!(e.code, ErrorCode::Limit | ErrorCode::JqCompile | ErrorCode::JqRuntime), "{e}");
+            assert!(
+                matches!(
+                    e.code,
+                    ErrorCode::Limit | ErrorCode::JqCompile | ErrorCode::JqRuntime
+                ),
+                "{e}"
+            );
             e.limit.or(Some(e.code.to_string()))
         }
     })
@@ -37,7 +43,10 @@ fn deeply_nested_expressions_are_rejected_before_parsing() {
     ] {
         let got = limit_of(expr.clone(), json!(null));
         assert!(
-            matches!(got.as_deref(), Some("maxExpressionDepth" | "maxExpressionBytes" | "jq_compile")),
+            matches!(
+                got.as_deref(),
+                Some("maxExpressionDepth" | "maxExpressionBytes" | "jq_compile")
+            ),
             "{}...: {got:?}",
             &expr[..20]
         );
@@ -58,21 +67,35 @@ fn long_flat_expressions_within_the_budget_work() {
     };
     run(vec![".a"; 240].join(" | "), json!({})).unwrap();
     run(vec!["1"; 240].join(" + "), json!(null)).unwrap();
-    run(format!("[{}] | length", vec!["1"; 230].join(", ")), json!(null)).unwrap();
+    run(
+        format!("[{}] | length", vec!["1"; 230].join(", ")),
+        json!(null),
+    )
+    .unwrap();
     run(vec![".x"; 120].join(" // "), json!({})).unwrap();
 }
 
 #[test]
 fn long_flat_expressions_beyond_the_budget_are_rejected() {
-    for e in [vec![".a"; 3000].join(" | "), vec!["1"; 3000].join(" + "), vec!["true"; 400].join(" and ")] {
-        assert_eq!(limit_of(e, json!({})).as_deref(), Some("maxExpressionDepth"));
+    for e in [
+        vec![".a"; 3000].join(" | "),
+        vec!["1"; 3000].join(" + "),
+        vec!["true"; 400].join(" and "),
+    ] {
+        assert_eq!(
+            limit_of(e, json!({})).as_deref(),
+            Some("maxExpressionDepth")
+        );
     }
 }
 
 #[test]
 fn oversized_expressions_are_rejected() {
     let expr = ".a".repeat(20_000);
-    assert_eq!(limit_of(expr, json!({})).as_deref(), Some("maxExpressionBytes"));
+    assert_eq!(
+        limit_of(expr, json!({})).as_deref(),
+        Some("maxExpressionBytes")
+    );
 }
 
 fn deep(n: usize) -> Value {
@@ -86,18 +109,33 @@ fn deep(n: usize) -> Value {
 #[test]
 fn deep_values_stay_within_the_stack() {
     // Inputs at the depth limit work with the recursive builtins.
-    for expr in ["tojson | length", "flatten | length", ". == .", "[.] | tostring | length", "tojson | fromjson | length"] {
+    for expr in [
+        "tojson | length",
+        "flatten | length",
+        ". == .",
+        "[.] | tostring | length",
+        "tojson | fromjson | length",
+    ] {
         assert_eq!(limit_of(expr.into(), deep(127)), None, "{expr}");
     }
     // Building deeper values is a limit error.
-    assert_eq!(limit_of("[[.]]".into(), deep(127)).as_deref(), Some("maxDepth"));
-    assert_eq!(limit_of("{a: [.]}".into(), deep(127)).as_deref(), Some("maxDepth"));
+    assert_eq!(
+        limit_of("[[.]]".into(), deep(127)).as_deref(),
+        Some("maxDepth")
+    );
+    assert_eq!(
+        limit_of("{a: [.]}".into(), deep(127)).as_deref(),
+        Some("maxDepth")
+    );
     assert_eq!(
         limit_of("reduce range(0; 1) as $x (.; .)".into(), json!(null)).as_deref(),
         Some("jq_compile")
     );
     let nested = "[".repeat(200) + &"]".repeat(200);
-    assert_eq!(limit_of(format!("{nested:?} | fromjson"), json!(null)).as_deref(), Some("jq_runtime"));
+    assert_eq!(
+        limit_of(format!("{nested:?} | fromjson"), json!(null)).as_deref(),
+        Some("jq_runtime")
+    );
 }
 
 #[test]
@@ -105,16 +143,31 @@ fn runaway_work_is_bounded() {
     let xs: Vec<u32> = (0..2000).collect();
     for (expr, limit) in [
         ("[.[] as $a | .[] as $b | $a] | length", "maxCollectionLen"),
-        ("reduce (.[] as $a | .[] as $b | 1) as $x (0; . + $x)", "maxSteps"),
-        ("last(limit(100000000; .[] as $a | .[] as $b | .[]))", "maxSteps"),
+        (
+            "reduce (.[] as $a | .[] as $b | 1) as $x (0; . + $x)",
+            "maxSteps",
+        ),
+        (
+            "last(limit(100000000; .[] as $a | .[] as $b | .[]))",
+            "maxSteps",
+        ),
         ("reduce .[] as $x (\"x\"; . + .)", "maxStringBytes"),
         ("reduce .[] as $x ([0]; . + .)", "maxCollectionLen"),
-        ("reduce .[] as $x (\"ab\"; \"\\(.)\\(.)\")", "maxStringBytes"),
-        ("reduce .[] as $x (\"a\"; [., .] | tojson)", "maxStringBytes"),
+        (
+            "reduce .[] as $x (\"ab\"; \"\\(.)\\(.)\")",
+            "maxStringBytes",
+        ),
+        (
+            "reduce .[] as $x (\"a\"; [., .] | tojson)",
+            "maxStringBytes",
+        ),
         ("reduce .[] as $x (3; . * .)", "maxStringBytes"),
         ("[.[] | tostring] | join(\",\") * 100000", "maxStringBytes"),
         ("\"x\" * 1e9", "maxStringBytes"),
-        ("reduce ([.[:30][] | [1, 2]] | combinations) as $c (0; . + 1)", "maxSteps"),
+        (
+            "reduce ([.[:30][] | [1, 2]] | combinations) as $c (0; . + 1)",
+            "maxSteps",
+        ),
     ] {
         let got = limit_of(expr.into(), json!(xs));
         assert_eq!(got.as_deref(), Some(limit), "{expr}");
@@ -124,14 +177,23 @@ fn runaway_work_is_bounded() {
 #[test]
 fn many_outputs_are_a_limit_error() {
     let xs: Vec<u32> = (0..5000).collect();
-    assert_eq!(limit_of(".[]".into(), json!(xs)).as_deref(), Some("maxOutputs"));
+    assert_eq!(
+        limit_of(".[]".into(), json!(xs)).as_deref(),
+        Some("maxOutputs")
+    );
 }
 
 #[test]
 fn try_cannot_swallow_a_limit() {
     let xs: Vec<u32> = (0..2000).collect();
-    let got = limit_of("try ([.[] as $a | .[] as $b | 1] | length) catch 0".into(), json!(xs));
+    let got = limit_of(
+        "try ([.[] as $a | .[] as $b | 1] | length) catch 0".into(),
+        json!(xs),
+    );
     assert_eq!(got.as_deref(), Some("maxCollectionLen"));
-    let got = limit_of("[.[] | try (\"x\" * 1e12) catch 1] | length".into(), json!(xs));
+    let got = limit_of(
+        "[.[] | try (\"x\" * 1e12) catch 1] | length".into(),
+        json!(xs),
+    );
     assert_eq!(got.as_deref(), Some("maxStringBytes"));
 }

@@ -28,7 +28,13 @@ fn example_pods_land_under_their_roles() {
     let got: Vec<_> = a
         .pods
         .iter()
-        .map(|p| (p.component.as_deref(), p.instance.as_deref(), p.replica_key.as_deref()))
+        .map(|p| {
+            (
+                p.component.as_deref(),
+                p.instance.as_deref(),
+                p.replica_key.as_deref(),
+            )
+        })
         .collect();
     assert_eq!(
         got,
@@ -61,7 +67,10 @@ fn example_gang_is_the_whole_jobset() {
     let g = d.gang_groups(&obj, &pods).unwrap();
     assert_eq!(g.groups.len(), 1);
     let group = &g.groups[0];
-    assert_eq!(group.name, "pg-6f1c2a4e-8a8e-4c61-9d0e-2f7b5c1d9a10-llama-pretrain");
+    assert_eq!(
+        group.name,
+        "pg-6f1c2a4e-8a8e-4c61-9d0e-2f7b5c1d9a10-llama-pretrain"
+    );
     assert_eq!(group.min_member, 3);
     assert_eq!(group.members.len(), 3);
     assert_eq!(g.pods[0].effective_component.as_deref(), Some("jobset"));
@@ -87,7 +96,8 @@ spec:
 {gang}
 "#
     );
-    CompiledDefinition::from_text(&text, Limits::default()).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    CompiledDefinition::from_text(&text, Limits::default())
+        .unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
 
 const TWO_ROLES: &str = r#"
@@ -134,7 +144,10 @@ fn edge_24_selector_values_compare_as_strings() {
     p["spec"]["priority"] = json!(0);
     let a = d.attribute_pods(None, &[p]).unwrap();
     assert_eq!(a.pods[0].component.as_deref(), Some("a"));
-    assert!(a.pods[0].findings.is_empty(), "the numeric 0 does not match \"0\"");
+    assert!(
+        a.pods[0].findings.is_empty(),
+        "the numeric 0 does not match \"0\""
+    );
 }
 
 #[test]
@@ -154,8 +167,14 @@ fn edge_25_selector_without_value_matches_any_non_null() {
 "#,
         "",
     );
-    let a = d.attribute_pods(None, &[pod("p", json!({"flag": "y"}))]).unwrap();
-    assert_eq!(a.pods[0].component.as_deref(), Some("a"), "false is non-null");
+    let a = d
+        .attribute_pods(None, &[pod("p", json!({"flag": "y"}))])
+        .unwrap();
+    assert_eq!(
+        a.pods[0].component.as_deref(),
+        Some("a"),
+        "false is non-null"
+    );
 }
 
 #[test]
@@ -176,7 +195,9 @@ fn edge_26_key_path_is_evaluated_whole() {
 "#,
         "",
     );
-    let a = d.attribute_pods(None, &[pod("p", json!({"a": "x"}))]).unwrap();
+    let a = d
+        .attribute_pods(None, &[pod("p", json!({"a": "x"}))])
+        .unwrap();
     assert_eq!(a.pods[0].component.as_deref(), Some("a"));
 }
 
@@ -239,7 +260,10 @@ fn gang_def(member_extra: &str) -> CompiledDefinition {
 fn edge_27_missing_group_key_is_an_error() {
     let d = gang_def("              groupByKeyPaths: ['.metadata.labels[\"job\"]']");
     let e = d
-        .gang_groups(&thing(json!({"worker": {"template": {}}})), &[pod("w", json!({"role": "worker"}))])
+        .gang_groups(
+            &thing(json!({"worker": {"template": {}}})),
+            &[pod("w", json!({"role": "worker"}))],
+        )
         .unwrap_err();
     assert!(e.message.contains("query result is empty <nil>"), "{e}");
     assert!(e.message.starts_with("failed to extract group key"), "{e}");
@@ -249,7 +273,10 @@ fn edge_27_missing_group_key_is_an_error() {
 fn edge_28_null_filter_is_an_error() {
     let d = gang_def("              filters: ['.metadata.labels[\"x\"]']");
     let e = d
-        .gang_groups(&thing(json!({"worker": {"template": {}}})), &[pod("w", json!({"role": "worker"}))])
+        .gang_groups(
+            &thing(json!({"worker": {"template": {}}})),
+            &[pod("w", json!({"role": "worker"}))],
+        )
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::JqRuntime);
     assert!(e.message.contains("failed to evaluate filters"), "{e}");
@@ -259,13 +286,19 @@ fn edge_28_null_filter_is_an_error() {
 fn edge_29_only_boolean_true_passes_a_filter() {
     let d = gang_def("              filters: ['.metadata.labels[\"x\"]']");
     let g = d
-        .gang_groups(&thing(json!({"worker": {"template": {}}})), &[pod("w", json!({"role": "worker", "x": "yes"}))])
+        .gang_groups(
+            &thing(json!({"worker": {"template": {}}})),
+            &[pod("w", json!({"role": "worker", "x": "yes"}))],
+        )
         .unwrap();
     assert!(g.groups.is_empty());
     assert_eq!(g.pods[0].findings[0].code, "no-pod-group");
     let d = gang_def("              filters: ['.metadata.labels[\"x\"] == \"yes\"']");
     let g = d
-        .gang_groups(&thing(json!({"worker": {"template": {}}})), &[pod("w", json!({"role": "worker", "x": "yes"}))])
+        .gang_groups(
+            &thing(json!({"worker": {"template": {}}})),
+            &[pod("w", json!({"role": "worker", "x": "yes"}))],
+        )
         .unwrap();
     assert_eq!(g.groups.len(), 1);
 }
@@ -282,7 +315,9 @@ fn edge_30_single_pod_bearing_component_takes_every_pod() {
 "#,
         "",
     );
-    let a = d.attribute_pods(None, &[pod("p", json!({"unrelated": "1"}))]).unwrap();
+    let a = d
+        .attribute_pods(None, &[pod("p", json!({"unrelated": "1"}))])
+        .unwrap();
     assert_eq!(a.pods[0].component.as_deref(), Some("agent"));
 }
 
@@ -317,7 +352,8 @@ fn edge_31_multi_instance_without_instance_selector_is_a_finding() {
     // Validation requires an instance selector with instanceIdPath, so the
     // runtime case cannot be built from a valid definition; a pod without
     // the instance label is the nearest: it has no instance.
-    let w = thing(json!({"groups": [{"name": "a", "template": {}}, {"name": "b", "template": {}}]}));
+    let w =
+        thing(json!({"groups": [{"name": "a", "template": {}}, {"name": "b", "template": {}}]}));
     let a = d.attribute_pods(Some(&w), &[pod("p", json!({}))]).unwrap();
     assert_eq!(a.pods[0].instance, None);
     assert_eq!(a.pods[0].findings[0].code, "no-instance");
@@ -326,8 +362,11 @@ fn edge_31_multi_instance_without_instance_selector_is_a_finding() {
 #[test]
 fn edge_32_unknown_instance_id() {
     let d = def(MULTI, "");
-    let w = thing(json!({"groups": [{"name": "a", "template": {}}, {"name": "b", "template": {}}]}));
-    let a = d.attribute_pods(Some(&w), &[pod("p", json!({"g": "c"}))]).unwrap();
+    let w =
+        thing(json!({"groups": [{"name": "a", "template": {}}, {"name": "b", "template": {}}]}));
+    let a = d
+        .attribute_pods(Some(&w), &[pod("p", json!({"g": "c"}))])
+        .unwrap();
     assert_eq!(a.pods[0].component, None, "two leaves: selectors decide");
     let d = def(
         r#"
@@ -340,19 +379,31 @@ fn edge_32_unknown_instance_id() {
 "#,
         "",
     );
-    let a = d.attribute_pods(Some(&w), &[pod("p", json!({"g": "c"}))]).unwrap();
+    let a = d
+        .attribute_pods(Some(&w), &[pod("p", json!({"g": "c"}))])
+        .unwrap();
     assert_eq!(a.pods[0].findings[0].code, "unknown-instance");
-    assert_eq!(a.pods[0].findings[0].message, "could not match instance id \"c\". existing instance ids [a b]");
+    assert_eq!(
+        a.pods[0].findings[0].message,
+        "could not match instance id \"c\". existing instance ids [a b]"
+    );
 }
 
-fn subtree(d: &CompiledDefinition, w: &Value, c: &str, i: Option<&str>) -> Result<i64, workload_lens::Error> {
+fn subtree(
+    d: &CompiledDefinition,
+    w: &Value,
+    c: &str,
+    i: Option<&str>,
+) -> Result<i64, workload_lens::Error> {
     let r = d.resolve(w)?;
     d.subtree_scale(&r, c, i)
 }
 
 #[test]
 fn edge_33_34_parent_times_children_or_their_sum() {
-    let w = thing(json!({"master": {"template": {}, "replicas": 1}, "worker": {"template": {}, "replicas": 4}}));
+    let w = thing(
+        json!({"master": {"template": {}, "replicas": 1}, "worker": {"template": {}, "replicas": 4}}),
+    );
     // Edge case 34: no root scale, children 4 and 1 -> 5.
     assert_eq!(subtree(&def(TWO_ROLES, ""), &w, "thing", None).unwrap(), 5);
     // Edge case 33: root 2 over children 4 and 1 -> 10.
@@ -429,17 +480,25 @@ fn edge_36_no_scales_count_leaves_and_instances() {
 "#,
         "",
     );
-    let w = thing(json!({"master": {}, "workers": [{"name": "a", "template": {}}, {"name": "b", "template": {}}]}));
+    let w = thing(
+        json!({"master": {}, "workers": [{"name": "a", "template": {}}, {"name": "b", "template": {}}]}),
+    );
     assert_eq!(subtree(&d, &w, "thing", None).unwrap(), 3);
     assert_eq!(subtree(&d, &w, "worker", Some("a")).unwrap(), 1);
-    assert_eq!(subtree(&d, &w, "worker", Some("zz")).unwrap_err().message, "instance id zz not found");
+    assert_eq!(
+        subtree(&d, &w, "worker", Some("zz")).unwrap_err().message,
+        "instance id zz not found"
+    );
 }
 
 #[test]
 fn edge_37_empty_instance_id_is_an_error() {
     let d = def(TWO_ROLES, "");
     let w = thing(json!({}));
-    assert_eq!(subtree(&d, &w, "worker", Some("")).unwrap_err().message, "instance id is empty");
+    assert_eq!(
+        subtree(&d, &w, "worker", Some("")).unwrap_err().message,
+        "instance id is empty"
+    );
 }
 
 #[test]
@@ -459,7 +518,13 @@ fn pod_group_v2_with_subgroups() {
     );
     let w = thing(json!({"master": {"template": {}}, "worker": {"template": {}, "replicas": 4}}));
     let g = d
-        .gang_groups(&w, &[pod("m", json!({"role": "master"})), pod("w0", json!({"role": "worker"}))])
+        .gang_groups(
+            &w,
+            &[
+                pod("m", json!({"role": "master"})),
+                pod("w0", json!({"role": "worker"})),
+            ],
+        )
         .unwrap();
     let group = &g.groups[0];
     assert_eq!(group.name, "pg-u1-main");
@@ -490,11 +555,24 @@ fn nearest_member_wins_and_ancestors_follow() {
     );
     let w = thing(json!({"master": {"template": {}}, "worker": {"template": {}, "replicas": 3}}));
     let g = d
-        .gang_groups(&w, &[pod("m", json!({"role": "master", "job": "j"})), pod("w", json!({"role": "worker", "job": "j"}))])
+        .gang_groups(
+            &w,
+            &[
+                pod("m", json!({"role": "master", "job": "j"})),
+                pod("w", json!({"role": "worker", "job": "j"})),
+            ],
+        )
         .unwrap();
     assert_eq!(g.pods[0].pod_group.as_deref(), Some("masters"));
     assert_eq!(g.pods[0].effective_component.as_deref(), Some("master"));
     assert_eq!(g.pods[1].pod_group.as_deref(), Some("job"));
     assert_eq!(g.pods[1].group_name.as_deref(), Some("pg-u1-j"));
-    assert_eq!(g.groups.iter().find(|x| x.pod_group == "job").unwrap().min_member, 4);
+    assert_eq!(
+        g.groups
+            .iter()
+            .find(|x| x.pod_group == "job")
+            .unwrap()
+            .min_member,
+        4
+    );
 }

@@ -147,7 +147,9 @@ fn edge_01_map_keyed_instances_iterate_in_sorted_order() {
 fn edge_02_null_instance_id_is_an_error() {
     let d = def("", WORKERS);
     let e = d
-        .resolve(&obj(json!({"groups": [{"name": "w1", "template": template(1)}, {"template": template(1)}]})))
+        .resolve(&obj(
+            json!({"groups": [{"name": "w1", "template": template(1)}, {"template": template(1)}]}),
+        ))
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::Conversion);
     assert!(e.message.contains("empty string values [w1,]"), "{e}");
@@ -162,7 +164,9 @@ fn edge_02_null_instance_id_is_an_error() {
 fn edge_03_numeric_instance_id_is_a_conversion_error() {
     let d = def("", WORKERS);
     let e = d
-        .resolve(&obj(json!({"groups": [{"name": 1, "template": template(1)}]})))
+        .resolve(&obj(
+            json!({"groups": [{"name": 1, "template": template(1)}]}),
+        ))
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::Conversion);
     assert!(e.message.contains("number (1)"), "{e}");
@@ -183,9 +187,14 @@ fn edge_05_single_instance_path_without_output_is_a_count_mismatch() {
       scaleDefinition: {replicasPath: '.spec.x[]'}"#,
         "      []",
     );
-    let e = d.resolve(&obj(json!({"x": [], "template": template(1)}))).unwrap_err();
+    let e = d
+        .resolve(&obj(json!({"x": [], "template": template(1)})))
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::CountMismatch);
-    assert_eq!(e.message, "instance ids count (1) does not match results count (0)");
+    assert_eq!(
+        e.message,
+        "instance ids count (1) does not match results count (0)"
+    );
 }
 
 #[test]
@@ -215,13 +224,22 @@ fn replicas_of(v: Value) -> Result<Option<i32>, workload_lens::Error> {
 fn edge_07_numeric_string_replicas_are_accepted() {
     assert_eq!(replicas_of(json!("3")).unwrap(), Some(3));
     let e = replicas_of(json!("3 ")).unwrap_err();
-    assert_eq!(e.message, "replicas value \"3 \" at index 0 is not a number");
+    assert_eq!(
+        e.message,
+        "replicas value \"3 \" at index 0 is not a number"
+    );
 }
 
 #[test]
 fn edge_08_fractional_huge_and_negative_replicas() {
-    assert_eq!(replicas_of(json!(2.5)).unwrap_err().code, ErrorCode::Conversion);
-    assert_eq!(replicas_of(json!(3e10)).unwrap_err().code, ErrorCode::Conversion);
+    assert_eq!(
+        replicas_of(json!(2.5)).unwrap_err().code,
+        ErrorCode::Conversion
+    );
+    assert_eq!(
+        replicas_of(json!(3e10)).unwrap_err().code,
+        ErrorCode::Conversion
+    );
     assert_eq!(replicas_of(json!(-1)).unwrap(), Some(-1));
     assert_eq!(replicas_of(json!(4.0)).unwrap(), Some(4));
 }
@@ -269,7 +287,10 @@ fn edge_10_fragmented_longest_list_wins() {
     assert!(!b.contains_key("schedulerName"));
     assert_eq!(b["labels"], json!({"x": "2"}));
     assert_eq!(p.instances[0].pod_resources.as_ref().unwrap().gpu, 2);
-    assert_eq!(p.instances[1].pod_resources.as_ref().unwrap().cpu_millis, 500);
+    assert_eq!(
+        p.instances[1].pod_resources.as_ref().unwrap().cpu_millis,
+        500
+    );
     // The assembled template carries the fragments.
     let t = p.instances[0].pod_template.as_ref().unwrap();
     assert_eq!(t["spec"]["schedulerName"], json!("kai"));
@@ -296,7 +317,8 @@ spec:
 {mappings}
 "#
     );
-    CompiledDefinition::from_text(&text, Limits::default()).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    CompiledDefinition::from_text(&text, Limits::default())
+        .unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
 
 fn matched(d: &CompiledDefinition, status: Value) -> Result<Vec<String>, workload_lens::Error> {
@@ -307,7 +329,10 @@ fn matched(d: &CompiledDefinition, status: Value) -> Result<Vec<String>, workloa
 #[test]
 fn edge_11_null_phase_is_empty_and_never_matches() {
     let d = status_def("          running: [{byPhase: Running}]", "");
-    let s = d.status(&obj_status(json!({}), json!({"phase": null}))).unwrap().unwrap();
+    let s = d
+        .status(&obj_status(json!({}), json!({"phase": null})))
+        .unwrap()
+        .unwrap();
     assert_eq!(s.phase.as_deref(), Some(""));
     assert_eq!(s.matched_statuses, ["Undefined"]);
     let s = d.status(&obj(json!({}))).unwrap().unwrap();
@@ -317,7 +342,9 @@ fn edge_11_null_phase_is_empty_and_never_matches() {
 #[test]
 fn edge_12_numeric_phase_is_an_error() {
     let d = status_def("          running: [{byPhase: Running}]", "");
-    let e = d.status(&obj_status(json!({}), json!({"phase": 3}))).unwrap_err();
+    let e = d
+        .status(&obj_status(json!({}), json!({"phase": 3})))
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::Conversion);
     assert!(e.message.contains("phase"), "{e}");
 }
@@ -340,7 +367,10 @@ spec:
 "#;
     let d = CompiledDefinition::from_text(text, Limits::default()).unwrap();
     let e = d
-        .status(&obj_status(json!({}), json!({"conditions": [{"type": "Ready", "status": "True"}]})))
+        .status(&obj_status(
+            json!({}),
+            json!({"conditions": [{"type": "Ready", "status": "True"}]}),
+        ))
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::Conversion);
 }
@@ -348,12 +378,18 @@ spec:
 #[test]
 fn edge_14_null_conditions_are_none() {
     let d = status_def("          running: [{byConditions: [{type: Ready}]}]", "");
-    assert_eq!(matched(&d, json!({"conditions": null})).unwrap(), ["Undefined"]);
+    assert_eq!(
+        matched(&d, json!({"conditions": null})).unwrap(),
+        ["Undefined"]
+    );
 }
 
 #[test]
 fn edge_15_duplicate_condition_types_last_wins() {
-    let d = status_def("          running: [{byConditions: [{type: Ready, status: \"True\"}]}]", "");
+    let d = status_def(
+        "          running: [{byConditions: [{type: Ready, status: \"True\"}]}]",
+        "",
+    );
     let st = json!({"conditions": [{"type": "Ready", "status": "True"}, {"type": "Ready", "status": "False"}]});
     assert_eq!(matched(&d, st).unwrap(), ["Undefined"]);
     let st = json!({"conditions": [{"type": "Ready", "status": "False"}, {"type": "Ready", "status": "True"}]});
@@ -362,15 +398,26 @@ fn edge_15_duplicate_condition_types_last_wins() {
 
 #[test]
 fn edge_16_boolean_condition_status_counts_as_absent() {
-    let d = status_def("          running: [{byConditions: [{type: Ready, status: \"True\"}]}]", "");
+    let d = status_def(
+        "          running: [{byConditions: [{type: Ready, status: \"True\"}]}]",
+        "",
+    );
     assert_eq!(
-        matched(&d, json!({"conditions": [{"type": "Ready", "status": true}]})).unwrap(),
+        matched(
+            &d,
+            json!({"conditions": [{"type": "Ready", "status": true}]})
+        )
+        .unwrap(),
         ["Undefined"]
     );
     // Without an expected status, presence of the type is enough.
     let d = status_def("          running: [{byConditions: [{type: Ready}]}]", "");
     assert_eq!(
-        matched(&d, json!({"conditions": [{"type": "Ready", "status": true}]})).unwrap(),
+        matched(
+            &d,
+            json!({"conditions": [{"type": "Ready", "status": true}]})
+        )
+        .unwrap(),
         ["Running"]
     );
 }
@@ -403,48 +450,75 @@ fn expr_def(expr: &str, expected: &str) -> CompiledDefinition {
 
 #[test]
 fn edge_18_null_expression_matches_null_text() {
-    assert_eq!(matched(&expr_def(".status.nothing", "null"), json!({})).unwrap(), ["Running"]);
+    assert_eq!(
+        matched(&expr_def(".status.nothing", "null"), json!({})).unwrap(),
+        ["Running"]
+    );
 }
 
 #[test]
 fn edge_19_string_true_and_boolean_true_both_match() {
-    assert_eq!(matched(&expr_def("\"true\"", "true"), json!({})).unwrap(), ["Running"]);
-    assert_eq!(matched(&expr_def("1 == 1", "true"), json!({})).unwrap(), ["Running"]);
+    assert_eq!(
+        matched(&expr_def("\"true\"", "true"), json!({})).unwrap(),
+        ["Running"]
+    );
+    assert_eq!(
+        matched(&expr_def("1 == 1", "true"), json!({})).unwrap(),
+        ["Running"]
+    );
 }
 
 #[test]
 fn edge_20_only_the_first_output_counts() {
-    assert_eq!(matched(&expr_def("false, true", "true"), json!({})).unwrap(), ["Undefined"]);
+    assert_eq!(
+        matched(&expr_def("false, true", "true"), json!({})).unwrap(),
+        ["Undefined"]
+    );
 }
 
 #[test]
 fn edge_21_no_output_is_no_match() {
-    assert_eq!(matched(&expr_def("empty", "true"), json!({})).unwrap(), ["Undefined"]);
+    assert_eq!(
+        matched(&expr_def("empty", "true"), json!({})).unwrap(),
+        ["Undefined"]
+    );
 }
 
 #[test]
 fn edge_22_expression_error_fails_status_unless_short_circuited() {
     let e = matched(&expr_def(".status.x | tonumber", "1"), json!({"x": "abc"})).unwrap_err();
     assert_eq!(e.code, ErrorCode::JqRuntime);
-    assert!(e.message.starts_with("failed to evaluate byExpression"), "{e}");
+    assert!(
+        e.message.starts_with("failed to evaluate byExpression"),
+        "{e}"
+    );
     // A failing byPhase earlier in the same matcher hides the error.
     let d = status_def(
         "          running: [{byPhase: Running, byExpression: {expression: '.status.x | tonumber', expectedResult: '1'}}]",
         "",
     );
-    assert_eq!(matched(&d, json!({"x": "abc", "phase": "Pending"})).unwrap(), ["Undefined"]);
+    assert_eq!(
+        matched(&d, json!({"x": "abc", "phase": "Pending"})).unwrap(),
+        ["Undefined"]
+    );
     // An earlier matcher of the same status that matched stops evaluation.
     let d = status_def(
         "          running: [{byPhase: Pending}, {byExpression: {expression: '.status.x | tonumber', expectedResult: '1'}}]",
         "",
     );
-    assert_eq!(matched(&d, json!({"x": "abc", "phase": "Pending"})).unwrap(), ["Running"]);
+    assert_eq!(
+        matched(&d, json!({"x": "abc", "phase": "Pending"})).unwrap(),
+        ["Running"]
+    );
 }
 
 #[test]
 fn edge_23_nothing_matches_is_undefined() {
     let d = status_def("          running: [{byPhase: Running}]", "");
-    assert_eq!(matched(&d, json!({"phase": "Weird"})).unwrap(), ["Undefined"]);
+    assert_eq!(
+        matched(&d, json!({"phase": "Weird"})).unwrap(),
+        ["Undefined"]
+    );
 }
 
 #[test]
@@ -482,7 +556,9 @@ fn absent_component_counts_no_pods() {
 "#,
     );
     let r = d
-        .resolve(&obj(json!({"worker": {"replicas": 4, "template": template(8)}})))
+        .resolve(&obj(
+            json!({"worker": {"replicas": 4, "template": template(8)}}),
+        ))
         .unwrap();
     let m = &r.component("master").unwrap().instances[0];
     assert!(!m.present);
@@ -511,8 +587,14 @@ fn pod_spec_with_metadata_path() {
     let p = &r.component("predictor").unwrap().instances[0];
     assert_eq!(p.desired_replicas, 2, "minReplicas when replicas is absent");
     assert_eq!(p.scale.unwrap().max_replicas, Some(5));
-    assert_eq!(p.pod_template.as_ref().unwrap()["metadata"]["labels"]["app"], json!("x"));
-    assert_eq!(p.pod_resources.as_ref().unwrap().memory_bytes, 8 * 1024 * 1024 * 1024);
+    assert_eq!(
+        p.pod_template.as_ref().unwrap()["metadata"]["labels"]["app"],
+        json!("x")
+    );
+    assert_eq!(
+        p.pod_resources.as_ref().unwrap().memory_bytes,
+        8 * 1024 * 1024 * 1024
+    );
     assert_eq!(r.totals.resources.gpu, 2);
 }
 
@@ -521,9 +603,18 @@ fn invalid_objects_are_typed_errors() {
     let d = def("", WORKERS);
     for (o, msg) in [
         (json!([]), "expected an object"),
-        (json!({"kind": "Thing", "metadata": {"name": "x"}}), "missing apiVersion"),
-        (json!({"apiVersion": "example.com/v1", "metadata": {"name": "x"}}), "missing kind"),
-        (json!({"apiVersion": "example.com/v1", "kind": "Thing"}), "missing metadata.name"),
+        (
+            json!({"kind": "Thing", "metadata": {"name": "x"}}),
+            "missing apiVersion",
+        ),
+        (
+            json!({"apiVersion": "example.com/v1", "metadata": {"name": "x"}}),
+            "missing kind",
+        ),
+        (
+            json!({"apiVersion": "example.com/v1", "kind": "Thing"}),
+            "missing metadata.name",
+        ),
     ] {
         let e = d.resolve(&o).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidObject, "{o}");
@@ -548,7 +639,9 @@ fn other_versions_resolve_with_a_warning() {
 fn no_definition_for_gvk() {
     let set = DefinitionSet::with_catalog().unwrap();
     let e = set
-        .resolve(&json!({"apiVersion": "example.com/v1", "kind": "Nope", "metadata": {"name": "x"}}))
+        .resolve(
+            &json!({"apiVersion": "example.com/v1", "kind": "Nope", "metadata": {"name": "x"}}),
+        )
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::NoDefinition);
 }
@@ -561,7 +654,10 @@ fn user_definition_overrides_catalog() {
     let names = set.add_text(&text, Limits::default()).unwrap();
     assert_eq!(names, ["my-jobset"]);
     let r = set
-        .resolve_text(include_str!("../../examples/jobset.yaml"), &Limits::default())
+        .resolve_text(
+            include_str!("../../examples/jobset.yaml"),
+            &Limits::default(),
+        )
         .unwrap();
     assert_eq!(r.definition.name, "my-jobset");
     assert_eq!(r.definition.origin, "user");
@@ -581,7 +677,15 @@ fn edge_43_output_limit_counts_outputs_beyond_the_maximum() {
 "#,
     );
     let ids = |n: usize| obj(json!({"ids": (0..n).map(|i| format!("i{i}")).collect::<Vec<_>>()}));
-    assert_eq!(d.resolve(&ids(1000)).unwrap().component("w").unwrap().instances.len(), 1000);
+    assert_eq!(
+        d.resolve(&ids(1000))
+            .unwrap()
+            .component("w")
+            .unwrap()
+            .instances
+            .len(),
+        1000
+    );
     let e = d.resolve(&ids(1001)).unwrap_err();
     assert_eq!(e.code, ErrorCode::Limit);
     assert_eq!(e.limit.as_deref(), Some("maxOutputs"));
@@ -591,8 +695,14 @@ fn edge_43_output_limit_counts_outputs_beyond_the_maximum() {
 fn hostile_expressions_stop_with_limit_errors() {
     let cases = [
         ("\"x\" * 1e9", "maxStringBytes"),
-        ("[.spec.xs[] as $a | .spec.xs[] as $b | .spec.xs[] as $c | 1] | length", "maxCollectionLen"),
-        ("reduce (.spec.xs[] as $a | .spec.xs[] as $b | .spec.xs[] as $c | 1) as $x (0; . + 1)", "maxSteps"),
+        (
+            "[.spec.xs[] as $a | .spec.xs[] as $b | .spec.xs[] as $c | 1] | length",
+            "maxCollectionLen",
+        ),
+        (
+            "reduce (.spec.xs[] as $a | .spec.xs[] as $b | .spec.xs[] as $c | 1) as $x (0; . + 1)",
+            "maxSteps",
+        ),
         ("reduce .spec.xs[] as $x (\"ab\"; . + .)", "maxStringBytes"),
         ("reduce .spec.xs[] as $x (0; [.]) | tojson", "maxDepth"),
         ("reduce .spec.xs[] as $x (2; . * .)", "maxStringBytes"),
@@ -614,7 +724,9 @@ fn deep_input_is_a_limit_error() {
     for _ in 0..200 {
         v = json!([v]);
     }
-    let e = d.resolve(&obj(json!({"groups": [], "deep": v}))).unwrap_err();
+    let e = d
+        .resolve(&obj(json!({"groups": [], "deep": v})))
+        .unwrap_err();
     assert_eq!(e.limit.as_deref(), Some("maxDepth"));
 }
 
@@ -627,7 +739,13 @@ fn compiled_definitions_are_reusable_across_threads() {
             let set = set.clone();
             std::thread::spawn(move || {
                 (0..20)
-                    .map(|_| set.resolve_text(text, &Limits::default()).unwrap().totals.resources.gpu)
+                    .map(|_| {
+                        set.resolve_text(text, &Limits::default())
+                            .unwrap()
+                            .totals
+                            .resources
+                            .gpu
+                    })
                     .sum::<u64>()
             })
         })

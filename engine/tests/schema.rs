@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 
 fn check(file: &str, schema: serde_json::Value) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs").join(file);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../docs")
+        .join(file);
     let text = serde_json::to_string_pretty(&schema).unwrap() + "\n";
     if std::env::var_os("UPDATE_SCHEMA").is_some() {
         std::fs::write(&path, &text).unwrap();
@@ -31,7 +33,10 @@ fn error_schema_is_current() {
 fn example_output_only_uses_schema_properties() {
     let set = workload_lens::DefinitionSet::with_catalog().unwrap();
     let r = set
-        .resolve_text(include_str!("../../examples/jobset.yaml"), &Default::default())
+        .resolve_text(
+            include_str!("../../examples/jobset.yaml"),
+            &Default::default(),
+        )
         .unwrap();
     let schema = workload_lens::resolved_schema();
     let props = schema["properties"].as_object().unwrap();

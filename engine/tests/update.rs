@@ -8,7 +8,11 @@ use workload_lens::patch::{PatchOp, apply};
 use workload_lens::{CompiledDefinition, DefinitionSet, ErrorCode, Limits, UpdateRequest};
 
 fn jobset() -> Value {
-    let docs = workload_lens::source::parse_documents(include_str!("../../examples/jobset.yaml"), &Limits::default()).unwrap();
+    let docs = workload_lens::source::parse_documents(
+        include_str!("../../examples/jobset.yaml"),
+        &Limits::default(),
+    )
+    .unwrap();
     docs[0].value.clone()
 }
 
@@ -30,10 +34,16 @@ fn pod_template_update_returns_new_object_and_minimal_patch() {
     let obj = jobset();
     let before = obj.clone();
     let r = d.resolve(&obj).unwrap();
-    let mut t = r.component("replicatedjob").unwrap().instances[1].pod_template.clone().unwrap();
+    let mut t = r.component("replicatedjob").unwrap().instances[1]
+        .pod_template
+        .clone()
+        .unwrap();
     t["spec"]["schedulerName"] = json!("kai-scheduler");
     let out = d
-        .update(&obj, &req(json!({"components": {"replicatedjob": {"podTemplateSpecs": {"worker": t}}}})))
+        .update(
+            &obj,
+            &req(json!({"components": {"replicatedjob": {"podTemplateSpecs": {"worker": t}}}})),
+        )
         .unwrap();
     assert_eq!(obj, before, "the input is never mutated");
     assert_eq!(
@@ -46,19 +56,38 @@ fn pod_template_update_returns_new_object_and_minimal_patch() {
     assert_eq!(apply(&obj, &out.patch).unwrap(), out.object);
     let again = d.resolve(&out.object).unwrap();
     let w = &again.component("replicatedjob").unwrap().instances[1];
-    assert_eq!(w.pod_template.as_ref().unwrap()["spec"]["schedulerName"], json!("kai-scheduler"));
+    assert_eq!(
+        w.pod_template.as_ref().unwrap()["spec"]["schedulerName"],
+        json!("kai-scheduler")
+    );
     // The leader was not given a value and is untouched.
     let l = &again.component("replicatedjob").unwrap().instances[0];
-    assert!(l.pod_template.as_ref().unwrap()["spec"].get("schedulerName").is_none());
+    assert!(
+        l.pod_template.as_ref().unwrap()["spec"]
+            .get("schedulerName")
+            .is_none()
+    );
 }
 
 #[test]
 fn suspend_and_resume() {
     let d = catalog_jobset();
     let s = d.suspend(&jobset()).unwrap();
-    assert_eq!(s.patch, vec![PatchOp::Add { path: "/spec/suspend".into(), value: json!(true) }]);
+    assert_eq!(
+        s.patch,
+        vec![PatchOp::Add {
+            path: "/spec/suspend".into(),
+            value: json!(true)
+        }]
+    );
     let r = d.resume(&s.object).unwrap();
-    assert_eq!(r.patch, vec![PatchOp::Replace { path: "/spec/suspend".into(), value: json!(false) }]);
+    assert_eq!(
+        r.patch,
+        vec![PatchOp::Replace {
+            path: "/spec/suspend".into(),
+            value: json!(false)
+        }]
+    );
 }
 
 fn thing_def(children: &str) -> CompiledDefinition {
@@ -104,11 +133,17 @@ fn edge_38_zip_writes_given_values_and_leaves_the_others() {
     let d = thing_def(PARTS);
     let obj = thing(json!([{"name": "a"}, {"name": "b", "labels": {"old": "1"}}]));
     let out = d
-        .update(&obj, &req(json!({"components": {"part": {"fragments": {"a": {"labels": {"x": "y"}}}}}})))
+        .update(
+            &obj,
+            &req(json!({"components": {"part": {"fragments": {"a": {"labels": {"x": "y"}}}}}})),
+        )
         .unwrap();
     assert_eq!(out.object["spec"]["parts"][0]["labels"], json!({"x": "y"}));
     // Deliberate difference: the reference writes null for b.
-    assert_eq!(out.object["spec"]["parts"][1]["labels"], json!({"old": "1"}));
+    assert_eq!(
+        out.object["spec"]["parts"][1]["labels"],
+        json!({"old": "1"})
+    );
 }
 
 #[test]
@@ -127,10 +162,18 @@ fn edge_40_values_for_an_undefined_path_are_an_error() {
     let d = thing_def(PARTS);
     let obj = thing(json!([{"name": "a"}]));
     let e = d
-        .update(&obj, &req(json!({"components": {"part": {"fragments": {"a": {"annotations": {"k": "v"}}}}}})))
+        .update(
+            &obj,
+            &req(
+                json!({"components": {"part": {"fragments": {"a": {"annotations": {"k": "v"}}}}}}),
+            ),
+        )
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::Update);
-    assert_eq!(e.message, "failed to update annotations: path is not defined and values are not empty");
+    assert_eq!(
+        e.message,
+        "failed to update annotations: path is not defined and values are not empty"
+    );
 }
 
 #[test]
@@ -144,7 +187,9 @@ fn edge_41_non_assignable_paths_are_a_clear_error() {
     assert!(e.message.contains("not an assignable path"), "{e}");
     assert_eq!(
         e.location.field.as_deref(),
-        Some("spec.structureDefinition.childComponents[0].specDefinition.fragmentedPodSpecDefinition.resourcesPath")
+        Some(
+            "spec.structureDefinition.childComponents[0].specDefinition.fragmentedPodSpecDefinition.resourcesPath"
+        )
     );
 }
 
@@ -165,10 +210,17 @@ fn edge_42_path_count_must_match_instances() {
     let mut obj = thing(json!([{}, {}, {}]));
     obj["spec"]["ids"] = json!(["a", "b"]);
     let e = d
-        .update(&obj, &req(json!({"components": {"part": {"fragments": {"a": {"labels": {"x": "y"}}}}}})))
+        .update(
+            &obj,
+            &req(json!({"components": {"part": {"fragments": {"a": {"labels": {"x": "y"}}}}}})),
+        )
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::CountMismatch);
-    assert!(e.message.contains("array length mismatch: expected 3 values but got 2"), "{e}");
+    assert!(
+        e.message
+            .contains("array length mismatch: expected 3 values but got 2"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -176,7 +228,10 @@ fn update_creates_missing_paths() {
     let d = thing_def(PARTS);
     let obj = thing(json!([{"name": "a"}]));
     let out = d
-        .update(&obj, &req(json!({"components": {"part": {"fragments": {"a": {"schedulerName": "kai"}}}}})))
+        .update(
+            &obj,
+            &req(json!({"components": {"part": {"fragments": {"a": {"schedulerName": "kai"}}}}})),
+        )
         .unwrap();
     assert_eq!(out.object["spec"]["parts"][0]["scheduler"], json!("kai"));
     assert_eq!(out.patch.len(), 1);
@@ -186,18 +241,29 @@ fn update_creates_missing_paths() {
 fn usage_errors() {
     let d = thing_def(PARTS);
     let obj = thing(json!([{"name": "a"}]));
-    let e = d.update(&obj, &req(json!({"components": {"nope": {}}}))).unwrap_err();
+    let e = d
+        .update(&obj, &req(json!({"components": {"nope": {}}})))
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::Usage);
     let e = d
-        .update(&obj, &req(json!({"components": {"part": {"fragments": {"zz": {"labels": {"a": "b"}}}}}})))
+        .update(
+            &obj,
+            &req(json!({"components": {"part": {"fragments": {"zz": {"labels": {"a": "b"}}}}}})),
+        )
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::Usage);
     assert!(e.message.contains("unknown instance id \"zz\""), "{e}");
     let e = d
-        .update(&obj, &req(json!({"components": {"part": {"podSpecs": {"a": {}}}}})))
+        .update(
+            &obj,
+            &req(json!({"components": {"part": {"podSpecs": {"a": {}}}}})),
+        )
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::Update);
-    assert_eq!(e.message, "component part does not have pod spec definition");
+    assert_eq!(
+        e.message,
+        "component part does not have pod spec definition"
+    );
     let e = d.suspend(&obj).unwrap_err();
     assert_eq!(e.code, ErrorCode::Update);
 }

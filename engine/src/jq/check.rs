@@ -69,7 +69,9 @@ impl JqIssue {
 }
 
 /// Functions the reference denies because they may produce excessive output.
-const EXCESSIVE: &[&str] = &["range", "paths", "recurse", "walk", "repeat", "until", "while"];
+const EXCESSIVE: &[&str] = &[
+    "range", "paths", "recurse", "walk", "repeat", "until", "while",
+];
 
 /// Functions we deny because they reach outside the engine (environment,
 /// clock, input streams, process control, debugging output, local time zone).
@@ -174,10 +176,8 @@ fn precheck(code: &str, limits: &Limits) -> Result<(), JqIssue> {
         match b {
             b'"' => stack.push(Ctx::Str),
             b'(' | b'[' | b'{' => stack.push(Ctx::Code),
-            b')' | b']' | b'}' => {
-                if stack.len() > 1 {
-                    stack.pop();
-                }
+            b')' | b']' | b'}' if stack.len() > 1 => {
+                stack.pop();
             }
             b'-' => negs += 1,
             b'|' | b',' | b'+' | b'*' | b'/' | b'%' | b'<' | b'>' | b'=' => ops += 1,
@@ -230,9 +230,9 @@ fn lex_error_message(expect: &jaq_core::load::lex::Expect<&str>) -> String {
 }
 
 /// Parse an expression into jaq's syntax tree (after the pre-check).
-pub(crate) fn parse_term<'s, 't>(
+pub(crate) fn parse_term<'s>(
     code: &'s str,
-    tokens: &'t [Token<&'s str>],
+    tokens: &[Token<&'s str>],
 ) -> Result<Term<&'s str>, JqIssue> {
     let r = Parser::new(tokens).parse(|p| p.term());
     match r {
@@ -256,10 +256,12 @@ pub(crate) fn parse_term<'s, 't>(
 
 /// Lex an expression.
 pub(crate) fn lex(code: &str) -> Result<Vec<Token<&str>>, JqIssue> {
-    Lexer::new(code).lex().map_err(|errs| match errs.into_iter().next() {
-        Some((expect, at)) => JqIssue::syntax(lex_error_message(&expect), span_of(code, at)),
-        None => JqIssue::syntax("cannot lex expression".into(), None),
-    })
+    Lexer::new(code)
+        .lex()
+        .map_err(|errs| match errs.into_iter().next() {
+            Some((expect, at)) => JqIssue::syntax(lex_error_message(&expect), span_of(code, at)),
+            None => JqIssue::syntax("cannot lex expression".into(), None),
+        })
 }
 
 /// Find the span of the first token with the given text (outside strings).
@@ -271,10 +273,10 @@ fn find_token(code: &str, tokens: &[Token<&str>], text: &str) -> Option<[usize; 
             }
         } else if let Tok::Str(parts) = &t.1 {
             for p in parts {
-                if let StrPart::Term(tok) = p {
-                    if let Some(s) = find_token(code, std::slice::from_ref(tok), text) {
-                        return Some(s);
-                    }
+                if let StrPart::Term(tok) = p
+                    && let Some(s) = find_token(code, std::slice::from_ref(tok), text)
+                {
+                    return Some(s);
                 }
             }
         }
@@ -358,7 +360,10 @@ impl<'s> Walker<'s, '_> {
             Term::Id | Term::Num(_) | Term::Var(_) | Term::Break(_) => {}
             Term::Recurse => {
                 let span = find_token(self.code, self.tokens, "..");
-                self.deny("recursive descent operator '..' is not allowed".into(), span);
+                self.deny(
+                    "recursive descent operator '..' is not allowed".into(),
+                    span,
+                );
             }
             Term::Str(_, parts) => {
                 for p in parts {
@@ -474,10 +479,10 @@ impl<'s> Walker<'s, '_> {
                     );
                     return;
                 }
-                if seen.insert(c) {
-                    if let Some(next) = self.defs.get(&c) {
-                        todo.extend(next.iter().copied());
-                    }
+                if seen.insert(c)
+                    && let Some(next) = self.defs.get(&c)
+                {
+                    todo.extend(next.iter().copied());
                 }
             }
         }

@@ -20,15 +20,23 @@ pub(crate) fn fmt_f64(f: f64) -> String {
         f
     };
     if f == 0.0 {
-        return if f.is_sign_negative() { "-0".into() } else { "0".into() };
+        return if f.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
     }
     let x = f.abs();
-    if x < 1e-6 || x >= 1e21 {
+    if !(1e-6..1e21).contains(&x) {
         // Rust: "1.5e-7" / "1e21"; gojq: "1.5e-7" / "1e+21".
         let s = format!("{f:e}");
         match s.split_once('e') {
             Some((m, e)) if !e.starts_with('-') => {
-                let e = if e.len() < 2 { format!("0{e}") } else { e.to_string() };
+                let e = if e.len() < 2 {
+                    format!("0{e}")
+                } else {
+                    e.to_string()
+                };
                 format!("{m}e+{e}")
             }
             _ => s,
@@ -61,10 +69,10 @@ pub(crate) fn fmt_num(n: &Num) -> String {
 /// A decimal literal of the program (`1.0`, `1e1000`): gojq reads it as an
 /// integer when it is one, else as float64.
 fn dec_to_num(s: &str) -> String {
-    if !s.contains(['.', 'e', 'E']) {
-        if let Ok(i) = s.parse::<i64>() {
-            return i.to_string();
-        }
+    if !s.contains(['.', 'e', 'E'])
+        && let Ok(i) = s.parse::<i64>()
+    {
+        return i.to_string();
     }
     fmt_f64(s.parse::<f64>().unwrap_or(f64::NAN))
 }
@@ -246,10 +254,10 @@ pub(crate) fn num_to_value(n: &Num) -> Value {
             }
         }
         Num::Dec(s) => {
-            if !s.contains(['.', 'e', 'E']) {
-                if let Ok(i) = s.parse::<i64>() {
-                    return Value::from(i);
-                }
+            if !s.contains(['.', 'e', 'E'])
+                && let Ok(i) = s.parse::<i64>()
+            {
+                return Value::from(i);
             }
             let f = s.parse::<f64>().unwrap_or(f64::NAN);
             if f.is_finite() && f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15 {
@@ -296,10 +304,10 @@ pub(crate) fn from_value(v: &Value) -> (Val, u32) {
 }
 
 fn json_num(n: &serde_json::Number) -> Num {
-    if let Some(i) = n.as_i64() {
-        if let Ok(i) = isize::try_from(i) {
-            return Num::Int(i);
-        }
+    if let Some(i) = n.as_i64()
+        && let Ok(i) = isize::try_from(i)
+    {
+        return Num::Int(i);
     }
     if let Some(u) = n.as_u64() {
         return Num::from_integral(u);

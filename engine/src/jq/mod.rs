@@ -111,7 +111,10 @@ impl Program {
             .with_global_vars(globals.iter().copied())
             .compile(modules)
             .map_err(|errs| {
-                let first = errs.into_iter().next().and_then(|(_, e)| e.into_iter().next());
+                let first = errs
+                    .into_iter()
+                    .next()
+                    .and_then(|(_, e)| e.into_iter().next());
                 match first {
                     Some((name, undef)) => {
                         let what = match undef {

@@ -52,7 +52,12 @@ fn type_name(v: &Val) -> &'static str {
 fn length(v: &W) -> ValR<W> {
     Ok(W::scalar(match &v.v {
         Val::Null => Val::from(0isize),
-        Val::Bool(_) => return Err(err(format_args!("length cannot be applied to: {}", preview(&v.v)))),
+        Val::Bool(_) => {
+            return Err(err(format_args!(
+                "length cannot be applied to: {}",
+                preview(&v.v)
+            )));
+        }
         Val::Num(n) => match n {
             Num::Int(i) => Val::from(i.checked_abs().unwrap_or(isize::MAX)),
             n => Val::from(super::format::num_f64(n).abs()),
@@ -109,7 +114,8 @@ fn has(v: &Val, k: &Val) -> ValR<W> {
         (Val::Null, _) => Ok(W::from(false)),
         (Val::Obj(o), Val::TStr(_)) => Ok(W::from(o.contains_key(k))),
         (Val::Arr(a), Val::Num(n)) => Ok(W::from(
-            n.as_isize().is_some_and(|i| i >= 0 && (i as usize) < a.len()),
+            n.as_isize()
+                .is_some_and(|i| i >= 0 && (i as usize) < a.len()),
         )),
         (v, k) => Err(err(format_args!(
             "cannot check whether {} has a key {}",
@@ -206,10 +212,8 @@ fn parse_number(s: &str) -> Option<Val> {
     if i != b.len() {
         return None;
     }
-    if integral {
-        if let Ok(n) = s.trim_start_matches('+').parse::<isize>() {
-            return Some(Val::from(n));
-        }
+    if integral && let Ok(n) = s.trim_start_matches('+').parse::<isize>() {
+        return Some(Val::from(n));
     }
     s.parse::<f64>().ok().map(Val::from)
 }
@@ -366,4 +370,3 @@ pub(crate) fn funs() -> Vec<Fun<D>> {
         .chain(generic.filter(|(n, a, _)| !taken.contains(&(*n, a.len()))))
         .collect()
 }
-

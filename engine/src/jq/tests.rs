@@ -10,7 +10,10 @@ fn eval(code: &str, input: Value) -> Result<Vec<Value>, String> {
 
 #[test]
 fn basic_paths() {
-    assert_eq!(eval(".a.b", json!({"a": {"b": 3}})).unwrap(), vec![json!(3)]);
+    assert_eq!(
+        eval(".a.b", json!({"a": {"b": 3}})).unwrap(),
+        vec![json!(3)]
+    );
     assert_eq!(eval(".missing", json!({})).unwrap(), vec![json!(null)]);
     assert!(eval(".missing[]", json!({})).is_err());
     assert_eq!(eval(".missing[]?", json!({})).unwrap(), Vec::<Value>::new());
@@ -34,14 +37,29 @@ fn sorted_keys() {
 
 #[test]
 fn tostring_numbers() {
-    assert_eq!(eval("1.0 | tostring", json!(null)).unwrap(), vec![json!("1")]);
-    assert_eq!(eval(". | tostring", json!(2.5)).unwrap(), vec![json!("2.5")]);
+    assert_eq!(
+        eval("1.0 | tostring", json!(null)).unwrap(),
+        vec![json!("1")]
+    );
+    assert_eq!(
+        eval(". | tostring", json!(2.5)).unwrap(),
+        vec![json!("2.5")]
+    );
     assert_eq!(eval("\"\\(.)\"", json!(3.0)).unwrap(), vec![json!("3")]);
 }
 
 #[test]
 fn deny_list() {
-    for e in ["range(10)", "(range(10))", "[..]", "{a: del(.x)}", ".a = 1", "def f: f; f", "env", "until(true; .)"] {
+    for e in [
+        "range(10)",
+        "(range(10))",
+        "[..]",
+        "{a: del(.x)}",
+        ".a = 1",
+        "def f: f; f",
+        "env",
+        "until(true; .)",
+    ] {
         let limits = Limits::default();
         let r = Program::compile(e, ExprMode::Read, &[], &limits);
         assert!(r.is_err(), "{e} should be denied");
@@ -54,9 +72,33 @@ fn limits_trip() {
     let p = Program::compile("\"x\" * 1e9", ExprMode::Read, &[], &limits).unwrap();
     let i = Input::new(&json!(null), &limits).unwrap();
     let e = p.run(&i, &limits).unwrap_err();
-    assert!(matches!(e, EvalError::Limit { limit: "maxStringBytes", .. }), "{e:?}");
-    let p = Program::compile("[.[] as $a | .[] as $b | .[] as $c | 1] | length", ExprMode::Read, &[], &limits).unwrap();
+    assert!(
+        matches!(
+            e,
+            EvalError::Limit {
+                limit: "maxStringBytes",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let p = Program::compile(
+        "[.[] as $a | .[] as $b | .[] as $c | 1] | length",
+        ExprMode::Read,
+        &[],
+        &limits,
+    )
+    .unwrap();
     let i = Input::new(&json!((0..200).collect::<Vec<_>>()), &limits).unwrap();
     let e = p.run(&i, &limits).unwrap_err();
-    assert!(matches!(e, EvalError::Limit { limit: "maxSteps" | "maxCollectionLen", .. }), "{e:?}");
+    assert!(
+        matches!(
+            e,
+            EvalError::Limit {
+                limit: "maxSteps" | "maxCollectionLen",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
 }

@@ -165,13 +165,13 @@ fn check_depth(d: u32) -> Result<(), Error> {
 const MAX_BIGINT_BITS: u64 = 4096;
 
 fn check_num(v: &Val) -> Result<(), Error> {
-    if let Val::Num(Num::BigInt(b)) = v {
-        if b.bits() > MAX_BIGINT_BITS {
-            return Err(breach(
-                "maxStringBytes",
-                format!("an integer of more than {MAX_BIGINT_BITS} bits"),
-            ));
-        }
+    if let Val::Num(Num::BigInt(b)) = v
+        && b.bits() > MAX_BIGINT_BITS
+    {
+        return Err(breach(
+            "maxStringBytes",
+            format!("an integer of more than {MAX_BIGINT_BITS} bits"),
+        ));
     }
     Ok(())
 }
@@ -302,7 +302,10 @@ impl From<String> for W {
 impl From<Range<W>> for W {
     fn from(r: Range<W>) -> Self {
         let r = r.start.map(|s| s.v)..r.end.map(|e| e.v);
-        W { v: Val::from(r), d: 1 }
+        W {
+            v: Val::from(r),
+            d: 1,
+        }
     }
 }
 
@@ -390,17 +393,17 @@ impl std::ops::Mul for W {
             }
             _ => None,
         };
-        if let Some((len, n)) = rep {
-            if n > 0.0 {
-                let total = (len as f64) * n.ceil();
-                if total > caps().max_string as f64 {
-                    return Err(breach(
-                        "maxStringBytes",
-                        format!("repeating a string of {len} bytes {n} times"),
-                    ));
-                }
-                tick_n(n as u64)?;
+        if let Some((len, n)) = rep
+            && n > 0.0
+        {
+            let total = (len as f64) * n.ceil();
+            if total > caps().max_string as f64 {
+                return Err(breach(
+                    "maxStringBytes",
+                    format!("repeating a string of {len} bytes {n} times"),
+                ));
             }
+            tick_n(n as u64)?;
         }
         if let (Val::Obj(a), Val::Obj(b)) = (&self.v, &rhs.v) {
             tick_n((a.len() + b.len()) as u64)?;
@@ -572,7 +575,10 @@ impl jaq_core::ValT for W {
                         m.shift_remove(&index.v);
                     }
                 }
-                Ok(W { v: Val::obj(m), d: nd })
+                Ok(W {
+                    v: Val::obj(m),
+                    d: nd,
+                })
             }
             Val::Arr(a) => {
                 let Some(i) = abs_index(&index.v, a.len()) else {

@@ -1,0 +1,160 @@
+//! Output helpers: formats, aligned columns, quantities, JSON and YAML.
+
+use std::io::Write;
+
+use clap::ValueEnum;
+use serde::Serialize;
+use workload_lens::quantity::{Quantity, QuantityFormat};
+
+use crate::failure::Failure;
+
+/// `-o` / `--output`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Text for people (tables, trees).
+    #[value(alias = "table", alias = "text")]
+    Human,
+    /// Pretty JSON (2-space indent).
+    Json,
+    /// YAML.
+    #[value(alias = "yml")]
+    Yaml,
+}
+
+/// Print a warning on stderr (`warning: ...`), ignoring a closed stderr.
+pub fn warn(message: &str) {
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "warning: {}",
+        crate::failure::one_line(message)
+    );
+}
+
+/// Pretty JSON with a 2-space indent and a trailing newline.
+pub fn json<T: Serialize + ?Sized>(value: &T) -> Result<String, Failure> {
+    serde_json::to_string_pretty(value)
+        .map(|s| s + "\n")
+        .map_err(|e| Failure::usage(format!("cannot write JSON: {e}")))
+}
+
+/// One YAML document.
+pub fn yaml<T: Serialize>(value: &T) -> Result<String, Failure> {
+    serde_saphyr::to_string(value)
+        .map(ensure_newline)
+        .map_err(|e| Failure::usage(format!("cannot write YAML: {e}")))
+}
+
+/// Several YAML documents separated by `---`.
+pub fn yaml_documents<T: Serialize>(values: &[T]) -> Result<String, Failure> {
+    serde_saphyr::to_string_multiple(values)
+        .map(ensure_newline)
+        .map_err(|e| Failure::usage(format!("cannot write YAML: {e}")))
+}
+
+fn ensure_newline(mut s: String) -> String {
+    if !s.ends_with('\n') {
+        s.push('\n');
+    }
+    s
+}
+
+/// Rows of cells as aligned columns: every column but the last padded to its
+/// widest cell plus `gap` spaces; trailing spaces removed.
+pub fn columns(rows: &[Vec<String>], gap: usize) -> String {
+    let ncols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let mut widths = vec![0usize; ncols];
+    for row in rows {
+        for (i, cell) in row.iter().enumerate() {
+            widths[i] = widths[i].max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            line.push_str(cell);
+            if i + 1 < row.len() {
+                let pad = widths[i] - cell.chars().count() + gap;
+                line.extend(std::iter::repeat_n(' ', pad));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// CPU millicores as a decimal quantity, the way Kubernetes prints it:
+/// `8`, `500m`, `1500m`, `1k`.
+pub fn cpu(millis: u64) -> String {
+    Quantity::from_nanos(i128::from(millis) * 1_000_000, QuantityFormat::DecimalSi)
+        .map(|q| q.to_canonical_string())
+        .unwrap_or_else(|_| format!("{millis}m"))
+}
+
+/// Bytes in binary units: the largest of `Ki`..`Ei` that divides the value
+/// exactly (`64Gi`, `1536Mi`), plain bytes otherwise (`1000`).
+pub fn bytes(n: u64) -> String {
+    const SUFFIXES: [&str; 6] = ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+    if n == 0 {
+        return "0".into();
+    }
+    let mut mantissa = n;
+    let mut power = 0;
+    while power < SUFFIXES.len() && mantissa.is_multiple_of(1024) {
+        mantissa /= 1024;
+        power += 1;
+    }
+    match power {
+        0 => n.to_string(),
+        p => format!("{mantissa}{}", SUFFIXES[p - 1]),
+    }
+}
+
+/// Write to stdout; a closed pipe (`| head`) is not an error.
+pub fn print(text: &str) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Failure::usage(format!("cannot write output: {e}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_as_decimal_quantity() {
+        assert_eq!(cpu(0), "0");
+        assert_eq!(cpu(8000), "8");
+        assert_eq!(cpu(250), "250m");
+        assert_eq!(cpu(500), "500m");
+        assert_eq!(cpu(1500), "1500m");
+        assert_eq!(cpu(24_000), "24");
+        assert_eq!(cpu(1_000_000), "1k");
+    }
+
+    #[test]
+    fn memory_in_binary_units() {
+        assert_eq!(bytes(0), "0");
+        assert_eq!(bytes(64 << 30), "64Gi");
+        assert_eq!(bytes(512 << 20), "512Mi");
+        assert_eq!(bytes(1536 << 20), "1536Mi");
+        assert_eq!(bytes(1000), "1000");
+        assert_eq!(bytes(1024), "1Ki");
+        assert_eq!(bytes(1 << 60), "1Ei");
+        assert_eq!(bytes(1 << 62), "4Ei");
+        assert_eq!(bytes(u64::MAX), u64::MAX.to_string());
+    }
+
+    #[test]
+    fn aligned_columns() {
+        let rows = vec![
+            vec!["A".to_string(), "BB".to_string(), "C".to_string()],
+            vec!["long".to_string(), "x".to_string(), String::new()],
+        ];
+        assert_eq!(columns(&rows, 3), "A      BB   C\nlong   x\n");
+    }
+}

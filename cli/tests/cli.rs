@@ -1,0 +1,746 @@
+//! End-to-end tests of the `workload-lens` binary.
+//!
+//! Every command runs from the crate directory, so the paths in messages
+//! (and in the snapshots) are the relative ones given here. Every run is
+//! checked for panics and backtraces, whatever the test.
+
+use std::path::Path;
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use predicates::prelude::*;
+use serde_json::Value;
+
+const EXAMPLE: &str = "../examples/jobset.yaml";
+const TRAINER_DEF: &str = "tests/fixtures/trainer-definition.yaml";
+const TRAINER: &str = "tests/fixtures/trainer.yaml";
+const INVALID_DEF: &str = "tests/fixtures/invalid-definition.yaml";
+const MALFORMED: &str = "tests/fixtures/malformed.yaml";
+const LIST: &str = "tests/fixtures/list.yaml";
+const OVERRIDE_DEF: &str = "tests/fixtures/jobset-override.yaml";
+
+/// The result of one run.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run_with(args: &[&str], stdin: Option<&str>) -> Run {
+    let mut cmd = cargo_bin_cmd!("workload-lens");
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE")
+        .args(args);
+    if let Some(input) = stdin {
+        cmd.write_stdin(input);
+    }
+    let out = match cmd.output() {
+        Ok(out) => out,
+        Err(e) => panic!("cannot run workload-lens: {e}"),
+    };
+    let run = Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    for text in [&run.stdout, &run.stderr] {
+        assert!(
+            !text.contains("panicked") && !text.contains("RUST_BACKTRACE"),
+            "{args:?} panicked:\n{text}"
+        );
+    }
+    run
+}
+
+fn run(args: &[&str]) -> Run {
+    run_with(args, None)
+}
+
+fn read(path: &str) -> String {
+    let full = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    match std::fs::read_to_string(&full) {
+        Ok(s) => s,
+        Err(e) => panic!("cannot read {}: {e}", full.display()),
+    }
+}
+
+fn json(text: &str) -> Value {
+    match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => panic!("not JSON ({e}):\n{text}"),
+    }
+}
+
+fn assert_exit(r: &Run, code: i32) {
+    assert_eq!(
+        r.code, code,
+        "exit code\n--- stdout\n{}\n--- stderr\n{}",
+        r.stdout, r.stderr
+    );
+}
+
+/// stderr holds exactly one `error:` line, and it contains `needle`.
+fn assert_one_error(r: &Run, needle: &str) {
+    let errors: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "one error line expected:\n{}", r.stderr);
+    assert!(
+        errors[0].contains(needle),
+        "{needle:?} not in {:?}",
+        errors[0]
+    );
+}
+
+// ---------------------------------------------------------------- describe
+
+#[test]
+fn describe_example_human() {
+    let r = run(&["describe", EXAMPLE]);
+    assert_exit(&r, 0);
+    assert_eq!(r.stderr, "");
+    insta::assert_snapshot!("describe_example_human", r.stdout);
+    assert!(r.stdout.contains("|-- leader"), "{}", r.stdout);
+    assert!(r.stdout.contains("`-- worker"), "{}", r.stdout);
+    let total: Vec<&str> = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("TOTAL"))
+        .map(|l| l.split_whitespace().collect())
+        .unwrap_or_default();
+    // TOTAL  REPLICAS  GPU  CPU  MEMORY
+    assert_eq!(total, ["TOTAL", "3", "12", "24", "192Gi"]);
+}
+
+#[test]
+fn describe_example_json() {
+    let r = run(&["describe", EXAMPLE, "-o", "json"]);
+    assert_exit(&r, 0);
+    assert!(r.stdout.ends_with("}\n"), "trailing newline");
+    assert!(
+        r.stdout.starts_with("{\n  \"apiVersion\""),
+        "2-space indent"
+    );
+    let v = json(&r.stdout);
+    assert_eq!(v["totals"]["resources"]["gpu"], 12);
+    assert_eq!(v["totals"]["pods"], 3);
+    let names: Vec<&str> = v["components"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|c| c["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(names, ["jobset", "replicatedjob"]);
+    let ids: Vec<&str> = v["components"][1]["instances"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|i| i["id"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(ids, ["leader", "worker"]);
+    assert_eq!(v["definition"]["origin"], "catalog");
+    insta::assert_snapshot!("describe_example_json", r.stdout);
+}
+
+#[test]
+fn describe_example_yaml() {
+    let r = run(&["describe", EXAMPLE, "-o", "yaml"]);
+    assert_exit(&r, 0);
+    assert!(
+        r.stdout
+            .starts_with("apiVersion: workload-lens.dev/v1alpha1\n")
+    );
+    // The YAML is the same structure as the JSON.
+    let yaml: Value = match serde_saphyr::from_str(&r.stdout) {
+        Ok(v) => v,
+        Err(e) => panic!("not YAML: {e}\n{}", r.stdout),
+    };
+    let j = json(&run(&["describe", EXAMPLE, "-o", "json"]).stdout);
+    assert_eq!(yaml, j);
+}
+
+#[test]
+fn describe_from_stdin() {
+    let text = read(EXAMPLE);
+    let piped = run_with(&["describe", "-"], Some(&text));
+    assert_exit(&piped, 0);
+    insta::assert_snapshot!("describe_stdin", piped.stdout);
+    assert_eq!(piped.stdout, run(&["describe", EXAMPLE]).stdout);
+    // JSON from kubectl -o json works the same.
+    let as_json = run(&["describe", EXAMPLE, "-o", "json"]);
+    let obj: Value = match serde_saphyr::from_str::<Value>(&text) {
+        Ok(v) => v,
+        Err(e) => panic!("{e}"),
+    };
+    let r = run_with(&["describe", "-", "-o", "json"], Some(&obj.to_string()));
+    assert_exit(&r, 0);
+    assert_eq!(r.stdout, as_json.stdout);
+}
+
+#[test]
+fn describe_custom_definition() {
+    let r = run(&["describe", "--definition", TRAINER_DEF, TRAINER]);
+    assert_exit(&r, 0);
+    assert_eq!(r.stderr, "");
+    insta::assert_snapshot!("describe_trainer_human", r.stdout);
+    // Fragmented pods, extended resources, an absent component.
+    assert!(r.stdout.contains("NVIDIA.COM/MIG-1G.5GB"));
+    assert!(r.stdout.contains("`-- evaluator   absent"));
+    assert!(r.stdout.contains("Status: Running (phase: Running)"));
+
+    let v = json(&run(&["describe", "-d", TRAINER_DEF, TRAINER, "-o", "json"]).stdout);
+    assert_eq!(v["definition"]["name"], "trainer-example-com-v1");
+    assert_eq!(v["definition"]["origin"], "user");
+    assert_eq!(v["totals"]["resources"]["gpu"], 8);
+    assert_eq!(
+        v["totals"]["resources"]["extended"]["nvidia.com/mig-1g.5gb"],
+        "2"
+    );
+    assert_eq!(v["totals"]["pods"], 7);
+}
+
+#[test]
+fn definition_override_takes_precedence_over_the_catalog() {
+    let r = run(&["describe", "--definition", OVERRIDE_DEF, EXAMPLE]);
+    assert_exit(&r, 0);
+    insta::assert_snapshot!("describe_override_human", r.stdout);
+    assert!(
+        r.stdout
+            .lines()
+            .next()
+            .is_some_and(|l| l.ends_with("definition: my-jobset (user)"))
+    );
+    assert!(r.stdout.contains("`-- job\n"));
+    // The override's unknown field is a warning on stderr, not an error.
+    assert_eq!(
+        r.stderr,
+        "warning: tests/fixtures/jobset-override.yaml: definition my-jobset: [unknown-field] \
+         spec.structureDefinition.rootComponent.colour (line 23, column 7): unknown field \
+         'colour' is ignored\n"
+    );
+    let v = json(&run(&["describe", "-d", OVERRIDE_DEF, EXAMPLE, "-o", "json"]).stdout);
+    assert_eq!(v["definition"]["name"], "my-jobset");
+    assert_eq!(v["totals"]["resources"]["gpu"], 12);
+
+    // The listing shows the override instead of the bundled definition.
+    let list = run(&["definitions", "-d", OVERRIDE_DEF]);
+    assert_exit(&list, 0);
+    assert!(list.stdout.contains("my-jobset"));
+    assert!(!list.stdout.contains("jobset-x-k8s-io-jobset-v1alpha2"));
+}
+
+#[test]
+fn describe_list_of_two_objects() {
+    let r = run(&["describe", "-d", TRAINER_DEF, LIST]);
+    assert_exit(&r, 0);
+    insta::assert_snapshot!("describe_list_human", r.stdout);
+    // Two descriptions separated by one blank line.
+    assert!(
+        r.stdout
+            .contains("TOTAL       2          2     4     16Gi\n\nTrainer/collide")
+    );
+    // A pool named like a component is shown as component/instance.
+    assert!(r.stdout.contains("\npool/launcher "));
+
+    let v = json(&run(&["describe", "-d", TRAINER_DEF, LIST, "-o", "json"]).stdout);
+    let names: Vec<&str> = v
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|r| r["workload"]["name"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(names, ["tiny", "collide"]);
+
+    let y = run(&["describe", "-d", TRAINER_DEF, LIST, "-o", "yaml"]);
+    assert_exit(&y, 0);
+    assert_eq!(y.stdout.matches("\n---\n").count(), 1, "{}", y.stdout);
+}
+
+#[test]
+fn describe_multi_document_stdin() {
+    let text = format!("{}\n---\n{}", read(EXAMPLE), read(TRAINER));
+    let r = run_with(
+        &["describe", "-d", TRAINER_DEF, "-", "-o", "json"],
+        Some(&text),
+    );
+    assert_exit(&r, 0);
+    let v = json(&r.stdout);
+    let gpus: Vec<u64> = v
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|r| r["totals"]["resources"]["gpu"].as_u64())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(gpus, [12, 8]);
+    let human = run_with(&["describe", "-d", TRAINER_DEF, "-"], Some(&text));
+    assert_exit(&human, 0);
+    assert_eq!(human.stdout.matches("(file mode: no live pods)").count(), 2);
+}
+
+#[test]
+fn describe_prints_resolution_warnings_on_stderr() {
+    let text = read(EXAMPLE).replace("jobset.x-k8s.io/v1alpha2", "jobset.x-k8s.io/v1");
+    let r = run_with(&["describe", "-"], Some(&text));
+    assert_exit(&r, 0);
+    assert_eq!(
+        r.stderr,
+        "warning: JobSet/llama-pretrain: object version v1 resolved through the definition \
+         for version v1alpha2\n"
+    );
+    assert!(r.stdout.contains("TOTAL       3          12"));
+}
+
+// ---------------------------------------------------------------- validate
+
+#[test]
+fn validate_valid_definitions() {
+    let r = run(&[
+        "validate",
+        TRAINER_DEF,
+        "../definitions/jobset-x-k8s-io-jobset-v1alpha2.yaml",
+    ]);
+    assert_exit(&r, 0);
+    insta::assert_snapshot!("validate_valid", r.stdout);
+    // Warnings are shown and allowed.
+    let w = run(&["validate", OVERRIDE_DEF]);
+    assert_exit(&w, 0);
+    insta::assert_snapshot!("validate_warning", w.stdout);
+}
+
+#[test]
+fn validate_invalid_definition() {
+    let r = run(&["validate", INVALID_DEF]);
+    assert_exit(&r, 3);
+    insta::assert_snapshot!("validate_invalid", r.stdout);
+    assert!(r.stdout.starts_with("INVALID: broken-widget\n"));
+    let findings = r
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("  error["))
+        .count();
+    assert!(findings >= 4, "{}", r.stdout);
+    assert!(r.stdout.contains("error[jq-syntax]"));
+    assert!(r.stdout.contains("(line 19, column 11)"));
+}
+
+#[test]
+fn validate_json_output() {
+    let r = run(&["validate", "-o", "json", TRAINER_DEF, INVALID_DEF]);
+    assert_exit(&r, 3);
+    let v = json(&r.stdout);
+    insta::assert_snapshot!("validate_json", r.stdout);
+    let defs = v["definitions"].as_array().cloned().unwrap_or_default();
+    assert_eq!(defs.len(), 2);
+    assert_eq!(defs[0]["name"], "trainer-example-com-v1");
+    assert_eq!(defs[0]["valid"], true);
+    assert_eq!(defs[1]["valid"], false);
+    assert!(defs[1]["findings"].as_array().is_some_and(|f| f.len() >= 4));
+    assert_eq!(defs[1]["findings"][0]["severity"], "error");
+}
+
+#[test]
+fn validate_reports_parse_errors_with_line_and_column() {
+    let r = run(&["validate", MALFORMED]);
+    assert_exit(&r, 2);
+    assert_eq!(r.stdout, "");
+    assert_one_error(&r, "tests/fixtures/malformed.yaml: invalid YAML:");
+    assert!(r.stderr.contains("(at line 6, column 5)"), "{}", r.stderr);
+    // A well-formed document that is not a definition is invalid (exit 3),
+    // reported at its line.
+    let r = run(&["validate", EXAMPLE]);
+    assert_exit(&r, 3);
+    insta::assert_snapshot!("validate_not_a_definition", r.stdout);
+}
+
+#[test]
+fn validate_several_documents_and_stdin() {
+    let text = format!("{}---\n{}", read(TRAINER_DEF), read(INVALID_DEF));
+    let r = run_with(&["validate", "-"], Some(&text));
+    assert_exit(&r, 3);
+    assert!(
+        r.stdout
+            .starts_with("OK: trainer-example-com-v1 is a valid definition")
+    );
+    assert!(r.stdout.contains("\nINVALID: broken-widget\n"));
+    // Findings of the second document name it.
+    assert!(
+        r.stdout.contains("  error[root-owner-ref] document 1 "),
+        "{}",
+        r.stdout
+    );
+}
+
+// ------------------------------------------------------------- definitions
+
+#[test]
+fn definitions_listing() {
+    let r = run(&["definitions"]);
+    assert_exit(&r, 0);
+    insta::assert_snapshot!("definitions_catalog", r.stdout);
+    let r = run(&["definitions", "--definition", TRAINER_DEF]);
+    assert_exit(&r, 0);
+    insta::assert_snapshot!("definitions_with_user", r.stdout);
+    assert!(r.stdout.starts_with("NAME "));
+    assert!(r.stdout.contains("Trainer.v1.example.com"));
+    assert!(r.stdout.contains("trainer, launcher, pool, evaluator\n"));
+}
+
+#[test]
+fn definitions_component_list_is_cut_after_four() {
+    let text = read(TRAINER_DEF).replace(
+        "    childComponents:\n",
+        "    childComponents:\n      - name: extra\n        ownerRef: trainer\n",
+    );
+    let r = run_with(&["definitions", "-d", "-"], Some(&text));
+    assert_exit(&r, 0);
+    assert!(
+        r.stdout
+            .contains("trainer, extra, launcher, pool, +1 more\n"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn definitions_full_output() {
+    let r = run(&["definitions", "-o", "json"]);
+    assert_exit(&r, 0);
+    let v = json(&r.stdout);
+    assert_eq!(v[0]["metadata"]["name"], "jobset-x-k8s-io-jobset-v1alpha2");
+    assert_eq!(v[0]["kind"], "Karta");
+    let y = run(&["definitions", "-o", "yaml", "-d", TRAINER_DEF]);
+    assert_exit(&y, 0);
+    assert_eq!(y.stdout.matches("\n---\n").count(), 1);
+}
+
+#[test]
+fn definitions_by_name() {
+    let r = run(&["definitions", "jobset-x-k8s-io-jobset-v1alpha2"]);
+    assert_exit(&r, 0);
+    assert!(
+        r.stdout
+            .starts_with("apiVersion: run.ai/v1alpha1\nkind: Karta\n")
+    );
+    assert!(r.stdout.contains("name: jobset-x-k8s-io-jobset-v1alpha2"));
+    let j = run(&[
+        "definitions",
+        "jobset-x-k8s-io-jobset-v1alpha2",
+        "-o",
+        "json",
+    ]);
+    assert_exit(&j, 0);
+    let v = json(&j.stdout);
+    assert_eq!(
+        v["spec"]["structureDefinition"]["rootComponent"]["kind"]["kind"],
+        "JobSet"
+    );
+    // By kind, too.
+    let k = run(&["definitions", "trainer", "-d", TRAINER_DEF, "-o", "json"]);
+    assert_exit(&k, 0);
+    assert_eq!(
+        json(&k.stdout)["metadata"]["name"],
+        "trainer-example-com-v1"
+    );
+}
+
+#[test]
+fn definitions_unknown_name_exits_4() {
+    let r = run(&["definitions", "nope"]);
+    assert_exit(&r, 4);
+    assert_eq!(r.stdout, "");
+    assert_one_error(&r, "no definition named 'nope'");
+    let j = run(&["definitions", "nope", "-o", "json"]);
+    assert_exit(&j, 4);
+    assert_eq!(json(&j.stdout)["error"], "no_definition");
+}
+
+// -------------------------------------------------------------- exit codes
+
+#[test]
+fn exit_0_success() {
+    assert_exit(&run(&["describe", EXAMPLE]), 0);
+    assert_exit(&run(&["validate", TRAINER_DEF]), 0);
+    assert_exit(&run(&["definitions"]), 0);
+    let help = run(&["--help"]);
+    assert_exit(&help, 0);
+    assert!(help.stdout.contains("Exit codes:"));
+    for cmd in ["describe", "validate", "definitions"] {
+        let h = run(&[cmd, "--help"]);
+        assert_exit(&h, 0);
+        assert!(h.stdout.contains("5  a limit was exceeded"), "{cmd}");
+    }
+    assert_exit(&run(&["--version"]), 0);
+}
+
+#[test]
+fn exit_1_resolution_failure() {
+    let r = run(&[
+        "describe",
+        "-d",
+        TRAINER_DEF,
+        "tests/fixtures/trainer-bad-quantity.yaml",
+    ]);
+    assert_exit(&r, 1);
+    assert_eq!(r.stdout, "");
+    assert_one_error(&r, "invalid quantity \"lots\"");
+    assert_eq!(r.stderr.lines().count(), 1);
+    // An object without a name is not a usable object.
+    let r = run_with(
+        &["describe", "-"],
+        Some("apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nspec: {}\n"),
+    );
+    assert_exit(&r, 1);
+    assert_one_error(&r, "missing metadata.name");
+}
+
+#[test]
+fn exit_2_usage_and_input_errors() {
+    let malformed = run(&["describe", MALFORMED]);
+    assert_exit(&malformed, 2);
+    assert_eq!(malformed.stdout, "");
+    assert_one_error(&malformed, "(at line 6, column 5)");
+
+    let missing = run(&["describe", "tests/fixtures/does-not-exist.yaml"]);
+    assert_exit(&missing, 2);
+    assert_one_error(&missing, "cannot read tests/fixtures/does-not-exist.yaml");
+
+    let directory = run(&["describe", "tests/fixtures"]);
+    assert_exit(&directory, 2);
+    assert_one_error(&directory, "cannot read tests/fixtures");
+
+    assert_exit(&run(&["describe"]), 2);
+    assert_exit(&run(&["frobnicate"]), 2);
+    assert_exit(&run(&["describe", EXAMPLE, "-o", "xml"]), 2);
+
+    let empty = run_with(&["describe", "-"], Some(""));
+    assert_exit(&empty, 2);
+    assert_one_error(&empty, "no Kubernetes object found");
+
+    let binary = run_with(&["describe", "-"], Some("kind: \u{0}\u{1}\n\u{7f}"));
+    assert_ne!(binary.code, 0);
+
+    let twice = run_with(&["describe", "-d", "-", "-"], Some(""));
+    assert_exit(&twice, 2);
+    assert_one_error(&twice, "standard input (-) can be used for only one input");
+
+    let bad_limits = run(&[
+        "describe",
+        "--limits",
+        "tests/fixtures/limits-unknown-field.yaml",
+        EXAMPLE,
+    ]);
+    assert_exit(&bad_limits, 2);
+    assert_one_error(&bad_limits, "unknown field 'maxStep'");
+
+    // A malformed --definition file is an input error too.
+    let bad_def = run(&["describe", "-d", MALFORMED, EXAMPLE]);
+    assert_exit(&bad_def, 2);
+}
+
+#[test]
+fn exit_3_invalid_definition() {
+    let r = run(&["describe", "--definition", INVALID_DEF, EXAMPLE]);
+    assert_exit(&r, 3);
+    assert_eq!(r.stdout, "");
+    assert_one_error(
+        &r,
+        "tests/fixtures/invalid-definition.yaml: invalid definition 'broken-widget'",
+    );
+    insta::assert_snapshot!("describe_invalid_definition_stderr", r.stderr);
+    // Every other stderr line is a finding.
+    assert!(r.stderr.lines().skip(1).all(|l| l.starts_with("  error[")));
+
+    // A well-formed file that is not a definition.
+    let r = run(&["describe", "-d", EXAMPLE, EXAMPLE]);
+    assert_exit(&r, 3);
+    assert_one_error(&r, "not a workload definition");
+
+    assert_exit(&run(&["validate", INVALID_DEF]), 3);
+    assert_exit(&run(&["definitions", "-d", INVALID_DEF]), 3);
+}
+
+#[test]
+fn exit_4_no_definition() {
+    let r = run(&["describe", "tests/fixtures/unknown-kind.yaml"]);
+    assert_exit(&r, 4);
+    assert_eq!(r.stdout, "");
+    assert_one_error(&r, "no definition covers apps/v1, Kind=Deployment");
+
+    let j = run(&["describe", "tests/fixtures/unknown-kind.yaml", "-o", "json"]);
+    assert_exit(&j, 4);
+    let v = json(&j.stdout);
+    assert_eq!(v["error"], "no_definition");
+    assert_eq!(v["gvk"], "apps/v1, Kind=Deployment");
+    assert!(
+        v["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("Deployment"))
+    );
+
+    // The Trainer is unknown without its definition.
+    assert_exit(&run(&["describe", TRAINER]), 4);
+    // In a list, the failing object is named.
+    let l = run(&["describe", LIST]);
+    assert_exit(&l, 4);
+    assert_one_error(
+        &l,
+        "Trainer/collide: no definition covers example.com/v1, Kind=Trainer",
+    );
+}
+
+#[test]
+fn exit_5_limit_exceeded() {
+    let r = run(&[
+        "describe",
+        "--limits",
+        "tests/fixtures/limits-tiny.yaml",
+        EXAMPLE,
+    ]);
+    assert_exit(&r, 5);
+    assert_eq!(r.stdout, "");
+    assert_one_error(&r, "[limit maxSteps; raise it with --limits FILE]");
+
+    // --limits goes before or after the command, in JSON or YAML.
+    let dir = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(e) => panic!("{e}"),
+    };
+    let limits = dir.path().join("limits.json");
+    if let Err(e) = std::fs::write(&limits, r#"{"maxDepth": 3}"#) {
+        panic!("{e}");
+    }
+    let limits = limits.to_string_lossy().into_owned();
+    let r = run(&["--limits", &limits, "describe", EXAMPLE]);
+    assert_exit(&r, 5);
+    assert_one_error(&r, "maxDepth");
+
+    let small = dir.path().join("small.yaml");
+    if let Err(e) = std::fs::write(&small, "maxInputBytes: 100\n") {
+        panic!("{e}");
+    }
+    let small = small.to_string_lossy().into_owned();
+    let r = run(&["describe", EXAMPLE, "--limits", &small]);
+    assert_exit(&r, 5);
+    assert_one_error(&r, "maxInputBytes");
+
+    // Generous limits change nothing.
+    let big = dir.path().join("big.yaml");
+    if let Err(e) = std::fs::write(&big, "maxSteps: 10000000\n") {
+        panic!("{e}");
+    }
+    let big = big.to_string_lossy().into_owned();
+    let r = run(&["describe", EXAMPLE, "--limits", &big]);
+    assert_exit(&r, 0);
+    assert_eq!(r.stdout, run(&["describe", EXAMPLE]).stdout);
+}
+
+// ----------------------------------------------------------- robustness
+
+#[test]
+fn hostile_inputs_never_panic() {
+    let inputs = [
+        "",
+        "---\n---\n",
+        "null",
+        "42",
+        "[]",
+        "[1, 2]",
+        "{}",
+        "\"text\"",
+        "kind: List\nitems: []\n",
+        "kind: List\nitems: [1, null, {kind: x}]\n",
+        "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: x}\nspec: 7\n",
+        "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: x}\nspec: {replicatedJobs: [{name: a, replicas: -3}]}\n",
+        "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: x}\nspec: {replicatedJobs: [{name: a}, {name: a}]}\n",
+        "a: &a [*a]\n",
+        "a: &x [1]\nb: [*x, *x, *x]\n",
+        "{\"unterminated\": ",
+        "- [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n",
+    ];
+    for text in inputs {
+        for format in ["human", "json", "yaml"] {
+            let r = run_with(&["describe", "-", "-o", format], Some(text));
+            assert!(
+                (0..=5).contains(&r.code),
+                "{text:?}: exit {}\n{}",
+                r.code,
+                r.stderr
+            );
+            if r.code != 0 {
+                assert_one_error(&r, "");
+            }
+        }
+        let r = run_with(&["validate", "-"], Some(text));
+        assert!((0..=5).contains(&r.code), "{text:?}: exit {}", r.code);
+        let r = run_with(&["definitions", "-d", "-"], Some(text));
+        assert!((0..=5).contains(&r.code), "{text:?}: exit {}", r.code);
+    }
+}
+
+#[test]
+fn errors_are_one_clear_line_without_debug_dumps() {
+    let cases: [&[&str]; 5] = [
+        &["describe", MALFORMED],
+        &["describe", "tests/fixtures/unknown-kind.yaml"],
+        &[
+            "describe",
+            "-d",
+            TRAINER_DEF,
+            "tests/fixtures/trainer-bad-quantity.yaml",
+        ],
+        &[
+            "describe",
+            "--limits",
+            "tests/fixtures/limits-tiny.yaml",
+            EXAMPLE,
+        ],
+        &["definitions", "nope"],
+    ];
+    for args in cases {
+        let r = run(args);
+        assert_ne!(r.code, 0);
+        assert_eq!(r.stderr.lines().count(), 1, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.starts_with("error: "));
+        for debug in ["Error {", "Some(", "code: ", "Location {"] {
+            assert!(!r.stderr.contains(debug), "{args:?}: {}", r.stderr);
+        }
+    }
+}
+
+#[test]
+fn closed_stdout_is_not_an_error() {
+    use std::process::{Command, Stdio};
+    let bin = assert_cmd::cargo::cargo_bin!("workload-lens");
+    let child = Command::new(bin)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["definitions", "-o", "yaml"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => panic!("{e}"),
+    };
+    // Close the reading end, like `| head -0`.
+    drop(child.stdout.take());
+    let out = match child.wait_with_output() {
+        Ok(o) => o,
+        Err(e) => panic!("{e}"),
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+}
+
+#[test]
+fn output_is_plain_text_for_pipes() {
+    let mut cmd = cargo_bin_cmd!("workload-lens");
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["describe", EXAMPLE]);
+    cmd.assert()
+        .success()
+        .stdout(predicate::str::contains("\u{1b}[").not())
+        .stderr(predicate::str::is_empty());
+}

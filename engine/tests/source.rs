@@ -1,0 +1,605 @@
+//! Reading YAML/JSON text into values with positions (`workload_lens::source`).
+
+use proptest::prelude::*;
+use serde_json::json;
+use std::time::{Duration, Instant};
+use workload_lens::source::{
+    SpanIndex, parse_documents, parse_documents_bytes, path_push_index, path_push_key,
+};
+use workload_lens::{Error, ErrorCode, Limits, Location};
+
+fn limits() -> Limits {
+    Limits::default()
+}
+
+fn parse(text: &str) -> Vec<workload_lens::source::SourceDocument> {
+    match parse_documents(text, &limits()) {
+        Ok(d) => d,
+        Err(e) => panic!("unexpected error: {e}"),
+    }
+}
+
+fn parse_err(text: &str, limits: &Limits) -> Error {
+    match parse_documents(text, limits) {
+        Ok(d) => panic!("expected an error, got {d:?}"),
+        Err(e) => e,
+    }
+}
+
+fn line_col(e: &Error) -> (Option<usize>, Option<usize>) {
+    (e.location.line, e.location.column)
+}
+
+/// Run `f` on a thread with a 1 MiB stack (proves the parser does not
+/// recurse on the input's nesting).
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let handle = std::thread::Builder::new()
+        .stack_size(1024 * 1024)
+        .spawn(f)
+        .unwrap_or_else(|e| panic!("spawn: {e}"));
+    handle.join().unwrap_or_else(|_| panic!("thread panicked"))
+}
+
+#[test]
+fn yaml_values_and_positions() {
+    let text = "\
+apiVersion: v1
+metadata:
+  labels:
+    app.kubernetes.io/name: web
+    plain: x
+spec:
+  items:
+    - a
+    - name: b
+      port: 80
+";
+    let docs = parse(text);
+    assert_eq!(docs.len(), 1);
+    let d = &docs[0];
+    assert_eq!(d.document, 0);
+    assert_eq!(
+        d.value,
+        json!({
+            "apiVersion": "v1",
+            "metadata": {"labels": {"app.kubernetes.io/name": "web", "plain": "x"}},
+            "spec": {"items": ["a", {"name": "b", "port": 80}]}
+        })
+    );
+    assert_eq!(d.spans.get(""), Some((1, 1)));
+    assert_eq!(d.spans.get("apiVersion"), Some((1, 1)));
+    assert_eq!(d.spans.get("metadata.labels"), Some((3, 3)));
+    assert_eq!(
+        d.spans.get(r#"metadata.labels["app.kubernetes.io/name"]"#),
+        Some((4, 5))
+    );
+    assert_eq!(d.spans.get("metadata.labels.plain"), Some((5, 5)));
+    assert_eq!(d.spans.get("spec.items[0]"), Some((8, 7)));
+    assert_eq!(d.spans.get("spec.items[1]"), Some((9, 7)));
+    assert_eq!(d.spans.get("spec.items[1].port"), Some((10, 7)));
+    assert_eq!(d.spans.get("spec.items[2]"), None);
+    assert_eq!(d.spans.get("spec.nothing"), None);
+    assert_eq!(d.spans.get("spec..items"), None);
+    assert!(!d.spans.is_empty());
+}
+
+#[test]
+fn columns_count_characters() {
+    let docs = parse("\"ключ\": {\"ä\": 1}\n");
+    assert_eq!(docs[0].spans.get("[\"ключ\"]"), Some((1, 1)));
+    assert_eq!(docs[0].spans.get("[\"ключ\"][\"ä\"]"), Some((1, 10)));
+    let docs = parse("{\"ключ\": {\"ä\": 1}}");
+    assert_eq!(docs[0].spans.get("[\"ключ\"][\"ä\"]"), Some((1, 11)));
+}
+
+#[test]
+fn json_values_and_positions() {
+    let text = "{\n  \"kind\": \"Karta\",\n  \"spec\": {\"list\": [1, {\"x\": true}],\n    \"n\": null}\n}\n";
+    let docs = parse(text);
+    assert_eq!(docs.len(), 1);
+    assert_eq!(
+        docs[0].value,
+        json!({"kind": "Karta", "spec": {"list": [1, {"x": true}], "n": null}})
+    );
+    let s = &docs[0].spans;
+    assert_eq!(s.get(""), Some((1, 1)));
+    assert_eq!(s.get("kind"), Some((2, 3)));
+    assert_eq!(s.get("spec"), Some((3, 3)));
+    assert_eq!(s.get("spec.list"), Some((3, 12)));
+    assert_eq!(s.get("spec.list[0]"), Some((3, 21)));
+    assert_eq!(s.get("spec.list[1]"), Some((3, 24)));
+    assert_eq!(s.get("spec.list[1].x"), Some((3, 25)));
+    assert_eq!(s.get("spec.n"), Some((4, 5)));
+}
+
+#[test]
+fn json_number_overflow_is_a_parse_error() {
+    let e = parse_err("[1, 1e400]", &limits());
+    assert_eq!(e.code, ErrorCode::Parse);
+    assert!(e.message.contains("number out of range"), "{}", e.message);
+    assert_eq!(e.location.line, Some(1));
+}
+
+#[test]
+fn json_numbers() {
+    let docs = parse("[18446744073709551615, -9223372036854775808, 1.5, 18446744073709551616]");
+    assert_eq!(
+        docs[0].value,
+        json!([
+            18446744073709551615u64,
+            -9223372036854775808i64,
+            1.5,
+            18446744073709551616.0
+        ])
+    );
+    assert!(docs[0].value[0].is_u64());
+    assert!(docs[0].value[1].is_i64());
+    assert!(docs[0].value[3].is_f64());
+}
+
+#[test]
+fn json_looking_yaml_flow_falls_back_to_yaml() {
+    let docs = parse("{a: 1, \"b\": [x, y]}");
+    assert_eq!(docs[0].value, json!({"a": 1, "b": ["x", "y"]}));
+    assert_eq!(docs[0].spans.get("b[1]"), Some((1, 17)));
+}
+
+#[test]
+fn json_null_document_is_skipped() {
+    assert!(parse("null").is_empty());
+    assert!(parse("").is_empty());
+    assert!(parse("   \n# only a comment\n").is_empty());
+}
+
+#[test]
+fn yaml_numbers_and_scalars() {
+    let docs = parse(
+        "\
+int: 42
+neg: -7
+big: 18446744073709551615
+bigger: 18446744073709551616
+hex: 0x1F
+oct: 0o17
+float: 2.5
+exp: 1e3
+str: yes
+under: 1_000
+quoted: \"12\"
+tagged: !!str 12
+tint: !!int \"12\"
+tfloat: !!float 3
+bool: True
+nul: ~
+empty:
+",
+    );
+    assert_eq!(
+        docs[0].value,
+        json!({
+            "int": 42, "neg": -7, "big": 18446744073709551615u64,
+            "bigger": 18446744073709551616.0, "hex": 31, "oct": 15,
+            "float": 2.5, "exp": 1000.0, "str": "yes", "under": "1_000",
+            "quoted": "12", "tagged": "12", "tint": 12, "tfloat": 3.0,
+            "bool": true, "nul": null, "empty": null
+        })
+    );
+}
+
+#[test]
+fn inf_and_nan_are_parse_errors_with_location() {
+    for (text, line, col) in [
+        ("a: 1\nb: .inf\n", 2, 4),
+        ("a: [1, -.Inf]\n", 1, 8),
+        ("x: .nan", 1, 4),
+        ("x: !!float .inf", 1, 12),
+        ("x: 1e999", 1, 4),
+    ] {
+        let e = parse_err(text, &limits());
+        assert_eq!(e.code, ErrorCode::Parse, "{text}");
+        assert_eq!(line_col(&e), (Some(line), Some(col)), "{text}: {e}");
+        assert!(
+            e.message.contains("not representable in JSON"),
+            "{text}: {}",
+            e.message
+        );
+    }
+    let e = parse_err("a: 1\nb: .inf\n", &limits());
+    assert_eq!(e.location.field.as_deref(), Some("b"));
+}
+
+#[test]
+fn non_string_keys_become_strings() {
+    let docs = parse("1: x\ntrue: y\n0x1F: z\n2.5: w\n");
+    assert_eq!(
+        docs[0].value,
+        json!({"1": "x", "true": "y", "31": "z", "2.5": "w"})
+    );
+    assert_eq!(docs[0].spans.get("[\"31\"]"), Some((3, 1)));
+}
+
+#[test]
+fn null_and_complex_keys_are_errors() {
+    let e = parse_err("a:\n  ~: x\n", &limits());
+    assert_eq!(e.code, ErrorCode::Parse);
+    assert_eq!(line_col(&e), (Some(2), Some(3)));
+    assert!(e.message.contains("null mapping key"), "{}", e.message);
+    let e = parse_err("? [1, 2]\n: x\n", &limits());
+    assert_eq!(e.code, ErrorCode::Parse);
+    assert!(e.message.contains("complex mapping keys"), "{}", e.message);
+    assert_eq!(line_col(&e), (Some(1), Some(3)));
+}
+
+#[test]
+fn duplicate_yaml_keys_are_errors() {
+    let e = parse_err("spec:\n  name: a\n  other: 1\n  name: b\n", &limits());
+    assert_eq!(e.code, ErrorCode::Parse);
+    assert_eq!(line_col(&e), (Some(4), Some(3)));
+    assert_eq!(e.location.field.as_deref(), Some("spec.name"));
+    assert_eq!(
+        e.message,
+        "duplicate mapping key \"name\" (first defined at line 2, column 3)"
+    );
+    // Keys that only become equal as strings are duplicates too.
+    let e = parse_err("1: a\n\"1\": b\n", &limits());
+    assert_eq!(e.code, ErrorCode::Parse);
+    assert_eq!(line_col(&e), (Some(2), Some(1)));
+}
+
+#[test]
+fn duplicate_json_keys_are_errors() {
+    let e = parse_err("{\"a\": {\"x\": 1,\n \"x\": 2}}", &limits());
+    assert_eq!(e.code, ErrorCode::Parse);
+    assert_eq!(line_col(&e), (Some(2), Some(2)));
+    assert_eq!(e.location.field.as_deref(), Some("a.x"));
+    assert!(
+        e.message.contains("duplicate mapping key \"x\""),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn anchors_aliases_and_merge_keys() {
+    let text = "\
+base: &base
+  image: app
+  port: 80
+list: &l [1, 2]
+svc:
+  <<: *base
+  port: 81
+copy: *l
+multi:
+  <<: [*base, {extra: 1}]
+";
+    let docs = parse(text);
+    assert_eq!(
+        docs[0].value,
+        json!({
+            "base": {"image": "app", "port": 80},
+            "list": [1, 2],
+            "svc": {"image": "app", "port": 81},
+            "copy": [1, 2],
+            "multi": {"image": "app", "port": 80, "extra": 1}
+        })
+    );
+    // Merged values have no position of their own; their map has one.
+    assert_eq!(docs[0].spans.get("svc.image"), None);
+    assert_eq!(docs[0].spans.get("svc.port"), Some((7, 3)));
+    let mut loc = Location::field("svc.image");
+    docs[0].spans.locate(&mut loc);
+    assert_eq!((loc.line, loc.column), (Some(5), Some(1)));
+    let e = parse_err("a: &a 1\nb:\n  <<: *a\n", &limits());
+    assert!(e.message.contains("merge key"), "{}", e.message);
+}
+
+#[test]
+fn multiple_documents_keep_their_index() {
+    let docs = parse("---\n---\na: 1\n---\nnull\n---\nb: 2\n...\n");
+    assert_eq!(docs.len(), 2);
+    assert_eq!(docs[0].document, 1);
+    assert_eq!(docs[0].value, json!({"a": 1}));
+    assert_eq!(docs[1].document, 3);
+    assert_eq!(docs[1].spans.get("b"), Some((7, 1)));
+}
+
+#[test]
+fn malformed_yaml_reports_line_column_and_document() {
+    let e = parse_err("a: 1\nb: [1, 2\n", &limits());
+    assert_eq!(e.code, ErrorCode::Parse);
+    assert!(e.message.starts_with("invalid YAML: "), "{}", e.message);
+    assert!(e.location.line.is_some());
+    let e = parse_err("a: 1\n---\nb: 2\n  c: 3\n", &limits());
+    assert_eq!(e.code, ErrorCode::Parse);
+    assert_eq!(e.location.document, Some(1));
+    assert_eq!(e.location.line, Some(4));
+    let e = parse_err("key: \"unterminated\n", &limits());
+    assert_eq!(e.code, ErrorCode::Parse);
+}
+
+#[test]
+fn malformed_json_reports_line_and_column() {
+    let e = parse_err("{\"a\": 1,\n \"b\": }", &limits());
+    assert_eq!(e.code, ErrorCode::Parse);
+    assert!(e.message.starts_with("invalid JSON: "), "{}", e.message);
+    assert_eq!(line_col(&e), (Some(2), Some(7)));
+    let e = parse_err("[1, 2,]", &limits());
+    assert_eq!(e.code, ErrorCode::Parse);
+    assert!(e.message.starts_with("invalid JSON: "), "{}", e.message);
+    assert_eq!(line_col(&e), (Some(1), Some(7)));
+    // JSON followed by more YAML documents is a YAML stream.
+    let docs = parse("{\"a\": 1}\n---\n{\"b\": 2}\n");
+    assert_eq!(docs.len(), 2);
+    assert_eq!(docs[1].value, json!({"b": 2}));
+}
+
+#[test]
+fn invalid_utf8_names_the_byte_offset() {
+    let e = match parse_documents_bytes(b"a: 1\nb: \xff\xfe\n", &limits()) {
+        Ok(_) => panic!("expected an error"),
+        Err(e) => e,
+    };
+    assert_eq!(e.code, ErrorCode::Parse);
+    assert!(e.message.contains("offset 8"), "{}", e.message);
+    assert_eq!(line_col(&e), (Some(2), Some(4)));
+    let ok = parse_documents_bytes(b"a: 1\n", &limits());
+    assert!(matches!(ok, Ok(d) if d.len() == 1));
+}
+
+#[test]
+fn oversized_input_is_rejected_before_parsing() {
+    let l = Limits {
+        max_input_bytes: 10,
+        ..Limits::default()
+    };
+    let e = parse_err("a: 1234567890\n", &l);
+    assert_eq!(e.code, ErrorCode::Limit);
+    assert_eq!(e.limit.as_deref(), Some("maxInputBytes"));
+    let e = match parse_documents_bytes(&[0xff; 11], &l) {
+        Ok(_) => panic!("expected an error"),
+        Err(e) => e,
+    };
+    assert_eq!(e.limit.as_deref(), Some("maxInputBytes"));
+}
+
+#[test]
+fn too_many_documents() {
+    let l = Limits {
+        max_documents: 3,
+        ..Limits::default()
+    };
+    assert!(parse_documents("a: 1\n---\nb: 2\n---\nc: 3\n", &l).is_ok());
+    let e = parse_err("a: 1\n---\nb: 2\n---\nc: 3\n---\n", &l);
+    assert_eq!(e.code, ErrorCode::Limit);
+    assert_eq!(e.limit.as_deref(), Some("maxDocuments"));
+    assert_eq!(e.location.line, Some(6));
+    // Document separators alone count.
+    let e = parse_err(&"---\n".repeat(10_000), &limits());
+    assert_eq!(e.limit.as_deref(), Some("maxDocuments"));
+}
+
+fn expect_depth_error(text: String) -> Error {
+    on_small_stack(move || match parse_documents(&text, &Limits::default()) {
+        Ok(_) => panic!("expected a depth error"),
+        Err(e) => e,
+    })
+}
+
+#[test]
+fn deep_json_100k_levels_on_a_small_stack() {
+    let e = expect_depth_error("[".repeat(100_000) + &"]".repeat(100_000));
+    assert_eq!(e.code, ErrorCode::Limit);
+    assert_eq!(e.limit.as_deref(), Some("maxDepth"));
+    assert_eq!(line_col(&e), (Some(1), Some(129)));
+    let e = expect_depth_error("{\"a\":".repeat(100_000));
+    assert_eq!(e.limit.as_deref(), Some("maxDepth"));
+}
+
+#[test]
+fn deep_yaml_100k_levels_on_a_small_stack() {
+    for text in [
+        format!("a: {}", "[".repeat(100_000)),
+        "- ".repeat(100_000),
+        "{a: ".repeat(100_000),
+        format!("x: {}", "{a: [".repeat(50_000)),
+    ] {
+        let e = expect_depth_error(text);
+        assert_eq!(e.code, ErrorCode::Limit, "{e}");
+        assert_eq!(e.limit.as_deref(), Some("maxDepth"), "{e}");
+    }
+}
+
+#[test]
+fn depth_limit_is_exact() {
+    let l = limits();
+    let ok = "[".repeat(l.max_depth) + &"]".repeat(l.max_depth);
+    let docs = on_small_stack(move || {
+        parse_documents(&ok, &Limits::default())
+            .map(|d| d.len())
+            .map_err(|e| e.to_string())
+    });
+    assert!(matches!(docs, Ok(1)), "{docs:?}");
+    let deep = "[".repeat(l.max_depth + 1) + &"]".repeat(l.max_depth + 1);
+    let e = expect_depth_error(deep);
+    assert_eq!(e.limit.as_deref(), Some("maxDepth"));
+    let yaml_ok = "- ".repeat(l.max_depth) + "x";
+    assert!(parse_documents(&yaml_ok, &l).is_ok());
+    let yaml_deep = "- ".repeat(l.max_depth + 1) + "x";
+    let e = parse_err(&yaml_deep, &l);
+    assert_eq!(e.limit.as_deref(), Some("maxDepth"));
+    let small = Limits {
+        max_depth: 3,
+        ..Limits::default()
+    };
+    assert!(parse_documents("a: {b: [1]}", &small).is_ok());
+    let e = parse_err("a: {b: [[1]]}", &small);
+    assert_eq!(e.limit.as_deref(), Some("maxDepth"));
+    let e = parse_err("{\"a\": {\"b\": [[1]]}}", &small);
+    assert_eq!(e.limit.as_deref(), Some("maxDepth"));
+    assert_eq!(e.location.field.as_deref(), Some("a.b[0]"));
+}
+
+#[test]
+fn aliases_cannot_exceed_the_depth_limit() {
+    let small = Limits {
+        max_depth: 4,
+        ..Limits::default()
+    };
+    let e = parse_err("a: &a [[[1]]]\nb: [*a]\n", &small);
+    assert_eq!(e.limit.as_deref(), Some("maxDepth"));
+    assert_eq!(line_col(&e), (Some(2), Some(5)));
+}
+
+#[test]
+fn billion_laughs_hits_the_alias_limit_quickly() {
+    let text = r#"
+a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
+i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
+"#;
+    let start = Instant::now();
+    let e = parse_err(text, &limits());
+    assert!(start.elapsed() < Duration::from_secs(2));
+    assert_eq!(e.code, ErrorCode::Limit);
+    assert_eq!(e.limit.as_deref(), Some("maxYamlAliases"));
+    assert_eq!(e.location.line, Some(6));
+    // A few aliases are fine.
+    assert!(parse_documents("a: &a [1]\nb: *a\nc: *a\n", &limits()).is_ok());
+}
+
+#[test]
+fn node_limit() {
+    let l = Limits {
+        max_input_nodes: 5,
+        ..Limits::default()
+    };
+    assert!(parse_documents("[1, 2, 3, 4]", &l).is_ok());
+    let e = parse_err("[1, 2, 3, 4, 5]", &l);
+    assert_eq!(e.limit.as_deref(), Some("maxInputNodes"));
+    let e = parse_err("- 1\n- 2\n- 3\n- 4\n- 5\n", &l);
+    assert_eq!(e.limit.as_deref(), Some("maxInputNodes"));
+    assert_eq!(e.location.line, Some(5));
+    // Aliases count what they bring in.
+    let e = parse_err("a: &a [1, 2]\nb: *a\n", &l);
+    assert_eq!(e.limit.as_deref(), Some("maxInputNodes"));
+    // Per document.
+    assert!(parse_documents("[1, 2, 3]\n---\n[1, 2, 3]\n", &l).is_ok());
+}
+
+#[test]
+fn recursive_alias_does_not_hang() {
+    let r = parse_documents("a: &a [*a]\n", &limits());
+    assert!(
+        matches!(r, Err(ref e) if e.code == ErrorCode::Parse),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn path_helpers() {
+    assert_eq!(path_push_key("", "spec"), "spec");
+    assert_eq!(path_push_key("spec", "x_1"), "spec.x_1");
+    assert_eq!(
+        path_push_key("m", "app.kubernetes.io/name"),
+        r#"m["app.kubernetes.io/name"]"#
+    );
+    assert_eq!(path_push_key("m", "a\"b"), r#"m["a\"b"]"#);
+    assert_eq!(path_push_key("m", "1x"), r#"m["1x"]"#);
+    assert_eq!(path_push_key("", "a-b"), r#"["a-b"]"#);
+    assert_eq!(path_push_index("items", 2), "items[2]");
+    assert_eq!(path_push_index("", 0), "[0]");
+}
+
+#[test]
+fn span_index_insert_locate_subtree() {
+    let mut s = SpanIndex::new();
+    assert!(s.is_empty());
+    assert!(s.insert("items[1].spec.name", 7, 5));
+    assert!(s.insert("items[1]", 3, 3));
+    assert!(!s.insert("a..b", 1, 1));
+    assert_eq!(s.get("items[1].spec.name"), Some((7, 5)));
+    assert_eq!(s.get("items[1].spec"), None);
+    let mut loc = Location::field("items[1].spec.other");
+    s.locate(&mut loc);
+    assert_eq!((loc.line, loc.column), (Some(3), Some(3)));
+    // A location that already has a line is kept.
+    let mut loc = Location {
+        field: Some("items[1]".into()),
+        line: Some(99),
+        column: Some(1),
+        ..Location::default()
+    };
+    s.locate(&mut loc);
+    assert_eq!(loc.line, Some(99));
+    let sub = s.subtree("items[1]");
+    assert_eq!(sub.get(""), Some((3, 3)));
+    assert_eq!(sub.get("spec.name"), Some((7, 5)));
+    assert!(s.subtree("items[5]").is_empty());
+}
+
+#[test]
+fn list_document_positions() {
+    let docs = parse("kind: List\nitems:\n  - kind: A\n  - kind: B\n    spec: {}\n");
+    let sub = docs[0].spans.subtree("items[1]");
+    assert_eq!(sub.get(""), Some((4, 5)));
+    assert_eq!(sub.get("spec"), Some((5, 5)));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+
+    #[test]
+    fn never_panics_on_arbitrary_text(text in "\\PC{0,200}") {
+        let _ = parse_documents(&text, &Limits::default());
+    }
+
+    #[test]
+    fn never_panics_on_yaml_ish_text(parts in proptest::collection::vec(prop_oneof![
+        Just("["), Just("]"), Just("{"), Just("}"), Just(","), Just(":"), Just(": "),
+        Just("- "), Just("\n"), Just("  "), Just("\t"), Just("&a "), Just("*a"), Just("&b "),
+        Just("*b"), Just("<<: "), Just("? "), Just("---\n"), Just("...\n"), Just("\""),
+        Just("'"), Just("#"), Just("!!str "), Just("!!int "), Just("!x "), Just("|\n"),
+        Just(">-\n"), Just("key"), Just("1"), Just("0x1F"), Just(".inf"), Just("~"),
+        Just("true"), Just("é"), Just("\\"), Just("%YAML 1.2\n"), Just("\u{feff}"),
+    ], 0..120)) {
+        let text: String = parts.concat();
+        let small = Limits { max_depth: 8, max_input_nodes: 200, max_yaml_aliases: 20, ..Limits::default() };
+        let _ = parse_documents(&text, &small);
+        let _ = parse_documents(&text, &Limits::default());
+    }
+
+    #[test]
+    fn never_panics_on_json_ish_text(parts in proptest::collection::vec(prop_oneof![
+        Just("["), Just("]"), Just("{"), Just("}"), Just(","), Just(":"), Just("\"k\""),
+        Just("\"a\\\"b\""), Just("1"), Just("-1.5e3"), Just("null"), Just(" "), Just("\n"),
+        Just("\"é\""), Just("\\"), Just("\""), Just("true"),
+    ], 0..120)) {
+        let text = format!("{{{}", parts.concat());
+        let _ = parse_documents(&text, &Limits { max_depth: 8, ..Limits::default() });
+        let text = format!("[{}", parts.concat());
+        let _ = parse_documents(&text, &Limits::default());
+    }
+
+    #[test]
+    fn positions_of_generated_json_are_found(keys in proptest::collection::vec("[a-z]{1,6}", 1..10)) {
+        let mut uniq = keys.clone();
+        uniq.sort();
+        uniq.dedup();
+        let body: Vec<String> = uniq.iter().map(|k| format!("\"{k}\": [1]")).collect();
+        let text = format!("{{{}}}", body.join(",\n"));
+        let docs = parse_documents(&text, &Limits::default()).unwrap_or_default();
+        prop_assert_eq!(docs.len(), 1);
+        for (i, k) in uniq.iter().enumerate() {
+            prop_assert_eq!(docs[0].spans.get(k), Some((i + 1, if i == 0 { 2 } else { 1 })));
+            let elem = format!("{}[0]", k);
+            prop_assert!(docs[0].spans.get(&elem).is_some());
+        }
+    }
+}
