@@ -377,6 +377,14 @@ impl CompiledDefinition {
         &self.limits
     }
 
+    /// The same definition evaluating with other limits. Expressions are
+    /// not recompiled: the expression-size limits (`maxExpressionBytes`,
+    /// `maxExpressionDepth`) were applied when it was compiled.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
     /// The same definition, marked as coming from `origin`.
     pub fn with_origin(mut self, origin: Origin) -> Self {
         self.origin = origin;

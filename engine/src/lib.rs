@@ -82,3 +82,7 @@ pub fn evaluate(
         .run(&input, limits)
         .map_err(|e| compile::eval_error(e).at(loc()))
 }
+
+/// The API guide (`docs/api.md`); its examples run as doctests.
+#[doc = include_str!("../../docs/api.md")]
+pub mod guide {}
