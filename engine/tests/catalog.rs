@@ -1,0 +1,396 @@
+//! The bundled catalog: every definition validates clean, follows the naming
+//! rule, and has fixtures (objects for each state its operator reports, live
+//! pods for pod-bearing types) with named assertions and reviewed snapshots.
+//! A definition without fixtures fails here, so the catalog cannot rot.
+//! `docs/catalog.md` is generated from the catalog (`UPDATE_CATALOG=1`).
+//!
+//! Layout: `definitions/<slug>.yaml`, and `definitions/fixtures/<slug>/`
+//! with `<state>.yaml` objects, optional `<state>.pods.yaml` (a List of
+//! pods), and `expect.yaml`:
+//!
+//! ```yaml
+//! fixtures:
+//!   running:                       # running.yaml
+//!     statuses: [Running]          # matchedStatuses, in order
+//!     pods: 3                      # total desired pods
+//!     gpu: 12                      # total GPUs
+//!     replicas: {replicatedjob/leader: 1, replicatedjob/worker: 2}
+//!     podGpu: {replicatedjob/leader: 4}
+//!     absent: [master]             # instances that are not present
+//!     attribution: {pod-a: replicatedjob/leader}   # from running.pods.yaml
+//!     unattributed: [pod-x]
+//!     gang: {pg-uid-key: 3}        # PodGroup name -> min members
+//! ```
+//! Keys are `component` for single-instance components and
+//! `component/instance` otherwise.
+
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use workload_lens::{DefinitionSet, Limits, Resolved, catalog};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Expect {
+    fixtures: BTreeMap<String, FixtureExpect>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct FixtureExpect {
+    #[serde(default)]
+    description: Option<String>,
+    statuses: Vec<String>,
+    pods: u64,
+    gpu: u64,
+    #[serde(default)]
+    replicas: BTreeMap<String, u64>,
+    #[serde(default)]
+    pod_gpu: BTreeMap<String, u64>,
+    #[serde(default)]
+    absent: Vec<String>,
+    #[serde(default)]
+    attribution: BTreeMap<String, String>,
+    #[serde(default)]
+    unattributed: Vec<String>,
+    #[serde(default)]
+    gang: BTreeMap<String, i64>,
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn read_yaml(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut docs = workload_lens::source::parse_documents(&text, &Limits::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(docs.len(), 1, "{}: one document expected", path.display());
+    docs.remove(0).value
+}
+
+/// `<group with dots as dashes, core for the core group>-<kind>-<version>`.
+fn slug(gvk: &workload_lens::Gvk) -> String {
+    let group = if gvk.group.is_empty() {
+        "core".to_string()
+    } else {
+        gvk.group.replace('.', "-")
+    };
+    format!("{group}-{}-{}", gvk.kind.to_lowercase(), gvk.version)
+}
+
+fn key(c: &workload_lens::resolved::Component, i: &workload_lens::resolved::Instance) -> String {
+    if c.multi_instance {
+        format!("{}/{}", c.name, i.id)
+    } else {
+        c.name.clone()
+    }
+}
+
+fn check_fixture(
+    set: &DefinitionSet,
+    slug: &str,
+    dir: &Path,
+    state: &str,
+    want: &FixtureExpect,
+    snaps: &mut Vec<(String, Resolved)>,
+) -> Vec<String> {
+    let mut errs = Vec::new();
+    let obj = read_yaml(&dir.join(format!("{state}.yaml")));
+    let def = match set.lookup_object(&obj) {
+        Ok(d) => d.clone(),
+        Err(e) => return vec![format!("{slug}/{state}: {e}")],
+    };
+    if def.name() != slug {
+        errs.push(format!("{slug}/{state}: chosen by GVK is {}, not {slug}", def.name()));
+    }
+    let pods_path = dir.join(format!("{state}.pods.yaml"));
+    let pods: Option<Vec<Value>> = pods_path.exists().then(|| {
+        let v = read_yaml(&pods_path);
+        v.get("items").and_then(Value::as_array).cloned().unwrap_or_else(|| vec![v])
+    });
+    let r: Resolved = match match &pods {
+        Some(p) => def.resolve_with_pods(&obj, p),
+        None => def.resolve(&obj),
+    } {
+        Ok(r) => r,
+        Err(e) => return vec![format!("{slug}/{state}: resolve failed: {e}")],
+    };
+    let mut fail = |m: String| errs.push(format!("{slug}/{state}: {m}"));
+    let statuses = r.status.as_ref().map(|s| s.matched_statuses.clone()).unwrap_or_default();
+    if statuses != want.statuses {
+        fail(format!("statuses {statuses:?}, expected {:?}", want.statuses));
+    }
+    if r.totals.pods != want.pods {
+        fail(format!("pods {}, expected {}", r.totals.pods, want.pods));
+    }
+    if r.totals.resources.gpu != want.gpu {
+        fail(format!("gpu {}, expected {}", r.totals.resources.gpu, want.gpu));
+    }
+    let mut instances = BTreeMap::new();
+    for c in &r.components {
+        for i in &c.instances {
+            instances.insert(key(c, i), (c, i));
+        }
+    }
+    for (k, n) in &want.replicas {
+        match instances.get(k) {
+            Some((_, i)) if i.desired_replicas == *n => {}
+            Some((_, i)) => fail(format!("{k} replicas {}, expected {n}", i.desired_replicas)),
+            None => fail(format!("no instance {k} (have {:?})", instances.keys().collect::<Vec<_>>())),
+        }
+    }
+    for (k, n) in &want.pod_gpu {
+        match instances.get(k).and_then(|(_, i)| i.pod_resources.as_ref()) {
+            Some(p) if p.gpu == *n => {}
+            Some(p) => fail(format!("{k} GPUs per pod {}, expected {n}", p.gpu)),
+            None => fail(format!("no pod resources for {k}")),
+        }
+    }
+    for k in &want.absent {
+        match instances.get(k) {
+            Some((_, i)) if !i.present => {}
+            _ => fail(format!("{k} should be absent")),
+        }
+    }
+    if let Some(pods) = &pods {
+        let att = match def.attribute_pods(Some(&obj), pods) {
+            Ok(a) => a,
+            Err(e) => {
+                fail(format!("attribution failed: {e}"));
+                return errs;
+            }
+        };
+        for p in &att.pods {
+            let got = match (&p.component, &p.instance) {
+                (Some(c), Some(i)) => Some(format!("{c}/{i}")),
+                (Some(c), None) => Some(c.clone()),
+                _ => None,
+            };
+            match (want.attribution.get(&p.name), got) {
+                (Some(w), Some(g)) if *w == g => {}
+                (None, None) if want.unattributed.contains(&p.name) => {}
+                (w, g) => fail(format!("pod {} attributed to {g:?}, expected {w:?} ({:?})", p.name, p.findings)),
+            }
+        }
+        let unatt: BTreeSet<&String> = att.unattributed.iter().collect();
+        let want_un: BTreeSet<&String> = want.unattributed.iter().collect();
+        if unatt != want_un {
+            fail(format!("unattributed {unatt:?}, expected {want_un:?}"));
+        }
+        if !want.gang.is_empty() {
+            match def.gang_groups(&obj, pods) {
+                Ok(g) => {
+                    let got: BTreeMap<String, i64> = g.groups.iter().map(|g| (g.name.clone(), g.min_member)).collect();
+                    if got != want.gang {
+                        fail(format!("gang groups {got:?}, expected {:?}", want.gang));
+                    }
+                }
+                Err(e) => fail(format!("gang groups failed: {e}")),
+            }
+        }
+    } else if !want.attribution.is_empty() || !want.gang.is_empty() {
+        fail("attribution/gang expectations need a .pods.yaml file".into());
+    }
+    let _ = &want.description;
+    snaps.push((format!("{slug}__{state}"), r));
+    errs
+}
+
+#[test]
+fn every_definition_is_clean_named_and_has_fixtures() {
+    let set = DefinitionSet::with_catalog().unwrap();
+    let compiled = catalog::catalog().unwrap();
+    assert!(!compiled.is_empty());
+    let mut errs = Vec::new();
+    let mut seen_gvks = BTreeSet::new();
+    let mut snaps = Vec::new();
+    for (file, _) in catalog::FILES {
+        let name = file.trim_end_matches(".yaml");
+        let Some(def) = compiled.iter().find(|d| d.name() == name) else {
+            errs.push(format!("{file}: metadata.name must be {name}"));
+            continue;
+        };
+        if !def.warnings().is_empty() {
+            errs.push(format!("{name}: warnings {:?}", def.warnings()));
+        }
+        if slug(&def.root_gvk()) != name {
+            errs.push(format!("{name}: the name should be {}", slug(&def.root_gvk())));
+        }
+        if !seen_gvks.insert(def.root_gvk()) {
+            errs.push(format!("{name}: a second definition for {}", def.root_gvk()));
+        }
+        let dir = root().join("definitions/fixtures").join(name);
+        let expect_path = dir.join("expect.yaml");
+        if !expect_path.exists() {
+            errs.push(format!("{name}: no fixtures (definitions/fixtures/{name}/expect.yaml)"));
+            continue;
+        }
+        let text = std::fs::read_to_string(&expect_path).unwrap();
+        let expect: Expect = match workload_lens::source::parse_documents(&text, &Limits::default())
+            .map_err(|e| e.to_string())
+            .and_then(|mut d| serde_json::from_value(d.remove(0).value).map_err(|e| e.to_string()))
+        {
+            Ok(e) => e,
+            Err(e) => {
+                errs.push(format!("{name}/expect.yaml: {e}"));
+                continue;
+            }
+        };
+        let states: BTreeSet<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|f| f.ends_with(".yaml") && f != "expect.yaml" && !f.ends_with(".pods.yaml"))
+            .map(|f| f.trim_end_matches(".yaml").to_string())
+            .collect();
+        let listed: BTreeSet<String> = expect.fixtures.keys().cloned().collect();
+        if states != listed {
+            errs.push(format!("{name}: fixture files {states:?} but expect.yaml lists {listed:?}"));
+        }
+        if states.is_empty() {
+            errs.push(format!("{name}: no fixture objects"));
+        }
+        let pod_bearing = def.definition().components().any(|c| c.has_pod_definition());
+        let has_pods = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .any(|e| e.file_name().to_string_lossy().ends_with(".pods.yaml"));
+        if pod_bearing && !has_pods {
+            errs.push(format!("{name}: pod-bearing but no <state>.pods.yaml fixture"));
+        }
+        for (state, want) in &expect.fixtures {
+            if states.contains(state) {
+                errs.extend(check_fixture(&set, name, &dir, state, want, &mut snaps));
+            }
+        }
+    }
+    assert!(errs.is_empty(), "{} problem(s):\n{}", errs.len(), errs.join("\n"));
+    // Reviewed snapshots of every resolved fixture.
+    for (name, r) in snaps {
+        insta::assert_json_snapshot!(name, r);
+    }
+}
+
+fn pod_style(c: &workload_lens::model::ComponentDefinition) -> &'static str {
+    match &c.spec_definition {
+        Some(s) if s.pod_template_spec_path.is_some() => "pod template",
+        Some(s) if s.pod_spec_path.is_some() => "pod spec",
+        Some(s) if s.fragmented_pod_spec_definition.is_some() => "fragmented",
+        _ => "-",
+    }
+}
+
+fn catalog_doc() -> String {
+    let mut out = String::from(
+        "# The definitions catalog\n\n\
+         Generated from `definitions/` by `engine/tests/catalog.rs` \
+         (`UPDATE_CATALOG=1 cargo test -p workload-lens --test catalog`); do not edit.\n\n\
+         Every definition is bundled into the engine, the CLI and every package, and is \
+         chosen by the object's group/version/kind. Fixtures for each state live in \
+         `definitions/fixtures/<name>/`.\n\n\
+         | name | kind | components | statuses mapped | suspend | gang |\n|---|---|---|---|---|---|\n",
+    );
+    let mut details = String::new();
+    for d in catalog::catalog().unwrap() {
+        let def = d.definition();
+        let gvk = d.root_gvk();
+        let comps: Vec<String> = def.components().map(|c| c.name.clone()).collect();
+        let status = def
+            .root()
+            .status_definition
+            .as_ref()
+            .map(|s| {
+                workload_lens::model::STATUS_ORDER
+                    .iter()
+                    .filter(|k| s.status_mappings.get(**k).is_some_and(|m| !m.is_empty()))
+                    .map(|k| k.status())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default();
+        let suspend = if def.components().any(|c| c.suspend_definition.is_some()) { "yes" } else { "-" };
+        let gang = def
+            .spec
+            .optimization_instructions
+            .as_ref()
+            .and_then(|o| o.gang_scheduling.as_ref())
+            .map(|g| {
+                let mut names: Vec<String> = g.pod_groups.iter().flatten().map(|p| p.name.clone()).collect();
+                if let Some(p) = &g.pod_group {
+                    names.push(format!("{} (podGroup)", p.name));
+                }
+                names.join(", ")
+            })
+            .unwrap_or_else(|| "-".into());
+        out.push_str(&format!(
+            "| [`{}`](#{}) | `{}` `{}` | {} | {} | {} | {} |\n",
+            d.name(),
+            d.name(),
+            gvk.api_version(),
+            gvk.kind,
+            comps.join(", "),
+            status,
+            suspend,
+            gang
+        ));
+        details.push_str(&format!("\n## {}\n\n`{}` `{}`\n\n", d.name(), gvk.api_version(), gvk.kind));
+        details.push_str("| component | kind | owner | pods | instances | scale |\n|---|---|---|---|---|---|\n");
+        for c in def.components() {
+            let kind = c.kind.as_ref().map(|k| format!("`{}` `{}`", k.api_version(), k.kind)).unwrap_or_else(|| "-".into());
+            let scale = c
+                .scale_definition
+                .as_ref()
+                .and_then(|s| s.replicas_path.clone().or(s.min_replicas_path.clone()))
+                .map(|p| format!("`{}`", p.replace('|', "\\|")))
+                .unwrap_or_else(|| "-".into());
+            let inst = c
+                .instance_id_path
+                .as_ref()
+                .map(|p| format!("`{}`", p.replace('|', "\\|")))
+                .unwrap_or_else(|| "one".into());
+            details.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} |\n",
+                c.name,
+                kind,
+                c.owner_ref.clone().unwrap_or_else(|| "-".into()),
+                pod_style(c),
+                inst,
+                scale
+            ));
+        }
+        let fixtures = root().join("definitions/fixtures").join(d.name()).join("expect.yaml");
+        if let Ok(text) = std::fs::read_to_string(fixtures) {
+            if let Ok(e) = workload_lens::source::parse_documents(&text, &Limits::default())
+                .map_err(|e| e.to_string())
+                .and_then(|mut v| serde_json::from_value::<Expect>(v.remove(0).value).map_err(|e| e.to_string()))
+            {
+                details.push_str("\nFixtures: ");
+                let list: Vec<String> = e
+                    .fixtures
+                    .iter()
+                    .map(|(k, f)| format!("`{k}` ({}; {} pods, {} GPUs)", f.statuses.join(", "), f.pods, f.gpu))
+                    .collect();
+                details.push_str(&list.join(", "));
+                details.push('\n');
+            }
+        }
+    }
+    out.push_str(&details);
+    out
+}
+
+#[test]
+fn catalog_doc_is_current() {
+    let path = root().join("docs/catalog.md");
+    let text = catalog_doc();
+    if std::env::var_os("UPDATE_CATALOG").is_some() {
+        std::fs::write(&path, &text).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == text,
+        "docs/catalog.md is out of date: UPDATE_CATALOG=1 cargo test -p workload-lens --test catalog"
+    );
+}
