@@ -742,6 +742,7 @@ pub struct SubGroup {
 
 /// Topology constraint.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Topology {
     /// Topology name.
