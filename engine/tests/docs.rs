@@ -23,7 +23,10 @@ fn yaml_blocks(md: &str) -> Vec<String> {
 #[test]
 fn definition_format_examples_compile() {
     let md = include_str!("../../docs/definition-format.md");
-    let defs: Vec<_> = yaml_blocks(md).into_iter().filter(|b| b.contains("kind: Karta")).collect();
+    let defs: Vec<_> = yaml_blocks(md)
+        .into_iter()
+        .filter(|b| b.contains("kind: Karta"))
+        .collect();
     assert!(!defs.is_empty());
     for d in defs {
         let c = CompiledDefinition::from_text(&d, Limits::default())
