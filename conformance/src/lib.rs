@@ -1,0 +1,503 @@
+//! The conformance suite and its Rust runner.
+//!
+//! Cases live in `conformance/cases/*.yaml` (see `conformance/README.md` for
+//! the format); `conformance/suite.json` is the same suite as one JSON file
+//! for runtimes without a YAML reader, generated from the YAML and checked to
+//! be current. A runner executes each case's operation, turns the outcome
+//! into a canonical JSON value (`{"result": ...}` or `{"error": {...}}`) and
+//! compares it with the expectation.
+
+#![forbid(unsafe_code)]
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use workload_lens::{
+    CompiledDefinition, DefinitionSet, Error, Limits, Origin, UpdateRequest, catalog, definition,
+    validate,
+};
+
+/// One group of cases (one file).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Group {
+    /// The group's name (the file stem).
+    #[serde(default)]
+    pub group: String,
+    /// What the group covers.
+    pub note: String,
+    /// Definitions shared by the group's cases, by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub definitions: BTreeMap<String, Value>,
+    /// The cases.
+    pub cases: Vec<Case>,
+}
+
+/// One case.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Case {
+    /// Unique name, `group/case`.
+    pub name: String,
+    /// Operation: `evaluate`, `validate`, `resolve`, `status`, `update`,
+    /// `suspend`, `resume`, `attribute`, `gang`, `parse`.
+    pub op: String,
+    /// Why the case exists (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// The definition: `{catalog: NAME}`, `{ref: NAME}` (a group
+    /// definition), `{text: "..."}` (YAML/JSON text) or an inline object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub definition: Option<Value>,
+    /// The workload object (JSON value).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object: Option<Value>,
+    /// The workload object as text (for malformed inputs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object_text: Option<String>,
+    /// Pods, for `attribute`, `gang` and `resolve` with live state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pods: Option<Vec<Value>>,
+    /// Update request, for `update`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<Value>,
+    /// jq expression, for `evaluate`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expression: Option<String>,
+    /// Input of `evaluate`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<Value>,
+    /// Limits overriding the defaults (camelCase names).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Value>,
+    /// Expected outcome: `{result: ...}` (compared whole) or
+    /// `{error: {code, limit?, field?, component?, instance?, line?, column?}}`
+    /// (only the keys given are compared).
+    pub expect: Value,
+    /// Runtimes where the case is a known difference, with the reason.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub known_differences: BTreeMap<String, String>,
+}
+
+/// The outcome of one case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// As expected.
+    Pass,
+    /// Not as expected: the diff.
+    Fail(String),
+    /// A known difference for this runtime (with the reason).
+    Known(String),
+}
+
+/// The repository's conformance directory.
+pub fn suite_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Read every group of `cases/` (sorted by file name).
+pub fn load_groups(dir: &Path) -> Result<Vec<Group>, String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("cases"))
+        .map_err(|e| e.to_string())?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    files.sort();
+    let limits = Limits {
+        max_input_bytes: 64 << 20,
+        ..Limits::default()
+    };
+    let mut groups = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+        let mut docs = workload_lens::source::parse_documents(&text, &limits)
+            .map_err(|e| format!("{}: {e}", f.display()))?;
+        if docs.len() != 1 {
+            return Err(format!("{}: expected one document", f.display()));
+        }
+        let mut g: Group = serde_json::from_value(docs.remove(0).value)
+            .map_err(|e| format!("{}: {e}", f.display()))?;
+        g.group = f
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        groups.push(g);
+    }
+    Ok(groups)
+}
+
+/// The suite as one JSON document (what `suite.json` holds).
+pub fn suite_json(groups: &[Group]) -> String {
+    let v = json!({
+        "format": "workload-lens-conformance/v1",
+        "groups": groups,
+    });
+    serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
+}
+
+/// Canonical JSON text: sorted keys, compact, integral numbers without
+/// fraction, `-0` as `0`.
+pub fn canonical(v: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(&mut out, v);
+    out
+}
+
+fn write_canonical(out: &mut String, v: &Value) {
+    match v {
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                out.push_str(&i.to_string());
+            } else if let Some(u) = n.as_u64() {
+                out.push_str(&u.to_string());
+            } else {
+                let f = n.as_f64().unwrap_or(0.0);
+                if f == 0.0 {
+                    out.push('0');
+                } else if f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15 {
+                    out.push_str(&(f as i64).to_string());
+                } else {
+                    out.push_str(&format!("{f:?}"));
+                }
+            }
+        }
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(out, x);
+            }
+            out.push(']');
+        }
+        Value::Object(o) => {
+            let mut keys: Vec<&String> = o.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(k.clone()).to_string());
+                out.push(':');
+                write_canonical(out, &o[k]);
+            }
+            out.push('}');
+        }
+        v => out.push_str(&v.to_string()),
+    }
+}
+
+fn error_value(e: &Error) -> Value {
+    let mut m = Map::new();
+    m.insert("code".into(), json!(e.code.as_str()));
+    if let Some(l) = &e.limit {
+        m.insert("limit".into(), json!(l));
+    }
+    let loc = &e.location;
+    for (k, v) in [
+        ("field", loc.field.clone()),
+        ("component", loc.component.clone()),
+        ("instance", loc.instance.clone()),
+    ] {
+        if let Some(v) = v {
+            m.insert(k.into(), json!(v));
+        }
+    }
+    for (k, v) in [("line", loc.line), ("column", loc.column)] {
+        if let Some(v) = v {
+            m.insert(k.into(), json!(v));
+        }
+    }
+    if let Some(s) = loc.span {
+        m.insert("span".into(), json!(s));
+    }
+    if !e.findings.is_empty() {
+        m.insert(
+            "findings".into(),
+            json!(e.findings.iter().map(finding_value).collect::<Vec<_>>()),
+        );
+    }
+    json!({ "error": Value::Object(m) })
+}
+
+fn finding_value(f: &workload_lens::Finding) -> Value {
+    let mut m = Map::new();
+    m.insert("code".into(), json!(f.code));
+    m.insert(
+        "severity".into(),
+        json!(match f.severity {
+            workload_lens::Severity::Error => "error",
+            workload_lens::Severity::Warning => "warning",
+        }),
+    );
+    if let Some(x) = &f.location.field {
+        m.insert("field".into(), json!(x));
+    }
+    if let Some(x) = f.location.line {
+        m.insert("line".into(), json!(x));
+    }
+    Value::Object(m)
+}
+
+fn to_value<T: Serialize>(t: &T) -> Value {
+    serde_json::to_value(t).unwrap_or(Value::Null)
+}
+
+fn limits_of(case: &Case) -> Result<Limits, String> {
+    match &case.limits {
+        None => Ok(Limits::default()),
+        Some(v) => serde_json::from_value(v.clone()).map_err(|e| format!("bad limits: {e}")),
+    }
+}
+
+fn definition_of(
+    case: &Case,
+    group: &Group,
+    limits: Limits,
+) -> Result<Result<CompiledDefinition, Error>, String> {
+    let Some(d) = &case.definition else {
+        return Err("the case needs a definition".into());
+    };
+    let text = match d {
+        Value::Object(o) if o.contains_key("catalog") && o.len() == 1 => {
+            let name = o["catalog"].as_str().unwrap_or_default();
+            let (_, text) = catalog::FILES
+                .iter()
+                .find(|(f, _)| f.trim_end_matches(".yaml") == name)
+                .ok_or_else(|| format!("no catalog definition {name}"))?;
+            text.to_string()
+        }
+        Value::Object(o) if o.contains_key("ref") && o.len() == 1 => {
+            let name = o["ref"].as_str().unwrap_or_default();
+            let v = group
+                .definitions
+                .get(name)
+                .ok_or_else(|| format!("no group definition {name}"))?;
+            v.to_string()
+        }
+        Value::Object(o) if o.contains_key("text") && o.len() == 1 => {
+            o["text"].as_str().unwrap_or_default().to_string()
+        }
+        v => v.to_string(),
+    };
+    Ok(CompiledDefinition::from_text(&text, limits))
+}
+
+fn object_of(case: &Case, limits: &Limits) -> Result<Result<Value, Error>, String> {
+    if let Some(t) = &case.object_text {
+        return Ok(
+            workload_lens::source::parse_documents(t, limits).and_then(|mut d| {
+                if d.len() == 1 {
+                    Ok(d.remove(0).value)
+                } else {
+                    Err(Error::new(
+                        workload_lens::ErrorCode::Usage,
+                        format!("expected one document, found {}", d.len()),
+                    ))
+                }
+            }),
+        );
+    }
+    case.object
+        .clone()
+        .map(Ok)
+        .ok_or_else(|| "the case needs an object".to_string())
+}
+
+/// Run one case and return its canonical outcome value.
+pub fn run_case(case: &Case, group: &Group) -> Result<Value, String> {
+    let limits = limits_of(case)?;
+    macro_rules! attempt {
+        ($e:expr) => {
+            match $e {
+                Ok(v) => v,
+                Err(e) => return Ok(error_value(&e)),
+            }
+        };
+    }
+    let result = match case.op.as_str() {
+        "evaluate" => {
+            let expr = case
+                .expression
+                .as_deref()
+                .ok_or("evaluate needs an expression")?;
+            let input = case.input.clone().unwrap_or(Value::Null);
+            json!({"outputs": attempt!(workload_lens::evaluate(expr, &input, &limits))})
+        }
+        "parse" => {
+            let text = case
+                .object_text
+                .as_deref()
+                .ok_or("parse needs objectText")?;
+            let docs = attempt!(workload_lens::source::parse_documents(text, &limits));
+            json!(docs.into_iter().map(|d| d.value).collect::<Vec<_>>())
+        }
+        "validate" => {
+            let text = match &case.definition {
+                Some(Value::Object(o)) if o.contains_key("text") && o.len() == 1 => {
+                    o["text"].as_str().unwrap_or_default().to_string()
+                }
+                Some(Value::Object(o)) if o.contains_key("ref") && o.len() == 1 => group
+                    .definitions
+                    .get(o["ref"].as_str().unwrap_or_default())
+                    .map(Value::to_string)
+                    .ok_or("no such group definition")?,
+                Some(v) => v.to_string(),
+                None => return Err("validate needs a definition".into()),
+            };
+            let loaded = attempt!(definition::read_definitions(&text, &limits));
+            let all: Vec<Value> = loaded
+                .iter()
+                .map(|l| {
+                    let f = validate::validate_loaded(l, &limits);
+                    json!({
+                        "valid": !validate::has_errors(&f),
+                        "findings": f.iter().map(finding_value).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            json!(all)
+        }
+        op => {
+            let def = attempt!(definition_of(case, group, limits)?);
+            match op {
+                "resolve" => {
+                    let obj = attempt!(object_of(case, &limits)?);
+                    match &case.pods {
+                        Some(p) => to_value(&attempt!(def.resolve_with_pods(&obj, p))),
+                        None => to_value(&attempt!(def.resolve(&obj))),
+                    }
+                }
+                "resolveByKind" => {
+                    let obj = attempt!(object_of(case, &limits)?);
+                    let mut set = attempt!(DefinitionSet::with_catalog());
+                    set.add(def.with_origin(Origin::User));
+                    to_value(&attempt!(set.resolve(&obj)))
+                }
+                "status" => {
+                    let obj = attempt!(object_of(case, &limits)?);
+                    to_value(&attempt!(def.status(&obj)))
+                }
+                "update" => {
+                    let obj = attempt!(object_of(case, &limits)?);
+                    let req: UpdateRequest =
+                        serde_json::from_value(case.request.clone().unwrap_or(json!({})))
+                            .map_err(|e| format!("bad request: {e}"))?;
+                    to_value(&attempt!(def.update(&obj, &req)))
+                }
+                "suspend" => to_value(&attempt!(def.suspend(&attempt!(object_of(case, &limits)?)))),
+                "resume" => to_value(&attempt!(def.resume(&attempt!(object_of(case, &limits)?)))),
+                "attribute" => {
+                    let obj = case.object.clone();
+                    let pods = case.pods.clone().unwrap_or_default();
+                    to_value(&attempt!(def.attribute_pods(obj.as_ref(), &pods)))
+                }
+                "gang" => {
+                    let obj = attempt!(object_of(case, &limits)?);
+                    let pods = case.pods.clone().unwrap_or_default();
+                    to_value(&attempt!(def.gang_groups(&obj, &pods)))
+                }
+                "compile" => {
+                    json!({"name": def.name(), "warnings": def.warnings().iter().map(finding_value).collect::<Vec<_>>()})
+                }
+                other => return Err(format!("unknown op {other}")),
+            }
+        }
+    };
+    Ok(json!({ "result": result }))
+}
+
+/// Compare an outcome with the expectation. Results compare whole; errors
+/// compare only the keys the expectation gives.
+pub fn compare(expect: &Value, actual: &Value) -> Result<(), String> {
+    match (expect.get("error"), actual.get("error")) {
+        (Some(Value::Object(want)), Some(Value::Object(got))) => {
+            for (k, w) in want {
+                let g = got.get(k).unwrap_or(&Value::Null);
+                if canonical(w) != canonical(g) {
+                    return Err(format!(
+                        "error.{k}: expected {}, got {}",
+                        canonical(w),
+                        canonical(g)
+                    ));
+                }
+            }
+            Ok(())
+        }
+        (Some(_), _) => Err(format!("expected an error, got {}", canonical(actual))),
+        (None, Some(_)) => Err(format!("unexpected error {}", canonical(actual))),
+        (None, None) => {
+            let (w, g) = (canonical(expect), canonical(actual));
+            if w == g {
+                Ok(())
+            } else {
+                Err(diff(expect, actual, ""))
+            }
+        }
+    }
+}
+
+/// The first differences between two values, as JSON paths.
+fn diff(a: &Value, b: &Value, path: &str) -> String {
+    let mut out = Vec::new();
+    diff_into(a, b, path, &mut out);
+    out.truncate(8);
+    out.join("\n")
+}
+
+fn diff_into(a: &Value, b: &Value, path: &str, out: &mut Vec<String>) {
+    if canonical(a) == canonical(b) || out.len() >= 8 {
+        return;
+    }
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for k in keys {
+                let p = format!("{path}.{k}");
+                match (x.get(k), y.get(k)) {
+                    (Some(v), Some(w)) => diff_into(v, w, &p, out),
+                    (Some(v), None) => out.push(format!("{p}: expected {}, missing", canonical(v))),
+                    (None, Some(w)) => out.push(format!("{p}: unexpected {}", canonical(w))),
+                    (None, None) => {}
+                }
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                diff_into(v, w, &format!("{path}[{i}]"), out);
+            }
+        }
+        _ => out.push(format!(
+            "{path}: expected {}, got {}",
+            canonical(a),
+            canonical(b)
+        )),
+    }
+}
+
+/// Run every case with this (Rust) runtime.
+pub fn run_all(groups: &[Group]) -> Vec<(String, Outcome)> {
+    let mut out = Vec::new();
+    for g in groups {
+        for c in &g.cases {
+            let outcome = if let Some(reason) = c.known_differences.get("rust") {
+                Outcome::Known(reason.clone())
+            } else {
+                match run_case(c, g) {
+                    Ok(actual) => match compare(&c.expect, &actual) {
+                        Ok(()) => Outcome::Pass,
+                        Err(d) => Outcome::Fail(d),
+                    },
+                    Err(e) => Outcome::Fail(format!("cannot run: {e}")),
+                }
+            };
+            out.push((c.name.clone(), outcome));
+        }
+    }
+    out
+}
