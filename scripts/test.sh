@@ -26,3 +26,7 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 echo "== cargo test"
 cargo test --workspace --locked
+
+echo "== conformance suite (every runtime that is built) and parity table"
+cargo run -q --locked -p workload-lens-conformance -- run
+cargo run -q --locked -p workload-lens-conformance -- table
