@@ -1,24 +1,45 @@
-//! `workload-lens describe`: resolve workloads offline and show them.
+//! `workload-lens describe`: resolve workloads offline and show them, from
+//! their objects alone (file mode) or with their pods (live mode, `--pods`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::json;
+use serde::Serialize;
+use serde_json::{Value, json};
+use workload_lens::gang::GangReport;
+use workload_lens::pods::PodAttribution;
 use workload_lens::resolved::{Component, Instance, TreeNode};
 use workload_lens::resources::ResourceSummary;
-use workload_lens::{ErrorCode, Limits, Resolved};
+use workload_lens::{DefinitionSet, Error, ErrorCode, Limits, Resolved};
 
 use crate::failure::{Failure, error_message};
-use crate::input::{self, InputPath, check_single_stdin, object_gvk, object_label, read_text};
+use crate::input::{
+    self, InputObject, InputPath, check_single_stdin, object_gvk, object_label, read_text,
+};
 use crate::output::{self, Format, bytes, columns, cpu, warn};
+
+/// What `describe` was asked for besides the objects.
+#[derive(Debug, Default)]
+pub struct Options {
+    /// `--pods FILE|-`: live mode.
+    pub pods: Option<InputPath>,
+    /// `--pod-limit N`: at most N pod rows per instance.
+    pub pod_limit: Option<usize>,
+}
 
 /// Run `describe`; returns the text for stdout.
 pub fn run(
     file: &InputPath,
     definitions: &[InputPath],
+    options: &Options,
     format: Format,
     limits: &Limits,
 ) -> Result<String, Failure> {
-    check_single_stdin(definitions.iter().chain(std::iter::once(file)))?;
+    check_single_stdin(
+        definitions
+            .iter()
+            .chain(std::iter::once(file))
+            .chain(options.pods.as_ref()),
+    )?;
     let set = input::definition_set(definitions, limits)?;
     let name = file.display();
     let text = read_text(file, limits)?;
@@ -30,43 +51,35 @@ pub fn run(
         )));
     }
     let labelled = several || objects.len() > 1;
+    if let Some(pods) = &options.pods {
+        let [obj] = objects.as_slice() else {
+            return Err(Failure::usage(format!(
+                "{name}: --pods describes one workload at a time, but the input holds {} objects",
+                objects.len()
+            )));
+        };
+        let pods = read_pods(pods, limits)?;
+        return live(&set, obj, labelled, pods, options.pod_limit, format);
+    }
     let mut resolved = Vec::with_capacity(objects.len());
     let mut human = String::new();
     for (n, obj) in objects.iter().enumerate() {
         match set.resolve(&obj.value) {
             Ok(r) => {
-                for w in &r.warnings {
-                    warn(&format!("{}/{}: {w}", r.workload.kind, r.workload.name));
-                }
+                resolution_warnings(&r);
                 if format == Format::Human {
                     if !human.is_empty() {
                         human.push('\n');
                     }
-                    human.push_str(&render(&r));
+                    human.push_str(&render(&r, None));
                 }
                 resolved.push(r);
             }
             Err(e) => {
-                let mut f = Failure::engine(&e);
-                if labelled {
-                    f = f.context(&object_label(&obj.value, n + 1));
+                let mut f = object_failure(&e, obj, labelled.then_some(n + 1), format)?;
+                if format == Format::Human {
+                    f.stdout = Some(human).filter(|h| !h.is_empty());
                 }
-                f.stdout = match format {
-                    Format::Human => Some(human).filter(|h| !h.is_empty()),
-                    _ if e.code == ErrorCode::NoDefinition => {
-                        let report = json!({
-                            "error": ErrorCode::NoDefinition.as_str(),
-                            "gvk": object_gvk(&obj.value).to_string(),
-                            "message": error_message(&e),
-                        });
-                        Some(if format == Format::Json {
-                            output::json(&report)?
-                        } else {
-                            output::yaml(&report)?
-                        })
-                    }
-                    _ => None,
-                };
                 return Err(f);
             }
         }
@@ -79,8 +92,205 @@ pub fn run(
     }
 }
 
-/// The human description of one resolved workload.
-pub fn render(r: &Resolved) -> String {
+fn resolution_warnings(r: &Resolved) {
+    for w in &r.warnings {
+        warn(&format!("{}/{}: {w}", r.workload.kind, r.workload.name));
+    }
+}
+
+/// The failure of one object: named by its label when the input held
+/// several (`position` is then its 1-based position), and with the
+/// machine-readable `no_definition` report on stdout for `-o json|yaml`.
+fn object_failure(
+    e: &Error,
+    obj: &InputObject,
+    position: Option<usize>,
+    format: Format,
+) -> Result<Failure, Failure> {
+    let mut f = Failure::engine(e);
+    if let Some(n) = position {
+        f = f.context(&object_label(&obj.value, n));
+    }
+    if format != Format::Human && e.code == ErrorCode::NoDefinition {
+        let report = json!({
+            "error": ErrorCode::NoDefinition.as_str(),
+            "gvk": object_gvk(&obj.value).to_string(),
+            "message": error_message(e),
+        });
+        f.stdout = Some(if format == Format::Json {
+            output::json(&report)?
+        } else {
+            output::yaml(&report)?
+        });
+    }
+    Ok(f)
+}
+
+/// The pods of a `--pods` input (a List, several documents or one Pod).
+/// Items that are not Pods are left out with a warning.
+fn read_pods(path: &InputPath, limits: &Limits) -> Result<Vec<Value>, Failure> {
+    let name = path.display();
+    let text = read_text(path, limits).map_err(|f| f.context("--pods"))?;
+    let docs = input::parse(&text, &format!("--pods {name}"), limits)?;
+    let (items, _) = input::objects(docs);
+    let mut pods = Vec::with_capacity(items.len());
+    for (n, item) in items.into_iter().enumerate() {
+        let kind = item.value.get("kind").and_then(Value::as_str);
+        if !item.value.is_object() || kind.is_some_and(|k| k != "Pod") {
+            warn(&format!(
+                "--pods {name}: {} is not a Pod: ignored",
+                object_label(&item.value, n + 1)
+            ));
+            continue;
+        }
+        pods.push(item.value);
+    }
+    Ok(pods)
+}
+
+/// `--pods` output for `-o json|yaml`.
+#[derive(Serialize)]
+struct LiveReport<'a> {
+    resolved: &'a Resolved,
+    gang: Option<&'a GangReport>,
+}
+
+/// The gang groups of live mode.
+enum Gang {
+    /// The definition has no gang scheduling.
+    None,
+    /// They could not be computed (the message says why).
+    Failed(String),
+    Groups(GangReport),
+}
+
+/// What live mode adds to the human description.
+struct LiveView<'a> {
+    gang: &'a Gang,
+    pod_limit: Option<usize>,
+}
+
+/// Describe one object with its pods.
+fn live(
+    set: &DefinitionSet,
+    obj: &InputObject,
+    labelled: bool,
+    mut pods: Vec<Value>,
+    pod_limit: Option<usize>,
+    format: Format,
+) -> Result<String, Failure> {
+    let fail = |e: &Error| object_failure(e, obj, labelled.then_some(1), format);
+    let def = match set.lookup_object(&obj.value) {
+        Ok(d) => d,
+        Err(e) => return Err(fail(&e)?),
+    };
+    if let Some(ns) = obj
+        .value
+        .pointer("/metadata/namespace")
+        .and_then(Value::as_str)
+    {
+        pods.retain(
+            |p| match p.pointer("/metadata/namespace").and_then(Value::as_str) {
+                Some(other) if other != ns => {
+                    warn(&format!(
+                        "pod {}: namespace {other} is not the workload's ({ns}): ignored",
+                        pod_name(p.pointer("/metadata/name").and_then(Value::as_str))
+                    ));
+                    false
+                }
+                _ => true,
+            },
+        );
+    }
+    let r = match def.resolve_with_pods(&obj.value, &pods) {
+        Ok(r) => r,
+        Err(e) => return Err(fail(&e)?),
+    };
+    resolution_warnings(&r);
+    // Gang groups of the pods that belong to an instance of the workload:
+    // pods that belong nowhere would form groups of their own.
+    let placed: BTreeSet<&str> = placed_pods(&r).map(|p| p.name.as_str()).collect();
+    let members: Vec<Value> = pods
+        .iter()
+        .filter(|p| {
+            p.pointer("/metadata/name")
+                .and_then(Value::as_str)
+                .is_some_and(|n| placed.contains(n))
+        })
+        .cloned()
+        .collect();
+    let gang = match def.gang_groups(&obj.value, &members) {
+        Ok(g) => Gang::Groups(g),
+        // The definition has no gangScheduling: no gang groups.
+        Err(e) if e.code == ErrorCode::Update => Gang::None,
+        Err(e) if e.code == ErrorCode::Limit => return Err(fail(&e)?),
+        // The tree is still right; only the groups are unknown.
+        Err(e) => Gang::Failed(error_message(&e)),
+    };
+    let gang_report = match &gang {
+        Gang::Groups(g) => Some(g),
+        Gang::None | Gang::Failed(_) => None,
+    };
+    pod_warnings(&r, gang_report);
+    if let Gang::Failed(message) = &gang {
+        warn(&format!(
+            "{}/{}: gang groups not computed: {message}",
+            r.workload.kind, r.workload.name
+        ));
+    }
+    let report = LiveReport {
+        resolved: &r,
+        gang: gang_report,
+    };
+    match format {
+        Format::Human => Ok(render(
+            &r,
+            Some(&LiveView {
+                gang: &gang,
+                pod_limit,
+            }),
+        )),
+        Format::Json => output::json(&report),
+        Format::Yaml => output::yaml(&report),
+    }
+}
+
+fn pod_name(name: Option<&str>) -> &str {
+    name.filter(|n| !n.is_empty()).unwrap_or("<unnamed>")
+}
+
+/// Every pod attributed to an instance.
+fn placed_pods(r: &Resolved) -> impl Iterator<Item = &PodAttribution> {
+    r.components
+        .iter()
+        .flat_map(|c| &c.instances)
+        .filter_map(|i| i.live.as_ref())
+        .flat_map(|l| &l.pods)
+}
+
+/// Every pod attributed to an instance, then the unattributed ones.
+fn all_pods(r: &Resolved) -> impl Iterator<Item = &PodAttribution> {
+    placed_pods(r).chain(r.unattributed_pods.iter().flatten())
+}
+
+/// `warning: pod <name>: <message>` for every finding of a pod (once).
+fn pod_warnings(r: &Resolved, gang: Option<&GangReport>) {
+    let mut seen = BTreeSet::new();
+    let attributed = all_pods(r).flat_map(|p| p.findings.iter().map(move |f| (&p.name, f)));
+    let grouped = gang
+        .into_iter()
+        .flat_map(|g| &g.pods)
+        .flat_map(|p| p.findings.iter().map(move |f| (&p.pod, f)));
+    for (name, f) in attributed.chain(grouped) {
+        if seen.insert((name, &f.message)) {
+            warn(&format!("pod {}: {}", pod_name(Some(name)), f.message));
+        }
+    }
+}
+
+/// The human description of one resolved workload; with `live`, of the
+/// workload and its pods.
+fn render(r: &Resolved, live: Option<&LiveView<'_>>) -> String {
     let mut out = String::new();
     let mut header = vec![format!("{}/{}", r.workload.kind, r.workload.name)];
     if let Some(ns) = &r.workload.namespace {
@@ -91,13 +301,20 @@ pub fn render(r: &Resolved) -> String {
         r.definition.name, r.definition.origin
     ));
     out.push_str(&header.join("   "));
-    out.push_str("\n(file mode: no live pods)\n\n");
+    out.push('\n');
+    if live.is_none() {
+        out.push_str("(file mode: no live pods)\n");
+    }
+    out.push('\n');
 
-    let comps: BTreeMap<&str, &Component> =
-        r.components.iter().map(|c| (c.name.as_str(), c)).collect();
-    let mut rows = Vec::new();
-    tree_rows(&r.tree, &comps, "", None, &mut rows);
-    out.push_str(&columns(&rows, 3));
+    let ctx = TreeCtx {
+        comps: r.components.iter().map(|c| (c.name.as_str(), c)).collect(),
+        live: live.is_some(),
+        pod_limit: live.and_then(|l| l.pod_limit),
+    };
+    let mut rows = Rows::default();
+    tree_rows(&r.tree, &ctx, "", None, &mut rows);
+    out.push_str(&rows.render());
 
     if let Some(status) = &r.status {
         out.push_str("\nStatus: ");
@@ -108,75 +325,256 @@ pub fn render(r: &Resolved) -> String {
         out.push('\n');
     }
 
+    if let Some(unattributed) = r.unattributed_pods.as_ref().filter(|u| !u.is_empty()) {
+        out.push_str("\nUnattributed pods:\n");
+        out.push_str(&unattributed_table(unattributed));
+    }
+    match live.map(|l| l.gang) {
+        Some(Gang::Groups(gang)) => {
+            out.push('\n');
+            out.push_str(&gang_table(gang));
+        }
+        Some(Gang::Failed(_)) => out.push_str("\nGang groups: not computed (see the warning)\n"),
+        Some(Gang::None) | None => {}
+    }
+
     out.push_str("\nResources:\n");
     out.push_str(&resources_table(r));
     out
 }
 
-/// Cells of a pod-bearing instance in the tree: replicas (or `absent`) and
-/// GPUs (omitted when zero).
-fn instance_cells(i: &Instance) -> Vec<String> {
-    let mut cells = vec![if i.present {
-        format!("replicas: {}", i.desired_replicas)
-    } else {
-        "absent".to_string()
-    }];
-    cells.push(if i.resources.gpu > 0 {
-        format!("gpu: {}", i.resources.gpu)
-    } else {
-        String::new()
-    });
-    cells
+fn unattributed_table(pods: &[PodAttribution]) -> String {
+    let mut rows = vec![vec![
+        "NAME".to_string(),
+        "PHASE".to_string(),
+        "REASON".to_string(),
+    ]];
+    for p in pods {
+        rows.push(vec![
+            pod_name(Some(&p.name)).to_string(),
+            p.phase.clone(),
+            p.reason.clone().unwrap_or_else(|| "<none>".into()),
+        ]);
+    }
+    columns(&rows, 3)
 }
 
-/// Rows of the component tree. `last` is `None` for the root, else whether
-/// the node is the last of its siblings.
+/// `Gang groups:` and a table of the groups (with a SUBGROUPS column
+/// `component=min/pods,...` when any group has subgroups).
+fn gang_table(gang: &GangReport) -> String {
+    if gang.groups.is_empty() {
+        return "Gang groups: none (no pod belongs to a pod group)\n".to_string();
+    }
+    let subgroups = gang.groups.iter().any(|g| !g.sub_groups.is_empty());
+    let mut header: Vec<String> = ["NAME", "MIN MEMBERS", "PODS"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    if subgroups {
+        header.push("SUBGROUPS".into());
+    }
+    let mut rows = vec![header];
+    for g in &gang.groups {
+        let mut row = vec![
+            g.name.clone(),
+            g.min_member.to_string(),
+            g.members.len().to_string(),
+        ];
+        if subgroups {
+            row.push(
+                g.sub_groups
+                    .iter()
+                    .map(|s| format!("{}={}/{}", s.component, s.min_member, s.members.len()))
+                    .collect::<Vec<_>>()
+                    .join(","),
+            );
+        }
+        rows.push(row);
+    }
+    format!("Gang groups:\n{}", columns(&rows, 3))
+}
+
+/// What the component tree is drawn from.
+struct TreeCtx<'a> {
+    comps: BTreeMap<&'a str, &'a Component>,
+    /// Live mode: ready counts, nodes and pod rows.
+    live: bool,
+    pod_limit: Option<usize>,
+}
+
+/// `gpu: N`, or nothing when zero.
+fn gpu_cell(gpu: u64) -> String {
+    if gpu > 0 {
+        format!("gpu: {gpu}")
+    } else {
+        String::new()
+    }
+}
+
+/// Cells of a pod-bearing instance in the tree. File mode: replicas (or
+/// `absent`) and GPUs. Live mode: `<ready>/<desired> ready` (or `absent`),
+/// GPUs and the nodes of its pods.
+fn instance_cells(i: &Instance, live: bool) -> Vec<String> {
+    let Some(l) = i.live.as_ref().filter(|_| live) else {
+        return vec![
+            if i.present {
+                format!("replicas: {}", i.desired_replicas)
+            } else {
+                "absent".to_string()
+            },
+            gpu_cell(i.resources.gpu),
+        ];
+    };
+    vec![
+        if i.present {
+            format!("{}/{} ready", l.ready, i.desired_replicas)
+        } else {
+            "absent".to_string()
+        },
+        gpu_cell(i.resources.gpu),
+        l.nodes.join(","),
+    ]
+}
+
+/// Cells of a pod row: its state (`Phase` or `Phase (Reason)`), GPUs and node.
+fn pod_cells(p: &PodAttribution) -> Vec<String> {
+    vec![
+        match &p.reason {
+            Some(reason) => format!("{} ({reason})", p.phase),
+            None => p.phase.clone(),
+        },
+        gpu_cell(p.resources.gpu),
+        p.node.clone().unwrap_or_else(|| "<none>".into()),
+    ]
+}
+
+/// A row below a tree node.
+enum Child<'a> {
+    Instance(&'a Instance),
+    Pod(&'a PodAttribution),
+    /// `... and N more (K unhealthy shown)`.
+    More(String),
+    Component(&'a TreeNode),
+}
+
+/// The pod rows of an instance in live mode: every pod in input order, or
+/// with `--pod-limit` unhealthy (not ready) pods first, at most `limit`,
+/// then a row saying how many are left out.
+fn pod_children<'a>(i: &'a Instance, ctx: &TreeCtx<'_>) -> Vec<Child<'a>> {
+    let Some(l) = i.live.as_ref().filter(|_| ctx.live) else {
+        return Vec::new();
+    };
+    let mut pods: Vec<&PodAttribution> = l.pods.iter().collect();
+    let Some(limit) = ctx.pod_limit else {
+        return pods.into_iter().map(Child::Pod).collect();
+    };
+    pods.sort_by_key(|p| p.ready);
+    let hidden = pods.len().saturating_sub(limit);
+    pods.truncate(limit);
+    let unhealthy = pods.iter().filter(|p| !p.ready).count();
+    let mut out: Vec<Child<'a>> = pods.into_iter().map(Child::Pod).collect();
+    if hidden > 0 {
+        out.push(Child::More(format!(
+            "... and {hidden} more ({unhealthy} unhealthy shown)"
+        )));
+    }
+    out
+}
+
+/// The rows of the tree: cells aligned in columns, and free lines (`... and
+/// N more`) that take no part in the alignment.
+#[derive(Default)]
+struct Rows {
+    cells: Vec<Vec<String>>,
+    free: BTreeMap<usize, String>,
+}
+
+impl Rows {
+    fn push(&mut self, row: Vec<String>) {
+        self.cells.push(row);
+    }
+
+    fn push_free(&mut self, line: String) {
+        self.free.insert(self.cells.len(), line);
+        self.cells.push(Vec::new());
+    }
+
+    fn render(&self) -> String {
+        let table = columns(&self.cells, 3);
+        let mut out = String::with_capacity(table.len());
+        for (n, line) in table.lines().enumerate() {
+            out.push_str(self.free.get(&n).map_or(line, String::as_str));
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// The label of a tree row and the prefix of its own children. `last` is
+/// `None` for the root, else whether the row is the last of its siblings.
+fn branch(prefix: &str, last: Option<bool>, name: &str) -> (String, String) {
+    match last {
+        None => (name.to_string(), String::new()),
+        Some(true) => (format!("{prefix}`-- {name}"), format!("{prefix}    ")),
+        Some(false) => (format!("{prefix}|-- {name}"), format!("{prefix}|   ")),
+    }
+}
+
+/// Rows of the component tree below (and including) `node`.
 fn tree_rows(
     node: &TreeNode,
-    comps: &BTreeMap<&str, &Component>,
+    ctx: &TreeCtx<'_>,
     prefix: &str,
     last: Option<bool>,
-    rows: &mut Vec<Vec<String>>,
+    rows: &mut Rows,
 ) {
-    let (label, child_prefix) = match last {
-        None => (node.component.clone(), String::new()),
-        Some(true) => (
-            format!("{prefix}`-- {}", node.component),
-            format!("{prefix}    "),
-        ),
-        Some(false) => (
-            format!("{prefix}|-- {}", node.component),
-            format!("{prefix}|   "),
-        ),
-    };
-    let comp = comps.get(node.component.as_str()).copied();
+    let (label, child_prefix) = branch(prefix, last, &node.component);
+    let comp = ctx.comps.get(node.component.as_str()).copied();
     let mut row = vec![label];
     let instances: &[Instance] = comp.map(|c| c.instances.as_slice()).unwrap_or_default();
     let multi = comp.is_some_and(|c| c.multi_instance);
     let pods = comp.is_some_and(|c| c.has_pod_definition);
-    if !multi
-        && pods
-        && let Some(i) = instances.first()
-    {
-        row.extend(instance_cells(i));
+    let mut children = Vec::new();
+    if multi {
+        children.extend(instances.iter().map(Child::Instance));
+    } else if pods && let Some(i) = instances.first() {
+        row.extend(instance_cells(i, ctx.live));
+        children.extend(pod_children(i, ctx));
     }
     rows.push(row);
+    children.extend(node.children.iter().map(Child::Component));
+    child_rows(&children, pods, ctx, &child_prefix, rows);
+}
 
-    let shown_instances: &[Instance] = if multi { instances } else { &[] };
-    let total = shown_instances.len() + node.children.len();
-    let mut n = 0;
-    for inst in shown_instances {
-        n += 1;
-        let connector = if n == total { "`-- " } else { "|-- " };
-        let mut row = vec![format!("{child_prefix}{connector}{}", instance_name(inst))];
-        if pods {
-            row.extend(instance_cells(inst));
+/// Rows of the children of one tree row; `pods` tells whether instances
+/// have pods (and so cells).
+fn child_rows(
+    children: &[Child<'_>],
+    pods: bool,
+    ctx: &TreeCtx<'_>,
+    prefix: &str,
+    rows: &mut Rows,
+) {
+    for (n, child) in children.iter().enumerate() {
+        let last = Some(n + 1 == children.len());
+        match child {
+            Child::Component(node) => tree_rows(node, ctx, prefix, last, rows),
+            Child::Instance(i) => {
+                let (label, inner) = branch(prefix, last, instance_name(i));
+                let mut row = vec![label];
+                if pods {
+                    row.extend(instance_cells(i, ctx.live));
+                }
+                rows.push(row);
+                child_rows(&pod_children(i, ctx), pods, ctx, &inner, rows);
+            }
+            Child::Pod(p) => {
+                let mut row = vec![branch(prefix, last, pod_name(Some(&p.name))).0];
+                row.extend(pod_cells(p));
+                rows.push(row);
+            }
+            Child::More(text) => rows.push_free(branch(prefix, last, text).0),
         }
-        rows.push(row);
-    }
-    for child in &node.children {
-        n += 1;
-        tree_rows(child, comps, &child_prefix, Some(n == total), rows);
     }
 }
 

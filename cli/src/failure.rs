@@ -12,9 +12,11 @@ use workload_lens::{Error, ErrorCode, Finding, Location, Severity};
 /// Success.
 pub const EXIT_OK: u8 = 0;
 /// The engine failed while resolving (jq runtime, conversion, count mismatch,
-/// invalid object).
+/// invalid object) or updating (a definition part the update needs is
+/// missing, a path cannot be written).
 pub const EXIT_RESOLVE: u8 = 1;
-/// Usage error, unreadable file, malformed YAML/JSON input.
+/// Usage error, unreadable file, malformed YAML/JSON input, an update naming
+/// an unknown component or instance.
 pub const EXIT_USAGE: u8 = 2;
 /// Invalid definition (validation or jq compile errors).
 pub const EXIT_INVALID_DEFINITION: u8 = 3;
@@ -28,7 +30,9 @@ pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  success
   1  the engine failed while resolving (jq runtime, conversion, count mismatch, invalid object)
-  2  usage error, unreadable file, malformed YAML/JSON input
+     or updating (the definition lacks what the update needs, e.g. no suspendDefinition)
+  2  usage error, unreadable file, malformed YAML/JSON input, unknown component or instance
+     in update values
   3  invalid definition (validation or jq compile errors, also in a --definition file)
   4  no definition covers the object's type (or no definition has that name)
   5  a limit was exceeded (raise it with --limits FILE)";
@@ -236,6 +240,8 @@ mod tests {
         assert_eq!(exit_code(ErrorCode::Limit), 5);
         assert_eq!(exit_code(ErrorCode::JqRuntime), 1);
         assert_eq!(exit_code(ErrorCode::InvalidObject), 1);
+        assert_eq!(exit_code(ErrorCode::Update), 1);
+        assert_eq!(exit_code(ErrorCode::Usage), 2);
     }
 
     #[test]

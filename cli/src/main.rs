@@ -1,6 +1,8 @@
 //! `workload-lens`: resolve Kubernetes AI workloads offline through Workload
-//! Map definitions (the bundled catalog plus your own), validate definitions,
-//! and list them. All file and stdin reading happens here; the engine is pure.
+//! Map definitions (the bundled catalog plus your own), with or without their
+//! pods; update them through their definitions; validate definitions, list
+//! them, and print the JSON Schemas of the outputs. All file and stdin
+//! reading happens here; the engine is pure.
 
 #![forbid(unsafe_code)]
 
@@ -9,15 +11,17 @@ mod describe;
 mod failure;
 mod input;
 mod output;
+mod update;
 mod validate;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{ArgGroup, Parser, Subcommand};
 
 use failure::{EXIT_CODES_HELP, EXIT_OK, Failure, report};
 use input::InputPath;
 use output::Format;
+use update::{Action, UpdateFormat};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -50,7 +54,10 @@ enum Command {
             component tree, status and requested resources.\n\n\
             The input may hold one object, several YAML documents, or a `kind: List` \
             (as `kubectl get ... -o yaml` prints for several objects); every object is \
-            described.\n\nExample: kubectl get jobset llama -o yaml | workload-lens describe -"
+            described.\n\nWith --pods (the output of `kubectl get pods -o yaml`), one object is \
+            described live: ready pods and nodes per instance, a row per pod, pods that \
+            belong nowhere, and the gang groups the pods form.\n\n\
+            Example: kubectl get jobset llama -o yaml | workload-lens describe -"
     )]
     Describe {
         /// The object(s) to describe: a YAML/JSON file, or `-` for stdin
@@ -64,6 +71,51 @@ enum Command {
         /// resolved structure)
         #[arg(long, short = 'o', value_enum, default_value = "human")]
         output: Format,
+        /// The workload's pods (a List, several documents or one Pod; e.g.
+        /// `kubectl get pods -l ... -o yaml`), or `-` for stdin: describe the
+        /// one object live. -o json|yaml then prints {resolved, gang}
+        #[arg(long, value_name = "FILE|-")]
+        pods: Option<String>,
+        /// With --pods: at most N pod rows per instance, unhealthy (not
+        /// ready) pods first
+        #[arg(long, value_name = "N", requires = "pods")]
+        pod_limit: Option<usize>,
+    },
+    /// Update a workload through its definition (values, suspend, resume)
+    #[command(
+        after_help = EXIT_CODES_HELP,
+        long_about = "Update a workload through its definition: write pod templates, pod \
+            specs, pod metadata or fragments (--values FILE), or apply the definition's \
+            suspend or resume actions (--suspend, --resume). The input must hold one object; \
+            it is not modified.\n\n\
+            Prints the updated object (YAML, or JSON with -o json), or with -o patch the \
+            RFC 6902 JSON Patch from the input object, on one line:\n  \
+            kubectl patch jobset llama --type=json -p \"$(kubectl get jobset llama -o yaml | \
+            workload-lens update - --suspend -o patch)\"",
+        group(ArgGroup::new("action").required(true).args(["values", "suspend", "resume"]))
+    )]
+    Update {
+        /// The object to update: a YAML/JSON file, or `-` for stdin
+        #[arg(value_name = "FILE|-")]
+        file: String,
+        /// A YAML/JSON file of values to write: `components: {<component>:
+        /// {podTemplateSpecs|podSpecs|podMetadata|fragments: {<instance id>: ...}}}`
+        /// (`""` is the instance of a single-instance component)
+        #[arg(long, value_name = "FILE|-")]
+        values: Option<String>,
+        /// Apply the definition's suspend actions
+        #[arg(long)]
+        suspend: bool,
+        /// Apply the definition's resume actions
+        #[arg(long)]
+        resume: bool,
+        /// A definition file that adds to or overrides the catalog; repeatable
+        #[arg(long = "definition", short = 'd', value_name = "FILE")]
+        definitions: Vec<String>,
+        /// Output format: yaml or json (the updated object), or patch (the
+        /// RFC 6902 patch)
+        #[arg(long, short = 'o', value_enum, default_value = "yaml")]
+        output: UpdateFormat,
     },
     /// Validate definition files
     #[command(
@@ -100,6 +152,18 @@ enum Command {
         #[arg(long, short = 'o', value_enum)]
         output: Option<Format>,
     },
+    /// Print the JSON Schema of the resolved structure (or of errors)
+    #[command(
+        after_help = EXIT_CODES_HELP,
+        long_about = "Print the JSON Schema (draft 2020-12) of the resolved structure that \
+            `describe -o json` prints, as pretty JSON; with --error, the schema of the \
+            engine's error value instead."
+    )]
+    Schema {
+        /// Print the schema of the error value
+        #[arg(long)]
+        error: bool,
+    },
 }
 
 fn paths(v: &[String]) -> Vec<InputPath> {
@@ -113,9 +177,53 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             file,
             definitions,
             output,
+            pods,
+            pod_limit,
         } => {
-            let text = describe::run(&InputPath(file), &paths(&definitions), output, &limits)?;
+            let options = describe::Options {
+                pods: pods.map(InputPath),
+                pod_limit,
+            };
+            let text = describe::run(
+                &InputPath(file),
+                &paths(&definitions),
+                &options,
+                output,
+                &limits,
+            )?;
             output::print(&text)?;
+            Ok(EXIT_OK)
+        }
+        Command::Update {
+            file,
+            values,
+            suspend,
+            resume: _,
+            definitions,
+            output,
+        } => {
+            let action = match (values, suspend) {
+                (Some(v), _) => Action::Values(InputPath(v)),
+                (None, true) => Action::Suspend,
+                (None, false) => Action::Resume,
+            };
+            let text = update::run(
+                &InputPath(file),
+                &action,
+                &paths(&definitions),
+                output,
+                &limits,
+            )?;
+            output::print(&text)?;
+            Ok(EXIT_OK)
+        }
+        Command::Schema { error } => {
+            let schema = if error {
+                workload_lens::error_schema()
+            } else {
+                workload_lens::resolved_schema()
+            };
+            output::print(&output::json(&schema)?)?;
             Ok(EXIT_OK)
         }
         Command::Validate { files, output } => {

@@ -17,6 +17,9 @@ const INVALID_DEF: &str = "tests/fixtures/invalid-definition.yaml";
 const MALFORMED: &str = "tests/fixtures/malformed.yaml";
 const LIST: &str = "tests/fixtures/list.yaml";
 const OVERRIDE_DEF: &str = "tests/fixtures/jobset-override.yaml";
+const EXAMPLE_PODS: &str = "../examples/jobset-pods.yaml";
+const TRAINER_PODS: &str = "tests/fixtures/trainer-pods.yaml";
+const WORKER_SCHEDULER: &str = "tests/fixtures/values-worker-scheduler.yaml";
 
 /// The result of one run.
 struct Run {
@@ -292,6 +295,642 @@ fn describe_prints_resolution_warnings_on_stderr() {
     assert!(r.stdout.contains("TOTAL       3          12"));
 }
 
+// ------------------------------------------------------------ describe --pods
+
+/// The cells of the first row of the tree (or of a table) that has `name`
+/// as a cell, from that cell on (cells are separated by 2+ spaces).
+fn row_cells(text: &str, name: &str) -> Vec<String> {
+    let rest = text.lines().find_map(|l| {
+        let rest = &l[l.find(name)?..];
+        let after = &rest[name.len()..];
+        (after.is_empty() || after.starts_with("  ")).then_some(rest)
+    });
+    rest.unwrap_or_default()
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn describe_with_pods_human() {
+    let r = run(&["describe", EXAMPLE, "--pods", EXAMPLE_PODS]);
+    assert_exit(&r, 0);
+    assert_eq!(r.stderr, "");
+    insta::assert_snapshot!("describe_pods_human", r.stdout);
+    assert!(!r.stdout.contains("file mode"), "{}", r.stdout);
+    assert_eq!(
+        row_cells(&r.stdout, "|-- leader"),
+        ["|-- leader", "1/1 ready", "gpu: 4", "gpu-node-01"]
+    );
+    assert_eq!(
+        row_cells(&r.stdout, "`-- worker"),
+        ["`-- worker", "1/2 ready", "gpu: 8", "gpu-node-02"]
+    );
+    // Each pod is a row below its instance.
+    assert!(
+        r.stdout
+            .contains("    |   `-- llama-pretrain-leader-0-0-x7k2p   Running "),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        row_cells(&r.stdout, "|-- llama-pretrain-worker-0-0-b9d4q"),
+        [
+            "|-- llama-pretrain-worker-0-0-b9d4q",
+            "Running",
+            "gpu: 4",
+            "gpu-node-02"
+        ]
+    );
+    assert_eq!(
+        row_cells(&r.stdout, "`-- llama-pretrain-worker-1-0-m3zr8"),
+        [
+            "`-- llama-pretrain-worker-1-0-m3zr8",
+            "Pending (Unschedulable)",
+            "gpu: 4",
+            "<none>"
+        ]
+    );
+    // The whole JobSet is one gang of 3.
+    let gang = r
+        .stdout
+        .split("\nGang groups:\n")
+        .nth(1)
+        .unwrap_or_default();
+    assert!(gang.starts_with("NAME "), "{}", r.stdout);
+    assert_eq!(
+        row_cells(
+            gang,
+            "pg-6f1c2a4e-8a8e-4c61-9d0e-2f7b5c1d9a10-llama-pretrain"
+        ),
+        [
+            "pg-6f1c2a4e-8a8e-4c61-9d0e-2f7b5c1d9a10-llama-pretrain",
+            "3",
+            "3"
+        ]
+    );
+    assert!(!r.stdout.contains("Unattributed pods:"));
+    // The resources table is the one of file mode.
+    let file_mode = run(&["describe", EXAMPLE]).stdout;
+    let resources = |t: &str| {
+        t.split("\nResources:\n")
+            .nth(1)
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(resources(&r.stdout), resources(&file_mode));
+
+    // Pods from stdin, the object from a file.
+    let piped = run_with(
+        &["describe", EXAMPLE, "--pods", "-"],
+        Some(&read(EXAMPLE_PODS)),
+    );
+    assert_exit(&piped, 0);
+    assert_eq!(piped.stdout, r.stdout);
+}
+
+#[test]
+fn describe_with_pods_json() {
+    let r = run(&["describe", EXAMPLE, "--pods", EXAMPLE_PODS, "-o", "json"]);
+    assert_exit(&r, 0);
+    let v = json(&r.stdout);
+    let keys: Vec<&String> = v
+        .as_object()
+        .map(|o| o.keys().collect())
+        .unwrap_or_default();
+    assert_eq!(keys, ["gang", "resolved"]);
+    assert_eq!(v["resolved"]["kind"], "ResolvedWorkload");
+    assert_eq!(v["resolved"]["totals"]["resources"]["gpu"], 12);
+    assert_eq!(v["resolved"]["unattributedPods"], serde_json::json!([]));
+    let worker = &v["resolved"]["components"][1]["instances"][1];
+    assert_eq!(worker["id"], "worker");
+    assert_eq!(worker["live"]["ready"], 1);
+    assert_eq!(worker["live"]["nodes"], serde_json::json!(["gpu-node-02"]));
+    assert_eq!(worker["live"]["pods"][1]["phase"], "Pending");
+    assert_eq!(worker["live"]["pods"][1]["reason"], "Unschedulable");
+    assert_eq!(worker["live"]["pods"][1]["replicaKey"], "1");
+    let group = &v["gang"]["groups"][0];
+    assert_eq!(group["minMember"], 3);
+    assert_eq!(group["members"].as_array().map(Vec::len), Some(3));
+    assert_eq!(v["gang"]["pods"].as_array().map(Vec::len), Some(3));
+
+    // YAML is the same structure.
+    let y = run(&["describe", EXAMPLE, "--pods", EXAMPLE_PODS, "-o", "yaml"]);
+    assert_exit(&y, 0);
+    let yaml: Value = match serde_saphyr::from_str(&y.stdout) {
+        Ok(v) => v,
+        Err(e) => panic!("not YAML: {e}\n{}", y.stdout),
+    };
+    assert_eq!(yaml, v);
+
+    // Without gangScheduling, `gang` is null.
+    let t = run(&[
+        "describe",
+        "-d",
+        TRAINER_DEF,
+        TRAINER,
+        "--pods",
+        TRAINER_PODS,
+        "-o",
+        "json",
+    ]);
+    assert_exit(&t, 0);
+    assert_eq!(json(&t.stdout)["gang"], Value::Null);
+}
+
+#[test]
+fn describe_with_pods_unattributed_and_foreign() {
+    let r = run(&[
+        "describe",
+        "-d",
+        TRAINER_DEF,
+        TRAINER,
+        "--pods",
+        TRAINER_PODS,
+    ]);
+    assert_exit(&r, 0);
+    insta::assert_snapshot!("describe_trainer_pods_human", r.stdout);
+    assert_eq!(
+        row_cells(&r.stdout, "|-- a100"),
+        ["|-- a100", "2/4 ready", "gpu: 8", "gpu-node-1,gpu-node-2"]
+    );
+    assert_eq!(
+        row_cells(&r.stdout, "|-- resnet-sweep-a100-1"),
+        [
+            "|-- resnet-sweep-a100-1",
+            "Running (CrashLoopBackOff)",
+            "gpu: 2",
+            "gpu-node-2"
+        ]
+    );
+    assert_eq!(
+        row_cells(&r.stdout, "|-- launcher"),
+        ["|-- launcher", "1/1 ready", "cpu-node-1"]
+    );
+    assert!(r.stdout.contains("`-- evaluator   "), "{}", r.stdout);
+    // A pod of neither component and a pod of an unknown pool.
+    let section = r
+        .stdout
+        .split("\nUnattributed pods:\n")
+        .nth(1)
+        .unwrap_or_default();
+    assert!(section.starts_with("NAME "), "{}", r.stdout);
+    assert_eq!(
+        row_cells(section, "metrics-exporter-7d9f"),
+        ["metrics-exporter-7d9f", "Running", "<none>"]
+    );
+    assert_eq!(
+        row_cells(section, "resnet-sweep-h100-0"),
+        ["resnet-sweep-h100-0", "Pending", "Unschedulable"]
+    );
+    // No gang scheduling in this definition: no gang section.
+    assert!(!r.stdout.contains("Gang groups"));
+    // The findings, and the pod of another namespace, are warnings.
+    assert_eq!(
+        r.stderr,
+        "warning: pod resnet-sweep-a100-0: namespace staging is not the workload's \
+         (research): ignored\n\
+         warning: pod metrics-exporter-7d9f: the pod matches no component's selector\n\
+         warning: pod resnet-sweep-h100-0: could not match instance id \"h100\". existing \
+         instance ids [a100 mig]\n"
+    );
+    assert!(!r.stdout.contains("gpu-node-9"));
+
+    let v = json(
+        &run(&[
+            "describe",
+            "-d",
+            TRAINER_DEF,
+            TRAINER,
+            "--pods",
+            TRAINER_PODS,
+            "-o",
+            "json",
+        ])
+        .stdout,
+    );
+    let names: Vec<&str> = v["resolved"]["unattributedPods"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|p| p["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(names, ["metrics-exporter-7d9f", "resnet-sweep-h100-0"]);
+    assert_eq!(
+        v["resolved"]["unattributedPods"][0]["findings"][0]["code"],
+        "no-component"
+    );
+}
+
+#[test]
+fn describe_with_pods_gang_subgroups() {
+    // The Trainer as one gang with a subgroup for the pool.
+    let def = format!(
+        "{}  optimizationInstructions:\n    gangScheduling:\n      podGroup:\n        \
+         name: sweep\n        subGroups:\n          - componentName: pool\n",
+        read(TRAINER_DEF)
+    );
+    let r = run_with(
+        &["describe", "-d", "-", TRAINER, "--pods", TRAINER_PODS],
+        Some(&def),
+    );
+    assert_exit(&r, 0);
+    let gang = r
+        .stdout
+        .split("\nGang groups:\n")
+        .nth(1)
+        .unwrap_or_default();
+    assert!(gang.starts_with("NAME "), "{}", r.stdout);
+    assert!(
+        gang.lines()
+            .next()
+            .is_some_and(|l| l.ends_with("   SUBGROUPS"))
+    );
+    // Only the pods that belong to the Trainer count: the launcher and the
+    // four pool pods; six pool pods are needed.
+    assert_eq!(
+        row_cells(gang, "pg-resnet-sweep-sweep"),
+        ["pg-resnet-sweep-sweep", "0", "5", "pool=6/4"]
+    );
+}
+
+#[test]
+fn describe_pod_limit_shows_unhealthy_pods_first() {
+    let r = run(&[
+        "describe",
+        "-d",
+        TRAINER_DEF,
+        TRAINER,
+        "--pods",
+        TRAINER_PODS,
+        "--pod-limit",
+        "1",
+    ]);
+    assert_exit(&r, 0);
+    let a100: Vec<&str> = r
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("|   |-- a100"))
+        .skip(1)
+        .take(2)
+        .collect();
+    assert!(
+        a100[0].starts_with("|   |   |-- resnet-sweep-a100-1   "),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(a100[1], "|   |   `-- ... and 2 more (1 unhealthy shown)");
+    // Under the limit nothing is left out.
+    assert!(r.stdout.contains("|       `-- resnet-sweep-mig-0"));
+    assert_eq!(r.stdout.matches("... and").count(), 1);
+    let zero = run(&[
+        "describe",
+        EXAMPLE,
+        "--pods",
+        EXAMPLE_PODS,
+        "--pod-limit",
+        "0",
+    ]);
+    assert_exit(&zero, 0);
+    assert!(
+        zero.stdout
+            .contains("`-- ... and 2 more (0 unhealthy shown)\n")
+    );
+    assert!(!zero.stdout.contains("llama-pretrain-leader-0-0-x7k2p"));
+}
+
+#[test]
+fn describe_with_pods_errors() {
+    // One workload at a time.
+    let l = run(&["describe", "-d", TRAINER_DEF, LIST, "--pods", EXAMPLE_PODS]);
+    assert_exit(&l, 2);
+    assert_one_error(&l, "--pods describes one workload at a time");
+    // stdin once.
+    let twice = run_with(&["describe", "-", "--pods", "-"], Some(""));
+    assert_exit(&twice, 2);
+    assert_one_error(&twice, "standard input (-) can be used for only one input");
+    // --pod-limit needs --pods.
+    assert_exit(&run(&["describe", EXAMPLE, "--pod-limit", "2"]), 2);
+    assert_exit(
+        &run(&[
+            "describe",
+            EXAMPLE,
+            "--pods",
+            EXAMPLE_PODS,
+            "--pod-limit",
+            "x",
+        ]),
+        2,
+    );
+    let missing = run(&["describe", EXAMPLE, "--pods", "tests/fixtures/nope.yaml"]);
+    assert_exit(&missing, 2);
+    assert_one_error(&missing, "--pods: cannot read tests/fixtures/nope.yaml");
+    let malformed = run(&["describe", EXAMPLE, "--pods", MALFORMED]);
+    assert_exit(&malformed, 2);
+    assert_one_error(
+        &malformed,
+        "--pods tests/fixtures/malformed.yaml: invalid YAML",
+    );
+    let unknown = run(&[
+        "describe",
+        "tests/fixtures/unknown-kind.yaml",
+        "--pods",
+        EXAMPLE_PODS,
+        "-o",
+        "json",
+    ]);
+    assert_exit(&unknown, 4);
+    assert_eq!(json(&unknown.stdout)["error"], "no_definition");
+    // No pods at all is a workload with nothing running; other kinds are
+    // left out with a warning.
+    let none = run_with(
+        &["describe", EXAMPLE, "--pods", "-"],
+        Some("apiVersion: v1\nkind: List\nitems:\n  - {kind: Service, metadata: {name: svc}}\n"),
+    );
+    assert_exit(&none, 0);
+    assert_eq!(
+        none.stderr,
+        "warning: --pods <stdin>: Service/svc is not a Pod: ignored\n"
+    );
+    assert!(
+        none.stdout.contains("`-- worker      0/2 ready   gpu: 8\n"),
+        "{}",
+        none.stdout
+    );
+    assert!(
+        none.stdout
+            .contains("Gang groups: none (no pod belongs to a pod group)\n")
+    );
+    // A pod the gang rules cannot place: the tree is still shown.
+    let odd = run_with(
+        &["describe", EXAMPLE, "--pods", "-"],
+        Some(
+            "kind: Pod\nmetadata:\n  name: odd\n  labels: \
+             {jobset.sigs.k8s.io/replicatedjob-name: worker}\n",
+        ),
+    );
+    assert_exit(&odd, 0);
+    assert!(
+        odd.stdout.contains("        `-- odd     Unknown "),
+        "{}",
+        odd.stdout
+    );
+    assert!(
+        odd.stdout
+            .contains("\nGang groups: not computed (see the warning)\n")
+    );
+    assert!(
+        odd.stderr.contains(
+            "warning: JobSet/llama-pretrain: gang groups not computed: failed to extract group key"
+        ),
+        "{}",
+        odd.stderr
+    );
+}
+
+// ------------------------------------------------------------------ update
+
+#[test]
+fn update_with_values_prints_object_and_patch() {
+    let p = run(&[
+        "update",
+        EXAMPLE,
+        "--values",
+        WORKER_SCHEDULER,
+        "-o",
+        "patch",
+    ]);
+    assert_exit(&p, 0);
+    assert_eq!(p.stderr, "");
+    assert_eq!(p.stdout.lines().count(), 1, "one line: {}", p.stdout);
+    assert_eq!(
+        json(&p.stdout),
+        serde_json::json!([{
+            "op": "add",
+            "path": "/spec/replicatedJobs/1/template/spec/template/spec/schedulerName",
+            "value": "kai-scheduler"
+        }])
+    );
+    // The object, as YAML by default and as JSON with -o json.
+    let y = run(&["update", EXAMPLE, "--values", WORKER_SCHEDULER]);
+    assert_exit(&y, 0);
+    let obj: Value = match serde_saphyr::from_str(&y.stdout) {
+        Ok(v) => v,
+        Err(e) => panic!("not YAML: {e}\n{}", y.stdout),
+    };
+    assert_eq!(
+        obj["spec"]["replicatedJobs"][1]["template"]["spec"]["template"]["spec"]["schedulerName"],
+        "kai-scheduler"
+    );
+    assert_eq!(
+        obj["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+            .get("schedulerName"),
+        None
+    );
+    let j = run(&[
+        "update",
+        EXAMPLE,
+        "--values",
+        WORKER_SCHEDULER,
+        "-o",
+        "json",
+    ]);
+    assert_exit(&j, 0);
+    assert_eq!(json(&j.stdout), obj);
+    // The updated object describes like the original.
+    let again = run_with(&["describe", "-"], Some(&y.stdout));
+    assert_exit(&again, 0);
+    assert_eq!(again.stdout, run(&["describe", EXAMPLE]).stdout);
+    // Values from stdin, in JSON.
+    let vals: Value = match serde_saphyr::from_str(&read(WORKER_SCHEDULER)) {
+        Ok(v) => v,
+        Err(e) => panic!("{e}"),
+    };
+    let s = run_with(
+        &["update", EXAMPLE, "--values", "-", "-o", "patch"],
+        Some(&vals.to_string()),
+    );
+    assert_exit(&s, 0);
+    assert_eq!(s.stdout, p.stdout);
+}
+
+#[test]
+fn update_suspend_and_resume() {
+    let s = run(&["update", EXAMPLE, "--suspend", "-o", "patch"]);
+    assert_exit(&s, 0);
+    assert_eq!(
+        s.stdout,
+        "[{\"op\":\"add\",\"path\":\"/spec/suspend\",\"value\":true}]\n"
+    );
+    assert_eq!(
+        json(&s.stdout),
+        serde_json::json!([{"op": "add", "path": "/spec/suspend", "value": true}])
+    );
+    let suspended = run(&["update", EXAMPLE, "--suspend"]);
+    assert_exit(&suspended, 0);
+    assert!(
+        suspended.stdout.contains("\n  suspend: true\n"),
+        "{}",
+        suspended.stdout
+    );
+    let resumed = run_with(
+        &["update", "-", "--resume", "-o", "patch"],
+        Some(&suspended.stdout),
+    );
+    assert_exit(&resumed, 0);
+    assert_eq!(
+        json(&resumed.stdout),
+        serde_json::json!([{"op": "replace", "path": "/spec/suspend", "value": false}])
+    );
+    // Suspending twice changes nothing, and says so.
+    let twice = run_with(
+        &["update", "-", "--suspend", "-o", "patch"],
+        Some(&suspended.stdout),
+    );
+    assert_exit(&twice, 0);
+    assert_eq!(twice.stdout, "[]\n");
+    assert_eq!(
+        twice.stderr,
+        "warning: JobSet/llama-pretrain: the update changes nothing\n"
+    );
+}
+
+#[test]
+fn update_errors() {
+    let dir = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(e) => panic!("{e}"),
+    };
+    let values = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        if let Err(e) = std::fs::write(&path, text) {
+            panic!("{e}");
+        }
+        path.to_string_lossy().into_owned()
+    };
+    // An unknown component or instance is a usage error (exit 2).
+    let unknown = values(
+        "unknown.yaml",
+        "components:\n  launcher:\n    podSpecs: {\"\": {}}\n",
+    );
+    let r = run(&["update", EXAMPLE, "--values", &unknown]);
+    assert_exit(&r, 2);
+    assert_eq!(r.stdout, "");
+    assert_one_error(&r, "component launcher not found");
+    let instance = values(
+        "instance.yaml",
+        "components:\n  replicatedjob:\n    podTemplateSpecs: {chief: {}}\n",
+    );
+    let r = run(&["update", EXAMPLE, "--values", &instance]);
+    assert_exit(&r, 2);
+    assert_one_error(
+        &r,
+        "unknown instance id \"chief\" (instances: [leader worker])",
+    );
+    // A misspelt field of the values file, with where it is.
+    let typo = values(
+        "typo.yaml",
+        "components:\n  replicatedjob:\n    podTemplateSpec: {worker: {}}\n",
+    );
+    let r = run(&["update", EXAMPLE, "--values", &typo]);
+    assert_exit(&r, 2);
+    assert_one_error(
+        &r,
+        "at components.replicatedjob: unknown field 'podTemplateSpec', expected one of",
+    );
+    let number = values(
+        "number.yaml",
+        "components:\n  replicatedjob:\n    podTemplateSpecs: {worker: 7}\n",
+    );
+    let r = run(&["update", EXAMPLE, "--values", &number]);
+    assert_exit(&r, 2);
+    assert_one_error(
+        &r,
+        "at components.replicatedjob.podTemplateSpecs.worker: expected a map, found a number",
+    );
+    let not_a_map = values("list.yaml", "- 1\n");
+    assert_exit(&run(&["update", EXAMPLE, "--values", &not_a_map]), 2);
+    let empty = values("empty.yaml", "");
+    let r = run(&["update", EXAMPLE, "--values", &empty]);
+    assert_exit(&r, 2);
+    assert_one_error(&r, "no values found");
+
+    // What the definition cannot do is an update failure (exit 1).
+    let r = run(&["update", "-d", TRAINER_DEF, TRAINER, "--suspend"]);
+    assert_exit(&r, 1);
+    assert_eq!(r.stdout, "");
+    assert_one_error(
+        &r,
+        "definition 'trainer-example-com-v1' has no suspendDefinition: suspend/resume is not supported",
+    );
+    assert_eq!(r.stderr.lines().count(), 1);
+    let wrong_style = values(
+        "style.yaml",
+        "components:\n  replicatedjob:\n    podSpecs: {worker: {}}\n",
+    );
+    let r = run(&["update", EXAMPLE, "--values", &wrong_style]);
+    assert_exit(&r, 1);
+    assert_one_error(
+        &r,
+        "component replicatedjob does not have pod spec definition",
+    );
+
+    // Exactly one action, one object.
+    assert_exit(&run(&["update", EXAMPLE]), 2);
+    assert_exit(&run(&["update", EXAMPLE, "--suspend", "--resume"]), 2);
+    assert_exit(
+        &run(&["update", EXAMPLE, "--suspend", "--values", &unknown]),
+        2,
+    );
+    assert_exit(&run(&["update", EXAMPLE, "--suspend", "-o", "human"]), 2);
+    let list = run(&["update", "-d", TRAINER_DEF, LIST, "--suspend"]);
+    assert_exit(&list, 2);
+    assert_one_error(
+        &list,
+        "update works on one object, but the input holds 2 objects",
+    );
+    let none = run_with(&["update", "-", "--suspend"], Some("---\n"));
+    assert_exit(&none, 2);
+    assert_one_error(&none, "no Kubernetes object found");
+    let twice = run_with(&["update", "-", "--values", "-"], Some(""));
+    assert_exit(&twice, 2);
+    assert_one_error(&twice, "standard input (-) can be used for only one input");
+    let unknown_kind = run(&["update", "tests/fixtures/unknown-kind.yaml", "--suspend"]);
+    assert_exit(&unknown_kind, 4);
+    assert_one_error(
+        &unknown_kind,
+        "no definition covers apps/v1, Kind=Deployment",
+    );
+    let malformed = run(&["update", MALFORMED, "--suspend"]);
+    assert_exit(&malformed, 2);
+}
+
+// ------------------------------------------------------------------ schema
+
+#[test]
+fn schema_of_the_resolved_structure_and_errors() {
+    let r = run(&["schema"]);
+    assert_exit(&r, 0);
+    assert!(r.stdout.starts_with("{\n  \""), "pretty JSON");
+    let v = json(&r.stdout);
+    assert!(v["properties"]["components"].is_object(), "{}", r.stdout);
+    assert!(v["properties"]["unattributedPods"].is_object());
+    assert!(v["$defs"]["Live"].is_object());
+    // Every key of a resolved workload is in the schema.
+    let resolved = json(&run(&["describe", EXAMPLE, "-o", "json"]).stdout);
+    for key in resolved.as_object().map(|o| o.keys()).into_iter().flatten() {
+        assert!(
+            v["properties"].get(key).is_some(),
+            "{key} not in the schema"
+        );
+    }
+    let e = run(&["schema", "--error"]);
+    assert_exit(&e, 0);
+    let ev = json(&e.stdout);
+    assert!(ev["properties"]["code"].is_object(), "{}", e.stdout);
+    assert_ne!(ev, v);
+}
+
 // ---------------------------------------------------------------- validate
 
 #[test]
@@ -466,7 +1105,7 @@ fn exit_0_success() {
     let help = run(&["--help"]);
     assert_exit(&help, 0);
     assert!(help.stdout.contains("Exit codes:"));
-    for cmd in ["describe", "validate", "definitions"] {
+    for cmd in ["describe", "update", "validate", "definitions", "schema"] {
         let h = run(&[cmd, "--help"]);
         assert_exit(&h, 0);
         assert!(h.stdout.contains("5  a limit was exceeded"), "{cmd}");
@@ -680,8 +1319,76 @@ fn hostile_inputs_never_panic() {
 }
 
 #[test]
+fn hostile_pods_and_values_never_panic() {
+    let pods = [
+        "",
+        "null",
+        "[1, 2]",
+        "kind: List\nitems: [1, null, {kind: Pod}, {kind: Pod, metadata: {name: 3}}]\n",
+        "kind: Pod\nmetadata: {name: p, namespace: ml-team, labels: 7}\nstatus: {phase: 3, conditions: x}\n",
+        "kind: Pod\nmetadata: {name: p, labels: {jobset.sigs.k8s.io/replicatedjob-name: [1]}}\n",
+        "kind: Pod\nmetadata: {name: p}\nspec: {nodeName: 4, containers: [{resources: {requests: {cpu: lots}}}]}\n",
+        "kind: PodList\nitems: [{metadata: {name: a}}, {metadata: {name: a}}]\n",
+        "a: &a [*a]\n",
+    ];
+    for text in pods {
+        for format in ["human", "json"] {
+            for limit in [None, Some("0")] {
+                let mut args = vec!["describe", EXAMPLE, "--pods", "-", "-o", format];
+                if let Some(l) = limit {
+                    args.extend(["--pod-limit", l]);
+                }
+                let r = run_with(&args, Some(text));
+                assert!(
+                    (0..=5).contains(&r.code),
+                    "{text:?}: exit {}\n{}",
+                    r.code,
+                    r.stderr
+                );
+                if r.code != 0 {
+                    assert_one_error(&r, "");
+                }
+            }
+        }
+    }
+    let values = [
+        "",
+        "null",
+        "components: 3\n",
+        "components: {replicatedjob: {podTemplateSpecs: [1]}}\n",
+        "components: {replicatedjob: {podTemplateSpecs: {worker: 7}}}\n",
+        "components: {replicatedjob: {podTemplateSpecs: {leader: null, worker: {spec: []}}}}\n",
+        "components: {replicatedjob: {podMetadata: {worker: {}}}}\n",
+        "components: {replicatedjob: {fragments: {worker: {schedulerName: x}}}}\n",
+        "components: {jobset: {podSpecs: {\"\": {}}}}\n",
+    ];
+    for text in values {
+        for format in ["yaml", "patch"] {
+            let r = run_with(
+                &["update", EXAMPLE, "--values", "-", "-o", format],
+                Some(text),
+            );
+            assert!(
+                (0..=5).contains(&r.code),
+                "{text:?}: exit {}\n{}",
+                r.code,
+                r.stderr
+            );
+            if r.code != 0 {
+                assert_one_error(&r, "");
+            }
+        }
+    }
+    for text in ["", "42", "kind: JobSet\n", "{\"unterminated\": "] {
+        let r = run_with(&["update", "-", "--suspend"], Some(text));
+        assert!((1..=5).contains(&r.code), "{text:?}: exit {}", r.code);
+        assert_one_error(&r, "");
+    }
+}
+
+#[test]
 fn errors_are_one_clear_line_without_debug_dumps() {
-    let cases: [&[&str]; 5] = [
+    let cases: [&[&str]; 7] = [
         &["describe", MALFORMED],
         &["describe", "tests/fixtures/unknown-kind.yaml"],
         &[
@@ -697,6 +1404,8 @@ fn errors_are_one_clear_line_without_debug_dumps() {
             EXAMPLE,
         ],
         &["definitions", "nope"],
+        &["update", "-d", TRAINER_DEF, TRAINER, "--resume"],
+        &["describe", EXAMPLE, "--pods", "tests/fixtures/nope.yaml"],
     ];
     for args in cases {
         let r = run(args);

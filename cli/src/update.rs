@@ -1,0 +1,162 @@
+//! `workload-lens update`: write values (or suspend/resume) into a workload
+//! through its definition's paths, and print the new object or the patch.
+
+use clap::ValueEnum;
+use serde_json::Value;
+use workload_lens::{Limits, UpdateRequest};
+
+use crate::failure::Failure;
+use crate::input::{self, InputPath, check_single_stdin, object_label, read_text};
+use crate::output::{self, warn};
+
+/// What to do to the object.
+#[derive(Debug, Clone)]
+pub enum Action {
+    /// `--values FILE`: an `UpdateRequest`.
+    Values(InputPath),
+    /// `--suspend`: the definition's suspend actions.
+    Suspend,
+    /// `--resume`: the definition's resume actions.
+    Resume,
+}
+
+/// `-o` of `update`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum UpdateFormat {
+    /// The updated object as YAML.
+    #[value(alias = "yml")]
+    Yaml,
+    /// The updated object as pretty JSON.
+    Json,
+    /// The RFC 6902 JSON Patch from the input object, as one line of JSON
+    /// (for `kubectl patch --type=json -p`).
+    Patch,
+}
+
+/// Run `update`; returns the text for stdout.
+pub fn run(
+    file: &InputPath,
+    action: &Action,
+    definitions: &[InputPath],
+    format: UpdateFormat,
+    limits: &Limits,
+) -> Result<String, Failure> {
+    let values = match action {
+        Action::Values(p) => Some(p),
+        Action::Suspend | Action::Resume => None,
+    };
+    check_single_stdin(definitions.iter().chain([file]).chain(values))?;
+    let set = input::definition_set(definitions, limits)?;
+    let name = file.display();
+    let text = read_text(file, limits)?;
+    let docs = input::parse(&text, &name, limits)?;
+    let (mut objects, _) = input::objects(docs);
+    let obj = match objects.len() {
+        0 => {
+            return Err(Failure::usage(format!(
+                "{name}: no Kubernetes object found in the input"
+            )));
+        }
+        1 => objects.remove(0).value,
+        n => {
+            return Err(Failure::usage(format!(
+                "{name}: update works on one object, but the input holds {n} objects"
+            )));
+        }
+    };
+    let def = set.lookup_object(&obj).map_err(|e| Failure::engine(&e))?;
+    let result = match action {
+        Action::Values(p) => def.update(&obj, &read_values(p, limits)?),
+        Action::Suspend => def.suspend(&obj),
+        Action::Resume => def.resume(&obj),
+    }
+    .map_err(|e| Failure::engine(&e))?;
+    if result.patch.is_empty() {
+        warn(&format!(
+            "{}: the update changes nothing",
+            object_label(&obj, 1)
+        ));
+    }
+    match format {
+        UpdateFormat::Yaml => output::yaml(&result.object),
+        UpdateFormat::Json => output::json(&result.object),
+        UpdateFormat::Patch => serde_json::to_string(&result.patch)
+            .map(|s| s + "\n")
+            .map_err(|e| Failure::usage(format!("cannot write JSON: {e}"))),
+    }
+}
+
+/// The `--values` file: one YAML/JSON map, read as an `UpdateRequest`
+/// (`components.<component>.podTemplateSpecs|podSpecs|podMetadata|fragments`).
+fn read_values(path: &InputPath, limits: &Limits) -> Result<UpdateRequest, Failure> {
+    let name = format!("--values {}", path.display());
+    let text = read_text(path, limits).map_err(|f| f.context("--values"))?;
+    let docs = input::parse(&text, &name, limits)?;
+    let value = match docs.as_slice() {
+        [doc] => doc.value.clone(),
+        [] => {
+            return Err(Failure::usage(format!(
+                "{name}: no values found (expected a map with 'components')"
+            )));
+        }
+        _ => return Err(Failure::usage(format!("{name}: expected one document"))),
+    };
+    if !value.is_object() {
+        return Err(Failure::usage(format!(
+            "{name}: expected a map with 'components' (e.g. components: {{worker: {{...}}}})"
+        )));
+    }
+    let request = serde_path_to_error::deserialize::<Value, UpdateRequest>(value).map_err(|e| {
+        let message = e.inner().to_string().replace('`', "'");
+        let mut path = e.path().to_string();
+        if message.starts_with("unknown field") {
+            // The path ends with the unknown field, which the message names.
+            path = path
+                .rsplit_once('.')
+                .map(|(p, _)| p.to_string())
+                .unwrap_or_default();
+        }
+        if path == "." || path.is_empty() {
+            Failure::usage(format!("{name}: {message}"))
+        } else {
+            Failure::usage(format!("{name}: at {path}: {message}"))
+        }
+    })?;
+    check_maps(&request).map_err(|m| Failure::usage(format!("{name}: {m}")))?;
+    Ok(request)
+}
+
+/// Pod templates, pod specs and pod metadata must be maps: anything else
+/// would be written as it is and break the object.
+fn check_maps(request: &UpdateRequest) -> Result<(), String> {
+    for (component, u) in &request.components {
+        let fields = [
+            ("podTemplateSpecs", &u.pod_template_specs),
+            ("podSpecs", &u.pod_specs),
+            ("podMetadata", &u.pod_metadata),
+        ];
+        for (field, values) in fields {
+            for (id, v) in values.iter().flatten() {
+                if !v.is_object() {
+                    let id = if id.is_empty() { "\"\"" } else { id };
+                    return Err(format!(
+                        "at components.{component}.{field}.{id}: expected a map, found {}",
+                        type_name(v)
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a map",
+    }
+}
