@@ -884,6 +884,20 @@ impl Serialize for Quantity {
     }
 }
 
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Quantity {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Quantity".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "A Kubernetes resource quantity in canonical form, e.g. `2`, `500m`, `4Gi`."
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1557,19 +1571,5 @@ mod tests {
                 assert_eq!(q(&c), previous, "{c}");
             }
         }
-    }
-}
-
-#[cfg(feature = "schema")]
-impl schemars::JsonSchema for Quantity {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Quantity".into()
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "type": "string",
-            "description": "A Kubernetes resource quantity in canonical form, e.g. `2`, `500m`, `4Gi`."
-        })
     }
 }
