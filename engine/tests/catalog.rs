@@ -438,29 +438,28 @@ fn catalog_doc() -> String {
             .join("definitions/fixtures")
             .join(d.name())
             .join("expect.yaml");
-        if let Ok(text) = std::fs::read_to_string(fixtures) {
-            if let Ok(e) = workload_lens::source::parse_documents(&text, &Limits::default())
+        if let Ok(text) = std::fs::read_to_string(fixtures)
+            && let Ok(e) = workload_lens::source::parse_documents(&text, &Limits::default())
                 .map_err(|e| e.to_string())
                 .and_then(|mut v| {
                     serde_json::from_value::<Expect>(v.remove(0).value).map_err(|e| e.to_string())
                 })
-            {
-                details.push_str("\nFixtures: ");
-                let list: Vec<String> = e
-                    .fixtures
-                    .iter()
-                    .map(|(k, f)| {
-                        format!(
-                            "`{k}` ({}; {} pods, {} GPUs)",
-                            f.statuses.join(", "),
-                            f.pods,
-                            f.gpu
-                        )
-                    })
-                    .collect();
-                details.push_str(&list.join(", "));
-                details.push('\n');
-            }
+        {
+            details.push_str("\nFixtures: ");
+            let list: Vec<String> = e
+                .fixtures
+                .iter()
+                .map(|(k, f)| {
+                    format!(
+                        "`{k}` ({}; {} pods, {} GPUs)",
+                        f.statuses.join(", "),
+                        f.pods,
+                        f.gpu
+                    )
+                })
+                .collect();
+            details.push_str(&list.join(", "));
+            details.push('\n');
         }
     }
     out.push_str(&details);
