@@ -51,37 +51,73 @@ pub fn error_schema() -> serde_json::Value {
     serde_json::to_value(schemars::schema_for!(Error)).unwrap_or_default()
 }
 
+/// A jq expression compiled once with the engine's semantics
+/// (gojq-compatible, deny list and recursion check applied), to be
+/// evaluated on any number of inputs. `Send + Sync`.
+#[derive(Debug)]
+pub struct Expression {
+    program: jq::Program,
+}
+
+impl Expression {
+    /// Check and compile an expression (`limits` bounds its size and nesting).
+    pub fn compile(expression: &str, limits: &Limits) -> Result<Expression> {
+        jq::Program::compile(expression, jq::ExprMode::Read, &[], limits)
+            .map(|program| Expression { program })
+            .map_err(|i| {
+                let e = match i.kind {
+                    jq::JqIssueKind::Limit => {
+                        Error::limit(i.limit.unwrap_or("maxExpressionBytes"), i.message)
+                    }
+                    _ => Error::new(ErrorCode::JqCompile, i.message),
+                };
+                e.at(Location {
+                    expression: Some(expression.to_string()),
+                    span: i.span,
+                    ..Location::default()
+                })
+            })
+    }
+
+    /// Every output of the expression on `input`, bounded by `limits`.
+    pub fn evaluate(
+        &self,
+        input: &serde_json::Value,
+        limits: &Limits,
+    ) -> Result<Vec<serde_json::Value>> {
+        let loc = || Location {
+            expression: Some(self.program.code().to_string()),
+            ..Location::default()
+        };
+        let input = jq::Input::new(input, limits).map_err(|e| compile::eval_error(e).at(loc()))?;
+        self.program
+            .run(&input, limits)
+            .map_err(|e| compile::eval_error(e).at(loc()))
+    }
+
+    /// The source text.
+    pub fn source(&self) -> &str {
+        self.program.code()
+    }
+}
+
 /// Evaluate one jq expression on a JSON value with the engine's semantics
 /// (gojq-compatible, deny list and recursion check applied, bounded by
 /// `limits`), returning every output. This is what definitions' expressions
-/// run through; it is exposed for tooling (playgrounds, tests).
+/// run through; it is exposed for tooling (playgrounds, tests). To evaluate
+/// one expression many times, compile it once with [`Expression::compile`].
 pub fn evaluate(
     expression: &str,
     input: &serde_json::Value,
     limits: &Limits,
 ) -> Result<Vec<serde_json::Value>> {
-    let loc = || Location {
-        expression: Some(expression.to_string()),
-        ..Location::default()
-    };
-    let program =
-        jq::Program::compile(expression, jq::ExprMode::Read, &[], limits).map_err(|i| {
-            let e = match i.kind {
-                jq::JqIssueKind::Limit => {
-                    Error::limit(i.limit.unwrap_or("maxExpressionBytes"), i.message)
-                }
-                _ => Error::new(ErrorCode::JqCompile, i.message),
-            };
-            e.at(Location {
-                span: i.span,
-                ..loc()
-            })
-        })?;
-    let input = jq::Input::new(input, limits).map_err(compile::eval_error)?;
-    program
-        .run(&input, limits)
-        .map_err(|e| compile::eval_error(e).at(loc()))
+    Expression::compile(expression, limits)?.evaluate(input, limits)
 }
+
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Expression>();
+};
 
 /// The API guide (`docs/api.md`); its examples run as doctests.
 #[doc = include_str!("../../docs/api.md")]

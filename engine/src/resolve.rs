@@ -11,6 +11,78 @@ use crate::resolved::{
 use crate::resources::{self, ResourceSummary};
 use serde_json::{Map, Value};
 
+/// The fields of a Kubernetes PodSpec (core/v1, as of v1.34).
+pub(crate) const POD_SPEC_FIELDS: &[&str] = &[
+    "activeDeadlineSeconds",
+    "affinity",
+    "automountServiceAccountToken",
+    "containers",
+    "dnsConfig",
+    "dnsPolicy",
+    "enableServiceLinks",
+    "ephemeralContainers",
+    "hostAliases",
+    "hostIPC",
+    "hostNetwork",
+    "hostPID",
+    "hostUsers",
+    "hostname",
+    "hostnameOverride",
+    "imagePullSecrets",
+    "initContainers",
+    "nodeName",
+    "nodeSelector",
+    "os",
+    "overhead",
+    "preemptionPolicy",
+    "priority",
+    "priorityClassName",
+    "readinessGates",
+    "resourceClaims",
+    "resources",
+    "restartPolicy",
+    "runtimeClassName",
+    "schedulerName",
+    "schedulingGates",
+    "securityContext",
+    "serviceAccount",
+    "serviceAccountName",
+    "setHostnameAsFQDN",
+    "shareProcessNamespace",
+    "subdomain",
+    "terminationGracePeriodSeconds",
+    "tolerations",
+    "topologySpreadConstraints",
+    "volumes",
+];
+
+/// The fields of a Kubernetes ObjectMeta.
+pub(crate) const OBJECT_META_FIELDS: &[&str] = &[
+    "annotations",
+    "creationTimestamp",
+    "deletionGracePeriodSeconds",
+    "deletionTimestamp",
+    "finalizers",
+    "generateName",
+    "generation",
+    "labels",
+    "managedFields",
+    "name",
+    "namespace",
+    "ownerReferences",
+    "resourceVersion",
+    "selfLink",
+    "uid",
+];
+
+/// Keep only the fields of a Kubernetes type, as the reference's typed
+/// conversion does (a CRD's own fields at the same place are dropped from
+/// the resolved template; updates keep them in the object).
+pub(crate) fn keep_fields(mut m: Map<String, Value>, fields: &[&str]) -> Map<String, Value> {
+    m.retain(|k, _| fields.contains(&k.as_str()));
+    m
+}
+
 /// Describe a JSON value's type for messages, e.g. `number (3)`.
 pub(crate) fn preview(v: &Value) -> String {
     let t = match v {
@@ -286,7 +358,10 @@ impl CompiledDefinition {
                         Value::Object(spec) => {
                             let mut t = Map::new();
                             t.insert("metadata".into(), Value::Object(Map::new()));
-                            t.insert("spec".into(), Value::Object(spec));
+                            t.insert(
+                                "spec".into(),
+                                Value::Object(keep_fields(spec, POD_SPEC_FIELDS)),
+                            );
                             Some(Value::Object(t))
                         }
                         v => return Err(conversion(e, i, "an object (pod spec)", &v)),
@@ -328,7 +403,10 @@ impl CompiledDefinition {
                     Value::Null => {}
                     Value::Object(meta) => {
                         if let Some(Value::Object(t)) = &mut templates[i] {
-                            t.insert("metadata".into(), Value::Object(meta));
+                            t.insert(
+                                "metadata".into(),
+                                Value::Object(keep_fields(meta, OBJECT_META_FIELDS)),
+                            );
                         }
                     }
                     v => return Err(conversion(e, i, "an object (pod metadata)", &v)),
@@ -546,7 +624,12 @@ fn to_template(e: &Expr, i: usize, v: Value) -> Result<Option<Value>> {
                     // Kept absent, so that writing the template back adds nothing.
                     None | Some(Value::Null) => {}
                     Some(Value::Object(x)) => {
-                        t.insert(k.into(), Value::Object(x));
+                        let fields = if k == "spec" {
+                            POD_SPEC_FIELDS
+                        } else {
+                            OBJECT_META_FIELDS
+                        };
+                        t.insert(k.into(), Value::Object(keep_fields(x, fields)));
                     }
                     Some(x) => {
                         return Err(conversion(
@@ -618,13 +701,21 @@ pub(crate) fn assemble(m: &Map<String, Value>) -> Value {
         .cloned()
         .unwrap_or_default();
     let mut main = m.get("container").and_then(Value::as_object).cloned();
-    if main.is_none()
-        && containers.is_empty()
-        && (m.contains_key("resources") || m.contains_key("image"))
-    {
-        let mut c = Map::new();
-        c.insert("name".into(), Value::String("main".into()));
-        main = Some(c);
+    let mut main_is_first = false;
+    if main.is_none() && (m.contains_key("resources") || m.contains_key("image")) {
+        // Without a main container the first container is the main one; with
+        // no container at all, one named `main` carries the fragments.
+        main = match containers.first().and_then(Value::as_object) {
+            Some(first) => {
+                main_is_first = true;
+                Some(first.clone())
+            }
+            None => {
+                let mut c = Map::new();
+                c.insert("name".into(), Value::String("main".into()));
+                Some(c)
+            }
+        };
     }
     if let Some(mut c) = main {
         if let Some(img) = m.get("image") {
@@ -634,10 +725,14 @@ pub(crate) fn assemble(m: &Map<String, Value>) -> Value {
             c.entry("resources").or_insert_with(|| r.clone());
         }
         let name = c.get("name").cloned();
-        match containers
-            .iter()
-            .position(|x| name.is_some() && x.get("name") == name.as_ref())
-        {
+        let pos = if main_is_first {
+            Some(0)
+        } else {
+            containers
+                .iter()
+                .position(|x| name.is_some() && x.get("name") == name.as_ref())
+        };
+        match pos {
             Some(pos) => containers[pos] = Value::Object(c),
             None => containers.insert(0, Value::Object(c)),
         }

@@ -207,19 +207,33 @@ impl CompiledDefinition {
             let PodDef::Template(e) = &c.pod else {
                 return Err(missing("pod template spec"));
             };
-            self.write(c, e, values, doc, "pod template specs")?;
+            self.write(c, e, values, doc, "pod template specs", Keep::Template)?;
         }
         if let Some(values) = &u.pod_specs {
             let PodDef::Spec(e) = &c.pod else {
                 return Err(missing("pod spec"));
             };
-            self.write(c, e, values, doc, "pod specs")?;
+            self.write(
+                c,
+                e,
+                values,
+                doc,
+                "pod specs",
+                Keep::Fields(crate::resolve::POD_SPEC_FIELDS),
+            )?;
         }
         if let Some(values) = &u.pod_metadata {
             let Some(e) = &c.metadata else {
                 return Err(missing("pod metadata"));
             };
-            self.write(c, e, values, doc, "pod metadata")?;
+            self.write(
+                c,
+                e,
+                values,
+                doc,
+                "pod metadata",
+                Keep::Fields(crate::resolve::OBJECT_META_FIELDS),
+            )?;
         }
         if let Some(frags) = &u.fragments {
             let PodDef::Fragmented(fields) = &c.pod else {
@@ -252,8 +266,15 @@ impl CompiledDefinition {
                         ),
                     ));
                 };
-                self.write(c, e, &values, doc, &format!("fragment {}", f.human()))
-                    .map_err(|err| err.context(&format!("failed to update {}", human(f))))?;
+                self.write(
+                    c,
+                    e,
+                    &values,
+                    doc,
+                    &format!("fragment {}", f.human()),
+                    Keep::Nothing,
+                )
+                .map_err(|err| err.context(&format!("failed to update {}", human(f))))?;
             }
         }
         Ok(())
@@ -267,6 +288,7 @@ impl CompiledDefinition {
         values: &BTreeMap<String, Value>,
         doc: &mut Value,
         what: &str,
+        keep: Keep,
     ) -> Result<()> {
         let input = self.input(doc)?;
         let ids = self.instance_ids(c, &input)?;
@@ -288,7 +310,9 @@ impl CompiledDefinition {
                 return Ok(());
             };
             for p in &paths {
-                set_path(doc, as_path(p)?, v.clone()).map_err(|err| err.at(e.location()))?;
+                let p = as_path(p)?;
+                let v = keep.merge(get_path(doc, p), v.clone());
+                set_path(doc, p, v).map_err(|err| err.at(e.location()))?;
             }
             return Ok(());
         }
@@ -307,12 +331,76 @@ impl CompiledDefinition {
             // Instances without a value are left as they are (no null is
             // written for them).
             if let Some(v) = values.get(id) {
-                set_path(doc, as_path(p)?, v.clone())
+                let p = as_path(p)?;
+                let v = keep.merge(get_path(doc, p), v.clone());
+                set_path(doc, p, v)
                     .map_err(|err| err.at(e.location()).in_component(&c.name, Some(id)))?;
             }
         }
         Ok(())
     }
+}
+
+/// What a whole-object write keeps from the value it replaces: the fields
+/// that are not part of the Kubernetes type (a CRD's own fields living at
+/// the same place, e.g. KServe's `minReplicas` beside a pod spec), which the
+/// resolved template does not show and so cannot give back.
+#[derive(Clone, Copy)]
+enum Keep {
+    Nothing,
+    Fields(&'static [&'static str]),
+    Template,
+}
+
+impl Keep {
+    fn merge(self, old: Option<&Value>, new: Value) -> Value {
+        let (Some(Value::Object(old)), Value::Object(mut new)) = (old, new.clone()) else {
+            return new;
+        };
+        let keep_foreign =
+            |old: &Map<String, Value>, new: &mut Map<String, Value>, fields: &[&str]| {
+                for (k, v) in old {
+                    if !fields.contains(&k.as_str()) && !new.contains_key(k) {
+                        new.insert(k.clone(), v.clone());
+                    }
+                }
+            };
+        match self {
+            Keep::Nothing => return Value::Object(new),
+            Keep::Fields(fields) => keep_foreign(old, &mut new, fields),
+            Keep::Template => {
+                keep_foreign(old, &mut new, &["metadata", "spec"]);
+                for (k, fields) in [
+                    ("spec", crate::resolve::POD_SPEC_FIELDS),
+                    ("metadata", crate::resolve::OBJECT_META_FIELDS),
+                ] {
+                    if let (Some(Value::Object(o)), Some(Value::Object(n))) =
+                        (old.get(k), new.get_mut(k))
+                    {
+                        keep_foreign(o, n, fields);
+                    }
+                }
+            }
+        }
+        Value::Object(new)
+    }
+}
+
+/// The value at a jq path, if there is one.
+fn get_path<'a>(doc: &'a Value, path: &[Value]) -> Option<&'a Value> {
+    let mut cur = doc;
+    for k in path {
+        cur = match (k, cur) {
+            (Value::String(s), Value::Object(o)) => o.get(s)?,
+            (Value::Number(n), Value::Array(a)) => {
+                let i = n.as_i64()?;
+                let i = if i < 0 { i + a.len() as i64 } else { i };
+                a.get(usize::try_from(i).ok()?)?
+            }
+            _ => return None,
+        };
+    }
+    Some(cur)
 }
 
 fn human(f: FragmentField) -> &'static str {

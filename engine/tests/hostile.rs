@@ -197,3 +197,53 @@ fn try_cannot_swallow_a_limit() {
     );
     assert_eq!(got.as_deref(), Some("maxStringBytes"));
 }
+
+#[test]
+fn shared_structure_cannot_explode() {
+    // `d` doubles a value by sharing: 60 doublings are 2^60 nodes when
+    // walked. Every walk (comparison, sorting, printing, arithmetic errors,
+    // set difference) must be metered or bounded.
+    let d60 = vec!["d"; 60].join(" | ");
+    let dag = format!("def d: [., .]; (1 | {d60})");
+    for (expr, ok_limits) in [
+        (format!("{dag} == ({dag})"), &["maxSteps"][..]),
+        (format!("[({dag}), ({dag})] | sort | length"), &["maxSteps"]),
+        (
+            format!("[({dag}), ({dag})] | unique | length"),
+            &["maxSteps"],
+        ),
+        (format!("{dag} | tostring | length"), &["maxStringBytes"]),
+        (format!("{dag} | tojson | length"), &["maxStringBytes"]),
+        (format!("({dag}) - ({dag})"), &["maxSteps"]),
+        (format!("{dag} | contains({dag})"), &["maxSteps"]),
+        (format!("[{dag}] | index([{dag}])"), &["maxSteps"]),
+        (
+            format!("{dag} | flatten | length"),
+            &["maxSteps", "maxCollectionLen"],
+        ),
+    ] {
+        let got = limit_of(expr.clone(), json!(null));
+        assert!(
+            got.as_deref().is_some_and(|g| ok_limits.contains(&g)),
+            "{}...: {got:?}",
+            &expr[..expr.len().min(80)]
+        );
+    }
+    // Type errors on huge values print a bounded preview.
+    let e = evaluate(&format!("{dag} | .x"), &json!(null), &Limits::default()).unwrap_err();
+    assert!(e.message.len() < 600, "{}", e.message.len());
+    let e = evaluate(&format!("({dag}) + 1"), &json!(null), &Limits::default()).unwrap_err();
+    assert!(e.message.len() < 600, "{}", e.message.len());
+}
+
+#[test]
+fn regular_expressions_run_in_linear_time() {
+    let s = json!("a".repeat(5000) + "!");
+    for expr in [
+        "test(\"(a*)*b\")",
+        "test(\"(a|aa)+$\")",
+        "[match(\"(a?){30}a{30}\")] | length",
+    ] {
+        assert_eq!(limit_of(expr.into(), s.clone()), None, "{expr}");
+    }
+}

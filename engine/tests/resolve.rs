@@ -754,3 +754,49 @@ fn compiled_definitions_are_reusable_across_threads() {
         assert_eq!(h.join().unwrap(), 20 * 12);
     }
 }
+
+#[test]
+fn pod_spec_styles_keep_only_kubernetes_fields() {
+    // KServe-like: the pod spec and the metadata share an object with the
+    // CRD's own fields (minReplicas, ...), which the template must not show.
+    let d = def(
+        "",
+        r#"
+      - name: transformer
+        ownerRef: thing
+        specDefinition:
+          podSpecPath: .spec.transformer
+          metadataPath: .spec.transformer
+        scaleDefinition: {minReplicasPath: .spec.transformer.minReplicas}
+"#,
+    );
+    let r = d
+        .resolve(&obj(json!({"transformer": {"minReplicas": 2, "labels": {"a": "b"},
+            "containers": [{"name": "t", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}})))
+        .unwrap();
+    let t = r.component("transformer").unwrap().instances[0].pod_template.clone().unwrap();
+    assert_eq!(t["metadata"], json!({"labels": {"a": "b"}}));
+    assert!(t["spec"].get("minReplicas").is_none() && t["spec"].get("labels").is_none());
+    assert_eq!(t["spec"]["containers"][0]["name"], json!("t"));
+}
+
+#[test]
+fn fragment_resources_go_to_the_first_container_without_a_main_one() {
+    let d = def(
+        "",
+        r#"
+      - name: svc
+        ownerRef: thing
+        specDefinition:
+          fragmentedPodSpecDefinition:
+            resourcesPath: .spec.resources
+            containersPath: .spec.sidecars
+"#,
+    );
+    let r = d
+        .resolve(&obj(json!({"resources": {"limits": {"nvidia.com/gpu": 4}}, "sidecars": [{"name": "a"}, {"name": "b"}]})))
+        .unwrap();
+    assert_eq!(r.totals.resources.gpu, 4);
+    let t = r.component("svc").unwrap().instances[0].pod_template.clone().unwrap();
+    assert_eq!(t["spec"]["containers"].as_array().unwrap().len(), 2);
+}

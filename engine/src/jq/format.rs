@@ -161,6 +161,12 @@ fn write_json(out: &mut String, v: &Val, max: usize) -> Result<(), TooLarge> {
     Ok(())
 }
 
+/// Write at most about `max` bytes of a value's JSON text into `out`
+/// (the text is cut, not valid JSON).
+pub(crate) fn to_json_prefix(v: &Val, max: usize, out: &mut String) -> Result<(), TooLarge> {
+    write_json(out, v, max)
+}
+
 /// Why a jq value cannot become JSON.
 #[derive(Debug)]
 pub(crate) enum ToJsonError {

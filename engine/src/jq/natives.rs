@@ -34,8 +34,7 @@ fn preview(v: &Val) -> String {
     if matches!(v, Val::Null) {
         return "null".into();
     }
-    let s = format::to_json_limited(v, 64).unwrap_or_else(|_| "...".into());
-    format!("{t} ({s})")
+    format!("{t} ({})", value::preview_val(v))
 }
 
 fn type_name(v: &Val) -> &'static str {
@@ -98,7 +97,7 @@ fn contains(a: &Val, b: &Val) -> Result<bool, value::Error> {
             }
             true
         }
-        (l, r) if type_name(l) == type_name(r) => l == r,
+        (l, r) if type_name(l) == type_name(r) => value::eq_metered(l, r),
         (l, r) => {
             return Err(err(format_args!(
                 "{} and {} cannot have their containment checked",
@@ -146,7 +145,7 @@ fn indices(x: &Val, y: &Val) -> ValR<W> {
             } else {
                 a.windows(b.len())
                     .enumerate()
-                    .filter(|(_, w)| *w == &b[..])
+                    .filter(|(_, w)| w.iter().zip(b.iter()).all(|(p, q)| value::eq_metered(p, q)))
                     .map(|(i, _)| W::from(i))
                     .collect()
             }
@@ -154,7 +153,7 @@ fn indices(x: &Val, y: &Val) -> ValR<W> {
         (Val::Arr(a), y) => a
             .iter()
             .enumerate()
-            .filter(|(_, x)| *x == y)
+            .filter(|(_, x)| value::eq_metered(x, y))
             .map(|(i, _)| W::from(i))
             .collect(),
         (x, y) => {
@@ -336,7 +335,7 @@ fn ours() -> Vec<Filter> {
             let x = cv.0.pop_var();
             bome(match &cv.1.v {
                 Val::Arr(a) => {
-                    let r = a.binary_search(&x.v);
+                    let r = a.binary_search_by(|e| value::cmp_metered(e, &x.v));
                     Ok(W::from(r.map_or_else(|i| -1 - i as isize, |i| i as isize)))
                 }
                 v => Err(err(format_args!(

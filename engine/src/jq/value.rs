@@ -252,14 +252,112 @@ impl W {
 }
 
 impl fmt::Display for W {
+    /// Bounded: error messages embed values, and a value may be huge (or a
+    /// shared structure that is exponentially large when printed).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.v.fmt(f)
+        f.write_str(&preview_val(&self.v))
+    }
+}
+
+/// At most about 200 bytes of a value's JSON text.
+pub(crate) fn preview_val(v: &Val) -> String {
+    const MAX: usize = 200;
+    match super::format::to_json_limited(v, MAX) {
+        Ok(s) => s,
+        Err(_) => {
+            let mut s = String::new();
+            let _ = super::format::to_json_prefix(v, MAX, &mut s);
+            let cut = (0..=MAX.min(s.len()))
+                .rev()
+                .find(|i| s.is_char_boundary(*i))
+                .unwrap_or(0);
+            s.truncate(cut);
+            s.push_str("...");
+            s
+        }
+    }
+}
+
+/// Equality that costs one step per node visited (shared subtrees compare
+/// by pointer first). When the budget runs out the breach is recorded and
+/// the answer no longer matters.
+pub(crate) fn eq_metered(a: &Val, b: &Val) -> bool {
+    if tick().is_err() {
+        return false;
+    }
+    match (a, b) {
+        (Val::Arr(x), Val::Arr(y)) => {
+            Rc::ptr_eq(x, y)
+                || (x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| eq_metered(p, q)))
+        }
+        (Val::Obj(x), Val::Obj(y)) => {
+            Rc::ptr_eq(x, y)
+                || (x.len() == y.len()
+                    && x.iter()
+                        .all(|(k, v)| y.get(k).is_some_and(|w| eq_metered(v, w))))
+        }
+        (Val::Arr(_) | Val::Obj(_), _) | (_, Val::Arr(_) | Val::Obj(_)) => false,
+        (x, y) => x == y,
+    }
+}
+
+/// jq's total order (null < false < true < numbers < strings < arrays <
+/// objects; objects by sorted keys, then values), one step per node.
+pub(crate) fn cmp_metered(a: &Val, b: &Val) -> Ordering {
+    if tick().is_err() {
+        return Ordering::Equal;
+    }
+    match (a, b) {
+        (Val::Arr(x), Val::Arr(y)) => {
+            if Rc::ptr_eq(x, y) {
+                return Ordering::Equal;
+            }
+            for (p, q) in x.iter().zip(y.iter()) {
+                match cmp_metered(p, q) {
+                    Ordering::Equal => {}
+                    o => return o,
+                }
+            }
+            x.len().cmp(&y.len())
+        }
+        (Val::Obj(x), Val::Obj(y)) => {
+            if Rc::ptr_eq(x, y) {
+                return Ordering::Equal;
+            }
+            match (x.len(), y.len()) {
+                (0, 0) => return Ordering::Equal,
+                (0, _) => return Ordering::Less,
+                (_, 0) => return Ordering::Greater,
+                _ => {}
+            }
+            let _ = tick_n((x.len() + y.len()) as u64);
+            let mut l: Vec<_> = x.iter().collect();
+            let mut r: Vec<_> = y.iter().collect();
+            l.sort_by(|p, q| p.0.cmp(q.0));
+            r.sort_by(|p, q| p.0.cmp(q.0));
+            let keys = l.iter().map(|(k, _)| *k).cmp(r.iter().map(|(k, _)| *k));
+            if keys != Ordering::Equal {
+                return keys;
+            }
+            for ((_, p), (_, q)) in l.iter().zip(r.iter()) {
+                match cmp_metered(p, q) {
+                    Ordering::Equal => {}
+                    o => return o,
+                }
+            }
+            Ordering::Equal
+        }
+        (Val::Arr(_), Val::Obj(_)) => Ordering::Less,
+        (Val::Obj(_), Val::Arr(_)) => Ordering::Greater,
+        (Val::Arr(_) | Val::Obj(_), _) => Ordering::Greater,
+        (_, Val::Arr(_) | Val::Obj(_)) => Ordering::Less,
+        (x, y) => x.cmp(y),
     }
 }
 
 impl PartialEq for W {
     fn eq(&self, other: &Self) -> bool {
-        self.v == other.v
+        eq_metered(&self.v, &other.v)
     }
 }
 impl Eq for W {}
@@ -270,7 +368,63 @@ impl PartialOrd for W {
 }
 impl Ord for W {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.v.cmp(&other.v)
+        cmp_metered(&self.v, &other.v)
+    }
+}
+
+/// A type error with bounded previews of the operands.
+fn type_error(what: &str, l: &Val, r: Option<&Val>) -> Error {
+    match r {
+        Some(r) => Error::str(format_args!(
+            "cannot {what} {} and {}",
+            preview_typed(l),
+            preview_typed(r)
+        )),
+        None => Error::str(format_args!("cannot {what} {}", preview_typed(l))),
+    }
+}
+
+fn type_name(v: &Val) -> &'static str {
+    match v {
+        Val::Null => "null",
+        Val::Bool(_) => "boolean",
+        Val::Num(_) => "number",
+        Val::TStr(_) | Val::BStr(_) => "string",
+        Val::Arr(_) => "array",
+        Val::Obj(_) => "object",
+    }
+}
+
+fn preview_typed(v: &Val) -> String {
+    if matches!(v, Val::Null) {
+        "null".into()
+    } else {
+        format!("{} ({})", type_name(v), preview_val(v))
+    }
+}
+
+/// The operand types jaq-json accepts for each operation; anything else is
+/// reported by us (with bounded previews) instead of by jaq-json (whose
+/// messages print whole values).
+fn arith_ok(op: &str, l: &Val, r: &Val) -> bool {
+    use Val::*;
+    let s = |v: &Val| matches!(v, TStr(_) | BStr(_));
+    match op {
+        "add" => {
+            matches!(
+                (l, r),
+                (Null, _) | (_, Null) | (Num(_), Num(_)) | (Arr(_), Arr(_)) | (Obj(_), Obj(_))
+            ) || (s(l) && s(r))
+        }
+        "subtract" => matches!((l, r), (Num(_), Num(_)) | (Arr(_), Arr(_))),
+        "multiply" => {
+            matches!((l, r), (Num(_), Num(_)) | (Obj(_), Obj(_)))
+                || (s(l) && matches!(r, Num(_)))
+                || (matches!(l, Num(_)) && s(r))
+        }
+        "divide" => matches!((l, r), (Num(_), Num(_))) || (s(l) && s(r)),
+        "modulo" => matches!((l, r), (Num(_), Num(_))),
+        _ => false,
     }
 }
 
@@ -336,11 +490,18 @@ impl FromIterator<W> for W {
 }
 
 macro_rules! arith {
-    ($trait:ident, $method:ident) => {
+    ($trait:ident, $method:ident, $name:literal) => {
         impl std::ops::$trait for W {
             type Output = ValR<W>;
             fn $method(self, rhs: W) -> ValR<W> {
                 tick()?;
+                if !arith_ok($name, &self.v, &rhs.v) {
+                    return Err(type_error($name, &self.v, Some(&rhs.v)));
+                }
+                if let (Val::Arr(a), Val::Arr(b)) = (&self.v, &rhs.v) {
+                    // Array difference compares every pair.
+                    tick_n((a.len() as u64).saturating_mul(b.len() as u64))?;
+                }
                 let d = self.d.max(rhs.d);
                 let r = lift(std::ops::$trait::$method(self.v, rhs.v), d)?;
                 check_num(&r.v)?;
@@ -349,14 +510,43 @@ macro_rules! arith {
         }
     };
 }
-arith!(Sub, sub);
-arith!(Div, div);
-arith!(Rem, rem);
+impl std::ops::Sub for W {
+    type Output = ValR<W>;
+    fn sub(self, rhs: W) -> ValR<W> {
+        tick()?;
+        if !arith_ok("subtract", &self.v, &rhs.v) {
+            return Err(type_error("subtract", &self.v, Some(&rhs.v)));
+        }
+        let d = self.d.max(rhs.d);
+        if let (Val::Arr(a), Val::Arr(b)) = (&self.v, &rhs.v) {
+            // Array difference with metered equality (jaq-json's compares
+            // unmetered, which shared structures make exponential).
+            tick_n((a.len() as u64).saturating_mul(b.len() as u64))?;
+            let kept: Vec<Val> = a
+                .iter()
+                .filter(|x| !b.iter().any(|y| eq_metered(x, y)))
+                .cloned()
+                .collect();
+            return Ok(W {
+                v: Val::Arr(Rc::new(kept)),
+                d: self.d,
+            });
+        }
+        let r = lift(self.v - rhs.v, d)?;
+        check_num(&r.v)?;
+        Ok(r)
+    }
+}
+arith!(Div, div, "divide");
+arith!(Rem, rem, "modulo");
 
 impl std::ops::Add for W {
     type Output = ValR<W>;
     fn add(self, rhs: W) -> ValR<W> {
         tick()?;
+        if !arith_ok("add", &self.v, &rhs.v) {
+            return Err(type_error("add", &self.v, Some(&rhs.v)));
+        }
         match (&self.v, &rhs.v) {
             (Val::TStr(a) | Val::BStr(a), Val::TStr(b) | Val::BStr(b)) => {
                 check_str_len(a.len().saturating_add(b.len()))?
@@ -386,6 +576,9 @@ impl std::ops::Mul for W {
     type Output = ValR<W>;
     fn mul(self, rhs: W) -> ValR<W> {
         tick()?;
+        if !arith_ok("multiply", &self.v, &rhs.v) {
+            return Err(type_error("multiply", &self.v, Some(&rhs.v)));
+        }
         let rep = match (&self.v, &rhs.v) {
             (s @ (Val::TStr(_) | Val::BStr(_)), Val::Num(n))
             | (Val::Num(n), s @ (Val::TStr(_) | Val::BStr(_))) => {
@@ -422,6 +615,9 @@ impl std::ops::Neg for W {
     type Output = ValR<W>;
     fn neg(self) -> ValR<W> {
         tick()?;
+        if !matches!(self.v, Val::Num(_)) {
+            return Err(type_error("negate", &self.v, None));
+        }
         lift(-self.v, 0)
     }
 }
@@ -453,6 +649,13 @@ impl jaq_core::ValT for W {
     }
 
     fn key_values(self) -> jaq_core::box_iter::BoxIter<'static, ValR<(W, W), W>> {
+        if !matches!(self.v, Val::Arr(_) | Val::Obj(_)) {
+            let e = Error::str(format_args!(
+                "cannot iterate over {}",
+                preview_typed(&self.v)
+            ));
+            return Box::new(std::iter::once(Err(e)));
+        }
         let d = self.d.saturating_sub(1);
         Box::new(self.v.key_values().map(move |r| {
             tick()?;
@@ -462,6 +665,13 @@ impl jaq_core::ValT for W {
     }
 
     fn values(self) -> Box<dyn Iterator<Item = ValR<W>>> {
+        if !matches!(self.v, Val::Arr(_) | Val::Obj(_)) {
+            let e = Error::str(format_args!(
+                "cannot iterate over {}",
+                preview_typed(&self.v)
+            ));
+            return Box::new(std::iter::once(Err(e)));
+        }
         let d = self.d.saturating_sub(1);
         Box::new(self.v.values().map(move |r| {
             tick()?;
@@ -471,12 +681,38 @@ impl jaq_core::ValT for W {
 
     fn index(self, index: &Self) -> ValR<W> {
         tick()?;
+        let ok = matches!(
+            (&self.v, &index.v),
+            (Val::Null, _)
+                | (Val::Obj(_), Val::TStr(_) | Val::BStr(_))
+                | (Val::Arr(_), Val::Num(_) | Val::Obj(_) | Val::Arr(_))
+                | (Val::TStr(_) | Val::BStr(_), Val::Obj(_))
+        );
+        if !ok {
+            return Err(Error::str(format_args!(
+                "cannot index {} with {}",
+                preview_typed(&self.v),
+                preview_typed(&index.v)
+            )));
+        }
         let d = self.d.saturating_sub(1);
         lift(self.v.index(&index.v), d)
     }
 
     fn range(self, range: Range<&Self>) -> ValR<W> {
         tick()?;
+        let bound_ok = |b: Option<&W>| b.is_none_or(|b| matches!(b.v, Val::Null | Val::Num(_)));
+        if !matches!(
+            self.v,
+            Val::Null | Val::Arr(_) | Val::TStr(_) | Val::BStr(_)
+        ) || !bound_ok(range.start)
+            || !bound_ok(range.end)
+        {
+            return Err(Error::str(format_args!(
+                "cannot slice {}",
+                preview_typed(&self.v)
+            )));
+        }
         let d = self.d;
         let r = range.start.map(|s| &s.v)..range.end.map(|e| &e.v);
         lift(self.v.range(r), d)
