@@ -180,7 +180,10 @@ impl CompiledDefinition {
             let Some(lists) = &c.suspend else { continue };
             for (e, value) in &lists[which] {
                 let input = self.input(&doc)?;
-                for p in e.eval_paths(&input, &self.limits)? {
+                let paths = e
+                    .eval_paths(&input, &self.limits)
+                    .map_err(|err| err.in_component(&c.name, None))?;
+                for p in paths {
                     set_path(&mut doc, as_path(&p)?, value.clone())
                         .map_err(|err| err.at(e.location()).in_component(&c.name, None))?;
                 }

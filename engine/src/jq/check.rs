@@ -196,6 +196,8 @@ fn precheck(code: &str, limits: &Limits) -> Result<(), JqIssue> {
     // operators and nesting keywords, so bound both (measured: 512 levels fit
     // a 1 MiB stack in release builds, the stack size of a WASM instance).
     let max = limits.max_expression_depth;
+    // The top level is not a nesting level.
+    let depth_max = depth_max.saturating_sub(1);
     let complexity = depth_max + keywords + negs + ops;
     if depth_max > max || complexity > max.saturating_mul(4) {
         return Err(JqIssue::limit(

@@ -20,6 +20,12 @@ def rindex($i): indices($i)[-1];
 def @json: tojson;
 def transpose: [range([.[] | length] | max) as $i | [.[][$i]]];
 def tostring: if type == "string" then . else tojson end;
+def from_entries: reduce .[] as $x ({}; . + {($x | .key // .Key // .name // .Name): ($x | if has("value") then .value else .Value end)});
+def last(f): reduce f as $x (null; $x);
+def nan: _nan;
+def infinite: _infinite;
+def limit($n; f): if $n > 0 then _limit($n; f) elif $n == 0 then empty else f end;
+def join($x): reduce .[] as $i (null; (if . == null then "" else . + $x end) + ($i | if . == null then "" elif type == "string" then . elif type == "boolean" or type == "number" then tojson else error("cannot join: \(type) (\(tojson))") end)) // "";
 "#;
 
 type Filter = jaq_core::native::Filter<RunPtr<D>>;
@@ -298,6 +304,32 @@ fn trim_fix(v: &Val, fix: &Val, prefix: bool) -> W {
     }
 }
 
+fn implode(v: &Val) -> ValR<W> {
+    let Val::Arr(a) = v else {
+        return Err(err(format_args!(
+            "implode cannot be applied to: {}",
+            preview(v)
+        )));
+    };
+    value::tick_n(a.len() as u64)?;
+    let mut s = String::with_capacity(a.len());
+    for x in a.iter() {
+        let cp = match x {
+            Val::Num(n) => format::num_f64(n),
+            _ => f64::NAN,
+        };
+        if !(0.0..=1_114_111.0).contains(&cp) {
+            return Err(err(format_args!(
+                "implode cannot be applied to: {}",
+                preview(v)
+            )));
+        }
+        // gojq truncates fractions and maps surrogates to U+FFFD.
+        s.push(char::from_u32(cp as u32).unwrap_or('\u{fffd}'));
+    }
+    Ok(W::from(s))
+}
+
 fn unsupported(name: &'static str) -> value::Error {
     err(format_args!(
         "{name} is not available: workload definitions cannot read outside the workload"
@@ -331,6 +363,9 @@ fn ours() -> Vec<Filter> {
             box_once(Ok(trim_fix(&cv.1.v, &f.v, false)))
         }),
         ("tobytes", v(0), |_| bome(Err(unsupported("tobytes")))),
+        ("implode", v(0), |cv| bome(implode(&cv.1.v))),
+        ("_nan", v(0), |_| bome(Ok(W::from(f64::NAN)))),
+        ("_infinite", v(0), |_| bome(Ok(W::from(f64::INFINITY)))),
         ("bsearch", v(1), |mut cv| {
             let x = cv.0.pop_var();
             bome(match &cv.1.v {
@@ -364,8 +399,19 @@ fn ours() -> Vec<Filter> {
 pub(crate) fn funs() -> Vec<Fun<D>> {
     let mine: Vec<Fun<D>> = ours().into_iter().map(run::<D>).collect();
     let taken: Vec<(&'static str, usize)> = mine.iter().map(|(n, a, _)| (*n, a.len())).collect();
-    let generic = jaq_core::funs::<D>().chain(jaq_std::funs::<D>());
+    let generic: Vec<Fun<D>> = jaq_core::funs::<D>().chain(jaq_std::funs::<D>()).collect();
+    // jaq's `limit` under another name, for our `limit` (which keeps jq's
+    // meaning of a negative count: every output).
+    let alias: Vec<Fun<D>> = jaq_core::funs::<D>()
+        .filter(|(n, a, _)| *n == "limit" && a.len() == 2)
+        .map(|(_, a, f)| ("_limit", a, f))
+        .collect();
     mine.into_iter()
-        .chain(generic.filter(|(n, a, _)| !taken.contains(&(*n, a.len()))))
+        .chain(alias)
+        .chain(
+            generic
+                .into_iter()
+                .filter(|(n, a, _)| !taken.contains(&(*n, a.len()))),
+        )
         .collect()
 }

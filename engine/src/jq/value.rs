@@ -489,27 +489,6 @@ impl FromIterator<W> for W {
     }
 }
 
-macro_rules! arith {
-    ($trait:ident, $method:ident, $name:literal) => {
-        impl std::ops::$trait for W {
-            type Output = ValR<W>;
-            fn $method(self, rhs: W) -> ValR<W> {
-                tick()?;
-                if !arith_ok($name, &self.v, &rhs.v) {
-                    return Err(type_error($name, &self.v, Some(&rhs.v)));
-                }
-                if let (Val::Arr(a), Val::Arr(b)) = (&self.v, &rhs.v) {
-                    // Array difference compares every pair.
-                    tick_n((a.len() as u64).saturating_mul(b.len() as u64))?;
-                }
-                let d = self.d.max(rhs.d);
-                let r = lift(std::ops::$trait::$method(self.v, rhs.v), d)?;
-                check_num(&r.v)?;
-                Ok(r)
-            }
-        }
-    };
-}
 impl std::ops::Sub for W {
     type Output = ValR<W>;
     fn sub(self, rhs: W) -> ValR<W> {
@@ -537,8 +516,61 @@ impl std::ops::Sub for W {
         Ok(r)
     }
 }
-arith!(Div, div, "divide");
-arith!(Rem, rem, "modulo");
+fn is_zero(v: &Val) -> bool {
+    matches!(v, Val::Num(n) if super::format::num_f64(n) == 0.0)
+}
+
+impl std::ops::Div for W {
+    type Output = ValR<W>;
+    fn div(self, rhs: W) -> ValR<W> {
+        tick()?;
+        if !arith_ok("divide", &self.v, &rhs.v) {
+            return Err(type_error("divide", &self.v, Some(&rhs.v)));
+        }
+        if matches!(self.v, Val::Num(_)) && is_zero(&rhs.v) {
+            return Err(Error::str(format_args!(
+                "cannot divide {} by: {}",
+                preview_typed(&self.v),
+                preview_typed(&rhs.v)
+            )));
+        }
+        let d = self.d.max(rhs.d);
+        let r = lift(self.v / rhs.v, d)?;
+        check_num(&r.v)?;
+        Ok(r)
+    }
+}
+
+impl std::ops::Rem for W {
+    type Output = ValR<W>;
+    /// gojq: both operands are truncated to integers.
+    fn rem(self, rhs: W) -> ValR<W> {
+        tick()?;
+        if !arith_ok("modulo", &self.v, &rhs.v) {
+            return Err(type_error("modulo", &self.v, Some(&rhs.v)));
+        }
+        let trunc = |v: &Val| match v {
+            Val::Num(Num::Int(i)) => Some(*i as i64),
+            Val::Num(n) => {
+                let f = super::format::num_f64(n);
+                (f.is_finite() && f.abs() < 9.2e18).then_some(f.trunc() as i64)
+            }
+            _ => None,
+        };
+        match (trunc(&self.v), trunc(&rhs.v)) {
+            (Some(_), Some(0)) => Err(Error::str(format_args!(
+                "cannot modulo {} by: {}",
+                preview_typed(&self.v),
+                preview_typed(&rhs.v)
+            ))),
+            (Some(a), Some(b)) => Ok(W::scalar(Val::Num(Num::from_integral(a.wrapping_rem(b))))),
+            _ => {
+                let d = self.d.max(rhs.d);
+                lift(self.v % rhs.v, d)
+            }
+        }
+    }
+}
 
 impl std::ops::Add for W {
     type Output = ValR<W>;
