@@ -771,10 +771,15 @@ fn pod_spec_styles_keep_only_kubernetes_fields() {
 "#,
     );
     let r = d
-        .resolve(&obj(json!({"transformer": {"minReplicas": 2, "labels": {"a": "b"},
-            "containers": [{"name": "t", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}})))
+        .resolve(&obj(
+            json!({"transformer": {"minReplicas": 2, "labels": {"a": "b"},
+            "containers": [{"name": "t", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}),
+        ))
         .unwrap();
-    let t = r.component("transformer").unwrap().instances[0].pod_template.clone().unwrap();
+    let t = r.component("transformer").unwrap().instances[0]
+        .pod_template
+        .clone()
+        .unwrap();
     assert_eq!(t["metadata"], json!({"labels": {"a": "b"}}));
     assert!(t["spec"].get("minReplicas").is_none() && t["spec"].get("labels").is_none());
     assert_eq!(t["spec"]["containers"][0]["name"], json!("t"));
@@ -797,6 +802,9 @@ fn fragment_resources_go_to_the_first_container_without_a_main_one() {
         .resolve(&obj(json!({"resources": {"limits": {"nvidia.com/gpu": 4}}, "sidecars": [{"name": "a"}, {"name": "b"}]})))
         .unwrap();
     assert_eq!(r.totals.resources.gpu, 4);
-    let t = r.component("svc").unwrap().instances[0].pod_template.clone().unwrap();
+    let t = r.component("svc").unwrap().instances[0]
+        .pod_template
+        .clone()
+        .unwrap();
     assert_eq!(t["spec"]["containers"].as_array().unwrap().len(), 2);
 }

@@ -346,14 +346,24 @@ fn whole_object_writes_keep_the_crd_fields_beside_them() {
     let obj = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "t"},
         "spec": {"transformer": {"minReplicas": 2, "containers": [{"name": "t"}], "nodeSelector": {"a": "b"}}}});
     let r = d.resolve(&obj).unwrap();
-    let mut spec = r.component("transformer").unwrap().instances[0].pod_template.clone().unwrap()["spec"].clone();
+    let mut spec = r.component("transformer").unwrap().instances[0]
+        .pod_template
+        .clone()
+        .unwrap()["spec"]
+        .clone();
     spec["schedulerName"] = json!("kai");
     spec.as_object_mut().unwrap().remove("nodeSelector");
     let out = d
-        .update(&obj, &req(json!({"components": {"transformer": {"podSpecs": {"": spec}}}})))
+        .update(
+            &obj,
+            &req(json!({"components": {"transformer": {"podSpecs": {"": spec}}}})),
+        )
         .unwrap();
     let t = &out.object["spec"]["transformer"];
     assert_eq!(t["minReplicas"], json!(2), "the CRD's own field stays");
     assert_eq!(t["schedulerName"], json!("kai"));
-    assert!(t.get("nodeSelector").is_none(), "a pod spec field the caller dropped is removed");
+    assert!(
+        t.get("nodeSelector").is_none(),
+        "a pod spec field the caller dropped is removed"
+    );
 }
