@@ -22,6 +22,8 @@ def transpose: [range([.[] | length] | max) as $i | [.[][$i]]];
 def tostring: if type == "string" then . else tojson end;
 def from_entries: reduce .[] as $x ({}; . + {($x | .key // .Key // .name // .Name): ($x | if has("value") then .value else .Value end)});
 def last(f): reduce f as $x (null; $x);
+def nth($n; f): if $n < 0 then error("nth doesn't support negative indices") else first(skip($n; f)) end;
+def @csv: map(if type == "string" then "\"" + (split("\"") | join("\"\"")) + "\"" elif type == "number" or type == "boolean" then tojson elif . == null then "" else error("\(type) (\(tojson)) is not valid in a csv row") end) | join(",");
 def nan: _nan;
 def infinite: _infinite;
 def limit($n; f): if $n > 0 then _limit($n; f) elif $n == 0 then empty else f end;
