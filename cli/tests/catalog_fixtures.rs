@@ -37,7 +37,7 @@ fn describe_picks_the_definition_of_every_fixture_by_gvk() {
             .find(|f| f.file_name().is_some_and(|n| n == "running.yaml"))
             .or(files.first())
             .cloned();
-        for f in pick {
+        if let Some(f) = pick {
             let out = Command::cargo_bin("workload-lens")
                 .unwrap()
                 .arg("describe")
