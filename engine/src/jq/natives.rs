@@ -37,24 +37,7 @@ fn err(msg: impl std::fmt::Display) -> value::Error {
 }
 
 /// `type (value)` preview as gojq writes it in messages.
-fn preview(v: &Val) -> String {
-    let t = type_name(v);
-    if matches!(v, Val::Null) {
-        return "null".into();
-    }
-    format!("{t} ({})", value::preview_val(v))
-}
-
-fn type_name(v: &Val) -> &'static str {
-    match v {
-        Val::Null => "null",
-        Val::Bool(_) => "boolean",
-        Val::Num(_) => "number",
-        Val::TStr(_) | Val::BStr(_) => "string",
-        Val::Arr(_) => "array",
-        Val::Obj(_) => "object",
-    }
-}
+use value::{preview_typed as preview, type_name};
 
 fn length(v: &W) -> ValR<W> {
     Ok(W::scalar(match &v.v {

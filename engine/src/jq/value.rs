@@ -384,7 +384,7 @@ fn type_error(what: &str, l: &Val, r: Option<&Val>) -> Error {
     }
 }
 
-fn type_name(v: &Val) -> &'static str {
+pub(crate) fn type_name(v: &Val) -> &'static str {
     match v {
         Val::Null => "null",
         Val::Bool(_) => "boolean",
@@ -395,7 +395,7 @@ fn type_name(v: &Val) -> &'static str {
     }
 }
 
-fn preview_typed(v: &Val) -> String {
+pub(crate) fn preview_typed(v: &Val) -> String {
     if matches!(v, Val::Null) {
         "null".into()
     } else {
