@@ -318,6 +318,7 @@ impl CompiledDefinition {
             return Err(e);
         }
         let warnings = findings;
+        let limits = limits.effective();
         let ctx = Ctx {
             limits: &limits,
             spans,
@@ -381,7 +382,7 @@ impl CompiledDefinition {
     /// not recompiled: the expression-size limits (`maxExpressionBytes`,
     /// `maxExpressionDepth`) were applied when it was compiled.
     pub fn with_limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
+        self.limits = limits.effective();
         self
     }
 

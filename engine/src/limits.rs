@@ -46,6 +46,29 @@ pub struct Limits {
     pub max_yaml_aliases: usize,
 }
 
+/// The deepest nesting the engine ever accepts, whatever `maxDepth` says:
+/// deeper values could exhaust a 1 MiB stack (a WASM instance's) in the
+/// recursive parts of parsing, comparison, serialization and dropping.
+pub const HARD_MAX_DEPTH: usize = 512;
+
+/// The largest `maxExpressionDepth` the engine honours (its nesting and
+/// operator budget, four times this, must stay within what jaq's recursive
+/// parser and interpreter fit in a 1 MiB stack).
+pub const HARD_MAX_EXPRESSION_DEPTH: usize = 128;
+
+impl Limits {
+    /// These limits with the stack-safety ceilings applied
+    /// ([`HARD_MAX_DEPTH`], [`HARD_MAX_EXPRESSION_DEPTH`]). Every entry point
+    /// of the engine applies this, so raising a limit can never crash the host.
+    pub fn effective(&self) -> Limits {
+        Limits {
+            max_depth: self.max_depth.min(HARD_MAX_DEPTH),
+            max_expression_depth: self.max_expression_depth.min(HARD_MAX_EXPRESSION_DEPTH),
+            ..*self
+        }
+    }
+}
+
 impl Default for Limits {
     fn default() -> Self {
         Limits {

@@ -419,6 +419,7 @@ fn parse_path(path: &str) -> (Vec<Segment>, bool) {
 /// with positions. See the [module documentation](self) for the conversion
 /// rules and the limits applied.
 pub fn parse_documents(text: &str, limits: &Limits) -> Result<Vec<SourceDocument>> {
+    let limits = &limits.effective();
     check_input_size(text.len(), limits)?;
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') || trimmed.starts_with('[') {

@@ -247,3 +247,30 @@ fn regular_expressions_run_in_linear_time() {
         assert_eq!(limit_of(expr.into(), s.clone()), None, "{expr}");
     }
 }
+
+#[test]
+fn raised_limits_keep_the_stack_safe() {
+    // Whatever the caller sets, nesting is capped at HARD_MAX_DEPTH.
+    let limits = Limits {
+        max_depth: 10_000_000,
+        max_expression_depth: 1_000_000,
+        ..Limits::default()
+    };
+    let text = "[".repeat(100_000) + &"]".repeat(100_000);
+    let got = small_stack(move || {
+        let docs = workload_lens::source::parse_documents(&text, &limits);
+        docs.map(|_| ()).map_err(|e| e.limit)
+    });
+    assert_eq!(got, Err(Some("maxDepth".to_string())));
+    let e = "(".repeat(5000) + "1" + &")".repeat(5000);
+    let got = small_stack(move || {
+        evaluate(&e, &json!(null), &limits)
+            .map(|_| ())
+            .map_err(|e| e.limit)
+    });
+    assert_eq!(got, Err(Some("maxExpressionDepth".to_string())));
+    assert_eq!(
+        limits.effective().max_depth,
+        workload_lens::limits::HARD_MAX_DEPTH
+    );
+}

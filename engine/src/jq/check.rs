@@ -493,6 +493,7 @@ impl<'s> Walker<'s, '_> {
 
 /// Check one expression: size, syntax, deny list, recursion.
 pub(crate) fn check_expression(expr: &str, mode: ExprMode, limits: &Limits) -> Result<(), JqIssue> {
+    let limits = &limits.effective();
     precheck(expr, limits)?;
     let tokens = lex(expr)?;
     let term = parse_term(expr, &tokens)?;

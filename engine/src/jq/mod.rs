@@ -42,6 +42,7 @@ pub(crate) struct Input {
 impl Input {
     /// Convert a JSON value; fails when it nests deeper than `limits.maxDepth`.
     pub(crate) fn new(v: &Value, limits: &Limits) -> Result<Input, EvalError> {
+        let limits = &limits.effective();
         let depth = format::json_depth(v, limits.max_depth);
         if depth > limits.max_depth {
             return Err(EvalError::Limit {
@@ -93,6 +94,7 @@ impl Program {
         globals: &[&str],
         limits: &Limits,
     ) -> Result<Program, JqIssue> {
+        let limits = &limits.effective();
         check_expression(code, mode, limits)?;
         let arena = Arena::default();
         let loader = Loader::new(prelude().iter().cloned());
@@ -150,6 +152,7 @@ impl Program {
         globals: Vec<W>,
         limits: &Limits,
     ) -> Result<Vec<W>, EvalError> {
+        let limits = &limits.effective();
         let caps = Caps {
             max_string: limits.max_string_bytes,
             max_collection: limits.max_collection_len,
