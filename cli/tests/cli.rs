@@ -899,7 +899,7 @@ fn update_errors() {
     assert_exit(&unknown_kind, 4);
     assert_one_error(
         &unknown_kind,
-        "no definition covers apps/v1, Kind=Deployment",
+        "no definition covers example.com/v1, Kind=Gadget",
     );
     let malformed = run(&["update", MALFORMED, "--suspend"]);
     assert_exit(&malformed, 2);
@@ -1047,11 +1047,17 @@ fn definitions_full_output() {
     let r = run(&["definitions", "-o", "json"]);
     assert_exit(&r, 0);
     let v = json(&r.stdout);
-    assert_eq!(v[0]["metadata"]["name"], "jobset-x-k8s-io-jobset-v1alpha2");
-    assert_eq!(v[0]["kind"], "Karta");
+    let all = v.as_array().unwrap();
+    assert!(all.len() >= 30, "the whole catalog: {}", all.len());
+    let jobset = all
+        .iter()
+        .find(|d| d["metadata"]["name"] == "jobset-x-k8s-io-jobset-v1alpha2")
+        .unwrap();
+    assert_eq!(jobset["kind"], "Karta");
     let y = run(&["definitions", "-o", "yaml", "-d", TRAINER_DEF]);
     assert_exit(&y, 0);
-    assert_eq!(y.stdout.matches("\n---\n").count(), 1);
+    // Every definition is one YAML document: the catalog plus the user one.
+    assert_eq!(y.stdout.matches("\n---\n").count(), all.len());
 }
 
 #[test]
@@ -1205,18 +1211,14 @@ fn exit_4_no_definition() {
     let r = run(&["describe", "tests/fixtures/unknown-kind.yaml"]);
     assert_exit(&r, 4);
     assert_eq!(r.stdout, "");
-    assert_one_error(&r, "no definition covers apps/v1, Kind=Deployment");
+    assert_one_error(&r, "no definition covers example.com/v1, Kind=Gadget");
 
     let j = run(&["describe", "tests/fixtures/unknown-kind.yaml", "-o", "json"]);
     assert_exit(&j, 4);
     let v = json(&j.stdout);
     assert_eq!(v["error"], "no_definition");
-    assert_eq!(v["gvk"], "apps/v1, Kind=Deployment");
-    assert!(
-        v["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("Deployment"))
-    );
+    assert_eq!(v["gvk"], "example.com/v1, Kind=Gadget");
+    assert!(v["message"].as_str().is_some_and(|m| m.contains("Gadget")));
 
     // The Trainer is unknown without its definition.
     assert_exit(&run(&["describe", TRAINER]), 4);
