@@ -27,6 +27,9 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo test"
 cargo test --workspace --locked
 
+echo "== Python package: build, install and test (bindings-python/test.sh)"
+bash bindings-python/test.sh
+
 echo "== conformance suite (every runtime that is built) and parity table"
 cargo run -q --locked -p workload-lens-conformance -- run
 cargo run -q --locked -p workload-lens-conformance -- table

@@ -1,0 +1,582 @@
+"""The Python API of workload-lens: a thin layer over the native engine.
+
+Values cross into the engine as JSON text (``json.dumps``) and come back as
+JSON text (``json.loads``): results are plain dicts and lists in exactly the
+engine's canonical JSON shape. Nothing here interprets workloads; it converts
+arguments, results and errors.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+import threading
+from collections.abc import Mapping
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    NamedTuple,
+    Optional,
+    Tuple,
+    Union,
+    cast,
+)
+
+from . import _native
+from ._errors import LimitError, UsageError
+
+__all__ = [
+    "Catalog",
+    "Definition",
+    "Gvk",
+    "UpdateResult",
+    "catalog",
+    "catalog_sources",
+    "compile",
+    "compile_all",
+    "default_limits",
+    "evaluate",
+    "limits",
+    "lookup",
+    "parse",
+    "resolve",
+    "validate",
+]
+
+# --- value conversion -------------------------------------------------------
+
+_CAMEL = re.compile(r"_([a-z0-9])")
+
+
+def _camel(name: str) -> str:
+    return _CAMEL.sub(lambda m: m.group(1).upper(), name)
+
+
+def _is_model(o: Any) -> bool:
+    """A model class of the `kubernetes` client (or any OpenAPI-generated
+    client of the same shape)."""
+    t = type(o)
+    return hasattr(t, "openapi_types") and hasattr(t, "attribute_map")
+
+
+_api_client: Any = None
+
+
+def _sanitize(o: Any) -> Any:
+    """A kubernetes client model as the API-shaped (camelCase) dict the API
+    server would send. Its ``to_dict()`` is snake_case, so it is not used."""
+    global _api_client
+    try:
+        if _api_client is None:
+            from kubernetes.client import ApiClient  # type: ignore[import-untyped, unused-ignore]
+
+            _api_client = ApiClient()
+        return _api_client.sanitize_for_serialization(o)
+    except ImportError:
+        # A model of the same shape without the kubernetes package: the same
+        # walk as ApiClient.sanitize_for_serialization (json.dumps calls
+        # _default again for nested models).
+        return {
+            o.attribute_map[a]: getattr(o, a)
+            for a in o.openapi_types
+            if getattr(o, a) is not None
+        }
+
+
+def _default(o: Any) -> Any:
+    if _is_model(o):
+        return _sanitize(o)
+    if isinstance(o, Mapping):
+        return dict(o)
+    if isinstance(o, (datetime.datetime, datetime.date)):
+        # As the kubernetes client serializes timestamps (PyYAML also reads
+        # unquoted timestamps as datetimes).
+        return o.isoformat()
+    raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
+
+
+def _dumps(value: Any, *, definition: bool = False) -> str:
+    try:
+        if definition:
+            # The text the Rust API reads for a definition value
+            # (serde_json's compact form, keys sorted).
+            return json.dumps(
+                value,
+                ensure_ascii=False,
+                allow_nan=False,
+                sort_keys=True,
+                separators=(",", ":"),
+                default=_default,
+            )
+        return json.dumps(value, allow_nan=False, separators=(",", ":"), default=_default)
+    except RecursionError:
+        raise LimitError(
+            "the value nests too deeply to be converted (Python's recursion limit)",
+            limit="maxDepth",
+        ) from None
+    except ValueError as e:  # NaN and infinities, circular references
+        raise UsageError(f"the value cannot be represented as JSON: {e}") from None
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise LimitError(
+            "the result nests too deeply for Python's json module (Python's recursion limit)",
+            limit="maxDepth",
+        ) from None
+
+
+def _limits_json(limits: Optional[Mapping[str, int]], options: Mapping[str, Any]) -> Optional[str]:
+    if limits is None and not options:
+        return None
+    merged: Dict[str, Any] = {}
+    if limits is not None:
+        if not isinstance(limits, Mapping):
+            raise TypeError(f"limits must be a mapping, not {type(limits).__name__}")
+        for k, v in limits.items():
+            if not isinstance(k, str):
+                raise TypeError(f"limit names must be str, not {type(k).__name__}")
+            merged[_camel(k)] = v
+    for k, v in options.items():
+        merged[_camel(k)] = v
+    return _dumps(merged)
+
+
+def _read(path: Union[str, "os.PathLike[str]"]) -> bytes:
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be str or os.PathLike, not {type(path).__name__}")
+    with open(os.fspath(path), "rb") as f:
+        return f.read()
+
+
+Source = Union[str, bytes, Mapping[str, Any], "os.PathLike[str]"]
+
+
+def _definition_text(source: Any) -> Union[str, bytes]:
+    """Definition text from a source: text (str/bytes), a file (os.PathLike;
+    a str is always text) or a dict."""
+    if isinstance(source, (str, bytes)):
+        return source
+    if isinstance(source, os.PathLike):
+        return _read(source)
+    if isinstance(source, Mapping):
+        return _dumps(source, definition=True)
+    raise TypeError(
+        "a definition source must be YAML/JSON text (str or bytes), a dict or an "
+        f"os.PathLike, not {type(source).__name__}"
+    )
+
+
+def _object_json(obj: Any, parse: Callable[[Union[str, bytes]], str]) -> str:
+    """An object as JSON: dicts and kubernetes models are dumped, text is
+    parsed by the engine."""
+    if isinstance(obj, (str, bytes)):
+        return parse(obj)
+    return _dumps(obj)
+
+
+def _pods_json(pods: Any) -> str:
+    if isinstance(pods, (str, bytes, Mapping)) or _is_model(pods):
+        raise TypeError(
+            "pods must be an iterable of pod objects (dicts or kubernetes models), "
+            f"not {type(pods).__name__}"
+        )
+    return _dumps(list(pods))
+
+
+# --- results ---------------------------------------------------------------
+
+
+class Gvk(NamedTuple):
+    """A group/version/kind (``group`` is ``""`` for the core group)."""
+
+    group: str
+    version: str
+    kind: str
+
+    @property
+    def api_version(self) -> str:
+        """``group/version``, or ``version`` for the core group."""
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+
+class UpdateResult(NamedTuple):
+    """The result of an update: the new object (the input is not modified)
+    and the RFC 6902 JSON Patch from the input to it."""
+
+    object: Dict[str, Any]
+    patch: List[Dict[str, Any]]
+
+
+def _update_result(text: str) -> UpdateResult:
+    r = _loads(text)
+    return UpdateResult(r["object"], r["patch"])
+
+
+# --- definitions ----------------------------------------------------------
+
+
+class Definition:
+    """A compiled workload definition: validate and compile once, then
+    resolve any number of objects, from any number of threads (the engine
+    runs without the GIL). Picklable (it is re-compiled from its JSON and
+    limits), so it can be sent to process pools.
+
+    ``source`` is YAML/JSON text (``str`` or ``bytes``), a ``dict``, or an
+    ``os.PathLike`` (a ``str`` is always text; use :meth:`from_path` for a
+    path given as ``str``). Limits are given as a mapping (``limits=``, the
+    engine's camelCase names or snake_case) or as keyword arguments
+    (``max_steps=...``).
+    """
+
+    __slots__ = ("_native", "_warnings")
+
+    _native: Any
+    _warnings: Optional[List[Dict[str, Any]]]
+
+    def __init__(
+        self,
+        source: Source,
+        *,
+        limits: Optional[Mapping[str, int]] = None,
+        **limit_options: int,
+    ) -> None:
+        self._native = _native.compile(_definition_text(source), _limits_json(limits, limit_options))
+        self._warnings = None
+
+    @classmethod
+    def from_path(
+        cls,
+        path: Union[str, "os.PathLike[str]"],
+        *,
+        limits: Optional[Mapping[str, int]] = None,
+        **limit_options: int,
+    ) -> Definition:
+        """Read and compile the one definition of a YAML/JSON file."""
+        return cls(_read(path), limits=limits, **limit_options)
+
+    @classmethod
+    def _wrap(cls, native: Any) -> Definition:
+        d = cls.__new__(cls)
+        d._native = native
+        d._warnings = None
+        return d
+
+    @property
+    def name(self) -> str:
+        """``metadata.name`` of the definition."""
+        return str(self._native.name)
+
+    @property
+    def origin(self) -> str:
+        """``"catalog"`` (bundled) or ``"user"``."""
+        return str(self._native.origin)
+
+    @property
+    def gvk(self) -> Gvk:
+        """The root group/version/kind: the type this definition describes."""
+        return Gvk(*self._native.gvk)
+
+    @property
+    def components(self) -> List[str]:
+        """Component names, root first."""
+        return list(self._native.component_names)
+
+    @property
+    def can_suspend(self) -> bool:
+        """Whether the definition has suspend/resume actions."""
+        return bool(self._native.can_suspend)
+
+    @property
+    def warnings(self) -> List[Dict[str, Any]]:
+        """Validation warnings (unknown fields and the like)."""
+        if self._warnings is not None:
+            return list(self._warnings)
+        w: List[Dict[str, Any]] = _loads(self._native.warnings_json)
+        return w
+
+    @property
+    def limits(self) -> Dict[str, int]:
+        """The limits this definition evaluates with (camelCase names)."""
+        r: Dict[str, int] = _loads(self._native.limits_json)
+        return r
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The definition as read (the engine's model of it, as JSON)."""
+        r: Dict[str, Any] = _loads(self._native.definition_json)
+        return r
+
+    def _obj(self, obj: Any) -> str:
+        return _object_json(obj, self._native.parse_object)
+
+    def resolve(self, obj: Any, pods: Optional[Iterable[Any]] = None) -> Dict[str, Any]:
+        """Resolve an object (dict, YAML/JSON text or kubernetes model) into
+        the resolved structure; with ``pods``, including the live state."""
+        o = self._obj(obj)
+        p = None if pods is None else _pods_json(pods)
+        r: Dict[str, Any] = _loads(self._native.resolve(o, p))
+        return r
+
+    def status(self, obj: Any) -> Optional[Dict[str, Any]]:
+        """Only the root status of an object (``None`` when the definition
+        has no status definition)."""
+        r: Optional[Dict[str, Any]] = _loads(self._native.status(self._obj(obj)))
+        return r
+
+    def update(self, obj: Any, request: Mapping[str, Any]) -> UpdateResult:
+        """Write values through the definition's paths. ``request`` is
+        ``{"components": {NAME: {"podTemplateSpecs"|"podSpecs"|"podMetadata"|
+        "fragments": {INSTANCE_ID: value}}}}``."""
+        if not isinstance(request, Mapping):
+            raise TypeError(f"request must be a mapping, not {type(request).__name__}")
+        return _update_result(self._native.update(self._obj(obj), _dumps(request)))
+
+    def suspend(self, obj: Any) -> UpdateResult:
+        """Apply the definition's suspend actions."""
+        return _update_result(self._native.suspend(self._obj(obj)))
+
+    def resume(self, obj: Any) -> UpdateResult:
+        """Apply the definition's resume actions."""
+        return _update_result(self._native.resume(self._obj(obj)))
+
+    def attribute_pods(self, obj: Any, pods: Iterable[Any]) -> Dict[str, Any]:
+        """Place pods under components and instances (``obj``, the workload,
+        may be ``None``): ``{"pods": [...], "unattributed": [...]}``."""
+        o = None if obj is None else self._obj(obj)
+        r: Dict[str, Any] = _loads(self._native.attribute_pods(o, _pods_json(pods)))
+        return r
+
+    def gang_groups(self, obj: Any, pods: Iterable[Any]) -> Dict[str, Any]:
+        """Gang-scheduling groups of the workload's pods:
+        ``{"groups": [...], "pods": [...]}``."""
+        r: Dict[str, Any] = _loads(self._native.gang_groups(self._obj(obj), _pods_json(pods)))
+        return r
+
+    def __reduce__(self) -> Tuple[Any, Tuple[str, str, str, str]]:
+        return (
+            _rebuild_definition,
+            (
+                self._native.definition_json,
+                self._native.limits_json,
+                self.origin,
+                _dumps(self.warnings),
+            ),
+        )
+
+    def __repr__(self) -> str:
+        g = self.gvk
+        return f"<Definition {self.name} ({g.api_version} {g.kind}, {self.origin})>"
+
+
+def _rebuild_definition(definition: str, limits: str, origin: str, warnings: str) -> Definition:
+    d = Definition._wrap(_native.rebuild(definition, limits, origin))
+    # Warnings found when the definition was first read (unknown fields,
+    # positions) are not in its JSON: keep them.
+    d._warnings = _loads(warnings)
+    return d
+
+
+def _single(x: Any) -> bool:
+    return isinstance(x, (str, bytes, Mapping, os.PathLike, Definition))
+
+
+class Catalog:
+    """A set of definitions keyed by root GVK (the engine's
+    ``DefinitionSet``): the bundled catalog (``bundled=True``, the default)
+    plus your own. A definition added later replaces one with the same root
+    GVK, so yours override bundled ones. Safe to share between threads."""
+
+    __slots__ = ("_native",)
+
+    def __init__(
+        self,
+        definitions: Union[Iterable[Union[Definition, Source]], Definition, Source] = (),
+        *,
+        bundled: bool = True,
+    ) -> None:
+        if not isinstance(bundled, bool):
+            raise TypeError(f"bundled must be bool, not {type(bundled).__name__}")
+        self._native = _native.Catalog(bundled)
+        items: Iterable[Any] = [definitions] if _single(definitions) else cast(Iterable[Any], definitions)
+        for d in items:
+            self.add(d)
+
+    def add(
+        self,
+        definition: Union[Definition, Source],
+        *,
+        limits: Optional[Mapping[str, int]] = None,
+        **limit_options: int,
+    ) -> None:
+        """Add a compiled :class:`Definition`, or every definition of a
+        source (text, dict or os.PathLike; compiled with the given limits)."""
+        if isinstance(definition, Definition):
+            self._native.add(definition._native)
+            return
+        text = _definition_text(definition)
+        for n in _native.compile_all(text, _limits_json(limits, limit_options)):
+            self._native.add(n)
+
+    def lookup(self, api_version: str, kind: str) -> Optional[Definition]:
+        """The definition for an apiVersion (``group/version``) and kind:
+        the exact GVK, else one for the same group and kind."""
+        n = self._native.lookup(api_version, kind)
+        return None if n is None else Definition._wrap(n)
+
+    def lookup_object(self, obj: Any) -> Definition:
+        """The definition for an object, by its ``apiVersion`` and ``kind``
+        (raises :class:`NoDefinitionError` when there is none)."""
+        return Definition._wrap(self._native.lookup_object(_object_json(obj, _native.parse_object)))
+
+    def get(self, name: str) -> Optional[Definition]:
+        """A definition by name."""
+        n = self._native.get(name)
+        return None if n is None else Definition._wrap(n)
+
+    def definitions(self) -> List[Definition]:
+        """Every definition, sorted by name."""
+        return [Definition._wrap(n) for n in self._native.definitions()]
+
+    def resolve(self, obj: Any, pods: Optional[Iterable[Any]] = None) -> Dict[str, Any]:
+        """Choose the definition by the object's GVK and resolve it (with
+        ``pods``: including the live state)."""
+        o = _object_json(obj, _native.parse_object)
+        p = None if pods is None else _pods_json(pods)
+        r: Dict[str, Any] = _loads(self._native.resolve(o, p))
+        return r
+
+    def __len__(self) -> int:
+        return int(len(self._native))
+
+    def __iter__(self) -> Iterator[Definition]:
+        return iter(self.definitions())
+
+    def __repr__(self) -> str:
+        return f"<Catalog of {len(self)} definitions>"
+
+
+_bundled_catalog: Optional[Catalog] = None
+_bundled_lock = threading.Lock()
+
+
+def _bundled() -> Catalog:
+    global _bundled_catalog
+    with _bundled_lock:
+        if _bundled_catalog is None:
+            _bundled_catalog = Catalog()
+        return _bundled_catalog
+
+
+# --- functions ------------------------------------------------------------
+
+
+def catalog() -> Catalog:
+    """A new :class:`Catalog` holding the bundled definitions."""
+    return Catalog()
+
+
+def catalog_sources() -> Dict[str, str]:
+    """The bundled definition files: file name -> YAML text."""
+    return dict(_native.catalog_sources())
+
+
+def lookup(api_version: str, kind: str) -> Optional[Definition]:
+    """The bundled definition for an apiVersion and kind."""
+    return _bundled().lookup(api_version, kind)
+
+
+def resolve(
+    obj: Any,
+    *,
+    definitions: Union[Iterable[Union[Definition, Source]], Definition, Source, None] = None,
+    pods: Optional[Iterable[Any]] = None,
+) -> Dict[str, Any]:
+    """Resolve an object, choosing its definition by GVK from the bundled
+    catalog plus ``definitions`` (which override bundled ones)."""
+    c = _bundled() if definitions is None else Catalog(definitions)
+    return c.resolve(obj, pods)
+
+
+def compile(
+    source: Source,
+    *,
+    limits: Optional[Mapping[str, int]] = None,
+    **limit_options: int,
+) -> Definition:
+    """Compile the one definition of a source (as :class:`Definition`)."""
+    return Definition(source, limits=limits, **limit_options)
+
+
+def compile_all(
+    source: Source,
+    *,
+    limits: Optional[Mapping[str, int]] = None,
+    **limit_options: int,
+) -> List[Definition]:
+    """Compile every definition of a source (several YAML documents or a
+    ``List``)."""
+    text = _definition_text(source)
+    return [Definition._wrap(n) for n in _native.compile_all(text, _limits_json(limits, limit_options))]
+
+
+def validate(
+    source: Source,
+    *,
+    limits: Optional[Mapping[str, int]] = None,
+    **limit_options: int,
+) -> List[Dict[str, Any]]:
+    """Validate every definition of a source without failing on findings:
+    one ``{"name", "valid", "findings"}`` per definition. Text that cannot be
+    read as definitions raises (e.g. :class:`ParseError`)."""
+    text = _definition_text(source)
+    r: List[Dict[str, Any]] = _loads(_native.validate(text, _limits_json(limits, limit_options)))
+    return r
+
+
+def evaluate(
+    expression: str,
+    input: Any = None,
+    *,
+    limits: Optional[Mapping[str, int]] = None,
+    **limit_options: int,
+) -> List[Any]:
+    """Run one jq expression on a JSON value with the engine's semantics
+    (gojq-compatible, denied builtins rejected, bounded): every output.
+    ``input`` is a JSON value (a ``str`` is a JSON string, not text)."""
+    lj = _limits_json(limits, limit_options)
+    r: List[Any] = _loads(_native.evaluate(expression, _dumps(input), lj))
+    return r
+
+
+def parse(
+    text: Union[str, bytes],
+    *,
+    limits: Optional[Mapping[str, int]] = None,
+    **limit_options: int,
+) -> List[Any]:
+    """Every document of a YAML/JSON text, read as the engine reads objects
+    (empty documents are skipped)."""
+    r: List[Any] = _loads(_native.parse(text, _limits_json(limits, limit_options)))
+    return r
+
+
+def limits(limits: Optional[Mapping[str, int]] = None, **limit_options: int) -> Dict[str, int]:
+    """Complete, checked limits: the defaults overridden by ``limits`` (camelCase
+    or snake_case names) and keyword arguments. Unknown names and values that
+    are not non-negative integers raise :class:`UsageError`."""
+    r: Dict[str, int] = _loads(_native.limits(_limits_json(limits, limit_options)))
+    return r
+
+
+def default_limits() -> Dict[str, int]:
+    """The default limits (meant for untrusted input), camelCase names."""
+    r: Dict[str, int] = _loads(_native.default_limits())
+    return r

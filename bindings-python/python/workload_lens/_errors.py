@@ -1,0 +1,168 @@
+"""The exceptions of workload_lens: one class per engine error code."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Type, cast
+
+if TYPE_CHECKING:
+    from .types import Finding, Location
+
+__all__ = [
+    "WorkloadLensError",
+    "ParseError",
+    "ValidationError",
+    "JqCompileError",
+    "JqRuntimeError",
+    "ConversionError",
+    "CountMismatchError",
+    "LimitError",
+    "NoDefinitionError",
+    "InvalidObjectError",
+    "UpdateError",
+    "UsageError",
+]
+
+
+class WorkloadLensError(Exception):
+    """Every error of workload_lens.
+
+    Attributes (copied verbatim from the engine's error):
+
+    - ``code``: the stable error code (``"parse"``, ``"validation"``, ...; the
+      subclass says the same); ``"internal"`` only for a bug in
+      workload-lens itself.
+    - ``message``: what went wrong, without the location.
+    - ``location``: where (a dict with the engine's camelCase keys: ``field``,
+      ``line``, ``column``, ``expression``, ``span``, ``component``,
+      ``instance``, ``objectPath``, ``document``; only known parts are set).
+    - ``limit``: for limit errors, the name of the limit (e.g. ``"maxSteps"``).
+    - ``findings``: for validation errors, every finding.
+
+    ``str(error)`` is the message with the location and the findings.
+    """
+
+    code: str = "internal"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: Optional[str] = None,
+        location: Optional[Mapping[str, Any]] = None,
+        limit: Optional[str] = None,
+        findings: Optional[Sequence[Mapping[str, Any]]] = None,
+        text: Optional[str] = None,
+    ) -> None:
+        super().__init__(text if text is not None else message)
+        self.code = code if code is not None else type(self).code
+        self.message: str = message
+        self.location: Location = cast("Location", dict(location) if location else {})
+        self.limit: Optional[str] = limit
+        self.findings: List[Finding] = cast("List[Finding]", [dict(f) for f in findings] if findings else [])
+
+
+class ParseError(WorkloadLensError):
+    """Malformed YAML or JSON text, or a document of the wrong shape."""
+
+    code = "parse"
+
+
+class ValidationError(WorkloadLensError):
+    """The definition breaks a validation rule (see ``findings``)."""
+
+    code = "validation"
+
+
+class JqCompileError(WorkloadLensError):
+    """A jq expression does not parse or compile, or uses a denied construct."""
+
+    code = "jq_compile"
+
+
+class JqRuntimeError(WorkloadLensError):
+    """A jq expression failed while running."""
+
+    code = "jq_runtime"
+
+
+class ConversionError(WorkloadLensError):
+    """An expression's output has the wrong type for its field."""
+
+    code = "conversion"
+
+
+class CountMismatchError(WorkloadLensError):
+    """Per-instance outputs do not line up with the instance ids."""
+
+    code = "count_mismatch"
+
+
+class LimitError(WorkloadLensError):
+    """A configured limit was exceeded (see ``limit``)."""
+
+    code = "limit"
+
+
+class NoDefinitionError(WorkloadLensError):
+    """No definition is known for the object's apiVersion/kind."""
+
+    code = "no_definition"
+
+
+class InvalidObjectError(WorkloadLensError):
+    """The object is not a usable Kubernetes object."""
+
+    code = "invalid_object"
+
+
+class UpdateError(WorkloadLensError):
+    """An update could not be applied."""
+
+    code = "update"
+
+
+class UsageError(WorkloadLensError):
+    """The API was used incorrectly (unknown component, bad argument)."""
+
+    code = "usage"
+
+
+_CLASSES: Dict[str, Type[WorkloadLensError]] = {
+    c.code: c
+    for c in (
+        ParseError,
+        ValidationError,
+        JqCompileError,
+        JqRuntimeError,
+        ConversionError,
+        CountMismatchError,
+        LimitError,
+        NoDefinitionError,
+        InvalidObjectError,
+        UpdateError,
+        UsageError,
+    )
+}
+
+
+def _make(code: str, message: str, **kw: Any) -> WorkloadLensError:
+    cls = _CLASSES.get(code, WorkloadLensError)
+    return cls(message, code=code, **kw)
+
+
+def _from_native(payload: str, text: str) -> WorkloadLensError:
+    """The exception for an engine error serialized as JSON (called by the
+    native module)."""
+    try:
+        e = json.loads(payload)
+    except ValueError:
+        e = {"code": "internal", "message": text}
+    return _make(
+        str(e.get("code", "internal")),
+        str(e.get("message", text)),
+        location=e.get("location"),
+        limit=e.get("limit"),
+        findings=e.get("findings"),
+        text=text,
+    )

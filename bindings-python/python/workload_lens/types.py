@@ -1,0 +1,122 @@
+"""Types of workload_lens's arguments and results, for annotations:
+``from workload_lens.types import Finding, KubeObject, Resolved``.
+
+Results are plain dicts and lists; these TypedDicts describe their keys
+(the engine's camelCase names).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, Mapping, Union
+
+from typing import Literal, Protocol, TypedDict
+
+__all__ = [
+    "JSON",
+    "Finding",
+    "KubeObject",
+    "KubernetesModel",
+    "LimitOptions",
+    "Limits",
+    "Location",
+    "Resolved",
+    "Source",
+    "ValidationResult",
+]
+
+
+class KubernetesModel(Protocol):
+    """A model object of the official ``kubernetes`` client (``V1Pod``, ...),
+    converted with ``ApiClient().sanitize_for_serialization``."""
+
+    @property
+    def openapi_types(self) -> Mapping[str, str]: ...
+
+    @property
+    def attribute_map(self) -> Mapping[str, str]: ...
+
+
+#: A Kubernetes object: an API-shaped (camelCase) dict, the YAML/JSON text of
+#: one object, or a ``kubernetes`` client model.
+KubeObject = Union[Mapping[str, Any], str, bytes, KubernetesModel]
+
+#: A definition source: YAML/JSON text, a dict, or a file as ``os.PathLike``
+#: (a ``str`` is always text; ``Definition.from_path`` takes a ``str`` path).
+Source = Union[str, bytes, Mapping[str, Any], "os.PathLike[str]"]
+
+#: A JSON value (as returned by ``evaluate`` and ``parse``).
+JSON = Any
+
+#: The resolved structure (``docs/resolved.schema.json`` in the repository).
+Resolved = Dict[str, Any]
+
+
+class LimitOptions(TypedDict, total=False):
+    """Limits as keyword arguments (snake_case names)."""
+
+    max_input_bytes: int
+    max_depth: int
+    max_input_nodes: int
+    max_outputs: int
+    max_steps: int
+    max_string_bytes: int
+    max_collection_len: int
+    max_output_bytes: int
+    max_expression_bytes: int
+    max_expression_depth: int
+    max_instances: int
+    max_documents: int
+    max_yaml_aliases: int
+
+
+class Limits(TypedDict):
+    """Complete limits, as ``limits()`` returns them (camelCase names)."""
+
+    maxInputBytes: int
+    maxDepth: int
+    maxInputNodes: int
+    maxOutputs: int
+    maxSteps: int
+    maxStringBytes: int
+    maxCollectionLen: int
+    maxOutputBytes: int
+    maxExpressionBytes: int
+    maxExpressionDepth: int
+    maxInstances: int
+    maxDocuments: int
+    maxYamlAliases: int
+
+
+class Location(TypedDict, total=False):
+    """Where something happened; only the known parts are present."""
+
+    document: int
+    field: str
+    line: int
+    column: int
+    expression: str
+    span: List[int]
+    component: str
+    instance: str
+    objectPath: str
+
+
+class _FindingRequired(TypedDict):
+    code: str
+    severity: Literal["error", "warning"]
+    message: str
+
+
+class Finding(_FindingRequired, total=False):
+    """One validation finding (``location`` is absent when unknown)."""
+
+    location: Location
+
+
+class ValidationResult(TypedDict):
+    """The validation of one definition."""
+
+    name: str
+    valid: bool
+    findings: List[Finding]

@@ -1,0 +1,298 @@
+"""The conformance runner for the Python binding.
+
+A line-by-line mirror of the Rust runner (`conformance/src/lib.rs`): the
+same operations on the same inputs, the same canonical outcome
+(`{"result": R}` or `{"error": E}`) and the same comparison rules. See
+`conformance/README.md`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+import workload_lens as wl
+
+REPO = Path(__file__).resolve().parents[2]
+RUNTIME = "python"
+
+
+def suite_path() -> Path:
+    return Path(os.environ.get("WORKLOAD_LENS_SUITE", REPO / "conformance" / "suite.json"))
+
+
+def results_path() -> Path:
+    return REPO / "target" / "conformance" / f"{RUNTIME}.json"
+
+
+def load_cases() -> List[Tuple[Dict[str, Any], Dict[str, Any]]]:
+    """(case, group) for every case of suite.json, in suite order."""
+    suite = json.loads(suite_path().read_text(encoding="utf-8"))
+    if suite.get("format") != "workload-lens-conformance/v1":
+        raise ValueError(f"unknown suite format {suite.get('format')!r}")
+    return [(c, g) for g in suite["groups"] for c in g["cases"]]
+
+
+class CannotRun(Exception):
+    """The case is malformed for this runner (the Rust runner's `Err(String)`)."""
+
+
+class _Outcome(Exception):
+    def __init__(self, value: Dict[str, Any]) -> None:
+        super().__init__()
+        self.value = value
+
+
+# --- canonical JSON (conformance/src/lib.rs `canonical`) --------------------
+
+
+def canonical(v: Any) -> str:
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, int):
+        if -(2**63) <= v < 2**64:
+            return str(v)
+        # serde_json (without arbitrary_precision) reads such a number as f64.
+        return canonical(float(v))
+    if isinstance(v, float):
+        if v == 0.0:
+            return "0"
+        if math.isfinite(v) and v == int(v) and abs(v) < 9.007_199_254_740_992e15:
+            return str(int(v))
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, list):
+        return "[" + ",".join(canonical(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ",".join(f"{json.dumps(k, ensure_ascii=False)}:{canonical(v[k])}" for k in sorted(v)) + "}"
+    raise TypeError(f"not a JSON value: {type(v).__name__}")
+
+
+def rust_json(v: Any) -> str:
+    """`serde_json::Value::to_string()`: compact, keys sorted."""
+    return json.dumps(v, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+# --- outcomes ---------------------------------------------------------------
+
+
+def finding_value(f: Dict[str, Any]) -> Dict[str, Any]:
+    m: Dict[str, Any] = {"code": f["code"], "severity": f["severity"]}
+    loc = f.get("location") or {}
+    if loc.get("field") is not None:
+        m["field"] = loc["field"]
+    if loc.get("line") is not None:
+        m["line"] = loc["line"]
+    return m
+
+
+def error_value(e: wl.WorkloadLensError) -> Dict[str, Any]:
+    m: Dict[str, Any] = {"code": e.code}
+    if e.limit is not None:
+        m["limit"] = e.limit
+    loc = e.location
+    for k in ("field", "component", "instance", "line", "column", "span"):
+        if loc.get(k) is not None:
+            m[k] = loc[k]
+    if e.findings:
+        m["findings"] = [finding_value(f) for f in e.findings]
+    return {"error": m}
+
+
+def _attempt(fn: Any, *args: Any, **kw: Any) -> Any:
+    try:
+        return fn(*args, **kw)
+    except wl.WorkloadLensError as e:
+        raise _Outcome(error_value(e)) from None
+
+
+def _limits_of(case: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    limits = case.get("limits")
+    if limits is None:
+        return None
+    try:
+        wl.limits(limits)
+    except (wl.UsageError, TypeError) as e:
+        raise CannotRun(f"bad limits: {e}") from None
+    return dict(limits)
+
+
+def _definition_of(case: Dict[str, Any], group: Dict[str, Any], limits: Any) -> wl.Definition:
+    d = case.get("definition")
+    if d is None:
+        raise CannotRun("the case needs a definition")
+    source: Any
+    if isinstance(d, dict) and len(d) == 1 and "catalog" in d:
+        name = d["catalog"] if isinstance(d["catalog"], str) else ""
+        files = wl.catalog_sources()
+        match = [t for f, t in files.items() if _trim_yaml(f) == name]
+        if not match:
+            raise CannotRun(f"no catalog definition {name}")
+        source = match[0]
+    elif isinstance(d, dict) and len(d) == 1 and "ref" in d:
+        name = d["ref"] if isinstance(d["ref"], str) else ""
+        defs = group.get("definitions") or {}
+        if name not in defs:
+            raise CannotRun(f"no group definition {name}")
+        source = defs[name]  # a dict: compiled from its compact JSON, as Rust does
+    elif isinstance(d, dict) and len(d) == 1 and "text" in d:
+        source = d["text"] if isinstance(d["text"], str) else ""
+    elif isinstance(d, dict):
+        source = d
+    else:
+        source = rust_json(d)
+    return _attempt(wl.compile, source, limits=limits)  # type: ignore[no-any-return]
+
+
+def _trim_yaml(f: str) -> str:
+    while f.endswith(".yaml"):
+        f = f[: -len(".yaml")]
+    return f
+
+
+def _object_of(case: Dict[str, Any], limits: Any) -> Any:
+    text = case.get("objectText")
+    if text is not None:
+        docs = _attempt(wl.parse, text, limits=limits)
+        if len(docs) == 1:
+            return docs[0]
+        raise _Outcome({"error": {"code": "usage"}})
+    obj = case.get("object")
+    if obj is None:
+        raise CannotRun("the case needs an object")
+    return obj
+
+
+def run_case(case: Dict[str, Any], group: Dict[str, Any]) -> Dict[str, Any]:
+    """The canonical outcome of one case; CannotRun for a malformed case."""
+    try:
+        return {"result": _run(case, group)}
+    except _Outcome as o:
+        return o.value
+
+
+def _run(case: Dict[str, Any], group: Dict[str, Any]) -> Any:
+    limits = _limits_of(case)
+    op = case.get("op")
+    if op == "evaluate":
+        expr = case.get("expression")
+        if expr is None:
+            raise CannotRun("evaluate needs an expression")
+        return {"outputs": _attempt(wl.evaluate, expr, case.get("input"), limits=limits)}
+    if op == "parse":
+        text = case.get("objectText")
+        if text is None:
+            raise CannotRun("parse needs objectText")
+        return _attempt(wl.parse, text, limits=limits)
+    if op == "validate":
+        d = case.get("definition")
+        if isinstance(d, dict) and len(d) == 1 and "text" in d:
+            text = d["text"] if isinstance(d["text"], str) else ""
+        elif isinstance(d, dict) and len(d) == 1 and "ref" in d:
+            defs = group.get("definitions") or {}
+            name = d["ref"] if isinstance(d["ref"], str) else ""
+            if name not in defs:
+                raise CannotRun("no such group definition")
+            text = rust_json(defs[name])
+        elif d is not None:
+            text = rust_json(d)
+        else:
+            raise CannotRun("validate needs a definition")
+        results = _attempt(wl.validate, text, limits=limits)
+        return [{"valid": r["valid"], "findings": [finding_value(f) for f in r["findings"]]} for r in results]
+
+    d = _definition_of(case, group, limits)
+    if op == "resolve":
+        obj = _object_of(case, limits)
+        pods = case.get("pods")
+        if pods is not None:
+            return _attempt(d.resolve, obj, pods)
+        return _attempt(d.resolve, obj)
+    if op == "resolveByKind":
+        obj = _object_of(case, limits)
+        return _attempt(wl.resolve, obj, definitions=[d])
+    if op == "status":
+        return _attempt(d.status, _object_of(case, limits))
+    if op == "update":
+        obj = _object_of(case, limits)
+        request = case.get("request")
+        if request is None:
+            request = {}
+        if not isinstance(request, dict):
+            raise CannotRun("bad request: not an object")
+        try:
+            r = d.update(obj, request)
+        except wl.UsageError as e:
+            if e.message.startswith("invalid update request"):
+                raise CannotRun(f"bad request: {e}") from None
+            raise _Outcome(error_value(e)) from None
+        except wl.WorkloadLensError as e:
+            raise _Outcome(error_value(e)) from None
+        return {"object": r.object, "patch": r.patch}
+    if op in ("suspend", "resume"):
+        obj = _object_of(case, limits)
+        r = _attempt(d.suspend if op == "suspend" else d.resume, obj)
+        return {"object": r.object, "patch": r.patch}
+    if op == "attribute":
+        return _attempt(d.attribute_pods, case.get("object"), case.get("pods") or [])
+    if op == "gang":
+        obj = _object_of(case, limits)
+        return _attempt(d.gang_groups, obj, case.get("pods") or [])
+    if op == "compile":
+        return {"name": d.name, "warnings": [finding_value(f) for f in d.warnings]}
+    raise CannotRun(f"unknown op {op}")
+
+
+# --- comparison (conformance/src/lib.rs `compare`) --------------------------
+
+
+def compare(expect: Any, actual: Dict[str, Any]) -> Optional[str]:
+    """None when the outcome is as expected, else the difference."""
+    want = expect.get("error") if isinstance(expect, dict) else None
+    got = actual.get("error")
+    if isinstance(expect, dict) and "error" in expect:
+        if isinstance(want, dict) and isinstance(got, dict):
+            for k, w in want.items():
+                g = got.get(k)
+                if canonical(w) != canonical(g):
+                    return f"error.{k}: expected {canonical(w)}, got {canonical(g)}"
+            return None
+        return f"expected an error, got {canonical(actual)}"
+    if "error" in actual:
+        return f"unexpected error {canonical(actual)}"
+    if canonical(expect) == canonical(actual):
+        return None
+    return diff(expect, actual)
+
+
+def diff(a: Any, b: Any, path: str = "") -> str:
+    out: List[str] = []
+    _diff_into(a, b, path, out)
+    return "\n".join(out[:8])
+
+
+def _diff_into(a: Any, b: Any, path: str, out: List[str]) -> None:
+    if canonical(a) == canonical(b) or len(out) >= 8:
+        return
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            p = f"{path}.{k}"
+            if k in a and k in b:
+                _diff_into(a[k], b[k], p, out)
+            elif k in a:
+                out.append(f"{p}: expected {canonical(a[k])}, missing")
+            else:
+                out.append(f"{p}: unexpected {canonical(b[k])}")
+    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (v, w) in enumerate(zip(a, b)):
+            _diff_into(v, w, f"{path}[{i}]", out)
+    else:
+        out.append(f"{path}: expected {canonical(a)}, got {canonical(b)}")

@@ -1,0 +1,362 @@
+"""Hostile inputs: nothing crashes the interpreter; every failure is a
+WorkloadLensError (or a TypeError for values of the wrong type)."""
+
+from __future__ import annotations
+
+import decimal
+import math
+import os
+import subprocess
+import sys
+from typing import Any, Callable, Dict, List
+
+import pytest
+
+import workload_lens as wl
+from conftest import EXAMPLES, REPO
+
+ALLOWED = (wl.WorkloadLensError, TypeError)
+JOBSET_TEXT = (EXAMPLES / "jobset.yaml").read_text()
+JOBSET = wl.parse(JOBSET_TEXT)[0]
+JOBSET_DEF = wl.lookup("jobset.x-k8s.io/v1alpha2", "JobSet")
+assert JOBSET_DEF is not None
+
+
+def nested(depth: int) -> Any:
+    v: Any = 1
+    for _ in range(depth):
+        v = {"a": [v]}
+    return v
+
+
+# --- deep nesting ------------------------------------------------------------
+
+
+def test_deep_python_values_are_limit_errors() -> None:
+    deep = nested(100_000)  # far beyond Python's recursion limit
+    for call in (
+        lambda: wl.evaluate(".", deep),
+        lambda: wl.resolve({**JOBSET, "spec": deep}),
+        lambda: wl.Definition(deep),
+        lambda: JOBSET_DEF.resolve(JOBSET, pods=[deep]),
+        lambda: wl.limits(deep),
+    ):
+        with pytest.raises(ALLOWED):
+            call()
+    with pytest.raises(wl.LimitError) as e:
+        wl.evaluate(".", deep)
+    assert e.value.limit == "maxDepth"
+
+
+def test_depth_between_serde_and_python_limits_follows_max_depth() -> None:
+    v = nested(100)  # 201 levels: deeper than serde_json's fixed 128
+    with pytest.raises(wl.LimitError) as e:
+        wl.evaluate(".", v)
+    assert e.value.limit == "maxDepth" and "line" not in e.value.location
+    assert wl.evaluate(".", v, max_depth=500) == [v]
+
+
+def test_deep_texts() -> None:
+    for text in ("[" * 100_000, "[" * 50_000 + "]" * 50_000, "a:\n" + "  - " * 20_000 + "x\n",
+                 "{" * 100_000, "- " * 100_000 + "x"):
+        with pytest.raises((wl.LimitError, wl.ParseError)):
+            wl.parse(text)
+        with pytest.raises((wl.LimitError, wl.ParseError)):
+            wl.resolve(text)
+        with pytest.raises((wl.LimitError, wl.ParseError)):
+            wl.Definition(text)
+
+
+def test_deep_expressions() -> None:
+    for expr in ("(" * 10_000 + "1" + ")" * 10_000, "[" * 10_000 + "]" * 10_000, "." + ".a" * 20_000,
+                 "def f: " * 5000 + "1" + ";" * 5000 + " f", '"\\(' * 5000 + "1" + ')"' * 5000):
+        with pytest.raises((wl.LimitError, wl.JqCompileError)):
+            wl.evaluate(expr)
+
+
+def test_runaway_expressions_are_bounded() -> None:
+    for expr in ("def f: f; f", "[limit(100000000; repeat(1))]", "until(false; .)", "last(repeat(1))",
+                 '"x" * 100000000', "[.[] as $a | .[] as $b | .[] as $c | 1]",
+                 "reduce (.[] as $a | .[] as $b | .[]) as $x (0; . + 1)"):
+        with pytest.raises((wl.LimitError, wl.JqCompileError)):
+            wl.evaluate(expr, list(range(300)))
+
+
+# --- YAML bombs and huge inputs -------------------------------------------
+
+
+BILLION_LAUGHS = """\
+a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
+i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
+"""
+
+
+def test_billion_laughs() -> None:
+    for call in (lambda: wl.parse(BILLION_LAUGHS), lambda: wl.resolve(BILLION_LAUGHS),
+                 lambda: wl.Definition(BILLION_LAUGHS), lambda: wl.validate(BILLION_LAUGHS)):
+        with pytest.raises(wl.LimitError) as e:
+            call()
+        assert e.value.limit in ("maxYamlAliases", "maxInputNodes")
+    wide = "a: &a [" + ",".join(["x"] * 1000) + "]\nb: [" + ",".join(["*a"] * 2000) + "]\n"
+    with pytest.raises(wl.LimitError):
+        wl.parse(wide)
+
+
+def test_huge_strings() -> None:
+    big = "x" * (17 * 1024 * 1024)
+    for call in (lambda: wl.parse(big), lambda: wl.resolve(big), lambda: wl.Definition(big),
+                 lambda: wl.validate(big), lambda: JOBSET_DEF.resolve(big)):
+        with pytest.raises(wl.LimitError) as e:
+            call()
+        assert e.value.limit == "maxInputBytes"
+    with pytest.raises(wl.LimitError) as e2:
+        wl.evaluate("." * 20_000)
+    assert e2.value.limit == "maxExpressionBytes"
+    # a large string inside a value is data, not text: it goes through
+    value = {"s": "y" * (8 * 1024 * 1024)}
+    assert wl.evaluate(".s | length", value) == [8 * 1024 * 1024]
+    with pytest.raises(wl.LimitError) as e3:
+        wl.evaluate(".s + .s", value)
+    assert e3.value.limit in ("maxStringBytes", "maxOutputBytes")
+    many = {"items": [{"k": i} for i in range(200_000)]}
+    with pytest.raises(wl.LimitError):
+        wl.evaluate("[.items[] | .k]", many)
+
+
+# --- encodings ----------------------------------------------------------------
+
+
+def test_invalid_utf8_bytes() -> None:
+    bad = b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: \xff\xfe\n"
+    for call in (lambda: wl.parse(bad), lambda: wl.resolve(bad), lambda: wl.Definition(bad),
+                 lambda: wl.validate(bad), lambda: wl.compile_all(bad), lambda: JOBSET_DEF.status(bad),
+                 lambda: wl.Catalog(bad)):
+        with pytest.raises(wl.ParseError) as e:
+            call()
+        assert e.value.location.get("line") == 4
+    with pytest.raises(wl.JqCompileError):
+        wl.evaluate(b"\xff")  # type: ignore[arg-type]
+
+
+def test_lone_surrogates() -> None:
+    with pytest.raises(wl.ParseError):
+        wl.parse("a: \ud800\n")
+    with pytest.raises(wl.ParseError):
+        wl.resolve("apiVersion: v1\nkind: Pod\nmetadata: {name: \udcff}\n")
+    with pytest.raises(wl.ParseError):
+        wl.Definition({"kind": "\ud800"})
+    with pytest.raises(wl.JqCompileError):
+        wl.evaluate('"\ud800"')
+    with pytest.raises(wl.UsageError):
+        wl.evaluate(".", {"a": "\ud800"})
+    with pytest.raises(wl.UsageError):
+        wl.resolve({**JOBSET, "x": "\udfff"})
+    assert wl.lookup("\ud800", "JobSet") is None
+    assert wl.Catalog().get("\ud800") is None
+
+
+def test_unicode_round_trips() -> None:
+    s = "ünïcødé ✓ 🎉 \u0000 \u2028 \\ \" \n"
+    assert wl.evaluate(".", {"s": s}) == [{"s": s}]
+    assert wl.parse('{"s": "🎉"}') == [{"s": "🎉"}]
+
+
+# --- values that are not JSON ---------------------------------------------
+
+
+class Custom:
+    pass
+
+
+@pytest.mark.parametrize(
+    "value",
+    [set(), {1, 2}, frozenset(), Custom(), object(), b"bytes", bytearray(b"x"), 1j, decimal.Decimal("1"),
+     {(1, 2): 3}, [lambda: 1], {"a": {"b": set()}}, range(3), iter([1])],
+    ids=lambda v: type(v).__name__,
+)
+def test_non_json_values_are_type_errors(value: Any) -> None:
+    with pytest.raises(TypeError):
+        wl.evaluate(".", value)
+    with pytest.raises(TypeError):
+        wl.resolve({**JOBSET, "extra": value})
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, {"a": [math.nan]}], ids=repr)
+def test_nan_and_infinities_are_usage_errors(value: Any) -> None:
+    with pytest.raises(wl.UsageError):
+        wl.evaluate(".", value)
+    with pytest.raises(wl.UsageError):
+        wl.limits(max_steps=value)  # type: ignore[arg-type]
+
+
+def test_circular_values() -> None:
+    a: List[Any] = []
+    a.append(a)
+    d: Dict[str, Any] = {}
+    d["d"] = d
+    for v in (a, d):
+        with pytest.raises(wl.UsageError):
+            wl.evaluate(".", v)
+
+
+def test_big_numbers() -> None:
+    assert wl.evaluate(".", 2**63 - 1) == [2**63 - 1]
+    assert wl.evaluate(".", 2**64 - 1) == [2**64 - 1]
+    big = wl.evaluate(".", 10**30)[0]
+    assert big == pytest.approx(1e30)
+    with pytest.raises(ALLOWED + (ValueError,)):
+        wl.evaluate(".", 10**5000)  # beyond Python's int-to-str limit
+
+
+# --- wrong types for every argument ---------------------------------------
+
+
+BAD: List[Any] = [
+    None, 0, -1, 2**70, 1.5, math.nan, True, "", "garbage: [", "\ud800", b"\xff\xfe", [], [1], [None],
+    {}, {"a": set()}, {1: 2}, set(), object(), Custom(), wl, print, (1, 2), {"apiVersion": 1, "kind": []},
+]
+
+D = JOBSET_DEF
+C = wl.Catalog()
+VALID_TEXT = JOBSET_TEXT
+DEF_TEXT = (REPO / "definitions" / "jobset-x-k8s-io-jobset-v1alpha2.yaml").read_text()
+
+CALLS: Dict[str, Callable[..., Any]] = {
+    "resolve": lambda a=JOBSET, b=None, c=None: wl.resolve(a, definitions=b, pods=c),
+    "lookup": lambda a="jobset.x-k8s.io/v1alpha2", b="JobSet": wl.lookup(a, b),
+    "compile": lambda a=DEF_TEXT, b=None: wl.compile(a, limits=b),
+    "compile_all": lambda a=DEF_TEXT, b=None: wl.compile_all(a, limits=b),
+    "validate": lambda a=DEF_TEXT, b=None: wl.validate(a, limits=b),
+    "evaluate": lambda a=".", b=None, c=None: wl.evaluate(a, b, limits=c),
+    "parse": lambda a=VALID_TEXT, b=None: wl.parse(a, limits=b),
+    "limits": lambda a=None: wl.limits(a),
+    "limits_kw": lambda a=1: wl.limits(max_steps=a),
+    "Definition": lambda a=DEF_TEXT, b=None: wl.Definition(a, limits=b),
+    "d.resolve": lambda a=JOBSET, b=None: D.resolve(a, b),
+    "d.status": lambda a=JOBSET: D.status(a),
+    "d.update": lambda a=JOBSET, b={}: D.update(a, b),
+    "d.suspend": lambda a=JOBSET: D.suspend(a),
+    "d.resume": lambda a=JOBSET: D.resume(a),
+    "d.attribute_pods": lambda a=JOBSET, b=[]: D.attribute_pods(a, b),
+    "d.gang_groups": lambda a=JOBSET, b=[]: D.gang_groups(a, b),
+    "Catalog": lambda a=(), b=True: wl.Catalog(a, bundled=b),
+    "c.add": lambda a=DEF_TEXT, b=None: wl.Catalog(bundled=False).add(a, limits=b),
+    "c.lookup": lambda a="v1", b="Pod": C.lookup(a, b),
+    "c.lookup_object": lambda a=JOBSET: C.lookup_object(a),
+    "c.get": lambda a="x": C.get(a),
+    "c.resolve": lambda a=JOBSET, b=None: C.resolve(a, b),
+}
+
+
+def test_from_path_wrong_types() -> None:
+    for bad in BAD:
+        if isinstance(bad, str):
+            continue
+        with pytest.raises(TypeError):
+            wl.Definition.from_path(bad)
+
+
+def _arity(fn: Callable[..., Any]) -> int:
+    return fn.__code__.co_argcount
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_wrong_types_for_every_argument(name: str) -> None:
+    fn = CALLS[name]
+    fn()  # the baseline works
+    for pos in range(_arity(fn)):
+        for bad in BAD:
+            args = [fn.__defaults__[i] for i in range(_arity(fn))]  # type: ignore[index]
+            args[pos] = bad
+            try:
+                fn(*args)
+            except ALLOWED:
+                pass
+            except BaseException as e:  # pragma: no cover - the failure message
+                pytest.fail(f"{name} argument {pos} = {bad!r}: {type(e).__name__}: {e}")
+
+
+NATIVE_CALLS: List[Callable[..., Any]] = [
+    lambda x: wl._native.evaluate(x, x, x),
+    lambda x: wl._native.evaluate(".", x),
+    lambda x: wl._native.parse(x, x),
+    lambda x: wl._native.parse_object(x),
+    lambda x: wl._native.validate(x),
+    lambda x: wl._native.compile(x, x),
+    lambda x: wl._native.compile_all(x),
+    lambda x: wl._native.limits(x),
+    lambda x: wl._native.rebuild(x, x, x),
+    lambda x: wl._native.rebuild(D._native.definition_json, "{}", x),
+    lambda x: wl._native.cli_main(x),
+    lambda x: wl._native.Catalog(x),
+    lambda x: wl._native.Catalog().add(x),
+    lambda x: wl._native.Catalog().resolve(x, x),
+    lambda x: wl._native.Catalog().lookup(x, x),
+    lambda x: wl._native.Catalog().lookup_object(x),
+    lambda x: wl._native.Catalog().get(x),
+    lambda x: D._native.resolve(x, x),
+    lambda x: D._native.resolve(x),
+    lambda x: D._native.status(x),
+    lambda x: D._native.update(x, x),
+    lambda x: D._native.update("{}", x),
+    lambda x: D._native.suspend(x),
+    lambda x: D._native.attribute_pods(x, x),
+    lambda x: D._native.attribute_pods(None, x),
+    lambda x: D._native.gang_groups(x, x),
+    lambda x: D._native.parse_object(x),
+]
+
+
+@pytest.mark.parametrize("i", range(len(NATIVE_CALLS)))
+def test_native_entry_points_never_misbehave(i: int) -> None:
+    for bad in BAD + ["{", "[1,", '"\\ud800"', "null", "1e999", "[" * 200 + "]" * 200, '{"components": 1}']:
+        try:
+            NATIVE_CALLS[i](bad)
+        except ALLOWED:
+            pass
+        except BaseException as e:  # pragma: no cover
+            pytest.fail(f"native call {i} with {bad!r}: {type(e).__name__}: {e}")
+
+
+def test_fuzzed_texts_in_a_subprocess(tmp_path: Any) -> None:
+    """Random and mutated texts through every text entry point, in a child
+    process so that a crash would be a test failure, not a lost session."""
+    script = r"""
+import random, sys
+import workload_lens as wl
+random.seed(7)
+seeds = [open(p, encoding="utf-8").read() for p in sys.argv[1:]]
+alphabet = "{}[]:,-'\"&*!|>#\\\n\t abc0123.$?%@`~^"
+n = 0
+for i in range(1500):
+    s = random.choice(seeds)
+    s = list(s)
+    for _ in range(random.randint(1, 8)):
+        pos = random.randrange(len(s) + 1)
+        op = random.random()
+        if op < 0.4:
+            s.insert(pos, random.choice(alphabet))
+        elif op < 0.7 and s:
+            del s[min(pos, len(s) - 1)]
+        else:
+            s[pos:pos] = random.choice(alphabet) * random.randint(1, 50)
+    text = "".join(s)
+    for fn in (wl.parse, wl.resolve, wl.validate, wl.compile_all, lambda t: wl.evaluate(t[:200])):
+        try:
+            fn(text)
+        except (wl.WorkloadLensError, TypeError):
+            n += 1
+print("ok", n)
+"""
+    seeds = [str(EXAMPLES / "jobset.yaml"), str(REPO / "definitions" / "jobset-x-k8s-io-jobset-v1alpha2.yaml")]
+    out = subprocess.run([sys.executable, "-c", script, *seeds], capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "RUST_BACKTRACE": "0"})
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.startswith("ok")

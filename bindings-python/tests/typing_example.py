@@ -1,0 +1,132 @@
+"""Every public API with its types: checked with `mypy --strict` (and run)
+by test_typing.py. Lines marked `type: ignore[...]` must be rejected by the
+stubs (mypy --strict also fails on an unneeded ignore)."""
+
+from __future__ import annotations
+
+import pathlib
+import pickle
+from typing import Any, Dict, List, Optional
+
+import kubernetes.client  # type: ignore[import-untyped, unused-ignore]
+
+import workload_lens as wl
+from workload_lens.types import Finding, KubeObject, Limits, Location, Resolved, ValidationResult
+
+EXAMPLE = pathlib.Path("examples/jobset.yaml")
+DEFINITION = pathlib.Path("definitions/jobset-x-k8s-io-jobset-v1alpha2.yaml")
+
+
+def gpus(r: Resolved) -> int:
+    n: int = r["totals"]["resources"]["gpu"]
+    return n
+
+
+def main() -> None:
+    text: str = EXAMPLE.read_text()
+    obj: Dict[str, Any] = wl.parse(text)[0]
+    pods: List[Any] = wl.parse(pathlib.Path("examples/jobset-pods.yaml").read_text())[0]["items"]
+    version: str = wl.__version__
+
+    # module functions
+    assert gpus(wl.resolve(text)) == 12
+    assert gpus(wl.resolve(obj, definitions=[DEFINITION], pods=pods)) == 12
+    assert gpus(wl.resolve(text.encode())) == 12
+    found: Optional[wl.Definition] = wl.lookup("jobset.x-k8s.io/v1alpha2", "JobSet")
+    assert found is not None
+    cat: wl.Catalog = wl.catalog()
+    sources: Dict[str, str] = wl.catalog_sources()
+    one: wl.Definition = wl.compile(DEFINITION, max_steps=10**6)
+    many: List[wl.Definition] = wl.compile_all(sources["jobset-x-k8s-io-jobset-v1alpha2.yaml"])
+    results: List[ValidationResult] = wl.validate(DEFINITION)
+    findings: List[Finding] = results[0]["findings"]
+    valid: bool = results[0]["valid"]
+    outputs: List[Any] = wl.evaluate(".a", {"a": 1}, limits={"maxSteps": 100}, max_outputs=10)
+    docs: List[Any] = wl.parse("a: 1", max_documents=2)
+    limits: Limits = wl.limits({"max_steps": 10}, max_depth=64)
+    steps: int = limits["maxSteps"] + wl.default_limits()["maxDepth"]
+
+    # Definition
+    d = wl.Definition(DEFINITION.read_text(), limits={"maxSteps": 10**6})
+    d2 = wl.Definition.from_path(str(DEFINITION), max_instances=100)
+    d3 = wl.Definition(d.to_dict())
+    d4 = wl.Definition(DEFINITION)
+    name: str = d.name
+    origin: str = d.origin
+    gvk: wl.Gvk = d.gvk
+    api_version: str = gvk.api_version
+    group, ver, kind = gvk
+    components: List[str] = d.components
+    can: bool = d.can_suspend
+    warnings: List[Finding] = d.warnings
+    location: Optional[Location] = warnings[0].get("location") if warnings else None
+    own_limits: Limits = d.limits
+    resolved: Resolved = d.resolve(obj)
+    live: Resolved = d.resolve(obj, pods)
+    status: Optional[Dict[str, Any]] = d.status(obj)
+    update: wl.UpdateResult = d.update(obj, {"components": {}})
+    new_obj: Dict[str, Any] = update.object
+    patch: List[Dict[str, Any]] = update.patch
+    new2, patch2 = d.suspend(obj)
+    resumed: wl.UpdateResult = d.resume(new2)
+    attribution: Dict[str, Any] = d.attribute_pods(obj, pods)
+    attribution2: Dict[str, Any] = d.attribute_pods(None, pods)
+    gang: Dict[str, Any] = d.gang_groups(obj, pods)
+    copy: wl.Definition = pickle.loads(pickle.dumps(d))
+
+    # Catalog
+    c = wl.Catalog([d], bundled=True)
+    c.add(DEFINITION.read_text(), max_steps=10)
+    c.add(d2)
+    looked: Optional[wl.Definition] = c.lookup("jobset.x-k8s.io/v1alpha2", "JobSet")
+    by_obj: wl.Definition = c.lookup_object(obj)
+    by_name: Optional[wl.Definition] = c.get("jobset-x-k8s-io-jobset-v1alpha2")
+    every: List[wl.Definition] = c.definitions()
+    size: int = len(c)
+    for each in c:
+        assert isinstance(each, wl.Definition)
+    via_catalog: Resolved = c.resolve(text, pods=pods)
+
+    # kubernetes models are accepted where objects are
+    model: KubeObject = kubernetes.client.V1Pod(api_version="v1", kind="Pod",
+                                                metadata=kubernetes.client.V1ObjectMeta(name="p"))
+    assert wl.resolve(model)["workload"]["name"] == "p"
+
+    # errors
+    try:
+        wl.evaluate("error(1)")
+    except wl.JqRuntimeError as e:
+        code: str = e.code
+        message: str = e.message
+        loc: Location = e.location
+        limit: Optional[str] = e.limit
+        errs: List[Finding] = e.findings
+    except wl.WorkloadLensError:
+        raise
+    all_classes = (wl.ParseError, wl.ValidationError, wl.JqCompileError, wl.JqRuntimeError,
+                   wl.ConversionError, wl.CountMismatchError, wl.LimitError, wl.NoDefinitionError,
+                   wl.InvalidObjectError, wl.UpdateError, wl.UsageError)
+    assert all(issubclass(k, wl.WorkloadLensError) for k in all_classes)
+
+    print(version, name, origin, api_version, group, ver, kind, components, can, location, own_limits,
+          resolved is live, status, new_obj, patch, patch2, resumed, attribution, attribution2, gang,
+          copy, looked, by_obj, by_name, every, size, via_catalog, findings, valid, outputs, docs,
+          steps, one, many, d3, d4, cat, found)
+
+
+def rejected(obj: Dict[str, Any], pods: List[Any], d: wl.Definition, c: wl.Catalog) -> None:
+    """Never called: each line must be a type error."""
+    wl.resolve(obj, pods=pods, definitions=[d], extra=1)  # type: ignore[call-arg]
+    wl.evaluate(1)  # type: ignore[arg-type]
+    wl.evaluate(".", max_stepz=1)  # type: ignore[call-arg]
+    wl.evaluate(".", max_steps="1")  # type: ignore[arg-type]
+    wl.Definition.from_path(1)  # type: ignore[arg-type]
+    wl.lookup("v1")  # type: ignore[call-arg]
+    d.update(obj, 1)  # type: ignore[arg-type]
+    bad_name: int = d.name  # type: ignore[assignment]
+    bad_limits: Limits = {"maxSteps": 1}  # type: ignore[typeddict-item]
+    c.add(1)  # type: ignore[arg-type]
+
+
+if __name__ == "__main__":
+    main()

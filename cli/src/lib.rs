@@ -1,0 +1,277 @@
+//! The `workload-lens` command as a library (`run`), so that the binary and
+//! the Python package's `workload-lens` command are the same program.
+//!
+//! `workload-lens`: resolve Kubernetes AI workloads offline through Workload
+//! Map definitions (the bundled catalog plus your own), with or without their
+//! pods; update them through their definitions; validate definitions, list
+//! them, and print the JSON Schemas of the outputs. All file and stdin
+//! reading happens here; the engine is pure.
+
+#![forbid(unsafe_code)]
+
+mod definitions;
+mod describe;
+mod failure;
+mod input;
+mod output;
+mod update;
+mod validate;
+
+use clap::{ArgGroup, Parser, Subcommand};
+
+use failure::{EXIT_CODES_HELP, EXIT_OK, Failure, report};
+use input::InputPath;
+use output::Format;
+use update::{Action, UpdateFormat};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "workload-lens",
+    version,
+    about = "Resolve Kubernetes AI workloads offline through Workload Map definitions",
+    long_about = "Resolve Kubernetes AI workloads offline through Workload Map definitions.\n\n\
+        Reads objects (e.g. `kubectl get jobset NAME -o yaml`) and definitions from files or \
+        stdin, never from a cluster. The definition of an object is chosen by its \
+        apiVersion/kind from the bundled catalog plus any --definition files.",
+    after_help = EXIT_CODES_HELP,
+    propagate_version = true
+)]
+struct Cli {
+    /// JSON/YAML file overriding engine limits (camelCase fields of
+    /// workload_lens::Limits, e.g. `maxSteps: 100000`; missing fields keep
+    /// their default)
+    #[arg(long, value_name = "FILE", global = true)]
+    limits: Option<String>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Resolve workloads from a file or stdin (`-`) and describe them
+    #[command(
+        after_help = EXIT_CODES_HELP,
+        long_about = "Resolve workloads from a file or stdin (`-`) and describe them: \
+            component tree, status and requested resources.\n\n\
+            The input may hold one object, several YAML documents, or a `kind: List` \
+            (as `kubectl get ... -o yaml` prints for several objects); every object is \
+            described.\n\nWith --pods (the output of `kubectl get pods -o yaml`), one object is \
+            described live: ready pods and nodes per instance, a row per pod, pods that \
+            belong nowhere, and the gang groups the pods form.\n\n\
+            Example: kubectl get jobset llama -o yaml | workload-lens describe -"
+    )]
+    Describe {
+        /// The object(s) to describe: a YAML/JSON file, or `-` for stdin
+        #[arg(value_name = "FILE|-")]
+        file: String,
+        /// A definition file (YAML/JSON, one or more definitions) that adds
+        /// to or overrides the catalog; repeatable, later files win
+        #[arg(long = "definition", short = 'd', value_name = "FILE")]
+        definitions: Vec<String>,
+        /// Output format: human (a tree and a table), json or yaml (the
+        /// resolved structure)
+        #[arg(long, short = 'o', value_enum, default_value = "human")]
+        output: Format,
+        /// The workload's pods (a List, several documents or one Pod; e.g.
+        /// `kubectl get pods -l ... -o yaml`), or `-` for stdin: describe the
+        /// one object live. -o json|yaml then prints {resolved, gang}
+        #[arg(long, value_name = "FILE|-")]
+        pods: Option<String>,
+        /// With --pods: at most N pod rows per instance, unhealthy (not
+        /// ready) pods first
+        #[arg(long, value_name = "N", requires = "pods")]
+        pod_limit: Option<usize>,
+    },
+    /// Update a workload through its definition (values, suspend, resume)
+    #[command(
+        after_help = EXIT_CODES_HELP,
+        long_about = "Update a workload through its definition: write pod templates, pod \
+            specs, pod metadata or fragments (--values FILE), or apply the definition's \
+            suspend or resume actions (--suspend, --resume). The input must hold one object; \
+            it is not modified.\n\n\
+            Prints the updated object (YAML, or JSON with -o json), or with -o patch the \
+            RFC 6902 JSON Patch from the input object, on one line:\n  \
+            kubectl patch jobset llama --type=json -p \"$(kubectl get jobset llama -o yaml | \
+            workload-lens update - --suspend -o patch)\"",
+        group(ArgGroup::new("action").required(true).args(["values", "suspend", "resume"]))
+    )]
+    Update {
+        /// The object to update: a YAML/JSON file, or `-` for stdin
+        #[arg(value_name = "FILE|-")]
+        file: String,
+        /// A YAML/JSON file of values to write: `components: {<component>:
+        /// {podTemplateSpecs|podSpecs|podMetadata|fragments: {<instance id>: ...}}}`
+        /// (`""` is the instance of a single-instance component)
+        #[arg(long, value_name = "FILE|-")]
+        values: Option<String>,
+        /// Apply the definition's suspend actions
+        #[arg(long)]
+        suspend: bool,
+        /// Apply the definition's resume actions
+        #[arg(long)]
+        resume: bool,
+        /// A definition file that adds to or overrides the catalog; repeatable
+        #[arg(long = "definition", short = 'd', value_name = "FILE")]
+        definitions: Vec<String>,
+        /// Output format: yaml or json (the updated object), or patch (the
+        /// RFC 6902 patch)
+        #[arg(long, short = 'o', value_enum, default_value = "yaml")]
+        output: UpdateFormat,
+    },
+    /// Validate definition files
+    #[command(
+        after_help = EXIT_CODES_HELP,
+        long_about = "Validate definition files: every rule of the Workload Map format, \
+            every jq expression, with line and column of each finding.\n\n\
+            Exits 0 when every definition is valid (warnings are allowed), 3 otherwise."
+    )]
+    Validate {
+        /// Definition file(s) (YAML/JSON, several documents or a List
+        /// allowed), or `-` for stdin
+        #[arg(value_name = "FILE|-", required = true)]
+        files: Vec<String>,
+        /// Output format: human, json or yaml
+        #[arg(long, short = 'o', value_enum, default_value = "human")]
+        output: Format,
+    },
+    /// List the known definitions, or show one
+    #[command(
+        after_help = EXIT_CODES_HELP,
+        long_about = "List the known definitions (the bundled catalog plus any --definition \
+            files) as a table, or print them in full with -o json|yaml.\n\n\
+            With NAME (a definition name, or a kind such as JobSet), print that one \
+            definition as YAML (or JSON with -o json); exit 4 if there is none."
+    )]
+    Definitions {
+        /// A definition name (or kind) to print in full
+        name: Option<String>,
+        /// A definition file that adds to or overrides the catalog; repeatable
+        #[arg(long = "definition", short = 'd', value_name = "FILE")]
+        definitions: Vec<String>,
+        /// Output format: human (table), json or yaml [default: human for
+        /// the list, yaml for one definition]
+        #[arg(long, short = 'o', value_enum)]
+        output: Option<Format>,
+    },
+    /// Print the JSON Schema of the resolved structure (or of errors)
+    #[command(
+        after_help = EXIT_CODES_HELP,
+        long_about = "Print the JSON Schema (draft 2020-12) of the resolved structure that \
+            `describe -o json` prints, as pretty JSON; with --error, the schema of the \
+            engine's error value instead."
+    )]
+    Schema {
+        /// Print the schema of the error value
+        #[arg(long)]
+        error: bool,
+    },
+}
+
+fn paths(v: &[String]) -> Vec<InputPath> {
+    v.iter().cloned().map(InputPath).collect()
+}
+
+fn execute(cli: Cli) -> Result<u8, Failure> {
+    let limits = input::load_limits(cli.limits.map(InputPath).as_ref())?;
+    match cli.command {
+        Command::Describe {
+            file,
+            definitions,
+            output,
+            pods,
+            pod_limit,
+        } => {
+            let options = describe::Options {
+                pods: pods.map(InputPath),
+                pod_limit,
+            };
+            let text = describe::run(
+                &InputPath(file),
+                &paths(&definitions),
+                &options,
+                output,
+                &limits,
+            )?;
+            output::print(&text)?;
+            Ok(EXIT_OK)
+        }
+        Command::Update {
+            file,
+            values,
+            suspend,
+            resume: _,
+            definitions,
+            output,
+        } => {
+            let action = match (values, suspend) {
+                (Some(v), _) => Action::Values(InputPath(v)),
+                (None, true) => Action::Suspend,
+                (None, false) => Action::Resume,
+            };
+            let text = update::run(
+                &InputPath(file),
+                &action,
+                &paths(&definitions),
+                output,
+                &limits,
+            )?;
+            output::print(&text)?;
+            Ok(EXIT_OK)
+        }
+        Command::Schema { error } => {
+            let schema = if error {
+                workload_lens::error_schema()
+            } else {
+                workload_lens::resolved_schema()
+            };
+            output::print(&output::json(&schema)?)?;
+            Ok(EXIT_OK)
+        }
+        Command::Validate { files, output } => {
+            let (text, exit) = validate::run(&paths(&files), output, &limits)?;
+            output::print(&text)?;
+            Ok(exit)
+        }
+        Command::Definitions {
+            name,
+            definitions,
+            output,
+        } => {
+            let text = definitions::run(name.as_deref(), &paths(&definitions), output, &limits)?;
+            output::print(&text)?;
+            Ok(EXIT_OK)
+        }
+    }
+}
+
+/// Run the command line `args` (the first element is the program name, as
+/// in `std::env::args()`) and return the process exit code. Output goes to
+/// stdout and stderr; `--help`, `--version` and usage errors print what
+/// clap prints and return its exit code (0 or 2) instead of exiting.
+pub fn run(args: Vec<String>) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            flush();
+            return e.exit_code();
+        }
+    };
+    let code = match execute(cli) {
+        Ok(code) => i32::from(code),
+        Err(f) => {
+            report(&f);
+            i32::from(f.exit)
+        }
+    };
+    flush();
+    code
+}
+
+/// Flush stdout and stderr: when `run` is called from another program (the
+/// Python package), nothing flushes Rust's buffers at exit.
+fn flush() {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+}
