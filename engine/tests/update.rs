@@ -46,6 +46,7 @@ fn pod_template_update_returns_new_object_and_minimal_patch() {
         )
         .unwrap();
     assert_eq!(obj, before, "the input is never mutated");
+    insta::assert_json_snapshot!("jobset_worker_scheduler_patch", out.patch);
     assert_eq!(
         out.patch,
         vec![PatchOp::Add {
@@ -73,6 +74,7 @@ fn pod_template_update_returns_new_object_and_minimal_patch() {
 fn suspend_and_resume() {
     let d = catalog_jobset();
     let s = d.suspend(&jobset()).unwrap();
+    insta::assert_json_snapshot!("jobset_suspend_patch", s.patch);
     assert_eq!(
         s.patch,
         vec![PatchOp::Add {
