@@ -257,18 +257,7 @@ impl Text<'_> {
 
     /// One object (as the engine's `resolve_text` reads it).
     fn object(&self, limits: &Limits) -> Result<Value, Error> {
-        let mut docs = self.documents(limits)?;
-        match docs.len() {
-            1 => Ok(docs.swap_remove(0).value),
-            0 => Err(Error::new(
-                ErrorCode::Parse,
-                "no document found in the input",
-            )),
-            n => Err(Error::new(
-                ErrorCode::Usage,
-                format!("expected one document, found {n}"),
-            )),
-        }
+        workload_lens::source::one_document(self.documents(limits)?)
     }
 }
 

@@ -600,18 +600,7 @@ impl CompiledDefinition {
 
 /// Parse one YAML/JSON object.
 pub(crate) fn parse_object(text: &str, limits: &crate::Limits) -> Result<Value> {
-    let mut docs = crate::source::parse_documents(text, limits)?;
-    match docs.len() {
-        1 => Ok(docs.remove(0).value),
-        0 => Err(Error::new(
-            ErrorCode::Parse,
-            "no document found in the input",
-        )),
-        n => Err(Error::new(
-            ErrorCode::Usage,
-            format!("expected one document, found {n}"),
-        )),
-    }
+    crate::source::parse_object(text, limits)
 }
 
 fn to_template(e: &Expr, i: usize, v: Value) -> Result<Option<Value>> {

@@ -429,6 +429,27 @@ pub fn parse_documents(text: &str, limits: &Limits) -> Result<Vec<SourceDocument
     }
 }
 
+/// The value of exactly one document: none is a parse error, several a
+/// usage error (the rule every "one object" input follows).
+pub fn one_document(mut docs: Vec<SourceDocument>) -> Result<serde_json::Value> {
+    match docs.len() {
+        1 => Ok(docs.remove(0).value),
+        0 => Err(crate::Error::new(
+            crate::ErrorCode::Parse,
+            "no document found in the input",
+        )),
+        n => Err(crate::Error::new(
+            crate::ErrorCode::Usage,
+            format!("expected one document, found {n}"),
+        )),
+    }
+}
+
+/// Parse text that holds exactly one object.
+pub fn parse_object(text: &str, limits: &Limits) -> Result<serde_json::Value> {
+    one_document(parse_documents(text, limits)?)
+}
+
 /// Like [`parse_documents`], for bytes: text that is not valid UTF-8 is a
 /// [`ErrorCode::Parse`] error naming the byte offset (and line/column) of the
 /// first invalid byte.
