@@ -450,6 +450,153 @@ pub fn parse_object(text: &str, limits: &Limits) -> Result<serde_json::Value> {
     one_document(parse_documents(text, limits)?)
 }
 
+/// Read one value handed over by a program or typed by a person: the
+/// reader of the language bindings, whose arguments are JSON written by the
+/// host language (`JSON.stringify`, `json.dumps`) or the user's own YAML/JSON
+/// text.
+///
+/// Fast path: the text is read with `serde_json` (rejecting duplicate keys)
+/// and the value checked against [`Limits::max_depth`] and
+/// [`Limits::max_input_nodes`]. When that fails (YAML, broken JSON, a
+/// duplicate key, nesting deeper than serde_json's fixed 128 levels) the text
+/// is read by [`parse_object`], whose errors carry the position. Either way
+/// [`Limits::max_input_bytes`] applies first, and the result is the value
+/// [`parse_object`] would give, except that the JSON text `null` reads as
+/// `null` (a binding's encoding of "no value", e.g. a jq input) where
+/// [`parse_object`] finds no document.
+pub fn read_value(text: &str, limits: &Limits) -> Result<Value> {
+    let limits = &limits.effective();
+    check_input_size(text.len(), limits)?;
+    let mut de = serde_json::Deserializer::from_str(text);
+    if let Ok(Strict(value)) = <Strict as serde::Deserialize>::deserialize(&mut de)
+        && de.end().is_ok()
+    {
+        check_value_limits(&value, limits)?;
+        return Ok(value);
+    }
+    parse_object(text, limits)
+}
+
+/// Read a list of objects (pods) with [`read_value`]: a JSON/YAML array, or
+/// a `List` object (a `kind` ending in `List`, such as `PodList`, as
+/// `kubectl get pods -o yaml` prints it) whose `items` are taken. Anything
+/// else is a [`ErrorCode::Usage`] error.
+pub fn read_items(text: &str, limits: &Limits) -> Result<Vec<Value>> {
+    match read_value(text, limits)? {
+        Value::Array(items) => Ok(items),
+        Value::Object(mut map)
+            if map
+                .get("kind")
+                .and_then(Value::as_str)
+                .is_some_and(|k| k.ends_with("List"))
+                && map.get("items").is_some_and(Value::is_array) =>
+        {
+            match map.remove("items") {
+                Some(Value::Array(items)) => Ok(items),
+                _ => Ok(Vec::new()),
+            }
+        }
+        other => Err(Error::new(
+            ErrorCode::Usage,
+            format!(
+                "expected a list of objects (an array, or a List object with items), not {}",
+                json_type_name(&other)
+            ),
+        )),
+    }
+}
+
+fn json_type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object without a list of items",
+    }
+}
+
+/// A `serde_json::Value` read strictly: a duplicate mapping key is an error
+/// (serde_json's own `Value` keeps the last one silently).
+struct Strict(Value);
+
+impl<'de> serde::Deserialize<'de> for Strict {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = Strict;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> std::result::Result<Strict, E> {
+        Ok(Strict(Value::Bool(v)))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> std::result::Result<Strict, E> {
+        Ok(Strict(Value::from(v)))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> std::result::Result<Strict, E> {
+        Ok(Strict(Value::from(v)))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Strict, E> {
+        Number::from_f64(v)
+            .map(|n| Strict(Value::Number(n)))
+            .ok_or_else(|| E::custom("a number that JSON cannot represent"))
+    }
+
+    fn visit_str<E>(self, v: &str) -> std::result::Result<Strict, E> {
+        Ok(Strict(Value::String(v.to_string())))
+    }
+
+    fn visit_string<E>(self, v: String) -> std::result::Result<Strict, E> {
+        Ok(Strict(Value::String(v)))
+    }
+
+    fn visit_unit<E>(self) -> std::result::Result<Strict, E> {
+        Ok(Strict(Value::Null))
+    }
+
+    fn visit_none<E>(self) -> std::result::Result<Strict, E> {
+        Ok(Strict(Value::Null))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<Strict, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
+        while let Some(Strict(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(Strict(Value::Array(items)))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut access: A,
+    ) -> std::result::Result<Strict, A::Error> {
+        let mut map = Map::new();
+        while let Some(key) = access.next_key::<String>()? {
+            let Strict(v) = access.next_value()?;
+            if map.contains_key(&key) {
+                return Err(serde::de::Error::custom("duplicate key"));
+            }
+            map.insert(key, v);
+        }
+        Ok(Strict(Value::Object(map)))
+    }
+}
+
 /// Like [`parse_documents`], for bytes: text that is not valid UTF-8 is a
 /// [`ErrorCode::Parse`] error naming the byte offset (and line/column) of the
 /// first invalid byte.
@@ -1598,6 +1745,102 @@ fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result<V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn read_value_fast_path_and_fallback() {
+        let l = Limits::default();
+        let fast = read_value(r#"{"kind":"Pod","spec":{"n":[1,2.5,-3]}}"#, &l).unwrap();
+        assert_eq!(
+            fast,
+            serde_json::json!({"kind": "Pod", "spec": {"n": [1, 2.5, -3]}})
+        );
+        // YAML falls back to the located reader, with the same result.
+        let yaml = "kind: Pod\nspec:\n  n: [1, 2.5, -3]\n";
+        assert_eq!(read_value(yaml, &l).unwrap(), fast);
+        assert_eq!(
+            read_value(yaml, &l).unwrap(),
+            parse_object(yaml, &l).unwrap()
+        );
+        // JSON null is a value here (parse_object finds no document).
+        assert_eq!(read_value("null", &l).unwrap(), Value::Null);
+        assert_eq!(read_value(" 12 ", &l).unwrap(), serde_json::json!(12));
+        assert_eq!(read_value("\"x\"", &l).unwrap(), serde_json::json!("x"));
+        assert_eq!(read_value("", &l).unwrap_err().code, ErrorCode::Parse);
+    }
+
+    #[test]
+    fn read_value_errors_are_located_and_limited() {
+        let l = Limits::default();
+        // A duplicate key is not silently dropped: the fallback reports it.
+        let e = read_value("{\"a\": 1,\n \"a\": 2}", &l).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Parse);
+        assert_eq!(e.location.line, Some(2));
+        let e = read_value("{\"a\": }", &l).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Parse);
+        assert!(e.location.column.is_some());
+        // Limits apply on the fast path too.
+        let tight = Limits {
+            max_depth: 3,
+            ..Limits::default()
+        };
+        let e = read_value("[[[[1]]]]", &tight).unwrap_err();
+        assert_eq!(e.limit.as_deref(), Some("maxDepth"));
+        let tight = Limits {
+            max_input_nodes: 3,
+            ..Limits::default()
+        };
+        let e = read_value("[1,2,3,4]", &tight).unwrap_err();
+        assert_eq!(e.limit.as_deref(), Some("maxInputNodes"));
+        let tight = Limits {
+            max_input_bytes: 4,
+            ..Limits::default()
+        };
+        let e = read_value("[1,2,3]", &tight).unwrap_err();
+        assert_eq!(e.limit.as_deref(), Some("maxInputBytes"));
+        // Deeper than serde_json's 128 levels: read by the engine's reader.
+        let roomy = Limits {
+            max_depth: 300,
+            ..Limits::default()
+        };
+        let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+        let mut v = read_value(&deep, &roomy).unwrap();
+        for _ in 0..200 {
+            v = v.as_array().unwrap()[0].clone();
+        }
+        assert_eq!(v, serde_json::json!(1));
+        let deeper = format!(
+            "{}1{}",
+            "[".repeat(l.max_depth + 1),
+            "]".repeat(l.max_depth + 1)
+        );
+        assert_eq!(
+            read_value(&deeper, &l).unwrap_err().limit.as_deref(),
+            Some("maxDepth")
+        );
+    }
+
+    #[test]
+    fn read_items_takes_arrays_and_lists() {
+        let l = Limits::default();
+        assert_eq!(read_items("[{\"a\": 1}]", &l).unwrap().len(), 1);
+        let list =
+            "apiVersion: v1\nkind: PodList\nitems:\n- metadata: {name: a}\n- metadata: {name: b}\n";
+        assert_eq!(read_items(list, &l).unwrap().len(), 2);
+        let list = r#"{"kind":"List","items":[]}"#;
+        assert!(read_items(list, &l).unwrap().is_empty());
+        for bad in [
+            "{\"kind\": \"Pod\"}",
+            "{\"kind\": \"List\", \"items\": 3}",
+            "3",
+            "null",
+        ] {
+            assert_eq!(
+                read_items(bad, &l).unwrap_err().code,
+                ErrorCode::Usage,
+                "{bad}"
+            );
+        }
+    }
 
     #[test]
     fn path_round_trip() {
