@@ -15,6 +15,7 @@ pub mod catalog;
 pub mod compile;
 pub mod definition;
 pub mod error;
+pub mod explain;
 pub mod gang;
 pub(crate) mod jq;
 pub mod limits;
@@ -32,6 +33,7 @@ pub mod validate;
 
 pub use compile::{CompiledDefinition, Origin};
 pub use error::{Error, ErrorCode, Finding, Location, Result, Severity};
+pub use explain::StatusExplanation;
 pub use limits::Limits;
 pub use model::{Definition, Gvk};
 pub use registry::DefinitionSet;
@@ -43,6 +45,13 @@ pub use update::{ComponentUpdate, UpdateRequest, UpdateResult};
 #[cfg(feature = "schema")]
 pub fn resolved_schema() -> serde_json::Value {
     serde_json::to_value(schemars::schema_for!(Resolved)).unwrap_or_default()
+}
+
+/// JSON Schema of the status explanation
+/// ([`CompiledDefinition::explain_status`]).
+#[cfg(feature = "schema")]
+pub fn explanation_schema() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(StatusExplanation)).unwrap_or_default()
 }
 
 /// JSON Schema of the error value every API returns.

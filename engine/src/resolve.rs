@@ -1,12 +1,12 @@
 //! Resolving an object through a compiled definition.
 
-use crate::compile::{Comp, CompiledDefinition, Expr, PodDef, StatusDef};
+use crate::compile::{Comp, CompiledDefinition, Expr, PodDef};
 use crate::error::{Error, ErrorCode, Location, Result};
 use crate::jq::{Input, format};
 use crate::model::{FragmentField, FragmentType, Gvk};
 use crate::resolved::{
-    Component, Condition, DefinitionRef, Instance, RESOLVED_API_VERSION, RESOLVED_KIND, Resolved,
-    Scale, Status, Totals, TreeNode, WorkloadRef,
+    Component, DefinitionRef, Instance, RESOLVED_API_VERSION, RESOLVED_KIND, Resolved, Scale,
+    Status, Totals, TreeNode, WorkloadRef,
 };
 use crate::resources::{self, ResourceSummary};
 use serde_json::{Map, Value};
@@ -104,7 +104,7 @@ pub(crate) fn preview(v: &Value) -> String {
     format!("{t} ({s})")
 }
 
-fn conversion(expr: &Expr, index: usize, target: &str, v: &Value) -> Error {
+pub(crate) fn conversion(expr: &Expr, index: usize, target: &str, v: &Value) -> Error {
     Error::new(
         ErrorCode::Conversion,
         format!(
@@ -200,7 +200,7 @@ impl CompiledDefinition {
                 .plus(&ctotal.resources)
                 .map_err(|e| Error::new(ErrorCode::Limit, e.message))?;
             let status = match (&c.status, c.parent) {
-                (Some(s), Some(_)) => Some(self.status_of(c, s, &input)?),
+                (Some(s), Some(_)) => Some(self.eval_status(s, &input, None)?),
                 _ => None,
             };
             let _ = ex.ids;
@@ -222,7 +222,7 @@ impl CompiledDefinition {
             });
         }
         let status = match &self.comps[0].status {
-            Some(s) => Some(self.status_of(&self.comps[0], s, &input)?),
+            Some(s) => Some(self.eval_status(s, &input, None)?),
             None => None,
         };
         Ok(Resolved {
@@ -254,7 +254,7 @@ impl CompiledDefinition {
         workload_ref(obj)?;
         let input = Input::new(obj, &self.limits).map_err(crate::compile::eval_error)?;
         match &self.comps[0].status {
-            Some(s) => Ok(Some(self.status_of(&self.comps[0], s, &input)?)),
+            Some(s) => Ok(Some(self.eval_status(s, &input, None)?)),
             None => Ok(None),
         }
     }
@@ -496,105 +496,6 @@ impl CompiledDefinition {
                 })
                 .collect(),
         ))
-    }
-
-    pub(crate) fn status_of(&self, c: &Comp, s: &StatusDef, input: &Input) -> Result<Status> {
-        let lim = &self.limits;
-        let phase = match &s.phase {
-            None => None,
-            Some(e) => match e.eval(input, lim)?.into_iter().next() {
-                None => None,
-                Some(Value::Null) => Some(String::new()),
-                Some(Value::String(p)) => Some(p),
-                Some(v) => return Err(conversion(e, 0, "a string (phase)", &v)),
-            },
-        };
-        let mut conditions = Vec::new();
-        if let Some(cd) = &s.conditions {
-            for (i, out) in cd.expr.eval(input, lim)?.into_iter().enumerate() {
-                let list = match out {
-                    Value::Null => continue,
-                    Value::Array(a) => a,
-                    v => return Err(conversion(&cd.expr, i, "an array of condition objects", &v)),
-                };
-                for item in list {
-                    let Value::Object(o) = &item else {
-                        return Err(conversion(
-                            &cd.expr,
-                            i,
-                            "an array of condition objects",
-                            &item,
-                        ));
-                    };
-                    let get = |k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
-                    conditions.push(Condition {
-                        type_: get(&cd.type_field).unwrap_or_default(),
-                        status: get(&cd.status_field),
-                        reason: get(&cd.reason_field),
-                        message: get(&cd.message_field).filter(|m| !m.is_empty()),
-                    });
-                }
-            }
-        }
-        let mut matched = Vec::new();
-        for (key, matchers) in &s.mappings {
-            for m in matchers {
-                if self.matches(m, phase.as_deref(), &conditions, input)? {
-                    matched.push(key.status().to_string());
-                    break;
-                }
-            }
-        }
-        if matched.is_empty() {
-            matched.push("Undefined".into());
-        }
-        let _ = c;
-        Ok(Status {
-            phase,
-            conditions,
-            matched_statuses: matched,
-        })
-    }
-
-    fn matches(
-        &self,
-        m: &crate::compile::Matcher,
-        phase: Option<&str>,
-        conditions: &[Condition],
-        input: &Input,
-    ) -> Result<bool> {
-        if let Some(p) = &m.by_phase
-            && phase != Some(p.as_str())
-        {
-            return Ok(false);
-        }
-        for want in &m.by_conditions {
-            // With duplicate types the last one wins.
-            let Some(have) = conditions.iter().rev().find(|c| c.type_ == want.type_) else {
-                return Ok(false);
-            };
-            if let Some(st) = want.status.as_deref().filter(|s| !s.is_empty())
-                && have.status.as_deref().unwrap_or("") != st
-            {
-                return Ok(false);
-            }
-            if let Some(r) = want.reason.as_deref().filter(|s| !s.is_empty())
-                && have.reason.as_deref().unwrap_or("") != r
-            {
-                return Ok(false);
-            }
-        }
-        if let Some((e, expected)) = &m.by_expression {
-            let outs = e
-                .eval(input, &self.limits)
-                .map_err(|err| err.context("failed to evaluate byExpression"))?;
-            return Ok(match outs.first() {
-                None => false,
-                Some(v) => format::to_jq_string(v) == *expected,
-            });
-        }
-        let _ = &m.field;
-        Ok(true)
     }
 }
 

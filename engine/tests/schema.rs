@@ -25,6 +25,14 @@ fn resolved_schema_is_current() {
 }
 
 #[test]
+fn explanation_schema_is_current() {
+    check(
+        "status-explanation.schema.json",
+        workload_lens::explanation_schema(),
+    );
+}
+
+#[test]
 fn error_schema_is_current() {
     check("error.schema.json", workload_lens::error_schema());
 }
