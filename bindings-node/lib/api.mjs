@@ -1,0 +1,477 @@
+// The public JavaScript API of workload-lens, built over a raw backend: the
+// native addon (index.mjs, index.cjs) or the WASM module (browser.mjs). Both
+// export the same raw interface, whose values cross as JSON text. This layer
+// only converts: arguments to JSON text, JSON results to plain objects, and
+// raw errors to the error classes of ./errors.mjs. Nothing here interprets
+// workloads.
+
+import {
+  LimitError, WorkloadLensError, fromRaw, makeError, usage,
+} from './errors.mjs';
+
+export * from './errors.mjs';
+
+const WRAP = Symbol('workload-lens internal');
+
+const isBytes = (x) => ArrayBuffer.isView(x) && !(x instanceof DataView);
+const isPlainObject = (x) => x !== null && typeof x === 'object' && !Array.isArray(x) && !isBytes(x);
+const kindOf = (x) => (x === null ? 'null' : Array.isArray(x) ? 'an array'
+  : isBytes(x) ? x.constructor.name : typeof x === 'object' ? (x.constructor?.name ?? 'object') : typeof x);
+
+/** A model object of @kubernetes/client-node (or any OpenAPI-generated
+ * client of the same shape): its class lists `{name, baseName}` pairs. */
+const modelMap = (v) => {
+  const m = v?.constructor?.attributeTypeMap;
+  return Array.isArray(m) ? m : null;
+};
+
+function fromModel(v, map) {
+  // As the client's ObjectSerializer writes it: wire names (baseName), unset
+  // attributes left out. Nested models are converted by the replacer in turn.
+  const out = {};
+  for (const a of map) {
+    const x = v[a.name];
+    if (x !== undefined) out[a.baseName ?? a.name] = x;
+  }
+  return out;
+}
+
+function replacer(_key, v) {
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw usage(`the value cannot be represented as JSON: ${v} is not a JSON number`);
+    return v;
+  }
+  if (typeof v === 'bigint') {
+    throw usage('the value cannot be represented as JSON: a BigInt (use a number, or a string in YAML/JSON text)');
+  }
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+    const map = modelMap(v);
+    if (map) return fromModel(v, map);
+  }
+  return v;
+}
+
+function sortedReplacer(key, v) {
+  const r = replacer(key, v);
+  if (r !== null && typeof r === 'object' && !Array.isArray(r)) {
+    const out = {};
+    for (const k of Object.keys(r).sort()) out[k] = r[k];
+    return out;
+  }
+  return r;
+}
+
+/** A JS value as JSON text (JSON.stringify, with checks: no NaN, Infinity or
+ * BigInt; Kubernetes client models by their wire names). */
+function toJson(value, sorted = false) {
+  try {
+    const s = JSON.stringify(value, sorted ? sortedReplacer : replacer);
+    return s === undefined ? 'null' : s;
+  } catch (e) {
+    if (e instanceof WorkloadLensError) throw e;
+    if (e instanceof RangeError) {
+      throw new LimitError('the value nests too deeply to be converted to JSON (the JavaScript stack)', {
+        code: 'limit', limit: 'maxDepth',
+      });
+    }
+    throw usage(`the value cannot be represented as JSON: ${e?.message ?? e}`);
+  }
+}
+
+/**
+ * Build the public API over a raw backend.
+ *
+ * @param {object | (() => object)} source the raw module, or a function
+ *   returning the current one (WASM: a new instance after a trap)
+ * @param {{generation?: () => number, guard?: <T>(f: () => T) => T, version?: string}} [hooks]
+ *   `generation` changes when the backend was re-instantiated (handles made
+ *   before are then rebuilt); `guard` runs every raw call (WASM: turns a trap
+ *   into code `internal` and schedules the re-instantiation).
+ */
+export function makeApi(source, hooks = {}) {
+  const raw = typeof source === 'function' ? source : () => source;
+  const generation = hooks.generation ?? (() => 0);
+  const guard = hooks.guard ?? ((f) => f());
+
+  /** Run a raw call; raw errors become the error classes. */
+  const call = (f) => {
+    try {
+      return guard(f);
+    } catch (e) {
+      throw fromRaw(e);
+    }
+  };
+  const parsed = (f) => JSON.parse(call(f));
+
+  /** A raw object (NativeDefinition, NativeCatalog) that is rebuilt by `make`
+   * when the backend has been re-instantiated since it was made. */
+  class Handle {
+    constructor(make, obj) {
+      this.make = make;
+      this.gen = generation();
+      this.obj = obj === undefined ? call(make) : obj;
+    }
+
+    get() {
+      const g = generation();
+      if (this.gen !== g || this.obj === undefined) {
+        const o = call(this.make);
+        if (o === null || o === undefined) {
+          throw makeError('internal', 'internal error in workload-lens: a definition could not be restored after the engine restarted');
+        }
+        this.obj = o;
+        this.gen = g;
+      }
+      return this.obj;
+    }
+  }
+
+  // --- arguments --------------------------------------------------------
+
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+
+  /** YAML/JSON text from a string or bytes; invalid UTF-8 gives the engine's
+   * located parse error. */
+  function textOf(x, what) {
+    if (typeof x === 'string') return x;
+    if (isBytes(x)) {
+      const bytes = x instanceof Uint8Array ? x : new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+      try {
+        return decoder.decode(bytes);
+      } catch {
+        call(() => raw().parseBytes(bytes, null));
+        throw makeError('parse', 'the input is not valid UTF-8');
+      }
+    }
+    throw new TypeError(`${what} must be YAML/JSON text (a string or a Uint8Array), not ${kindOf(x)}`);
+  }
+
+  function limitsOf(limits) {
+    if (limits === undefined || limits === null) return null;
+    if (!isPlainObject(limits)) throw new TypeError(`limits must be an object of limit values, not ${kindOf(limits)}`);
+    return toJson(limits);
+  }
+
+  /** A Kubernetes object: a plain object (or client model) or YAML/JSON text. */
+  function objOf(obj, what = 'the object') {
+    if (typeof obj === 'string' || isBytes(obj)) return textOf(obj, what);
+    if (obj !== null && typeof obj === 'object') return toJson(obj);
+    throw new TypeError(`${what} must be an object or YAML/JSON text (a string or a Uint8Array), not ${kindOf(obj)}`);
+  }
+
+  /** Pods: an array of objects, a List object ({kind: 'List', items}) or text. */
+  function podsOf(pods) {
+    if (typeof pods === 'string' || isBytes(pods)) return textOf(pods, 'pods');
+    if (Array.isArray(pods) || (isPlainObject(pods) && Array.isArray(pods.items))) return toJson(pods);
+    throw new TypeError(`pods must be an array of pod objects, a List object with items, or YAML/JSON text, not ${kindOf(pods)}`);
+  }
+
+  /** Definition text: text as is, an object as sorted compact JSON (what the
+   * Rust API reads for a definition value). */
+  function definitionText(source) {
+    if (typeof source === 'string' || isBytes(source)) return textOf(source, 'the definition');
+    if (isPlainObject(source)) return toJson(source, true);
+    throw new TypeError(`a definition must be YAML/JSON text (a string or a Uint8Array) or an object, not ${kindOf(source)}`);
+  }
+
+  const nameOf = (x, what) => {
+    if (typeof x !== 'string') throw new TypeError(`${what} must be a string, not ${kindOf(x)}`);
+    return x;
+  };
+
+  // --- definitions --------------------------------------------------------
+
+  let nativeOf;
+
+  /** A compiled workload definition. */
+  class Definition {
+    #h;
+    #info;
+
+    /**
+     * @param {string | Uint8Array | object} source YAML/JSON text or the definition object
+     * @param {object} [limits] camelCase Limits fields
+     */
+    constructor(source, limits) {
+      if (source === WRAP) {
+        this.#h = limits;
+        return;
+      }
+      const text = definitionText(source);
+      const l = limitsOf(limits);
+      this.#h = new Handle(() => raw().NativeDefinition.compile(text, l));
+    }
+
+    static {
+      nativeOf = (d) => d.#h.get();
+    }
+
+    #n() { return this.#h.get(); }
+
+    #i() {
+      if (this.#info === undefined) this.#info = parsed(() => this.#n().info());
+      return this.#info;
+    }
+
+    /** `metadata.name` of the definition. */
+    get name() { return this.#i().name; }
+
+    /** `'catalog'` (bundled) or `'user'`. */
+    get origin() { return this.#i().origin; }
+
+    /** The root group/version/kind (and apiVersion): the type this definition describes. */
+    get gvk() {
+      const { group, version, kind } = this.#i().gvk;
+      return { group, version, kind, apiVersion: group ? `${group}/${version}` : version };
+    }
+
+    /** Component names, root first. */
+    get components() { return [...this.#i().components]; }
+
+    /** Whether the definition has suspend/resume actions. */
+    get canSuspend() { return this.#i().canSuspend; }
+
+    /** Validation warnings (unknown fields and the like). */
+    get warnings() { return structuredClone(this.#i().warnings); }
+
+    /** The limits this definition evaluates with. */
+    get limits() { return { ...this.#i().limits }; }
+
+    /** The definition as read (the engine's model of it). */
+    toJSON() { return parsed(() => this.#n().definitionJson()); }
+
+    /** Resolve an object; with `pods`, including the live state. */
+    resolve(obj, pods) {
+      const o = objOf(obj);
+      const p = pods === undefined || pods === null ? null : podsOf(pods);
+      return parsed(() => this.#n().resolve(o, p));
+    }
+
+    /** Only the root status (`null` when the definition has no status definition). */
+    status(obj) {
+      const o = objOf(obj);
+      return parsed(() => this.#n().status(o));
+    }
+
+    /** For each status category, which matcher matched or why not. */
+    explainStatus(obj) {
+      const o = objOf(obj);
+      return parsed(() => {
+        const n = this.#n();
+        if (typeof n.explainStatus !== 'function') {
+          throw new Error(JSON.stringify({ code: 'usage', message: 'explainStatus is not available in this build', display: 'explainStatus is not available in this build', location: {} }));
+        }
+        return n.explainStatus(o);
+      });
+    }
+
+    /** Write values through the definition's paths: `{object, patch}`. */
+    update(obj, request) {
+      const o = objOf(obj);
+      if (!isPlainObject(request)) throw new TypeError(`the update request must be an object, not ${kindOf(request)}`);
+      const r = toJson(request);
+      return parsed(() => this.#n().update(o, r));
+    }
+
+    /** Apply the definition's suspend actions: `{object, patch}`. */
+    suspend(obj) {
+      const o = objOf(obj);
+      return parsed(() => this.#n().suspend(o));
+    }
+
+    /** Apply the definition's resume actions: `{object, patch}`. */
+    resume(obj) {
+      const o = objOf(obj);
+      return parsed(() => this.#n().resume(o));
+    }
+
+    /** Place pods under components and instances (`obj` may be null). */
+    attributePods(obj, pods) {
+      const o = obj === null || obj === undefined ? null : objOf(obj);
+      const p = podsOf(pods);
+      return parsed(() => this.#n().attributePods(o, p));
+    }
+
+    /** Gang-scheduling groups of the workload's pods. */
+    gangGroups(obj, pods) {
+      const o = objOf(obj);
+      const p = podsOf(pods);
+      return parsed(() => this.#n().gangGroups(o, p));
+    }
+
+    get [Symbol.toStringTag]() { return 'Definition'; }
+  }
+
+  const wrapDefinition = (make, obj) => new Definition(WRAP, new Handle(make, obj));
+
+  function compileAllHandles(text, l) {
+    const list = call(() => raw().NativeDefinition.compileAll(text, l));
+    return list.map((n, i) => wrapDefinition(() => raw().NativeDefinition.compileAll(text, l)[i], n));
+  }
+
+  // --- catalogs ---------------------------------------------------------------
+
+  /** A set of definitions keyed by root GVK: the bundled catalog plus your own. */
+  class Catalog {
+    #h;
+    #added = [];
+    #bundled;
+
+    /** @param {{definitions?: Array<Definition | string | object>, bundled?: boolean}} [options] */
+    constructor(options = {}) {
+      if (!isPlainObject(options)) throw new TypeError(`options must be an object, not ${kindOf(options)}`);
+      const { definitions = [], bundled = true } = options;
+      if (typeof bundled !== 'boolean') throw new TypeError(`bundled must be a boolean, not ${kindOf(bundled)}`);
+      if (!Array.isArray(definitions)) throw new TypeError(`definitions must be an array, not ${kindOf(definitions)}`);
+      this.#bundled = bundled;
+      this.#h = new Handle(() => {
+        const c = new (raw().NativeCatalog)(this.#bundled);
+        for (const d of this.#added) c.add(nativeOf(d));
+        return c;
+      });
+      for (const d of definitions) this.add(d);
+    }
+
+    #n() { return this.#h.get(); }
+
+    /** Add a Definition, or every definition of a source (compiled with `limits`). */
+    add(definition, limits) {
+      const defs = definition instanceof Definition ? [definition]
+        : compileAllHandles(definitionText(definition), limitsOf(limits));
+      for (const d of defs) {
+        const n = nativeOf(d);
+        call(() => this.#n().add(n));
+        this.#added.push(d);
+      }
+    }
+
+    #wrap(n, make) { return n === null || n === undefined ? null : wrapDefinition(make, n); }
+
+    /** The definition for an apiVersion and kind (exact GVK, else same group and kind). */
+    lookup(apiVersion, kind) {
+      nameOf(apiVersion, 'apiVersion');
+      nameOf(kind, 'kind');
+      const n = call(() => this.#n().lookup(apiVersion, kind));
+      return this.#wrap(n, () => this.#n().lookup(apiVersion, kind));
+    }
+
+    /** The definition for an object, by its apiVersion and kind (NoDefinitionError when none). */
+    lookupObject(obj) {
+      const o = objOf(obj);
+      const n = call(() => this.#n().lookupObject(o));
+      return wrapDefinition(() => this.#n().lookupObject(o), n);
+    }
+
+    /** A definition by name. */
+    get(name) {
+      nameOf(name, 'name');
+      return this.#wrap(call(() => this.#n().get(name)), () => this.#n().get(name));
+    }
+
+    /** Every definition, sorted by name. */
+    definitions() {
+      return call(() => this.#n().definitions()).map((n) => {
+        const name = JSON.parse(call(() => n.info())).name;
+        return wrapDefinition(() => this.#n().get(name), n);
+      });
+    }
+
+    /** Choose the definition by the object's GVK and resolve it (with pods: live state). */
+    resolve(obj, pods) {
+      const o = objOf(obj);
+      const p = pods === undefined || pods === null ? null : podsOf(pods);
+      return parsed(() => this.#n().resolve(o, p));
+    }
+
+    /** The number of definitions. */
+    get size() { return call(() => this.#n().size()); }
+
+    get [Symbol.toStringTag]() { return 'Catalog'; }
+  }
+
+  let bundledCatalog;
+  const bundled = () => {
+    if (!bundledCatalog) bundledCatalog = new Catalog();
+    return bundledCatalog;
+  };
+
+  // --- functions -------------------------------------------------------------
+
+  function resolve(obj, options = {}) {
+    if (!isPlainObject(options)) throw new TypeError(`options must be an object, not ${kindOf(options)}`);
+    const { definitions = [], pods, limits } = options;
+    if (!Array.isArray(definitions)) throw new TypeError(`definitions must be an array, not ${kindOf(definitions)}`);
+    const o = objOf(obj);
+    const p = pods === undefined || pods === null ? null : podsOf(pods);
+    const l = limitsOf(limits);
+    const defs = [];
+    for (const d of definitions) {
+      if (d instanceof Definition) defs.push(d);
+      else defs.push(...compileAllHandles(definitionText(d), l));
+    }
+    return parsed(() => raw().resolveAny(o, defs.map(nativeOf), p, l));
+  }
+
+  function lookup(apiVersion, kind) {
+    return bundled().lookup(apiVersion, kind);
+  }
+
+  function catalogSources() {
+    return parsed(() => raw().catalogSources());
+  }
+
+  function compile(source, limits) {
+    return new Definition(source, limits);
+  }
+
+  function compileAll(source, limits) {
+    return compileAllHandles(definitionText(source), limitsOf(limits));
+  }
+
+  function validate(source, limits) {
+    const text = definitionText(source);
+    const l = limitsOf(limits);
+    return parsed(() => raw().validate(text, l));
+  }
+
+  function evaluate(expression, input = null, limits = undefined) {
+    nameOf(expression, 'the expression');
+    const i = toJson(input);
+    const l = limitsOf(limits);
+    return parsed(() => raw().evaluate(expression, i, l));
+  }
+
+  function parse(text, limits) {
+    const l = limitsOf(limits);
+    if (isBytes(text)) {
+      const bytes = text instanceof Uint8Array ? text : new Uint8Array(text.buffer, text.byteOffset, text.byteLength);
+      return parsed(() => raw().parseBytes(bytes, l));
+    }
+    if (typeof text !== 'string') throw new TypeError(`text must be a string or a Uint8Array, not ${kindOf(text)}`);
+    return parsed(() => raw().parse(text, l));
+  }
+
+  function limits(options) {
+    const l = limitsOf(options);
+    return parsed(() => raw().checkLimits(l));
+  }
+
+  function defaultLimits() {
+    return parsed(() => raw().defaultLimits());
+  }
+
+  return {
+    Definition,
+    Catalog,
+    resolve,
+    lookup,
+    catalogSources,
+    compile,
+    compileAll,
+    validate,
+    evaluate,
+    parse,
+    limits,
+    defaultLimits,
+  };
+}
