@@ -1,0 +1,44 @@
+//! Prints the JSON Schemas of the engine's result types that the Node
+//! package's TypeScript types describe, as one JSON object
+//! `{TypeName: schema}`. `bindings-node/tests/types.test.mjs` compiles them to
+//! TypeScript (json-schema-to-typescript) and compares the output with the
+//! committed `bindings-node/types/engine.d.ts`, so the types cannot drift
+//! from the Rust types.
+//!
+//! `cargo run -q -p bindings-node --example schemas`
+
+use serde_json::{Map, Value};
+
+fn main() {
+    let mut out = Map::new();
+    out.insert("Resolved".into(), workload_lens::resolved_schema());
+    out.insert("EngineError".into(), workload_lens::error_schema());
+    out.insert(
+        "StatusExplanation".into(),
+        workload_lens::explanation_schema(),
+    );
+    let more = [
+        (
+            "Attribution",
+            schemars::schema_for!(workload_lens::pods::Attribution),
+        ),
+        (
+            "GangReport",
+            schemars::schema_for!(workload_lens::gang::GangReport),
+        ),
+        (
+            "UpdateResult",
+            schemars::schema_for!(workload_lens::UpdateResult),
+        ),
+    ];
+    for (name, schema) in more {
+        out.insert(
+            name.into(),
+            serde_json::to_value(schema).unwrap_or_default(),
+        );
+    }
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&Value::Object(out)).unwrap_or_default()
+    );
+}

@@ -1,0 +1,203 @@
+// TypeScript types of workload-lens (the same for the native and the WASM
+// build). The result types (Resolved, Status, Finding, Location,
+// Attribution, GangReport, UpdateResult, StatusExplanation, ...) are
+// generated from the engine's JSON Schemas into ./types/engine.d.ts, and the
+// tests regenerate and compare them; the hand-written types below (Limits,
+// UpdateRequest, ...) are checked against the engine by the tests too.
+
+import type {
+  Attribution,
+  ErrorCode,
+  Finding,
+  GangReport,
+  Location,
+  PatchOp,
+  Resolved,
+  Status,
+  StatusExplanation,
+  UpdateResult,
+} from './types/engine.js';
+
+export type * from './types/engine.js';
+
+/** Any JSON value. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** A Kubernetes object as a plain object (or a @kubernetes/client-node model). */
+export type KubeObject = { [key: string]: unknown };
+
+/** A Kubernetes object, or YAML/JSON text of exactly one object. */
+export type ObjectInput = KubeObject | string | Uint8Array;
+
+/** Pods: an array of pod objects, a List object (`{kind: 'List', items}`), or YAML/JSON text of either. */
+export type Pods = KubeObject[] | { kind?: string; items: KubeObject[]; [key: string]: unknown } | string | Uint8Array;
+
+/** A definition: YAML/JSON text (one or more documents) or the definition object. */
+export type DefinitionSource = string | Uint8Array | KubeObject;
+
+/** The engine's limits (camelCase), every one a non-negative integer. See docs/reliability.md. */
+export interface Limits {
+  maxInputBytes: number;
+  maxDepth: number;
+  maxInputNodes: number;
+  maxOutputs: number;
+  maxSteps: number;
+  maxStringBytes: number;
+  maxCollectionLen: number;
+  maxOutputBytes: number;
+  maxExpressionBytes: number;
+  maxExpressionDepth: number;
+  maxInstances: number;
+  maxDocuments: number;
+  maxYamlAliases: number;
+}
+
+/** Some limits; the others keep their defaults. An unknown name is a UsageError. */
+export type LimitOptions = Partial<Limits>;
+
+/** What to write, per component name and instance id (see docs/api.md, "Updates"). */
+export interface UpdateRequest {
+  components?: {
+    [component: string]: {
+      /** Whole pod templates (`{metadata, spec}`), through `podTemplateSpecPath`. */
+      podTemplateSpecs?: { [instance: string]: KubeObject };
+      /** Whole pod specs, through `podSpecPath`. */
+      podSpecs?: { [instance: string]: KubeObject };
+      /** Pod metadata, through `metadataPath`. */
+      podMetadata?: { [instance: string]: KubeObject };
+      /** Fragment fields (`schedulerName`, `labels`, `resources`, ...), through the fragmented paths. */
+      fragments?: { [instance: string]: { [field: string]: unknown } };
+    };
+  };
+}
+
+/** An RFC 6902 JSON Patch operation. */
+export type JsonPatchOp = PatchOp;
+
+/** The result of `validate`: one per definition of the text. */
+export interface ValidationResult {
+  name: string;
+  valid: boolean;
+  findings: Finding[];
+}
+
+/** A group/version/kind and its apiVersion (`group/version`, or `version` for the core group). */
+export interface DefinitionGvk {
+  group: string;
+  version: string;
+  kind: string;
+  apiVersion: string;
+}
+
+/**
+ * Load the engine. WASM build: loads the module (no argument: the `.wasm`
+ * file next to the package's browser.mjs); native build: resolves at once.
+ */
+export function init(
+  input?: string | URL | Request | Response | Promise<Response> | BufferSource | WebAssembly.Module,
+): Promise<void>;
+/** Load the WASM module synchronously (native build: does nothing). */
+export function initSync(input: BufferSource | WebAssembly.Module): void;
+
+/** Resolve an object, choosing its definition by GVK from the bundled catalog plus `definitions`. */
+export function resolve(
+  obj: ObjectInput,
+  options?: { definitions?: Array<Definition | DefinitionSource>; pods?: Pods; limits?: LimitOptions },
+): Resolved;
+/** The bundled definition for an apiVersion and kind. */
+export function lookup(apiVersion: string, kind: string): Definition | null;
+/** The bundled definition files: file name -> YAML text. */
+export function catalogSources(): Record<string, string>;
+/** Compile the one definition of a source. */
+export function compile(source: DefinitionSource, limits?: LimitOptions): Definition;
+/** Compile every definition of a source. */
+export function compileAll(source: DefinitionSource, limits?: LimitOptions): Definition[];
+/** Validate every definition of a source without failing on findings. */
+export function validate(source: DefinitionSource, limits?: LimitOptions): ValidationResult[];
+/** Run one jq expression on a JSON value with the engine's semantics: every output. */
+export function evaluate(expression: string, input?: unknown, limits?: LimitOptions): JsonValue[];
+/** Every document of a YAML/JSON text, read as the engine reads objects. */
+export function parse(text: string | Uint8Array, limits?: LimitOptions): JsonValue[];
+/** The defaults merged with `options`, checked. */
+export function limits(options?: LimitOptions): Limits;
+/** The default limits (meant for untrusted input). */
+export function defaultLimits(): Limits;
+/** The package (and engine) version. */
+export const version: string;
+/** Which engine build this is. */
+export const backend: 'native' | 'wasm';
+
+/** A compiled workload definition: compile once, use for any number of objects. */
+export class Definition {
+  constructor(source: DefinitionSource, limits?: LimitOptions);
+  /** `metadata.name`. */
+  readonly name: string;
+  /** `'catalog'` (bundled) or `'user'`. */
+  readonly origin: 'catalog' | 'user';
+  /** The root group/version/kind. */
+  readonly gvk: DefinitionGvk;
+  /** Component names, root first. */
+  readonly components: string[];
+  /** Whether the definition has suspend/resume actions. */
+  readonly canSuspend: boolean;
+  /** Validation warnings. */
+  readonly warnings: Finding[];
+  /** The limits it evaluates with. */
+  readonly limits: Limits;
+  /** The definition document (the engine's model of it). */
+  toJSON(): { [key: string]: JsonValue };
+  resolve(obj: ObjectInput, pods?: Pods): Resolved;
+  /** The root status (`null` when the definition has no status definition). */
+  status(obj: ObjectInput): Status | null;
+  /** For each status category, which matcher matched or why not. */
+  explainStatus(obj: ObjectInput): StatusExplanation;
+  update(obj: ObjectInput, request: UpdateRequest): UpdateResult;
+  suspend(obj: ObjectInput): UpdateResult;
+  resume(obj: ObjectInput): UpdateResult;
+  attributePods(obj: ObjectInput | null, pods: Pods): Attribution;
+  gangGroups(obj: ObjectInput, pods: Pods): GangReport;
+}
+
+/** A set of definitions keyed by root GVK: the bundled catalog plus your own (yours win). */
+export class Catalog {
+  constructor(options?: { definitions?: Array<Definition | DefinitionSource>; bundled?: boolean });
+  add(definition: Definition | DefinitionSource, limits?: LimitOptions): void;
+  lookup(apiVersion: string, kind: string): Definition | null;
+  /** @throws NoDefinitionError when no definition covers the object. */
+  lookupObject(obj: ObjectInput): Definition;
+  get(name: string): Definition | null;
+  definitions(): Definition[];
+  resolve(obj: ObjectInput, pods?: Pods): Resolved;
+  readonly size: number;
+}
+
+/** Every error of workload-lens. `message` is the engine's display text (with the location). */
+export class WorkloadLensError extends Error {
+  constructor(
+    message: string,
+    fields?: { code?: string; location?: Location; limit?: string; findings?: Finding[]; detail?: string },
+  );
+  /** The stable error code (`internal` only for a bug in workload-lens). */
+  readonly code: ErrorCode | 'internal';
+  /** The message without the location. */
+  readonly detail: string;
+  /** Where: the engine's location keys, only the known ones (`{}` when none). */
+  readonly location: Location;
+  /** For code `limit`: the limit's name, e.g. `maxSteps`. */
+  readonly limit?: string;
+  /** For code `validation`: every finding. */
+  readonly findings?: Finding[];
+  static readonly code: string;
+}
+export class ParseError extends WorkloadLensError {}
+export class ValidationError extends WorkloadLensError {}
+export class JqCompileError extends WorkloadLensError {}
+export class JqRuntimeError extends WorkloadLensError {}
+export class ConversionError extends WorkloadLensError {}
+export class CountMismatchError extends WorkloadLensError {}
+export class LimitError extends WorkloadLensError {}
+export class NoDefinitionError extends WorkloadLensError {}
+export class InvalidObjectError extends WorkloadLensError {}
+export class UpdateError extends WorkloadLensError {}
+export class UsageError extends WorkloadLensError {}
+

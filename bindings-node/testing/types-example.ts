@@ -1,0 +1,135 @@
+// Type test (tsc --strict --noEmit, run by tests/types.test.mjs): every
+// API of index.d.ts used once as intended, and wrong calls rejected
+// (@ts-expect-error fails the compilation when the call is NOT an error).
+import * as wl from 'workload-lens';
+import {
+  Catalog,
+  Definition,
+  LimitError,
+  NoDefinitionError,
+  ParseError,
+  UsageError,
+  ValidationError,
+  WorkloadLensError,
+  type Attribution,
+  type Finding,
+  type GangReport,
+  type Limits,
+  type Location,
+  type Resolved,
+  type Status,
+  type StatusExplanation,
+  type UpdateRequest,
+  type UpdateResult,
+  type ValidationResult,
+} from 'workload-lens';
+
+export async function everything(jobsetText: string, podsText: string): Promise<number> {
+  await wl.init();
+  await wl.init(new URL('https://example.invalid/x.wasm'));
+  wl.initSync(new Uint8Array());
+  const v: string = wl.version;
+  const b: 'native' | 'wasm' = wl.backend;
+
+  const r: Resolved = wl.resolve(jobsetText);
+  const gpus: number = r.totals.resources.gpu;
+  const roles: string[] = r.components[1]!.instances.map((i) => i.id);
+  const s: Status | null | undefined = r.status;
+  wl.resolve({ apiVersion: 'v1', kind: 'X' }, { pods: podsText, limits: { maxSteps: 10 }, definitions: ['...'] });
+  wl.resolve(new Uint8Array(), { pods: [{ kind: 'Pod' }] });
+  wl.resolve(jobsetText, { pods: { kind: 'List', items: [] } });
+
+  const d: Definition | null = wl.lookup('jobset.x-k8s.io/v1alpha2', 'JobSet');
+  if (d === null) return 0;
+  const name: string = d.name;
+  const origin: 'catalog' | 'user' = d.origin;
+  const apiVersion: string = d.gvk.apiVersion;
+  const comps: string[] = d.components;
+  const can: boolean = d.canSuspend;
+  const warnings: Finding[] = d.warnings;
+  const limits: Limits = d.limits;
+  const doc = d.toJSON();
+  const r2: Resolved = d.resolve(jobsetText, podsText);
+  const st: Status | null = d.status(jobsetText);
+  const ex: StatusExplanation = d.explainStatus(jobsetText);
+  const req: UpdateRequest = { components: { replicatedjob: { fragments: { worker: { schedulerName: 'x' } } } } };
+  const up: UpdateResult = d.update(jobsetText, req);
+  const op: string = up.patch[0]!.op;
+  const su: UpdateResult = d.suspend(jobsetText);
+  const re: UpdateResult = d.resume(su.object as { [key: string]: unknown });
+  const at: Attribution = d.attributePods(null, podsText);
+  const gg: GangReport = d.gangGroups(jobsetText, [{ kind: 'Pod' }]);
+
+  const sources: Record<string, string> = wl.catalogSources();
+  const c = new Catalog({ definitions: [d, '...', { kind: 'Karta' }], bundled: false });
+  c.add('...', { maxDepth: 10 });
+  c.add(d);
+  const l1: Definition | null = c.lookup('v1', 'X');
+  const l2: Definition = c.lookupObject(jobsetText);
+  const g: Definition | null = c.get('x');
+  const all: Definition[] = c.definitions();
+  const r3: Resolved = c.resolve(jobsetText, podsText);
+  const size: number = c.size;
+
+  const one: Definition = wl.compile('...', { maxSteps: 1 });
+  const two: Definition = new Definition({ kind: 'Karta' });
+  const many: Definition[] = wl.compileAll(new Uint8Array());
+  const val: ValidationResult[] = wl.validate('...');
+  const valid: boolean = val[0]!.valid;
+  const outs: wl.JsonValue[] = wl.evaluate('.a', { a: 1 }, { maxOutputs: 3 });
+  const docs: wl.JsonValue[] = wl.parse('a: 1');
+  const lim: Limits = wl.limits({ maxSteps: 5 });
+  const def: Limits = wl.defaultLimits();
+
+  try {
+    wl.compile('');
+  } catch (e) {
+    if (e instanceof WorkloadLensError) {
+      const code: string = e.code;
+      const loc: Location = e.location;
+      const line: number | null | undefined = loc.line;
+      const lim2: string | undefined = e.limit;
+      const f: Finding[] | undefined = e.findings;
+      const detail: string = e.detail;
+      const msg: string = e.message;
+      void [code, line, lim2, f, detail, msg];
+    }
+    if (e instanceof ValidationError || e instanceof ParseError || e instanceof LimitError
+      || e instanceof NoDefinitionError || e instanceof UsageError) {
+      const w: WorkloadLensError = e;
+      void w;
+    }
+  }
+
+  // Wrong calls.
+  // @ts-expect-error: an object or text is required
+  wl.resolve(42);
+  // @ts-expect-error: unknown option
+  wl.resolve(jobsetText, { pod: [] });
+  // @ts-expect-error: unknown limit
+  wl.limits({ maxStep: 3 });
+  // @ts-expect-error: limits are numbers
+  wl.evaluate('.', null, { maxSteps: '3' });
+  // @ts-expect-error: the expression is a string
+  wl.evaluate(1);
+  // @ts-expect-error: two arguments
+  wl.lookup('v1');
+  // @ts-expect-error: name is read-only
+  d.name = 'x';
+  // @ts-expect-error: unknown component update kind
+  d.update(jobsetText, { components: { x: { podSpec: {} } } });
+  // @ts-expect-error: pods are required
+  d.gangGroups(jobsetText);
+  // @ts-expect-error: a Resolved has no `gpus`
+  r.gpus;
+  // @ts-expect-error: bundled is a boolean
+  new Catalog({ bundled: 'yes' });
+  // @ts-expect-error: the status may be null
+  d.status(jobsetText).matchedStatuses;
+  // @ts-expect-error: size is a number, not a method
+  c.size();
+
+  void [v, b, gpus, roles, s, name, origin, apiVersion, comps, can, warnings, limits, doc, r2, st, ex, op, re, at, gg,
+    sources, l1, l2, g, all, r3, size, one, two, many, valid, outs, docs, lim, def];
+  return gpus;
+}

@@ -1,0 +1,1012 @@
+/* Generated from the engine's JSON Schemas by bindings-node/testing/gen-types.mjs: do not edit. */
+
+/**
+ * A Kubernetes resource quantity in canonical form, e.g. `2`, `500m`, `4Gi`.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Quantity".
+ */
+export type Quantity = string;
+/**
+ * Stable error classes. The string form (`as_str`, and the JSON form) is part
+ * of the public contract: conformance cases and bindings match on it.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "ErrorCode".
+ */
+export type ErrorCode =
+  | 'parse'
+  | 'validation'
+  | 'jq_compile'
+  | 'jq_runtime'
+  | 'conversion'
+  | 'count_mismatch'
+  | 'limit'
+  | 'no_definition'
+  | 'invalid_object'
+  | 'update'
+  | 'usage';
+/**
+ * Severity of a validation finding.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Severity".
+ */
+export type Severity = 'error' | 'warning';
+/**
+ * One criterion of a matcher.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Check".
+ */
+export type Check = Check1 & Check2;
+export type Check1 =
+  | {
+      /**
+       * The phase found (absent when there is none).
+       */
+      actual?: string | null;
+      /**
+       * The expected phase.
+       */
+      expected: string;
+      kind: 'phase';
+    }
+  | {
+      /**
+       * The condition of that type that counts (the last one), if any.
+       */
+      actual?: Condition | null;
+      /**
+       * The expected reason, when constrained.
+       */
+      expectedReason?: string | null;
+      /**
+       * The expected status, when constrained.
+       */
+      expectedStatus?: string | null;
+      kind: 'condition';
+      /**
+       * The condition type.
+       */
+      type: string;
+    }
+  | {
+      /**
+       * `expectedResult`.
+       */
+      expected: string;
+      /**
+       * The expression.
+       */
+      expression: string;
+      /**
+       * Definition field of the expression.
+       */
+      field: string;
+      kind: 'expression';
+      /**
+       * Its first output rendered like jq's `tostring` (the text that is
+       * compared), absent when there was no output or an error.
+       */
+      result?: string | null;
+    };
+/**
+ * The result of a matcher or of one of its criteria.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Outcome".
+ */
+export type Outcome = 'matched' | 'notMatched' | 'error' | 'skipped';
+/**
+ * One JSON Patch operation.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "PatchOp".
+ */
+export type PatchOp =
+  | {
+      op: 'add';
+      /**
+       * JSON Pointer.
+       */
+      path: string;
+      /**
+       * Value to add.
+       */
+      value: {
+        [k: string]: unknown | undefined;
+      };
+    }
+  | {
+      op: 'remove';
+      /**
+       * JSON Pointer.
+       */
+      path: string;
+    }
+  | {
+      op: 'replace';
+      /**
+       * JSON Pointer.
+       */
+      path: string;
+      /**
+       * New value.
+       */
+      value: {
+        [k: string]: unknown | undefined;
+      };
+    };
+
+/**
+ * Every engine result type (not a value itself).
+ */
+export interface EngineTypes {
+  Attribution?: Attribution;
+  EngineError?: EngineError;
+  GangReport?: GangReport;
+  Resolved?: Resolved;
+  StatusExplanation?: StatusExplanation;
+  UpdateResult?: UpdateResult;
+}
+/**
+ * Attribution of a list of pods.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Attribution".
+ */
+export interface Attribution {
+  /**
+   * Every pod, in input order.
+   */
+  pods: PodAttribution[];
+  /**
+   * Names of the pods attributed to no component.
+   */
+  unattributed: string[];
+}
+/**
+ * One pod, attributed.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "PodAttribution".
+ */
+export interface PodAttribution {
+  /**
+   * The component the pod belongs to.
+   */
+  component?: string | null;
+  /**
+   * Problems met while attributing this pod.
+   */
+  findings: PodFinding[];
+  /**
+   * The instance id (multi-instance components).
+   */
+  instance?: string | null;
+  /**
+   * `metadata.name`.
+   */
+  name: string;
+  /**
+   * `metadata.namespace`.
+   */
+  namespace?: string | null;
+  /**
+   * `spec.nodeName`, when scheduled.
+   */
+  node?: string | null;
+  /**
+   * `status.phase` (`Unknown` when absent).
+   */
+  phase: string;
+  /**
+   * The `Ready` condition is `True`.
+   */
+  ready: boolean;
+  /**
+   * Why the pod is not running well (a waiting container's reason, an
+   * unschedulable condition, `status.reason`), when there is one.
+   */
+  reason?: string | null;
+  /**
+   * The replica key, where the component has a replica selector.
+   */
+  replicaKey?: string | null;
+  resources: ResourceSummary;
+}
+/**
+ * Why a pod could not be attributed cleanly.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "PodFinding".
+ */
+export interface PodFinding {
+  /**
+   * Stable code: `invalid-pod`, `no-component`, `ambiguous-component`,
+   * `no-instance`, `unknown-instance`, `selector-error`, `replica-error`.
+   */
+  code: string;
+  /**
+   * What happened.
+   */
+  message: string;
+}
+/**
+ * A pod's (or a group of pods') resources reduced to the numbers a report
+ * shows.
+ *
+ * Serialized in camelCase (`cpuMillis`, `memoryBytes`, …); `extended` is
+ * left out when empty and otherwise maps names to canonical quantity
+ * strings.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "ResourceSummary".
+ */
+export interface ResourceSummary {
+  /**
+   * CPU in millicores, rounded up.
+   */
+  cpuMillis: number;
+  /**
+   * Ephemeral storage in bytes, rounded up.
+   */
+  ephemeralStorageBytes: number;
+  /**
+   * Every other resource name, exactly: MIG slices such as
+   * `nvidia.com/mig-1g.5gb`, `amd.com/gpu`, `rdma/ib`, `hugepages-2Mi`, …
+   * Entries explicitly requested as zero are kept.
+   */
+  extended: {
+    [k: string]: Quantity | undefined;
+  };
+  /**
+   * Whole NVIDIA GPUs (`nvidia.com/gpu`), rounded up.
+   */
+  gpu: number;
+  /**
+   * Memory in bytes, rounded up.
+   */
+  memoryBytes: number;
+}
+/**
+ * The engine's error.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "EngineError".
+ */
+export interface EngineError {
+  code: ErrorCode;
+  /**
+   * For [`ErrorCode::Validation`]: every finding (errors and warnings).
+   */
+  findings: Finding[];
+  /**
+   * For [`ErrorCode::Limit`]: the name of the limit (the field name of
+   * [`crate::Limits`] in camelCase, e.g. `maxOutputs`).
+   */
+  limit?: string | null;
+  location: Location;
+  /**
+   * Human-readable message (without the location, which is kept apart).
+   */
+  message: string;
+}
+/**
+ * One validation finding.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Finding".
+ */
+export interface Finding {
+  /**
+   * Stable, kebab-case rule code, e.g. `duplicate-component-name`.
+   */
+  code: string;
+  location: Location;
+  /**
+   * What is wrong, in words.
+   */
+  message: string;
+  severity: Severity;
+}
+/**
+ * Where something happened. Every part is optional; only the parts that are
+ * known are set (and serialized).
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Location".
+ */
+export interface Location {
+  /**
+   * 1-based column (in characters) in the source text.
+   */
+  column?: number | null;
+  /**
+   * Component name.
+   */
+  component?: string | null;
+  /**
+   * Index of the document in a multi-document text (0-based), when the
+   * input had more than one document.
+   */
+  document?: number | null;
+  /**
+   * The jq expression involved.
+   */
+  expression?: string | null;
+  /**
+   * Field path inside the definition, e.g.
+   * `spec.structureDefinition.childComponents[1].specDefinition.podTemplateSpecPath`.
+   */
+  field?: string | null;
+  /**
+   * Instance id (`""` is never set: single-instance components omit it).
+   */
+  instance?: string | null;
+  /**
+   * 1-based line in the source text, when the input was text.
+   */
+  line?: number | null;
+  /**
+   * Path inside the object (workload or pod), e.g. `spec.containers[0].resources.requests.cpu`.
+   */
+  objectPath?: string | null;
+  /**
+   * Byte range `[start, end)` inside `expression`.
+   *
+   * @minItems 2
+   * @maxItems 2
+   */
+  span?: [number, number] | null;
+}
+/**
+ * Gang groups of a set of pods.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "GangReport".
+ */
+export interface GangReport {
+  /**
+   * The groups, in order of first member.
+   */
+  groups: GangGroup[];
+  /**
+   * Per pod, in input order.
+   */
+  pods: PodGang[];
+}
+/**
+ * One pod group formed by the given pods.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "GangGroup".
+ */
+export interface GangGroup {
+  /**
+   * The effective component of the members.
+   */
+  component?: string | null;
+  /**
+   * Group keys shared by the members.
+   */
+  keys: string[];
+  /**
+   * Pods in the group, in input order.
+   */
+  members: string[];
+  /**
+   * Members that must be admitted together (0 when subgroups carry the
+   * minimums).
+   */
+  minMember: number;
+  /**
+   * Subgroups that must be admitted (`podGroup` form with subgroups).
+   */
+  minSubGroups?: number | null;
+  /**
+   * The scheduler's PodGroup name.
+   */
+  name: string;
+  /**
+   * The definition's pod-group name.
+   */
+  podGroup: string;
+  /**
+   * Subgroups (`podGroup` form).
+   */
+  subGroups: SubGroupState[];
+  /**
+   * Topology constraint.
+   */
+  topology?: Topology | null;
+}
+/**
+ * A subgroup of a `podGroup`.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "SubGroupState".
+ */
+export interface SubGroupState {
+  /**
+   * Component name.
+   */
+  component: string;
+  /**
+   * Pods in the subgroup (matching the component or a descendant).
+   */
+  members: string[];
+  /**
+   * Minimum members of the subgroup.
+   */
+  minMember: number;
+  /**
+   * Topology constraint.
+   */
+  topology?: Topology | null;
+}
+/**
+ * Topology constraint.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Topology".
+ */
+export interface Topology {
+  /**
+   * Preferred level.
+   */
+  preferredTopologyLevel?: string;
+  /**
+   * Required level.
+   */
+  requiredTopologyLevel?: string;
+  /**
+   * Topology name.
+   */
+  topologyName?: string;
+}
+/**
+ * The gang-scheduling answer for one pod.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "PodGang".
+ */
+export interface PodGang {
+  /**
+   * The pod's own component.
+   */
+  component?: string | null;
+  /**
+   * The component whose pod-group member definition applies (the pod's
+   * own or an ancestor).
+   */
+  effectiveComponent?: string | null;
+  /**
+   * Problems met.
+   */
+  findings: PodFinding[];
+  /**
+   * Values of the member's `groupByKeyPaths`.
+   */
+  groupKeys: string[];
+  /**
+   * The scheduler's PodGroup name: `pg-<workload uid>[-<key>...]`
+   * (`pg-<uid>-<podGroup.name>` for the `podGroup` form).
+   */
+  groupName?: string | null;
+  /**
+   * The pod's instance, when the effective component is its own.
+   */
+  instance?: string | null;
+  /**
+   * Pod name.
+   */
+  pod: string;
+  /**
+   * Name of the definition's pod group (`podGroups[].name` / `podGroup.name`).
+   */
+  podGroup?: string | null;
+}
+/**
+ * A workload resolved through its definition.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Resolved".
+ */
+export interface Resolved {
+  /**
+   * Always [`RESOLVED_API_VERSION`].
+   */
+  apiVersion: string;
+  /**
+   * Every component, root first, then children in definition order.
+   */
+  components: Component[];
+  definition: DefinitionRef;
+  /**
+   * Always [`RESOLVED_KIND`].
+   */
+  kind: string;
+  /**
+   * Normalized status of the root component (absent when the root has no
+   * `statusDefinition`).
+   */
+  status?: Status | null;
+  totals: Totals;
+  tree: TreeNode;
+  /**
+   * Pods that were given but belong to no instance (only when pods were
+   * given).
+   */
+  unattributedPods?: PodAttribution[] | null;
+  /**
+   * Things worth knowing that did not stop resolution.
+   */
+  warnings: string[];
+  workload: WorkloadRef;
+}
+/**
+ * One component.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Component".
+ */
+export interface Component {
+  /**
+   * Names of the child components, in definition order.
+   */
+  children: string[];
+  /**
+   * True when the component has pods of its own.
+   */
+  hasPodDefinition: boolean;
+  /**
+   * Instances (one with id `""` for single-instance components).
+   */
+  instances: Instance[];
+  /**
+   * The Kubernetes kind it materializes as, if declared.
+   */
+  kind?: Gvk | null;
+  /**
+   * True when the component has an `instanceIdPath`.
+   */
+  multiInstance: boolean;
+  /**
+   * Component name.
+   */
+  name: string;
+  /**
+   * Parent component name (children only).
+   */
+  owner?: string | null;
+  /**
+   * True for the root component.
+   */
+  root: boolean;
+  /**
+   * Status of this component, for children that have a `statusDefinition`.
+   */
+  status?: Status | null;
+  totals: Totals;
+}
+/**
+ * One instance of a component.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Instance".
+ */
+export interface Instance {
+  /**
+   * Effective desired replicas: `replicas`, else `minReplicas`, else 1;
+   * 0 when not present; negative counts count as 0.
+   */
+  desiredReplicas: number;
+  /**
+   * For fragmented definitions: every fragment extracted, by field.
+   */
+  fragments?: {
+    [k: string]: unknown | undefined;
+  } | null;
+  /**
+   * Instance id (`""` for single-instance components).
+   */
+  id: string;
+  /**
+   * Live state from the pods, when pods were given.
+   */
+  live?: Live | null;
+  /**
+   * The effective request of one pod.
+   */
+  podResources?: ResourceSummary | null;
+  /**
+   * The pod template (`{metadata, spec}`), from any of the three styles;
+   * for fragmented definitions it is assembled from the fragments.
+   */
+  podTemplate?: {
+    [k: string]: unknown | undefined;
+  };
+  /**
+   * False when the component's pod definition points at nothing in this
+   * object (e.g. a PyTorchJob without a Master): such an instance has no
+   * pods, whatever its scale says.
+   */
+  present: boolean;
+  resources: ResourceSummary;
+  /**
+   * Replica counts as extracted.
+   */
+  scale?: Scale | null;
+}
+/**
+ * Live state of one instance, from its pods.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Live".
+ */
+export interface Live {
+  /**
+   * The nodes they run on (sorted, unique).
+   */
+  nodes: string[];
+  /**
+   * Pods attributed to the instance.
+   */
+  pods: PodAttribution[];
+  /**
+   * How many of them are ready.
+   */
+  ready: number;
+}
+/**
+ * Replica counts.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Scale".
+ */
+export interface Scale {
+  /**
+   * Maximum replicas.
+   */
+  maxReplicas?: number | null;
+  /**
+   * Minimum replicas.
+   */
+  minReplicas?: number | null;
+  /**
+   * Desired replicas.
+   */
+  replicas?: number | null;
+}
+/**
+ * A group/version/kind.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Gvk".
+ */
+export interface Gvk {
+  /**
+   * API group (`""` for the core group).
+   */
+  group?: string;
+  /**
+   * Kind.
+   */
+  kind?: string;
+  /**
+   * API version.
+   */
+  version?: string;
+}
+/**
+ * Normalized status.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Status".
+ */
+export interface Status {
+  /**
+   * Conditions as extracted.
+   */
+  conditions: Condition[];
+  /**
+   * Every matched status in evaluation order, or `["Undefined"]`.
+   */
+  matchedStatuses: string[];
+  /**
+   * The raw phase (absent when the phase path yields nothing).
+   */
+  phase?: string | null;
+}
+/**
+ * One condition.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Condition".
+ */
+export interface Condition {
+  /**
+   * Message, when a non-empty string.
+   */
+  message?: string | null;
+  /**
+   * Reason, when a string.
+   */
+  reason?: string | null;
+  /**
+   * Status, when a string.
+   */
+  status?: string | null;
+  /**
+   * Condition type (`""` when the type field is missing or not a string).
+   */
+  type: string;
+}
+/**
+ * Pod and resource totals.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Totals".
+ */
+export interface Totals {
+  /**
+   * Desired pods.
+   */
+  pods: number;
+  resources: ResourceSummary;
+}
+/**
+ * Which definition was used.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "DefinitionRef".
+ */
+export interface DefinitionRef {
+  /**
+   * The definition format (`run.ai/v1alpha1` or `optimization.nvidia.com/v1alpha1`).
+   */
+  format: string;
+  /**
+   * `metadata.name` of the definition.
+   */
+  name: string;
+  /**
+   * Where it came from: `catalog` or `user`.
+   */
+  origin: string;
+}
+/**
+ * A node of the component tree.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "TreeNode".
+ */
+export interface TreeNode {
+  /**
+   * Child nodes, in definition order.
+   */
+  children: TreeNode[];
+  /**
+   * Component name.
+   */
+  component: string;
+}
+/**
+ * Identity of the resolved object.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "WorkloadRef".
+ */
+export interface WorkloadRef {
+  /**
+   * `apiVersion` of the object.
+   */
+  apiVersion: string;
+  /**
+   * `kind` of the object.
+   */
+  kind: string;
+  /**
+   * `metadata.name` (or `metadata.generateName` when there is no name).
+   */
+  name: string;
+  /**
+   * `metadata.namespace`, when set.
+   */
+  namespace?: string | null;
+  /**
+   * `metadata.uid`, when set.
+   */
+  uid?: string | null;
+}
+/**
+ * Why an object has the status it has: the root component's explanation,
+ * plus one for each child component with a `statusDefinition` of its own.
+ * Its JSON has the root's fields at the top level (`component`, `phase`,
+ * `conditions`, `categories`, `matchedStatuses`, `error`) and `components`.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "StatusExplanation".
+ */
+export interface StatusExplanation {
+  /**
+   * Every status category the definition maps, in evaluation order.
+   */
+  categories: CategoryExplanation[];
+  /**
+   * Component name.
+   */
+  component: string;
+  /**
+   * Child components with a `statusDefinition`, in definition order.
+   */
+  components: ComponentStatusExplanation[];
+  /**
+   * The conditions, when the definition has a `conditionsDefinition`.
+   */
+  conditions?: ConditionsExplanation | null;
+  /**
+   * The error `resolve` fails with, when the status cannot be computed.
+   * The categories are still explained as far as they could be evaluated.
+   */
+  error?: EngineError | null;
+  /**
+   * The matched statuses, exactly as `resolve` reports them (`["Undefined"]`
+   * when none matched); empty when there is no status definition or the
+   * evaluation failed.
+   */
+  matchedStatuses: string[];
+  /**
+   * The phase, when the definition has a `phaseDefinition`.
+   */
+  phase?: PhaseExplanation | null;
+}
+/**
+ * One status category (`statusMappings.<key>`).
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "CategoryExplanation".
+ */
+export interface CategoryExplanation {
+  /**
+   * The mapping key, e.g. `running`.
+   */
+  key: string;
+  /**
+   * True when one of the matchers matched.
+   */
+  matched: boolean;
+  /**
+   * The matchers, in definition order.
+   */
+  matchers: MatcherExplanation[];
+  /**
+   * The status, e.g. `Running`.
+   */
+  status: string;
+}
+/**
+ * One matcher (`statusMappings.<key>[i]`): the AND of its criteria.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "MatcherExplanation".
+ */
+export interface MatcherExplanation {
+  /**
+   * Its criteria in evaluation order (`byPhase`, each `byConditions`
+   * entry, `byExpression`); empty for a matcher without criteria, which
+   * matches unconditionally.
+   */
+  checks: Check[];
+  /**
+   * Definition field of the matcher.
+   */
+  field: string;
+  outcome: Outcome;
+}
+export interface Check2 {
+  /**
+   * The evaluation error, for outcome `error`.
+   */
+  error?: EngineError | null;
+  outcome: Outcome;
+  /**
+   * Why, in words (e.g. `phase is "Pending", expected "Running"`).
+   */
+  reason: string;
+}
+/**
+ * The status evaluation of one component.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "ComponentStatusExplanation".
+ */
+export interface ComponentStatusExplanation {
+  /**
+   * Every status category the definition maps, in evaluation order.
+   */
+  categories: CategoryExplanation[];
+  /**
+   * Component name.
+   */
+  component: string;
+  /**
+   * The conditions, when the definition has a `conditionsDefinition`.
+   */
+  conditions?: ConditionsExplanation | null;
+  /**
+   * The error `resolve` fails with, when the status cannot be computed.
+   * The categories are still explained as far as they could be evaluated.
+   */
+  error?: EngineError | null;
+  /**
+   * The matched statuses, exactly as `resolve` reports them (`["Undefined"]`
+   * when none matched); empty when there is no status definition or the
+   * evaluation failed.
+   */
+  matchedStatuses: string[];
+  /**
+   * The phase, when the definition has a `phaseDefinition`.
+   */
+  phase?: PhaseExplanation | null;
+}
+/**
+ * How the conditions were extracted.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "ConditionsExplanation".
+ */
+export interface ConditionsExplanation {
+  /**
+   * The path expression.
+   */
+  expression: string;
+  /**
+   * Definition field of the path expression.
+   */
+  field: string;
+  /**
+   * The conditions found, in order.
+   */
+  items: Condition[];
+}
+/**
+ * How the phase was extracted.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "PhaseExplanation".
+ */
+export interface PhaseExplanation {
+  /**
+   * The path expression.
+   */
+  expression: string;
+  /**
+   * Definition field of the path expression.
+   */
+  field: string;
+  /**
+   * The phase (absent when the expression gave no output; `""` for `null`).
+   */
+  value?: string | null;
+}
+/**
+ * The result of an update.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "UpdateResult".
+ */
+export interface UpdateResult {
+  /**
+   * The updated object (a new value; the input is untouched).
+   */
+  object: {
+    [k: string]: unknown | undefined;
+  };
+  /**
+   * RFC 6902 JSON Patch from the input object to `object`.
+   */
+  patch: PatchOp[];
+}
