@@ -379,6 +379,17 @@ impl PyDefinition {
         })
     }
 
+    /// Why the object has its status: every matcher of every status
+    /// category with its outcome and reason (the engine's `explain_status`).
+    fn explain_status(&self, py: Python<'_>, obj: Json) -> PyResult<String> {
+        entry(py, || {
+            detached(py, || {
+                let obj = value_of(&obj, self.inner.limits())?;
+                to_json(&self.inner.explain_status(&obj)?)
+            })
+        })
+    }
+
     /// Write values through the definition's paths: `{object, patch}`.
     fn update(&self, py: Python<'_>, obj: Json, request: Json) -> PyResult<String> {
         entry(py, || {

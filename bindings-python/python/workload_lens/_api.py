@@ -331,6 +331,16 @@ class Definition:
         r: Optional[Dict[str, Any]] = _loads(self._native.status(self._obj(obj)))
         return r
 
+    def explain_status(self, obj: Any) -> Dict[str, Any]:
+        """Why the object has its status: the phase and conditions found and,
+        for each status category in evaluation order, every matcher with its
+        ``outcome`` (``matched``, ``notMatched``, ``error``, ``skipped``) and
+        each criterion with a ``reason``. ``matchedStatuses`` is what
+        :meth:`resolve` reports; an evaluation error is returned under
+        ``error`` (not raised). Shape: ``docs/status-explanation.schema.json``."""
+        r: Dict[str, Any] = _loads(self._native.explain_status(self._obj(obj)))
+        return r
+
     def update(self, obj: Any, request: Mapping[str, Any]) -> UpdateResult:
         """Write values through the definition's paths. ``request`` is
         ``{"components": {NAME: {"podTemplateSpecs"|"podSpecs"|"podMetadata"|
