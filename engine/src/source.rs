@@ -1081,6 +1081,8 @@ struct Anchored {
     aliases: usize,
     /// Nesting height (0 for a scalar).
     height: usize,
+    /// Bytes of scalar text in it (keys and alias expansions included).
+    bytes: usize,
 }
 
 enum PendingKey {
@@ -1104,6 +1106,7 @@ struct Frame {
     anchor: usize,
     nodes_at_start: usize,
     aliases_at_start: usize,
+    bytes_at_start: usize,
     child_height: usize,
 }
 
@@ -1117,6 +1120,9 @@ struct YamlBuilder<'l> {
     root: Option<Value>,
     nodes: usize,
     aliases: usize,
+    /// Bytes of scalar text read so far, alias expansions included: aliases
+    /// of a big scalar must not multiply it past `maxInputBytes`.
+    bytes: usize,
 }
 
 fn position_of(span: &Span) -> (usize, usize) {
@@ -1135,6 +1141,7 @@ impl<'l> YamlBuilder<'l> {
             root: None,
             nodes: 0,
             aliases: 0,
+            bytes: 0,
         }
     }
 
@@ -1268,6 +1275,25 @@ impl<'l> YamlBuilder<'l> {
         }
     }
 
+    fn count_bytes(&mut self, n: usize, span: &Span) -> Result<()> {
+        self.bytes = self.bytes.saturating_add(n);
+        if self.bytes > self.limits.max_input_bytes {
+            let path = self.slot_path();
+            return Err(self.error_at(
+                Error::limit(
+                    "maxInputBytes",
+                    format!(
+                        "the text expands through YAML aliases to more than maxInputBytes ({} bytes)",
+                        self.limits.max_input_bytes
+                    ),
+                ),
+                span,
+                &path,
+            ));
+        }
+        Ok(())
+    }
+
     fn count_node(&mut self, span: &Span) -> Result<()> {
         self.nodes += 1;
         if self.nodes > self.limits.max_input_nodes {
@@ -1285,6 +1311,7 @@ impl<'l> YamlBuilder<'l> {
         tag: Option<&Tag>,
         span: &Span,
     ) -> Result<()> {
+        self.count_bytes(text.len(), span)?;
         if self.expecting_key() {
             if style == ScalarStyle::Plain && tag.is_none() && text == "<<" {
                 let node = self.spans.detached();
@@ -1316,6 +1343,7 @@ impl<'l> YamlBuilder<'l> {
                         nodes: 1,
                         aliases: 0,
                         height: 0,
+                        bytes: text.len(),
                     },
                 );
             }
@@ -1338,6 +1366,7 @@ impl<'l> YamlBuilder<'l> {
                     nodes: 1,
                     aliases: 0,
                     height: 0,
+                    bytes: text.len(),
                 },
             );
         }
@@ -1443,6 +1472,7 @@ impl<'l> YamlBuilder<'l> {
             anchor,
             nodes_at_start: self.nodes,
             aliases_at_start: self.aliases,
+            bytes_at_start: self.bytes,
             child_height: 0,
         });
         Ok(())
@@ -1474,6 +1504,7 @@ impl<'l> YamlBuilder<'l> {
                     nodes: self.nodes - frame.nodes_at_start + 1,
                     aliases: self.aliases - frame.aliases_at_start,
                     height,
+                    bytes: self.bytes - frame.bytes_at_start,
                 },
             );
         }
@@ -1490,7 +1521,12 @@ impl<'l> YamlBuilder<'l> {
                 &path,
             ));
         };
-        let (nodes, aliases, height) = (anchored.nodes, anchored.aliases, anchored.height);
+        let (nodes, aliases, height, bytes) = (
+            anchored.nodes,
+            anchored.aliases,
+            anchored.height,
+            anchored.bytes,
+        );
         self.aliases = self.aliases.saturating_add(1).saturating_add(aliases);
         if self.aliases > self.limits.max_yaml_aliases {
             return Err(self.error_at(
@@ -1508,6 +1544,7 @@ impl<'l> YamlBuilder<'l> {
         if self.stack.len() + height > self.limits.max_depth {
             return Err(self.error_at(depth_error(self.limits), span, &path));
         }
+        self.count_bytes(bytes, span)?;
         let key_position = self.expecting_key();
         if !key_position {
             self.nodes = self.nodes.saturating_add(nodes);

@@ -274,3 +274,56 @@ fn raised_limits_keep_the_stack_safe() {
         workload_lens::limits::HARD_MAX_DEPTH
     );
 }
+
+#[test]
+fn split_counts_its_pieces_before_building_them() {
+    // Found while writing the hostile corpus: `split/1` built a 2-million
+    // element array from a 2 MiB string, past maxCollectionLen.
+    let doubled = |s: &str| format!("\"{s}\"{}", " | . + .".repeat(20));
+    for sep in ["", "x"] {
+        let e = format!("{} | split(\"{sep}\") | length", doubled("xy"));
+        assert_eq!(
+            limit_of(e, json!(null)).as_deref(),
+            Some("maxCollectionLen"),
+            "{sep:?}"
+        );
+    }
+    // Within the limit, split keeps its jq meaning.
+    let got = evaluate(
+        r#"split(","), split(""), ("" | split(","))"#,
+        &json!("a,b,"),
+        &Limits::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        got,
+        vec![
+            json!(["a", "b", ""]),
+            json!(["a", ",", "b", ","]),
+            json!([])
+        ]
+    );
+}
+
+#[test]
+fn aliases_cannot_multiply_a_big_scalar() {
+    // Found while writing the hostile corpus: 900 aliases of a 20 KB scalar
+    // (within maxYamlAliases and maxInputNodes) made 18 MB of strings from
+    // 25 KB of text. Expanded scalar bytes count against maxInputBytes.
+    let text = format!(
+        "x: &x {}\ny: [{}]\n",
+        "s".repeat(20_000),
+        vec!["*x"; 900].join(", ")
+    );
+    let e = workload_lens::source::parse_documents(&text, &Limits::default()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Limit);
+    assert_eq!(e.limit.as_deref(), Some("maxInputBytes"), "{e}");
+    assert_eq!(e.location.line, Some(2), "{e}");
+    // Aliases of small scalars and collections are unaffected.
+    let ok = format!(
+        "x: &x {}\ny: [{}]\n",
+        "s".repeat(1000),
+        vec!["*x"; 900].join(", ")
+    );
+    assert!(workload_lens::source::parse_documents(&ok, &Limits::default()).is_ok());
+}

@@ -534,10 +534,31 @@ impl std::ops::Div for W {
                 preview_typed(&rhs.v)
             )));
         }
+        if let (Val::TStr(a), Val::TStr(b)) = (&self.v, &rhs.v) {
+            // `split/1`: count the pieces before building them, so that a
+            // big string cannot become millions of elements.
+            let pieces = split_pieces(a, b);
+            check_coll_len(pieces)?;
+            tick_n(pieces as u64)?;
+        }
         let d = self.d.max(rhs.d);
         let r = lift(self.v / rhs.v, d)?;
         check_num(&r.v)?;
         Ok(r)
+    }
+}
+
+/// How many strings `a / b` (jq's `split/1`) yields: one per character for an
+/// empty separator, else one more than the non-overlapping occurrences.
+fn split_pieces(a: &[u8], b: &[u8]) -> usize {
+    if a.is_empty() {
+        return 0;
+    }
+    match (std::str::from_utf8(a), std::str::from_utf8(b)) {
+        (Ok(a), Ok("")) => a.chars().count(),
+        // Linear-time substring search (two-way), not a naive scan.
+        (Ok(a), Ok(b)) => a.matches(b).count() + 1,
+        _ => a.len() + 1,
     }
 }
 
