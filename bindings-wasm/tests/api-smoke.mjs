@@ -1,0 +1,116 @@
+// Hostile input through the PUBLIC WASM API (bindings-node/browser.mjs, the
+// `workload-lens` package's browser build): typed errors (the
+// WorkloadLensError subclasses), and a real trap that the JS layer turns into
+// code 'internal' before re-instantiating the module, after which the next
+// call (and a definition compiled before the trap) works again.
+// Environment-neutral (Node and browsers): the caller hands in the module.
+
+const JOBSET = `apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: smoke}
+spec:
+  replicatedJobs:
+  - name: workers
+    replicas: 2
+    template:
+      spec:
+        parallelism: 3
+        completions: 3
+        template:
+          spec:
+            containers:
+            - name: main
+              image: trainer
+              resources: {limits: {nvidia.com/gpu: 2}}
+`;
+
+const nest = (n, open, close, inner = '1') => open.repeat(n) + inner + close.repeat(n);
+
+function aliasBomb() {
+  let t = 'a0: &a0 ["x","x","x","x","x","x","x","x","x","x"]\n';
+  for (let i = 1; i <= 9; i++) t += `a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(',')}]\n`;
+  return t;
+}
+
+/** [name, fn(wl), expected error class name (or null: `check` validates the result)] */
+function checks(wl) {
+  const gpus = (r) => r?.totals?.resources?.gpu;
+  return [
+    ['resolve the JobSet', () => gpus(wl.resolve(JOBSET)), null, (v) => v === 12],
+    ['deep JSON (100k) through parse', () => wl.parse(nest(100_000, '[', ']')), 'LimitError'],
+    ['deep JSON (100k) as the object of resolve', () => wl.resolve(nest(100_000, '{"a":', '}')), 'LimitError'],
+    ['deep YAML (100k) through parse, limits raised', () => wl.parse('a: ' + nest(100_000, '[', ']'), { maxDepth: 1e9 }), 'LimitError'],
+    ['alias bomb through parse', () => wl.parse(aliasBomb()), 'LimitError'],
+    ['alias bomb as the object of resolve', () => wl.resolve(aliasBomb()), 'LimitError'],
+    ['runaway jq: recursive def', () => wl.evaluate('def f: f; f', null), 'JqCompileError'],
+    ['runaway jq: fuel', () => wl.evaluate('[.[] as $a | .[] as $b | .[] as $c | $a + $b + $c] | length', Array(300).fill(1), { maxSteps: 100_000 }), 'LimitError'],
+    ['runaway jq: output count', () => wl.evaluate('.[] | .[]', Array(100).fill(Array(100).fill(0))), 'LimitError'],
+    ['deep expression (100k parentheses)', () => wl.evaluate(nest(100_000, '(', ')'), null, { maxExpressionBytes: 1e9, maxExpressionDepth: 1e9 }), 'LimitError'],
+    ['hostile definition (deep expression)', () => wl.compile(hostileDefinition()), 'WorkloadLensError'],
+    ['unknown limits field', () => wl.evaluate('.', null, { maxBananas: 1 }), 'UsageError'],
+  ];
+}
+
+function hostileDefinition() {
+  return `apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: hostile}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: root
+      kind: {group: x.io, version: v1, kind: Evil}
+      statusDefinition:
+        conditionsDefinition:
+          path: '${nest(10_000, '(', ')', '.')}'
+`;
+}
+
+/** Run the checks and the trap; returns [{name, ok, detail}]. */
+export async function runApiSmoke(wl) {
+  const out = [];
+  const record = (name, ok, detail) => out.push({ name, ok, detail });
+  for (const [name, fn, want, check] of checks(wl)) {
+    try {
+      const v = fn();
+      if (want === null) record(name, check(v), `result ${JSON.stringify(v)?.slice(0, 120)}`);
+      else record(name, false, `expected ${want}, got a result`);
+    } catch (e) {
+      const typed = e instanceof wl.WorkloadLensError;
+      const cls = wl[want];
+      const ok = want !== null && typed && typeof cls === 'function' && e instanceof cls;
+      record(name, ok, `${e?.constructor?.name} (${e?.code}${e?.limit ? ' ' + e.limit : ''}): ${String(e?.message).slice(0, 120)}`);
+    }
+  }
+
+  // A real trap: an allocation larger than a wasm32 memory (4 GiB) can
+  // hold, which the caller allowed by raising the limits.
+  const kept = wl.compile(wl.catalogSources()['jobset-x-k8s-io-jobset-v1alpha2.yaml']);
+  let trap;
+  try {
+    wl.evaluate('"xxxxxxxxxxxxxxxx" * 250000000 | length', null, {
+      maxStringBytes: 4_000_000_000, maxOutputBytes: 4_000_000_000, maxSteps: 4_000_000_000,
+    });
+  } catch (e) {
+    trap = e;
+  }
+  record(
+    'a trap becomes code internal',
+    trap instanceof wl.WorkloadLensError && trap.code === 'internal',
+    trap ? `${trap.constructor.name} (${trap.code}): ${String(trap.message).slice(0, 160)}` : 'no error',
+  );
+  await wl.init(); // waits for a restart in progress (none when the spare copy was ready)
+  try {
+    const ok = wl.resolve(JOBSET).totals.resources.gpu === 12;
+    record('the next call after the trap works', ok, 'resolve: 12 GPUs');
+  } catch (e) {
+    record('the next call after the trap works', false, `${e?.name}: ${e?.message}`);
+  }
+  try {
+    const r = kept.resolve(JOBSET);
+    record('a definition compiled before the trap still works', r.totals.resources.gpu === 12, 'resolve: 12 GPUs');
+  } catch (e) {
+    record('a definition compiled before the trap still works', false, `${e?.name}: ${e?.message}`);
+  }
+  return out;
+}
