@@ -30,6 +30,9 @@ cargo test --workspace --locked
 echo "== Python package: build, install and test (bindings-python/test.sh)"
 bash bindings-python/test.sh
 
+echo "== WASM build: size budget, conformance in Node and Chromium (bindings-wasm/test.sh)"
+bash bindings-wasm/test.sh
+
 echo "== conformance suite (every runtime that is built) and parity table"
 cargo run -q --locked -p workload-lens-conformance -- run
 cargo run -q --locked -p workload-lens-conformance -- table
