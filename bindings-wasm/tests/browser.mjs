@@ -5,7 +5,7 @@
 // Exit code 1 on any failure.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -75,6 +75,29 @@ try {
   console.log(`${alive === 'done' ? 'ok  ' : 'FAIL'} page usable afterwards (status: ${alive})`);
   for (const e of errors) console.log(`page error: ${e}`);
   failed = rep.failed + (alive === 'done' ? 0 : 1);
+
+  // The README's plain <script type="module"> example, as a user would
+  // serve it: the package under ./node_modules/workload-lens/.
+  const html = readFileSync(join(ROOT, 'bindings-wasm', 'README.md'), 'utf8').match(/```html\n([\s\S]*?)```/)?.[1];
+  const ex = await ctx.newPage();
+  const logs = [];
+  ex.on('console', (m) => logs.push(m.text()));
+  await ex.route(`${origin}/readme-example/index.html`, (r) => r.fulfill({ contentType: 'text/html', body: `<!doctype html><body>${html}</body>` }));
+  await ex.route(`${origin}/readme-example/node_modules/workload-lens/**`, (r) => {
+    const rest = new URL(r.request().url()).pathname.replace('/readme-example/node_modules/workload-lens/', '');
+    r.fulfill({ path: join(ROOT, 'bindings-node', rest) });
+  });
+  await ex.goto(`${origin}/readme-example/index.html`);
+  let text = '';
+  try {
+    await ex.waitForFunction(() => /^\d+ GPUs$/.test(document.body.textContent), null, { timeout: 30_000 });
+    text = await ex.evaluate(() => document.body.textContent);
+  } catch (e) {
+    text = `(no result: ${e.message.split('\n')[0]}; console: ${logs.join(' | ')})`;
+  }
+  const exampleOk = html !== undefined && text === '2 GPUs' && logs.includes('[42]');
+  console.log(`${exampleOk ? 'ok  ' : 'FAIL'} README <script type="module"> example: ${text}, console ${JSON.stringify(logs)}`);
+  if (!exampleOk) failed += 1;
 } finally {
   await ctx?.close();
   server.kill();
