@@ -37,6 +37,10 @@ function checks(wl) {
   const gpus = (r) => r?.totals?.resources?.gpu;
   return [
     ['resolve the JobSet', () => gpus(wl.resolve(JOBSET)), null, (v) => v === 12],
+    ['explainStatus through the WASM build', () => {
+      const d = wl.compile(wl.catalogSources()['jobset-x-k8s-io-jobset-v1alpha2.yaml']);
+      return d.explainStatus(JOBSET);
+    }, null, (v) => v !== null && typeof v === 'object' && !Array.isArray(v)],
     ['deep JSON (100k) through parse', () => wl.parse(nest(100_000, '[', ']')), 'LimitError'],
     ['deep JSON (100k) as the object of resolve', () => wl.resolve(nest(100_000, '{"a":', '}')), 'LimitError'],
     ['deep YAML (100k) through parse, limits raised', () => wl.parse('a: ' + nest(100_000, '[', ']'), { maxDepth: 1e9 }), 'LimitError'],
