@@ -327,3 +327,37 @@ fn aliases_cannot_multiply_a_big_scalar() {
     );
     assert!(workload_lens::source::parse_documents(&ok, &Limits::default()).is_ok());
 }
+
+#[test]
+fn regex_matches_are_metered_as_they_are_found() {
+    // Found while writing the hostile corpus: jaq's regex primitives
+    // collected every match of a 2 MiB string (2 million, seconds and
+    // hundreds of MB) before a limit could see them.
+    let doubled = format!("\"xy\"{}", " | . + .".repeat(20));
+    for f in [
+        "[match(\"\"; \"g\")] | length",
+        "[scan(\".\")] | length",
+        "[splits(\"\")] | length",
+        "gsub(\"x\"; \"yy\") | length",
+    ] {
+        let got = limit_of(format!("{doubled} | {f}"), json!(null));
+        assert_eq!(got.as_deref(), Some("maxCollectionLen"), "{f}");
+    }
+    // jq's meaning is kept: character offsets, captures that did not take
+    // part are left out, flags.
+    let got = evaluate(
+        r#"[match("(?<a>é)(b)?(c)"; "g") | [.offset, (.captures | map(.offset))]], [splits(", *")], gsub("(?<l>[a-z])"; "<\(.l)>"), test("B"; "i")"#,
+        &json!("aébc, éc"),
+        &Limits::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        got,
+        vec![
+            json!([[1, [1, 2, 3]], [6, [6, 7]]]),
+            json!(["aébc", "éc"]),
+            json!("<a>é<b><c>, é<c>"),
+            json!(true)
+        ]
+    );
+}

@@ -7,6 +7,7 @@
 pub(crate) mod check;
 pub(crate) mod format;
 mod natives;
+mod regex;
 pub(crate) mod value;
 
 pub(crate) use check::{ExprMode, JqIssue, JqIssueKind, check_expression};

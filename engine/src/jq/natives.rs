@@ -349,6 +349,18 @@ fn ours() -> Vec<Filter> {
         }),
         ("tobytes", v(0), |_| bome(Err(unsupported("tobytes")))),
         ("implode", v(0), |cv| bome(implode(&cv.1.v))),
+        ("matches", v(2), |mut cv| {
+            let (f, r) = (cv.0.pop_var(), cv.0.pop_var());
+            bome(super::regex::run(&cv.1, &r, &f, false, true))
+        }),
+        ("split_matches", v(2), |mut cv| {
+            let (f, r) = (cv.0.pop_var(), cv.0.pop_var());
+            bome(super::regex::run(&cv.1, &r, &f, true, true))
+        }),
+        ("split_", v(2), |mut cv| {
+            let (f, r) = (cv.0.pop_var(), cv.0.pop_var());
+            bome(super::regex::run(&cv.1, &r, &f, true, false))
+        }),
         ("_nan", v(0), |_| bome(Ok(W::from(f64::NAN)))),
         ("_infinite", v(0), |_| bome(Ok(W::from(f64::INFINITY)))),
         ("bsearch", v(1), |mut cv| {
