@@ -343,6 +343,11 @@ case("jq-thousands-of-outputs", "evaluate", lim("maxOutputs"),
      expression=".[] as $a | .[] | [$a, .]", input=list(range(50)))
 case("jq-thousands-of-matches", "evaluate", lim("maxOutputs"),
      expression='"a" * 5000 | match("a"; "g") | .offset', input=None)
+case("jq-empty-matches-everywhere", "evaluate", lim("maxCollectionLen"),
+     note="An empty pattern matches between every two characters of a 2 MiB string; matches are counted as they are found.",
+     expression=doubled("xy") + ' | [match(""; "g")] | length', input=None)
+case("jq-gsub-everywhere", "evaluate", lim("maxCollectionLen"),
+     expression=doubled("ab") + ' | gsub("a"; "aa") | length', input=None)
 case("jq-regex-backtracking-bait", "evaluate", {"result": {"outputs": [False, False]}},
      note="Patterns that are exponential for backtracking engines run in linear time here.",
      expression='"a" * 20000 + "!" | test("(a*)*b"), test("^(a|aa)+$")', input=None)
