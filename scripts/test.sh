@@ -30,6 +30,9 @@ cargo test --workspace --locked
 echo "== Python package: build, install and test (bindings-python/test.sh)"
 bash bindings-python/test.sh
 
+echo "== Node package: build and test (bindings-node/test.sh)"
+bash bindings-node/test.sh
+
 echo "== WASM build: size budget, conformance in Node and Chromium (bindings-wasm/test.sh)"
 bash bindings-wasm/test.sh
 
