@@ -1,0 +1,686 @@
+// The playground page: three YAML editors (definition, object, pods), the
+// catalog and fixture pickers, live results from the engine worker, the state
+// in the URL and the conformance case export.
+import { EditorView, basicSetup } from 'codemirror';
+import { keymap } from '@codemirror/view';
+import { indentWithTab } from '@codemirror/commands';
+import { yaml } from '@codemirror/lang-yaml';
+import { lintGutter, setDiagnostics } from '@codemirror/lint';
+import { EngineClient } from './engine.js';
+import { encodeState, decodeState } from './state.js';
+import { caseGroup, toYaml } from './export.js';
+import { locateField, mapSpan } from './locate.js';
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const BUDGET_MS = Math.max(200, Number(params.get('budget')) || 4000);
+const DEBOUNCE_MS = 250;
+
+// ---------------------------------------------------------------- helpers
+
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs ?? {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') el.className = v;
+    else if (k === 'text') el.textContent = v;
+    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat(Infinity)) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+const fmtInt = (n) => (typeof n === 'number' ? n.toLocaleString('en-US') : '–');
+const fmtCpu = (m) => (m ? (m % 1000 === 0 ? `${m / 1000}` : `${(m / 1000).toFixed(3).replace(/0+$/, '')}`) : '0');
+function fmtBytes(b) {
+  if (!b) return '0';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let i = 0;
+  let v = b;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${Number.isInteger(v) ? v : v.toFixed(1)} ${units[i]}`;
+}
+const extended = (r) => Object.entries(r?.extended ?? {}).map(([k, v]) => `${k}: ${v}`).join(', ');
+
+const STATUS_CLASS = {
+  Running: 'ok', Completed: 'done', Failed: 'bad', Degraded: 'warn', Initializing: 'pending',
+  Suspended: 'muted', Suspending: 'muted', Resuming: 'pending', Undefined: 'muted',
+};
+const badge = (s) => h('span', { class: `badge badge-${STATUS_CLASS[s] ?? 'muted'}` }, s);
+const outcomeIcon = {
+  matched: ['✓', 'matched'], notMatched: ['✗', 'not matched'], error: ['!', 'error'], skipped: ['–', 'skipped'],
+};
+
+// ---------------------------------------------------------------- editors
+
+let applyingState = false;
+function makeEditor(parent, labelId, onChange) {
+  return new EditorView({
+    parent,
+    extensions: [
+      basicSetup,
+      keymap.of([indentWithTab]),
+      yaml(),
+      lintGutter(),
+      EditorView.lineWrapping,
+      EditorView.contentAttributes.of({ 'aria-labelledby': labelId }),
+      EditorView.updateListener.of((u) => {
+        if (u.docChanged && !applyingState) onChange();
+      }),
+    ],
+  });
+}
+const setText = (view, text) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text ?? '' } });
+const getText = (view) => view.state.doc.toString();
+
+const editors = {};
+editors.definition = makeEditor($('ed-def'), 'lbl-def', () => inputsChanged({ userEdit: 'definition' }));
+editors.object = makeEditor($('ed-obj'), 'lbl-obj', () => inputsChanged({ userEdit: 'object' }));
+editors.pods = makeEditor($('ed-pods'), 'lbl-pods', () => inputsChanged({ userEdit: 'pods' }));
+const EDITOR_LABEL = { definition: 'Definition', object: 'Object', pods: 'Pods' };
+
+// ---------------------------------------------------------------- state
+
+const app = {
+  catalog: {},
+  fixtures: {},
+  defFile: '',
+  fixture: '',
+  tab: 'components',
+  result: null,
+  runs: 0,
+  diagnostics: { definition: [], object: [], pods: [] },
+  restarts: 0,
+  lastError: null,
+};
+
+const inputs = () => ({ definition: getText(editors.definition), object: getText(editors.object), pods: getText(editors.pods) });
+
+let runTimer = null;
+let urlTimer = null;
+function inputsChanged({ userEdit } = {}) {
+  if (userEdit === 'definition' && app.defFile && getText(editors.definition) !== app.catalog[app.defFile]) {
+    $('pick-def').value = '';
+    app.defFile = '';
+    $('def-summary').textContent = 'edited';
+  }
+  if ((userEdit === 'object' || userEdit === 'pods') && app.fixture) {
+    const f = (app.fixtures[app.defFile] ?? []).find((x) => x.name === app.fixture);
+    if (!f || f.object !== getText(editors.object) || (f.pods ?? '') !== getText(editors.pods)) {
+      app.fixture = '';
+      $('pick-fix').value = '';
+      $('obj-summary').textContent = 'edited';
+    }
+  }
+  clearTimeout(runTimer);
+  runTimer = setTimeout(run, DEBOUNCE_MS);
+  clearTimeout(urlTimer);
+  urlTimer = setTimeout(saveUrl, DEBOUNCE_MS * 2);
+}
+
+async function saveUrl() {
+  const frag = await encodeState({ ...inputs(), def: app.defFile || undefined, fix: app.fixture || undefined, tab: app.tab });
+  history.replaceState(null, '', `${location.pathname}${location.search}#${frag}`);
+  app.savedHash = location.hash;
+}
+
+function applyState(s) {
+  applyingState = true;
+  try {
+    setText(editors.definition, s.definition ?? '');
+    setText(editors.object, s.object ?? '');
+    setText(editors.pods, s.pods ?? '');
+  } finally {
+    applyingState = false;
+  }
+  app.defFile = s.def && app.catalog[s.def] === s.definition ? s.def : '';
+  $('pick-def').value = app.defFile;
+  fillFixtures();
+  const f = (app.fixtures[app.defFile] ?? []).find((x) => x.name === s.fix);
+  app.fixture = f && f.object === (s.object ?? '') && (f.pods ?? '') === (s.pods ?? '') ? f.name : '';
+  $('pick-fix').value = app.fixture;
+  $('def-summary').textContent = app.defFile ? 'from the catalog' : '';
+  $('obj-summary').textContent = f && app.fixture ? f.file : '';
+  $('pods-pane').open = Boolean((s.pods ?? '').trim());
+  if (s.tab) selectTab(s.tab, false);
+  inputsChanged();
+}
+
+// ---------------------------------------------------------------- pickers
+
+function fillCatalog() {
+  const sel = $('pick-def');
+  sel.replaceChildren(h('option', { value: '' }, '— your own definition —'));
+  for (const file of Object.keys(app.catalog).sort()) {
+    sel.append(h('option', { value: file }, file.replace(/\.yaml$/, '')));
+  }
+  sel.value = app.defFile;
+}
+
+function fillFixtures() {
+  const sel = $('pick-fix');
+  const list = app.fixtures[app.defFile] ?? [];
+  sel.replaceChildren(h('option', { value: '' }, list.length ? '— pick an object —' : '— no fixtures —'));
+  for (const f of list) {
+    sel.append(h('option', { value: f.name, title: f.description ?? f.file }, f.pods ? `${f.name} (+ pods)` : f.name));
+  }
+  sel.disabled = list.length === 0;
+  sel.value = '';
+}
+
+function loadDefinition(file, { fixture } = {}) {
+  app.defFile = file;
+  applyingState = true;
+  setText(editors.definition, app.catalog[file] ?? '');
+  applyingState = false;
+  $('pick-def').value = file;
+  $('def-summary').textContent = file ? 'from the catalog' : '';
+  fillFixtures();
+  const list = app.fixtures[file] ?? [];
+  const pick = fixture ?? (list.find((f) => f.name === 'example') ?? list.find((f) => f.name === 'running') ?? list[0])?.name;
+  if (pick) loadFixture(pick);
+  else inputsChanged();
+}
+
+function loadFixture(name) {
+  const f = (app.fixtures[app.defFile] ?? []).find((x) => x.name === name);
+  app.fixture = f ? name : '';
+  $('pick-fix').value = app.fixture;
+  if (!f) return;
+  applyingState = true;
+  setText(editors.object, f.object);
+  setText(editors.pods, f.pods ?? '');
+  applyingState = false;
+  $('obj-summary').textContent = f.file;
+  $('pods-pane').open = Boolean(f.pods);
+  inputsChanged();
+}
+
+$('pick-def').addEventListener('change', (e) => {
+  if (e.target.value) loadDefinition(e.target.value);
+  else {
+    app.defFile = '';
+    fillFixtures();
+  }
+});
+$('pick-fix').addEventListener('change', (e) => loadFixture(e.target.value));
+
+// ---------------------------------------------------------------- tabs
+
+const TABS = ['components', 'status', 'pods', 'json'];
+function selectTab(name, focus = true) {
+  if (!TABS.includes(name)) return;
+  app.tab = name;
+  for (const t of TABS) {
+    const tab = $(`tab-${t}`);
+    const on = t === name;
+    tab.setAttribute('aria-selected', String(on));
+    tab.tabIndex = on ? 0 : -1;
+    $(`panel-${t}`).hidden = !on;
+    if (on && focus) tab.focus();
+  }
+}
+for (const t of TABS) {
+  const tab = $(`tab-${t}`);
+  tab.addEventListener('click', () => {
+    selectTab(t);
+    inputsChangedUrlOnly();
+  });
+  tab.addEventListener('keydown', (e) => {
+    const i = TABS.indexOf(t);
+    const to = { ArrowRight: (i + 1) % TABS.length, ArrowLeft: (i + TABS.length - 1) % TABS.length, Home: 0, End: TABS.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    selectTab(TABS[to]);
+    inputsChangedUrlOnly();
+  });
+}
+function inputsChangedUrlOnly() {
+  clearTimeout(urlTimer);
+  urlTimer = setTimeout(saveUrl, DEBOUNCE_MS);
+}
+
+// ---------------------------------------------------------------- diagnostics
+
+function rangeFor(view, loc = {}) {
+  const doc = view.state.doc;
+  const clampLine = (n) => Math.min(Math.max(1, n), doc.lines);
+  let f = null;
+  if (loc.field) {
+    f = locateField(doc.toString(), loc.field);
+    if (f && loc.line && f.line !== loc.line - 1) f = null; // trust the engine's line
+    if (f && loc.span && loc.expression) {
+      const r = mapSpan(doc, f.value, loc.expression, loc.span);
+      if (r) return r;
+    }
+  }
+  if (loc.line) {
+    const line = doc.line(clampLine(loc.line));
+    const from = line.from + Math.min(Math.max(0, (loc.column ?? 1) - 1), line.length);
+    const rest = line.text.slice(from - line.from);
+    const word = /^[^\s:]*/.exec(rest)[0].length || rest.trimEnd().length || 0;
+    return { from, to: from + word };
+  }
+  if (f) {
+    const line = doc.line(f.line + 1);
+    return { from: line.from + f.column, to: line.from + line.text.trimEnd().length };
+  }
+  if (loc.objectPath) {
+    const o = locateField(doc.toString(), loc.objectPath);
+    if (o) {
+      const line = doc.line(o.line + 1);
+      return { from: line.from + o.column, to: line.from + line.text.trimEnd().length };
+    }
+  }
+  const first = doc.line(1);
+  return { from: 0, to: first.to };
+}
+
+function diag(view, severity, message, loc, source) {
+  const r = rangeFor(view, loc ?? {});
+  return { ...r, severity, message, source };
+}
+
+function describeError(e) {
+  const loc = e.location ?? {};
+  const where = [loc.component && `component ${loc.component}${loc.instance ? `[${loc.instance}]` : ''}`, loc.objectPath && `at ${loc.objectPath}`]
+    .filter(Boolean).join(', ');
+  return `${e.message}${where ? ` (${where})` : ''}${e.limit ? ` [limit ${e.limit}]` : ''}`;
+}
+
+function buildDiagnostics(r) {
+  const d = { definition: [], object: [], pods: [] };
+  const defView = editors.definition;
+  for (const f of r.findings ?? []) {
+    d.definition.push(diag(defView, f.severity === 'warning' ? 'warning' : 'error', `${f.message}`, f.location, f.code));
+  }
+  const defErr = r.definitionError;
+  if (defErr && defErr.code !== 'validation') d.definition.push(diag(defView, 'error', describeError(defErr), defErr.location, defErr.code));
+  if (r.objectError) d.object.push(diag(editors.object, 'error', describeError(r.objectError), r.objectError.location, r.objectError.code));
+  if (r.podsError) d.pods.push(diag(editors.pods, 'error', describeError(r.podsError), r.podsError.location, r.podsError.code));
+  const seen = new Set();
+  for (const e of [r.resolveError, r.explainError, r.explanation?.error, r.podsApiError, r.gangError]) {
+    if (!e) continue;
+    const key = `${e.code}|${e.message}|${e.location?.field}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (e.code === 'invalid_object' || e.code === 'no_definition' || (!e.location?.field && e.location?.objectPath)) {
+      d.object.push(diag(editors.object, 'error', describeError(e), { objectPath: e.location?.objectPath }, e.code));
+    } else if (e.location?.field) {
+      d.definition.push(diag(defView, 'error', describeError(e), e.location, e.code));
+    }
+  }
+  return d;
+}
+
+function showDiagnostics(d) {
+  app.diagnostics = d;
+  const list = $('problems');
+  list.replaceChildren();
+  for (const [name, view] of Object.entries(editors)) {
+    view.dispatch(setDiagnostics(view.state, d[name]));
+    for (const x of d[name]) {
+      const line = view.state.doc.lineAt(x.from);
+      const col = x.from - line.from + 1;
+      list.append(h('li', { class: `problem problem-${x.severity}` },
+        h('button', {
+          type: 'button',
+          class: 'problem-link',
+          onclick: () => {
+            view.dispatch({ selection: { anchor: x.from, head: x.to }, scrollIntoView: true });
+            view.focus();
+          },
+        },
+        h('span', { class: `sev sev-${x.severity}` }, x.severity),
+        h('span', { class: 'where' }, `${EDITOR_LABEL[name]} ${line.number}:${col}`),
+        h('span', { class: 'msg' }, x.message),
+        x.source ? h('code', { class: 'code' }, x.source) : null)));
+    }
+  }
+}
+
+// ---------------------------------------------------------------- rendering
+
+function setBanner(kind, title, detail) {
+  const b = $('banner');
+  b.replaceChildren();
+  if (!kind) return;
+  b.append(h('div', { class: `banner banner-${kind}` }, h('strong', {}, title), detail ? h('span', {}, ` ${detail}`) : null));
+}
+
+function card(id, label, value, sub) {
+  return h('div', { class: 'card', id }, h('div', { class: 'card-label' }, label), h('div', { class: 'card-value' }, value), sub ? h('div', { class: 'card-sub' }, sub) : null);
+}
+
+function renderSummary(r) {
+  const s = $('summary');
+  s.replaceChildren();
+  const res = r.resolved;
+  if (!res) return;
+  const t = res.totals;
+  s.append(
+    card('card-status', 'Status', h('span', { class: 'badges' }, (res.status?.matchedStatuses ?? ['—']).map(badge)), res.status?.phase !== undefined ? `phase ${JSON.stringify(res.status.phase)}` : undefined),
+    card('card-pods', 'Pods', fmtInt(t.pods), 'desired'),
+    card('card-gpu', 'GPUs', fmtInt(t.resources.gpu), 'nvidia.com/gpu'),
+    card('card-cpu', 'CPU', fmtCpu(t.resources.cpuMillis), 'cores requested'),
+    card('card-mem', 'Memory', fmtBytes(t.resources.memoryBytes), extended(t.resources) || 'requested'),
+  );
+}
+
+function renderComponents(r) {
+  const p = $('panel-components');
+  p.replaceChildren();
+  const res = r.resolved;
+  if (!res) {
+    p.append(h('p', { class: 'empty' }, r.definitionError || r.objectError || r.resolveError ? 'No result: see the problems.' : 'No result yet.'));
+    return;
+  }
+  const byName = Object.fromEntries(res.components.map((c) => [c.name, c]));
+  const node = (t) => {
+    const c = byName[t.component];
+    return h('li', { class: 'tree-node', 'data-component': c.name },
+      h('div', { class: 'comp' },
+        h('span', { class: 'comp-name' }, c.name),
+        c.kind ? h('span', { class: 'comp-kind' }, `${c.kind.group ? `${c.kind.group}/` : ''}${c.kind.version}, ${c.kind.kind}`) : null,
+        c.root ? h('span', { class: 'tag' }, 'root') : null,
+        c.status ? h('span', { class: 'badges' }, c.status.matchedStatuses.map(badge)) : null,
+        c.hasPodDefinition ? h('span', { class: 'comp-total' }, `${fmtInt(c.totals.pods)} pods · ${fmtInt(c.totals.resources.gpu)} GPUs`) : h('span', { class: 'comp-total muted' }, 'no pods of its own')),
+      c.hasPodDefinition || c.multiInstance
+        ? h('ul', { class: 'instances' }, c.instances.map((i) => h('li', { class: `instance${i.present ? '' : ' absent'}`, 'data-instance': i.id },
+          h('span', { class: 'inst-id' }, i.id === '' ? '(single instance)' : i.id),
+          h('span', { class: 'inst-rep' }, i.present ? `× ${fmtInt(i.desiredReplicas)}` : 'absent'),
+          i.podResources ? h('span', { class: 'inst-res' }, `${fmtInt(i.podResources.gpu)} GPU/pod`) : null,
+          i.live ? h('span', { class: 'inst-live' }, `${i.live.ready}/${i.live.pods.length} pods ready`) : null)))
+        : null,
+      t.children?.length ? h('ul', { class: 'tree' }, t.children.map(node)) : null);
+  };
+  p.append(h('h3', {}, 'Component tree'), h('ul', { class: 'tree tree-root' }, node(res.tree)));
+
+  const rows = [];
+  const anyExtended = res.components.some((c) => c.instances.some((i) => extended(i.resources)));
+  const perPod = (pr) => (pr ? `${fmtInt(pr.gpu)} GPU · ${fmtCpu(pr.cpuMillis)} CPU · ${fmtBytes(pr.memoryBytes)}` : '–');
+  for (const c of res.components) {
+    if (!c.hasPodDefinition) continue;
+    for (const i of c.instances) {
+      rows.push(h('tr', { 'data-instance': i.id },
+        h('th', { scope: 'row' }, c.name),
+        h('td', {}, i.id || '–'),
+        h('td', { class: 'num' }, i.present ? fmtInt(i.desiredReplicas) : 'absent'),
+        h('td', { class: 'muted' }, perPod(i.podResources)),
+        h('td', { class: 'num strong' }, fmtInt(i.resources.gpu)),
+        h('td', { class: 'num' }, fmtCpu(i.resources.cpuMillis)),
+        h('td', { class: 'num' }, fmtBytes(i.resources.memoryBytes)),
+        anyExtended ? h('td', {}, extended(i.resources)) : null));
+    }
+  }
+  const t = res.totals;
+  const cols = ['Component', 'Instance', 'Replicas', 'Per pod', 'GPUs', 'CPU', 'Memory', ...(anyExtended ? ['Other'] : [])];
+  p.append(h('h3', {}, 'Resources'),
+    h('div', { class: 'table-wrap' }, h('table', { class: 'grid', id: 'resources' },
+      h('caption', { class: 'sr-only' }, 'Requested resources per component instance'),
+      h('thead', {}, h('tr', {}, cols.map((x) => h('th', { scope: 'col', class: ['Replicas', 'GPUs', 'CPU', 'Memory'].includes(x) ? 'num' : null }, x)))),
+      h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: cols.length, class: 'muted' }, 'No component has pods.'))),
+      h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, 'Total'), h('td', {}), h('td', { class: 'num' }, fmtInt(t.pods)), h('td', {}),
+        h('td', { class: 'num strong', id: 'total-gpu' }, fmtInt(t.resources.gpu)), h('td', { class: 'num' }, fmtCpu(t.resources.cpuMillis)), h('td', { class: 'num' }, fmtBytes(t.resources.memoryBytes)),
+        anyExtended ? h('td', {}, extended(t.resources)) : null)))));
+  if (res.warnings?.length) p.append(h('h3', {}, 'Warnings'), h('ul', { class: 'warnings' }, res.warnings.map((w) => h('li', {}, w))));
+}
+
+function goToField(field) {
+  const view = editors.definition;
+  const f = locateField(getText(view), field);
+  if (!f) return;
+  const line = view.state.doc.line(f.line + 1);
+  view.dispatch({ selection: { anchor: line.from + f.column, head: line.from + line.text.trimEnd().length }, scrollIntoView: true });
+  view.focus();
+}
+
+function describeCriterion(c) {
+  switch (c.kind) {
+    case 'phase':
+      return h('span', {}, 'byPhase ', h('code', {}, c.expected));
+    case 'condition':
+      return h('span', {}, 'byConditions ', h('code', {}, `${c.type}${c.expectedStatus ? `=${c.expectedStatus}` : ''}${c.expectedReason ? ` (reason ${c.expectedReason})` : ''}`));
+    case 'expression':
+      return h('span', {}, 'byExpression gives ', h('code', {}, JSON.stringify(c.expected)), h('pre', { class: 'expr' }, c.expression));
+    default:
+      return h('span', {}, c.kind);
+  }
+}
+
+function renderExplanationOf(ex) {
+  const out = [];
+  const facts = [];
+  if (ex.phase) facts.push(h('div', { class: 'fact' }, h('span', { class: 'fact-k' }, 'Phase'), h('code', {}, ex.phase.value === undefined ? '(none)' : JSON.stringify(ex.phase.value)), h('span', { class: 'muted' }, ` from ${ex.phase.expression}`)));
+  if (ex.conditions) {
+    facts.push(h('div', { class: 'fact' }, h('span', { class: 'fact-k' }, 'Conditions'), ex.conditions.items.length ? null : h('span', { class: 'muted' }, `(none) from ${ex.conditions.expression}`)));
+    if (ex.conditions.items.length) {
+      facts.push(h('div', { class: 'table-wrap' }, h('table', { class: 'grid compact' },
+        h('thead', {}, h('tr', {}, ['Type', 'Status', 'Reason', 'Message'].map((x) => h('th', { scope: 'col' }, x)))),
+        h('tbody', {}, ex.conditions.items.map((c) => h('tr', {}, h('td', {}, c.type), h('td', {}, c.status ?? '–'), h('td', {}, c.reason ?? '–'), h('td', { class: 'msg' }, c.message ?? '')))))));
+    }
+  }
+  out.push(h('div', { class: 'facts' }, facts));
+  if (ex.error) out.push(h('div', { class: 'banner banner-error' }, h('strong', {}, 'The status cannot be computed: '), describeError(ex.error)));
+  if (ex.matchedStatuses?.length) out.push(h('p', { class: 'matched-line' }, 'Matched: ', ex.matchedStatuses.map(badge)));
+  out.push(h('ol', { class: 'categories' }, ex.categories.map((cat) => h('li', { class: `category ${cat.matched ? 'is-matched' : ''}`, 'data-status': cat.status },
+    h('div', { class: 'cat-head' },
+      h('span', { class: `icon ${cat.matched ? 'icon-matched' : 'icon-notMatched'}`, 'aria-hidden': 'true' }, cat.matched ? '✓' : '✗'),
+      cat.matched ? badge(cat.status) : h('span', { class: 'badge badge-muted' }, cat.status),
+      h('span', { class: 'sr-only' }, cat.matched ? 'matched' : 'not matched'),
+      h('span', { class: 'muted' }, `statusMappings.${cat.key}: ${cat.matchers.length} matcher${cat.matchers.length === 1 ? '' : 's'}`)),
+    h('ol', { class: 'matchers' }, cat.matchers.map((m, i) => h('li', { class: `matcher outcome-${m.outcome}` },
+      h('div', { class: 'matcher-head' },
+        h('span', { class: `icon icon-${m.outcome}`, 'aria-hidden': 'true' }, outcomeIcon[m.outcome]?.[0] ?? '?'),
+        h('span', {}, `Matcher ${i + 1}: `, h('strong', {}, outcomeIcon[m.outcome]?.[1] ?? m.outcome)),
+        h('button', { type: 'button', class: 'link', onclick: () => goToField(m.field), title: m.field }, 'show in definition')),
+      m.checks.length === 0 ? h('p', { class: 'check muted' }, 'No criteria: matches unconditionally.') : null,
+      h('ul', { class: 'checks' }, m.checks.map((c) => h('li', { class: `check outcome-${c.outcome}` },
+        h('span', { class: `icon icon-${c.outcome}`, 'aria-hidden': 'true' }, outcomeIcon[c.outcome]?.[0] ?? '?'),
+        h('div', { class: 'check-body' },
+          h('div', {}, describeCriterion(c)),
+          h('div', { class: 'reason' }, h('span', { class: 'sr-only' }, `${outcomeIcon[c.outcome]?.[1] ?? c.outcome}: `), c.reason))))))))))));
+  return out;
+}
+
+function renderStatus(r) {
+  const p = $('panel-status');
+  p.replaceChildren();
+  const ex = r.explanation;
+  if (!ex) {
+    p.append(h('p', { class: 'empty' }, r.explainError ? `No explanation: ${describeError(r.explainError)}` : 'No explanation: see the problems.'));
+    return;
+  }
+  p.append(h('h3', {}, `Root component ${ex.component}`), ...renderExplanationOf(ex));
+  for (const c of ex.components ?? []) p.append(h('h3', {}, `Component ${c.component}`), ...renderExplanationOf(c));
+}
+
+function renderPods(r) {
+  const p = $('panel-pods');
+  p.replaceChildren();
+  if (!r.podItems) {
+    p.append(h('p', { class: 'empty' }, r.podsError ? 'The pods do not parse: see the problems.' : 'Give pods (the Pods editor, or a fixture marked “+ pods”) to see which component and instance each pod belongs to, and the gang-scheduling groups.'));
+    return;
+  }
+  if (r.podsApiError) p.append(h('div', { class: 'banner banner-error' }, h('strong', {}, 'Attribution failed: '), describeError(r.podsApiError)));
+  const a = r.attribution;
+  if (a) {
+    p.append(h('h3', {}, `Pod attribution (${a.pods.length} pods, ${a.unattributed.length} unattributed)`),
+      h('div', { class: 'table-wrap' }, h('table', { class: 'grid', id: 'attribution' },
+        h('thead', {}, h('tr', {}, ['Pod', 'Component', 'Instance', 'Replica', 'Phase', 'Ready', 'Node', 'GPUs'].map((x) => h('th', { scope: 'col' }, x)))),
+        h('tbody', {}, a.pods.map((x) => h('tr', { class: x.component ? '' : 'unattributed' },
+          h('th', { scope: 'row' }, x.name),
+          h('td', {}, x.component ?? h('span', { class: 'muted', title: (x.findings ?? []).map((f) => f.message ?? f).join('; ') }, 'unattributed')),
+          h('td', {}, x.instance ?? '–'), h('td', {}, x.replicaKey ?? '–'), h('td', {}, x.phase ?? '–'),
+          h('td', {}, x.ready ? 'yes' : 'no'), h('td', {}, x.node ?? '–'), h('td', { class: 'num' }, fmtInt(x.resources?.gpu))))))));
+    const notes = a.pods.filter((x) => x.findings?.length);
+    if (notes.length) p.append(h('ul', { class: 'warnings' }, notes.map((x) => h('li', {}, `${x.name}: ${x.findings.map((f) => f.message ?? JSON.stringify(f)).join('; ')}`))));
+  }
+  if (r.gangError) p.append(h('div', { class: 'banner banner-error' }, h('strong', {}, 'Gang groups failed: '), describeError(r.gangError)));
+  const g = r.gang;
+  if (g) {
+    p.append(h('h3', {}, `Gang groups (${g.groups.length})`),
+      g.groups.length === 0 ? h('p', { class: 'muted' }, 'The definition declares no gang scheduling, or no pod falls into a group.')
+        : h('div', { class: 'table-wrap' }, h('table', { class: 'grid', id: 'gangs' },
+          h('thead', {}, h('tr', {}, ['Group', 'Pod group', 'Component', 'Min members', 'Members'].map((x) => h('th', { scope: 'col' }, x)))),
+          h('tbody', {}, g.groups.map((x) => h('tr', {},
+            h('th', { scope: 'row' }, x.name), h('td', {}, x.podGroup ?? '–'), h('td', {}, x.component ?? '–'),
+            h('td', { class: 'num' }, fmtInt(x.minMember)), h('td', {}, (x.members ?? []).join(', '))))))));
+  }
+}
+
+function renderJson(r) {
+  const out = r.resolved ?? (r.resolveError ? { error: r.resolveError } : r.definitionError ? { error: r.definitionError } : r.objectError ? { error: r.objectError } : null);
+  $('json-out').textContent = out ? JSON.stringify(out, null, 2) : '';
+}
+
+function render(r) {
+  app.result = r;
+  showDiagnostics(buildDiagnostics(r));
+  const first = r.definitionError ?? r.objectError ?? r.resolveError;
+  if (first) {
+    const what = r.definitionError ? 'The definition' : r.objectError ? 'The object' : 'Resolving';
+    const n = r.definitionError?.findings?.filter((f) => f.severity === 'error').length;
+    setBanner('error', `${what} failed: `, n ? `${n} validation error${n === 1 ? '' : 's'} (see the problems).` : describeError(first));
+  } else setBanner(null);
+  renderSummary(r);
+  renderComponents(r);
+  renderStatus(r);
+  renderPods(r);
+  renderJson(r);
+  $('def-summary').textContent = r.definition ? `${r.definition.name}${app.defFile ? ' · catalog' : ''}` : $('def-summary').textContent;
+  app.runs += 1;
+  document.body.dataset.runs = String(app.runs);
+}
+
+// ---------------------------------------------------------------- engine
+
+function setEngineState(s) {
+  const el = $('engine-state');
+  el.dataset.state = s;
+  el.textContent = { starting: 'Starting the engine…', ready: app.result ? `Ready · ${app.result.ms} ms` : 'Ready', busy: 'Working…' }[s] ?? s;
+}
+
+const engine = new EngineClient({
+  budgetMs: BUDGET_MS,
+  onState: setEngineState,
+  onRestart: ({ message }) => {
+    app.restarts += 1;
+    document.body.dataset.restarts = String(app.restarts);
+    app.lastError = message;
+    setBanner('error', 'Engine stopped.', message);
+  },
+});
+
+async function run() {
+  const answer = await engine.request({ type: 'run', ...inputs() });
+  if (answer.type === 'superseded') return;
+  if (answer.type === 'aborted') {
+    // Nothing shown may belong to other inputs: clear every view.
+    app.result = null;
+    showDiagnostics({ definition: [], object: [], pods: [] });
+    for (const t of ['components', 'status', 'pods']) {
+      $(`panel-${t}`).replaceChildren(h('p', { class: 'empty' }, 'No result: the engine was stopped (see above). Change the inputs to try again.'));
+    }
+    $('json-out').textContent = '';
+    setBanner('error', 'Engine stopped.', answer.message);
+    $('summary').replaceChildren();
+    document.body.dataset.aborted = String(Number(document.body.dataset.aborted ?? 0) + 1);
+    return;
+  }
+  if (answer.type === 'failed') {
+    setBanner('error', 'Internal error:', describeError(answer.error));
+    return;
+  }
+  render(answer);
+  setEngineState('ready');
+}
+
+// ---------------------------------------------------------------- link, export
+
+function toast(text) {
+  const t = h('div', { class: 'toast', role: 'status' }, text);
+  document.body.append(t);
+  setTimeout(() => t.remove(), 2500);
+}
+
+$('btn-link').addEventListener('click', async () => {
+  await saveUrl();
+  try {
+    await navigator.clipboard.writeText(location.href);
+    toast('Link copied: it reproduces exactly this page.');
+  } catch {
+    window.prompt('Copy this link:', location.href);
+  }
+});
+
+function exportText() {
+  if (!app.result) return null;
+  return toYaml(caseGroup(inputs(), app.result));
+}
+
+$('btn-export').addEventListener('click', () => {
+  const text = exportText();
+  if (!text) return toast('Nothing to export yet.');
+  const a = h('a', { href: URL.createObjectURL(new Blob([text], { type: 'application/yaml' })), download: 'playground.yaml' });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  toast('Exported playground.yaml: a conformance case group (conformance/README.md).');
+});
+
+// ---------------------------------------------------------------- start
+
+async function start() {
+  const [ready, fixtures] = await Promise.all([
+    engine.ready,
+    fetch(new URL('./fixtures.json', import.meta.url)).then((r) => r.json()).catch(() => ({ fixtures: {} })),
+  ]);
+  app.catalog = ready.catalog;
+  app.fixtures = fixtures.fixtures ?? {};
+  $('version').textContent = `workload-lens ${ready.version}`;
+  fillCatalog();
+  let state = null;
+  try {
+    state = await decodeState(location.hash);
+  } catch (e) {
+    setBanner('error', 'The link could not be read:', String(e.message ?? e));
+  }
+  if (state) applyState(state);
+  else loadDefinition(app.catalog['jobset-x-k8s-io-jobset-v1alpha2.yaml'] ? 'jobset-x-k8s-io-jobset-v1alpha2.yaml' : Object.keys(app.catalog)[0]);
+  window.addEventListener('hashchange', async () => {
+    if (location.hash === app.savedHash) return;
+    const s = await decodeState(location.hash).catch(() => null);
+    if (s) applyState(s);
+  });
+}
+
+// For the end-to-end tests and for debugging from the console.
+window.__playground = {
+  app,
+  engine,
+  editors,
+  inputs,
+  exportText,
+  started: start().catch((e) => setBanner('error', 'The playground failed to start:', String(e?.message ?? e))),
+  setInputs(s) {
+    applyState({ ...inputs(), ...s });
+  },
+  diagnostics() {
+    const out = {};
+    for (const [name, view] of Object.entries(editors)) {
+      out[name] = app.diagnostics[name].map((d) => {
+        const line = view.state.doc.lineAt(d.from);
+        return { line: line.number, column: d.from - line.from + 1, from: d.from, to: d.to, severity: d.severity, message: d.message, source: d.source, text: view.state.doc.sliceString(d.from, d.to) };
+      });
+    }
+    return out;
+  },
+};

@@ -1,0 +1,124 @@
+// The engine worker: the WASM build of workload-lens behind a message
+// protocol. The page can terminate and replace this worker at any time (a
+// definition that keeps the engine busy past the time budget), so it keeps no
+// state that matters beyond a cache of the last compiled definition.
+//
+//   -> {type: 'init'}                     <- {type: 'ready', version, catalog}
+//   -> {type: 'run', id, definition, object, pods}
+//   <- {type: 'result', id, ms, findings, definitionError, objectError,
+//       podsError, resolved, resolveError, explanation, explainError,
+//       attribution, gang, podsApiError, object, podItems}
+import * as wl from '../../bindings-node/browser.mjs';
+
+let cached = { text: null, def: null, error: null };
+
+const plainError = (e) => {
+  if (!e || typeof e !== 'object' || typeof e.code !== 'string') {
+    return { code: 'internal', message: String(e?.message ?? e), location: {} };
+  }
+  const out = { code: e.code, message: e.message, location: e.location ?? {} };
+  if (e.limit) out.limit = e.limit;
+  if (e.findings) out.findings = e.findings;
+  return out;
+};
+
+const attempt = (f) => {
+  try {
+    return { value: f() };
+  } catch (e) {
+    return { error: plainError(e) };
+  }
+};
+
+function compileDefinition(text) {
+  if (cached.text === text) return cached;
+  cached = { text, def: null, error: null, findings: [] };
+  const v = attempt(() => wl.validate(text));
+  if (v.error) {
+    cached.error = v.error;
+    return cached;
+  }
+  const results = v.value;
+  cached.findings = results.flatMap((r, document) =>
+    r.findings.map((f) => (results.length > 1 ? { ...f, location: { document, ...f.location } } : f)));
+  if (results.length !== 1) {
+    cached.error = {
+      code: 'usage',
+      message: results.length === 0 ? 'the definition text is empty' : `the text holds ${results.length} definitions; the playground uses one`,
+      location: {},
+    };
+    return cached;
+  }
+  if (!results[0].valid) {
+    cached.error = { code: 'validation', message: `invalid definition '${results[0].name ?? ''}'`, location: {}, findings: cached.findings };
+    return cached;
+  }
+  const c = attempt(() => new wl.Definition(text));
+  if (c.error) cached.error = c.error;
+  else cached.def = c.value;
+  return cached;
+}
+
+function run(msg) {
+  const t0 = performance.now();
+  const out = { type: 'result', id: msg.id };
+  const d = compileDefinition(msg.definition);
+  out.findings = d.findings ?? [];
+  out.definitionError = d.error;
+  if (d.def) out.definition = { name: d.def.name, gvk: d.def.gvk, components: d.def.components, canSuspend: d.def.canSuspend };
+
+  const o = attempt(() => wl.parse(msg.object));
+  if (o.error) out.objectError = o.error;
+  else if (o.value.length !== 1) {
+    out.objectError = { code: 'parse', message: `expected one object, found ${o.value.length} documents`, location: {} };
+  } else out.object = o.value[0];
+
+  const podsText = msg.pods ?? '';
+  let pods = null;
+  if (podsText.trim() !== '') {
+    const p = attempt(() => wl.parse(podsText));
+    if (p.error) out.podsError = p.error;
+    else {
+      pods = p.value.flatMap((v) => (Array.isArray(v) ? v : v && v.kind === 'List' && Array.isArray(v.items) ? v.items : [v]));
+      out.podItems = pods;
+    }
+  }
+
+  if (d.def && out.object !== undefined) {
+    const def = d.def;
+    const r = attempt(() => (pods ? def.resolve(out.object, pods) : def.resolve(out.object)));
+    if (r.error) out.resolveError = r.error;
+    else out.resolved = r.value;
+    const x = attempt(() => def.explainStatus(out.object));
+    if (x.error) out.explainError = x.error;
+    else out.explanation = x.value;
+    if (pods) {
+      const a = attempt(() => def.attributePods(out.object, pods));
+      if (a.error) out.podsApiError = a.error;
+      else out.attribution = a.value;
+      const g = attempt(() => def.gangGroups(out.object, pods));
+      if (g.error) out.gangError = g.error;
+      else out.gang = g.value;
+    }
+  }
+  out.ms = Math.round((performance.now() - t0) * 10) / 10;
+  return out;
+}
+
+self.onmessage = async (ev) => {
+  const msg = ev.data;
+  try {
+    if (msg.type === 'init') {
+      await wl.init(new URL('./wasm/workload_lens_wasm_bg.wasm', self.location.href));
+      self.postMessage({ type: 'ready', version: wl.version, catalog: wl.catalogSources() });
+    } else if (msg.type === 'run') {
+      self.postMessage(run(msg));
+    } else if (msg.type === 'evaluate') {
+      // Test hook and debugging aid: run one expression.
+      const r = attempt(() => wl.evaluate(msg.expression, msg.input ?? null));
+      self.postMessage({ type: 'evaluated', id: msg.id, ...r });
+    }
+  } catch (e) {
+    self.postMessage({ type: 'failed', id: msg.id, error: plainError(e) });
+  }
+};

@@ -1,0 +1,293 @@
+// End-to-end tests of the playground in headless Chromium (playwright-core
+// with Debian's /usr/bin/chromium): the built page (playground/dist) served by
+// python3 -m http.server. Screenshots go to target/playground/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
+const dist = path.join(root, 'playground', 'dist');
+const shots = path.join(root, 'target', 'playground');
+const JOBSET = 'jobset-x-k8s-io-jobset-v1alpha2.yaml';
+
+let server;
+let ctx;
+let base;
+let profile;
+
+const freePort = () => new Promise((resolve, reject) => {
+  const s = net.createServer();
+  s.on('error', reject);
+  s.listen(0, '127.0.0.1', () => {
+    const { port } = s.address();
+    s.close(() => resolve(port));
+  });
+});
+
+async function waitForServer(url) {
+  for (let i = 0; i < 100; i++) {
+    try {
+      const r = await fetch(url);
+      if (r.ok) return;
+    } catch {
+      /* not yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the server at ${url} did not start`);
+}
+
+before(async () => {
+  mkdirSync(shots, { recursive: true });
+  const port = await freePort();
+  server = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1', '--directory', dist], { stdio: 'ignore' });
+  base = `http://127.0.0.1:${port}/`;
+  await waitForServer(base);
+  profile = mkdtempSync(path.join(tmpdir(), 'wl-playground-'));
+  ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1440, height: 900 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  await ctx?.close();
+  server?.kill();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+/** A new page on the playground; fails the test on a page error. */
+async function open(url = base) {
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.errors = errors;
+  await page.goto(url);
+  await page.waitForFunction(() => Number(document.body.dataset.runs) >= 1, null, { timeout: 20000 });
+  return page;
+}
+
+const runs = (page) => page.evaluate(() => Number(document.body.dataset.runs));
+async function nextRun(page, before, timeout = 10000) {
+  await page.waitForFunction((n) => Number(document.body.dataset.runs) > n, before, { timeout });
+}
+
+async function pickJobSetExample(page) {
+  // Start from another definition so that picking the JobSet changes something.
+  let n = await runs(page);
+  await page.selectOption('#pick-def', 'core-pod-v1.yaml');
+  await nextRun(page, n);
+  n = await runs(page);
+  await page.selectOption('#pick-def', JOBSET);
+  await page.selectOption('#pick-fix', 'example');
+  await nextRun(page, n);
+  await page.waitForFunction(() => document.querySelector('#card-gpu .card-value')?.textContent === '12');
+}
+
+/** Replace `find` in an editor by typing `replacement` with the keyboard. */
+async function typeOver(page, editor, find, replacement) {
+  await page.evaluate(({ editor, find }) => {
+    const view = window.__playground.editors[editor];
+    const at = view.state.doc.toString().indexOf(find);
+    if (at < 0) throw new Error(`${find} not in the ${editor} editor`);
+    view.focus();
+    view.dispatch({ selection: { anchor: at, head: at + find.length }, scrollIntoView: true });
+  }, { editor, find });
+  await page.keyboard.type(replacement, { delay: 5 });
+}
+
+test('pick the JobSet definition and its example: 12 GPUs, roles leader and worker', async () => {
+  const page = await open();
+  await pickJobSetExample(page);
+  assert.equal(await page.textContent('#card-gpu .card-value'), '12');
+  assert.equal(await page.textContent('#card-pods .card-value'), '3');
+  const roles = await page.$$eval('[data-component="replicatedjob"] .instance', (els) => els.map((e) => e.dataset.instance));
+  assert.deepEqual(roles, ['leader', 'worker']);
+  assert.match(await page.textContent('#card-status'), /Running/);
+  assert.equal(await page.textContent('#total-gpu'), '12');
+  await page.screenshot({ path: path.join(shots, 'jobset.png') });
+
+  // The status explanation, and pods and gangs (the example has pods).
+  await page.click('#tab-status');
+  const failed = await page.textContent('#panel-status [data-status="Failed"]');
+  assert.match(failed, /no condition of type "Failed"/);
+  assert.match(await page.textContent('#panel-status [data-status="Running"]'), /matched/);
+  await page.screenshot({ path: path.join(shots, 'status-explanation.png') });
+  await page.keyboard.press('ArrowRight'); // keyboard: the next tab
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-pods');
+  assert.equal(await page.locator('#attribution tbody tr').count(), 3);
+  assert.match(await page.textContent('#gangs'), /llama-pretrain/);
+  await page.screenshot({ path: path.join(shots, 'pods.png') });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('an invalid expression gets a diagnostic at its place', async () => {
+  const page = await open();
+  await pickJobSetExample(page);
+  const n = await runs(page);
+  await typeOver(page, 'definition', '.spec.replicatedJobs[].name', '.spec.replicatedJobs[] | nosuchfn(1)');
+  await nextRun(page, n);
+  const want = await page.evaluate(() => {
+    const doc = window.__playground.editors.definition.state.doc;
+    const at = doc.toString().indexOf('nosuchfn');
+    const line = doc.lineAt(at);
+    return { line: line.number, column: at - line.from + 1 };
+  });
+  await page.waitForFunction(() => window.__playground.diagnostics().definition.length > 0);
+  const d = (await page.evaluate(() => window.__playground.diagnostics().definition))[0];
+  assert.equal(d.severity, 'error');
+  assert.equal(d.source, 'jq_compile');
+  assert.deepEqual({ line: d.line, column: d.column }, want);
+  assert.equal(d.text, 'nosuchfn');
+  // Shown in the gutter and in the problem list, which moves the cursor there.
+  assert.ok(await page.locator('.cm-lint-marker-error').count() >= 1);
+  const problem = page.locator('#problems .problem-link').first();
+  assert.match(await problem.textContent(), new RegExp(`Definition ${want.line}:${want.column}`));
+
+  // A syntax error (a validation finding) in a folded block scalar.
+  const m = await runs(page);
+  await typeOver(page, 'definition', 'or .type == "Suspended"', 'or .type == "Suspended" ]]');
+  await nextRun(page, m);
+  await page.waitForFunction(() => window.__playground.diagnostics().definition.some((x) => x.source === 'jq-syntax'));
+  const syntax = (await page.evaluate(() => window.__playground.diagnostics().definition)).find((x) => x.source === 'jq-syntax');
+  const line = await page.evaluate(() => {
+    const doc = window.__playground.editors.definition.state.doc;
+    return doc.lineAt(doc.toString().indexOf('"Suspended" ]]')).number;
+  });
+  assert.equal(syntax.line, line);
+  await page.screenshot({ path: path.join(shots, 'diagnostic.png') });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// Every matcher burns most of its evaluation budget and does not match, so
+// the engine evaluates all of them: seconds of work for a few lines (YAML
+// aliases repeat the matcher). The page must stay responsive and replace the
+// worker when it does not answer within the budget.
+const HOSTILE = `apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: example-com-busy-v1}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: busy
+      kind: {group: example.com, version: v1, kind: Busy}
+      specDefinition: {podTemplateSpecPath: .spec.template}
+      statusDefinition:
+        statusMappings:
+          running:
+            - &m
+              byExpression:
+                expression: '("x" * 450 | explode) as $n | reduce ($n[] as $a | $n[] as $b | 1) as $x (0; . + 1)'
+                expectedResult: "never"
+${'            - *m\n'.repeat(60)}`;
+const BUSY = `apiVersion: example.com/v1
+kind: Busy
+metadata: {name: b}
+spec: {template: {spec: {containers: [{name: c}]}}}
+`;
+
+test('a hostile definition does not freeze the page: the worker is replaced', async () => {
+  const page = await open(`${base}?budget=1500`);
+  await pickJobSetExample(page);
+  await page.evaluate(({ d, o }) => window.__playground.setInputs({ definition: d, object: o, pods: '' }), { d: HOSTILE, o: BUSY });
+  // While the engine is busy the page answers at once.
+  await page.waitForFunction(() => document.getElementById('engine-state').dataset.state === 'busy');
+  const t0 = Date.now();
+  await page.evaluate(() => 1 + 1);
+  await page.focus('#btn-link');
+  assert.ok(Date.now() - t0 < 500, `the page took ${Date.now() - t0} ms to answer`);
+  await page.waitForFunction(() => Number(document.body.dataset.restarts) >= 1, null, { timeout: 15000 });
+  assert.match(await page.textContent('#banner'), /did not answer within 1\.5 s/);
+  await page.screenshot({ path: path.join(shots, 'hostile.png') });
+  // The fresh worker answers.
+  await pickJobSetExample(page);
+  assert.equal(await page.textContent('#card-gpu .card-value'), '12');
+  assert.equal(await page.textContent('#banner'), '');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('the URL holds the state: a link reproduces the page', async () => {
+  const page = await open();
+  await pickJobSetExample(page);
+  const n = await runs(page);
+  // Three workers instead of two: 16 GPUs.
+  await typeOver(page, 'object', 'replicas: 2', 'replicas: 3');
+  await nextRun(page, n);
+  await page.waitForFunction(() => document.querySelector('#card-gpu .card-value')?.textContent === '16');
+  await page.click('#tab-status');
+  await page.waitForTimeout(800); // the URL is written debounced
+  const url = page.url();
+  assert.match(url, /#s=[A-Za-z0-9_-]+$/);
+  const inputs = await page.evaluate(() => window.__playground.inputs());
+  const other = await open(url);
+  await other.waitForFunction(() => document.querySelector('#card-gpu .card-value')?.textContent === '16');
+  assert.deepEqual(await other.evaluate(() => window.__playground.inputs()), inputs);
+  assert.equal(await other.getAttribute('#tab-status', 'aria-selected'), 'true');
+  // The definition is the catalog's, the object no longer the fixture.
+  assert.equal(await other.inputValue('#pick-def'), JOBSET);
+  assert.equal(await other.inputValue('#pick-fix'), '');
+  // Untouched catalog definitions come back selected in the picker.
+  const fresh = await open();
+  await pickJobSetExample(fresh);
+  await fresh.waitForTimeout(800);
+  const again = await open(fresh.url());
+  assert.equal(await again.inputValue('#pick-def'), JOBSET);
+  assert.equal(await again.inputValue('#pick-fix'), 'example');
+  for (const p of [page, other, fresh, again]) {
+    assert.deepEqual(p.errors, []);
+    await p.close();
+  }
+});
+
+test('the exported case is a conformance case group that passes', async () => {
+  const page = await open();
+  await pickJobSetExample(page);
+  const text = await page.evaluate(() => window.__playground.exportText());
+  const inputs = await page.evaluate(() => window.__playground.inputs());
+  const wl = await import(pathToFileURL(path.join(root, 'bindings-node', 'browser.mjs')).href);
+  await wl.init();
+  const docs = wl.parse(text);
+  assert.equal(docs.length, 1);
+  const group = docs[0];
+  assert.equal(typeof group.note, 'string');
+  assert.equal(group.cases.length, 1);
+  const c = group.cases[0];
+  assert.match(c.name, /^playground\//);
+  assert.equal(c.op, 'resolve');
+  assert.equal(c.definition.text, inputs.definition);
+  assert.deepEqual(c.object, wl.parse(inputs.object)[0]);
+  assert.equal(c.pods.length, 3);
+  assert.equal(c.expect.result.totals.resources.gpu, 12);
+  // It passes the JS conformance runner (the same rules as the Rust one).
+  const { runCase, compare } = await import(pathToFileURL(path.join(root, 'bindings-node', 'testing', 'conformance-runner.mjs')).href);
+  assert.equal(compare(c.expect, runCase(wl, c, group)), null);
+
+  // A failing input exports an error expectation.
+  const n = await runs(page);
+  await typeOver(page, 'definition', '.spec.replicatedJobs[].name', '.spec.replicatedJobs[] | nosuchfn(1)');
+  await nextRun(page, n);
+  const bad = wl.parse(await page.evaluate(() => window.__playground.exportText()))[0];
+  assert.equal(bad.cases[0].expect.error.code, 'jq_compile');
+  assert.equal(compare(bad.cases[0].expect, runCase(wl, bad.cases[0], bad)), null);
+
+  // The download button produces the same file.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#btn-export')]);
+  assert.equal(download.suggestedFilename(), 'playground.yaml');
+  const saved = readFileSync(await download.path(), 'utf8');
+  assert.equal(wl.parse(saved)[0].cases[0].expect.error.code, 'jq_compile');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
