@@ -36,6 +36,9 @@ bash bindings-node/test.sh
 echo "== WASM build: size budget, conformance in Node and Chromium (bindings-wasm/test.sh)"
 bash bindings-wasm/test.sh
 
+echo "== playground: end-to-end tests in headless Chromium (playground/test.sh)"
+bash playground/test.sh
+
 echo "== conformance suite (every runtime that is built) and parity table"
 cargo run -q --locked -p workload-lens-conformance -- run
 cargo run -q --locked -p workload-lens-conformance -- table
