@@ -512,13 +512,14 @@ function renderPods(r) {
   if (r.podsApiError) p.append(h('div', { class: 'banner banner-error' }, h('strong', {}, 'Attribution failed: '), describeError(r.podsApiError)));
   const a = r.attribution;
   if (a) {
+    const placed = (x) => (x.component ? `${x.component}${x.instance ? ` / ${x.instance}` : ''}${x.replicaKey !== undefined ? ` #${x.replicaKey}` : ''}` : null);
     p.append(h('h3', {}, `Pod attribution (${a.pods.length} pods, ${a.unattributed.length} unattributed)`),
-      h('div', { class: 'table-wrap' }, h('table', { class: 'grid', id: 'attribution' },
-        h('thead', {}, h('tr', {}, ['Pod', 'Component', 'Instance', 'Replica', 'Phase', 'Ready', 'Node', 'GPUs'].map((x) => h('th', { scope: 'col' }, x)))),
-        h('tbody', {}, a.pods.map((x) => h('tr', { class: x.component ? '' : 'unattributed' },
-          h('th', { scope: 'row' }, x.name),
-          h('td', {}, x.component ?? h('span', { class: 'muted', title: (x.findings ?? []).map((f) => f.message ?? f).join('; ') }, 'unattributed')),
-          h('td', {}, x.instance ?? '–'), h('td', {}, x.replicaKey ?? '–'), h('td', {}, x.phase ?? '–'),
+      h('div', { class: 'table-wrap' }, h('table', { class: 'grid wrap', id: 'attribution' },
+        h('thead', {}, h('tr', {}, ['Pod', 'Belongs to', 'Phase', 'Ready', 'Node', 'GPUs'].map((x) => h('th', { scope: 'col', class: x === 'GPUs' ? 'num' : null }, x)))),
+        h('tbody', {}, a.pods.map((x) => h('tr', { class: x.component ? '' : 'unattributed', 'data-pod': x.name },
+          h('th', { scope: 'row', class: 'pod-name' }, x.name),
+          h('td', {}, placed(x) ?? h('span', { class: 'muted' }, 'unattributed')),
+          h('td', {}, x.phase ? h('span', { class: `badge badge-${{ Running: 'ok', Succeeded: 'done', Failed: 'bad', Pending: 'pending' }[x.phase] ?? 'muted'}` }, x.phase) : '–', x.reason ? h('span', { class: 'muted' }, ` ${x.reason}`) : null),
           h('td', {}, x.ready ? 'yes' : 'no'), h('td', {}, x.node ?? '–'), h('td', { class: 'num' }, fmtInt(x.resources?.gpu))))))));
     const notes = a.pods.filter((x) => x.findings?.length);
     if (notes.length) p.append(h('ul', { class: 'warnings' }, notes.map((x) => h('li', {}, `${x.name}: ${x.findings.map((f) => f.message ?? JSON.stringify(f)).join('; ')}`))));
@@ -528,11 +529,12 @@ function renderPods(r) {
   if (g) {
     p.append(h('h3', {}, `Gang groups (${g.groups.length})`),
       g.groups.length === 0 ? h('p', { class: 'muted' }, 'The definition declares no gang scheduling, or no pod falls into a group.')
-        : h('div', { class: 'table-wrap' }, h('table', { class: 'grid', id: 'gangs' },
-          h('thead', {}, h('tr', {}, ['Group', 'Pod group', 'Component', 'Min members', 'Members'].map((x) => h('th', { scope: 'col' }, x)))),
-          h('tbody', {}, g.groups.map((x) => h('tr', {},
-            h('th', { scope: 'row' }, x.name), h('td', {}, x.podGroup ?? '–'), h('td', {}, x.component ?? '–'),
-            h('td', { class: 'num' }, fmtInt(x.minMember)), h('td', {}, (x.members ?? []).join(', '))))))));
+        : h('ul', { class: 'gangs', id: 'gangs' }, g.groups.map((x) => h('li', { class: 'gang' },
+          h('div', { class: 'gang-head' },
+            h('code', { class: 'gang-name' }, x.name),
+            h('span', { class: 'gang-min' }, `min ${fmtInt(x.minMember)} of ${fmtInt((x.members ?? []).length)} pods`)),
+          h('div', { class: 'muted' }, `pod group ${x.podGroup ?? '–'} · component ${x.component ?? '–'}${x.keys?.length ? ` · keys ${x.keys.join(', ')}` : ''}`),
+          h('ul', { class: 'chips' }, (x.members ?? []).map((m) => h('li', { class: 'chip' }, m)))))));
   }
 }
 

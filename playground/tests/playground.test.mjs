@@ -215,6 +215,12 @@ test('a hostile definition does not freeze the page: the worker is replaced', as
   await pickJobSetExample(page);
   assert.equal(await page.textContent('#card-gpu .card-value'), '12');
   assert.equal(await page.textContent('#banner'), '');
+  // A worker that dies (here: killed behind the client's back) is replaced too.
+  await page.evaluate(() => window.__playground.engine.worker.terminate());
+  await typeOver(page, 'object', 'replicas: 2', 'replicas: 3');
+  await page.waitForFunction(() => Number(document.body.dataset.restarts) >= 2, null, { timeout: 15000 });
+  await typeOver(page, 'object', 'replicas: 3', 'replicas: 4');
+  await page.waitForFunction(() => document.querySelector('#card-gpu .card-value')?.textContent === '20');
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -289,5 +295,32 @@ test('the exported case is a conformance case group that passes', async () => {
   const saved = readFileSync(await download.path(), 'utf8');
   assert.equal(wl.parse(saved)[0].cases[0].expect.error.code, 'jq_compile');
   assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('keyboard: a sensible focus order with a visible focus ring', async () => {
+  const page = await open();
+  const order = [];
+  for (let i = 0; i < 6; i++) {
+    await page.keyboard.press('Tab');
+    order.push(await page.evaluate(() => {
+      const e = document.activeElement;
+      return e.id || e.getAttribute('aria-labelledby') || e.className;
+    }));
+    if (i === 1) {
+      const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
+      assert.notEqual(outline, 'none');
+    }
+  }
+  assert.deepEqual(order, ['skip', 'pick-def', 'pick-fix', 'btn-link', 'btn-export', 'lbl-def']);
+  // Esc then Tab leaves an editor; Tab reaches the result tabs.
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-labelledby')), 'lbl-obj');
+  await page.focus('#tab-components');
+  await page.keyboard.press('End');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-json');
+  assert.equal(await page.isVisible('#json-out'), true);
+  assert.match(await page.textContent('#json-out'), /"ResolvedWorkload"/);
   await page.close();
 });
