@@ -390,7 +390,7 @@ function renderComponents(r) {
         h('span', { class: 'comp-name' }, c.name),
         c.kind ? h('span', { class: 'comp-kind' }, `${c.kind.group ? `${c.kind.group}/` : ''}${c.kind.version}, ${c.kind.kind}`) : null,
         c.root ? h('span', { class: 'tag' }, 'root') : null,
-        c.status ? h('span', { class: 'badges' }, c.status.matchedStatuses.map(badge)) : null,
+        (c.root ? res.status : c.status) ? h('span', { class: 'badges' }, (c.root ? res.status : c.status).matchedStatuses.map(badge)) : null,
         c.hasPodDefinition ? h('span', { class: 'comp-total' }, `${fmtInt(c.totals.pods)} pods · ${fmtInt(c.totals.resources.gpu)} GPUs`) : h('span', { class: 'comp-total muted' }, 'no pods of its own')),
       c.hasPodDefinition || c.multiInstance
         ? h('ul', { class: 'instances' }, c.instances.map((i) => h('li', { class: `instance${i.present ? '' : ' absent'}`, 'data-instance': i.id },
@@ -480,7 +480,7 @@ function renderExplanationOf(ex) {
       h('div', { class: 'matcher-head' },
         h('span', { class: `icon icon-${m.outcome}`, 'aria-hidden': 'true' }, outcomeIcon[m.outcome]?.[0] ?? '?'),
         h('span', {}, `Matcher ${i + 1}: `, h('strong', {}, outcomeIcon[m.outcome]?.[1] ?? m.outcome)),
-        h('button', { type: 'button', class: 'link', onclick: () => goToField(m.field), title: m.field }, 'show in definition')),
+        h('button', { type: 'button', class: 'link', onclick: () => goToField(m.field), title: m.field, 'aria-label': `Show matcher ${i + 1} of ${cat.status} in the definition` }, 'show in definition')),
       m.checks.length === 0 ? h('p', { class: 'check muted' }, 'No criteria: matches unconditionally.') : null,
       h('ul', { class: 'checks' }, m.checks.map((c) => h('li', { class: `check outcome-${c.outcome}` },
         h('span', { class: `icon icon-${c.outcome}`, 'aria-hidden': 'true' }, outcomeIcon[c.outcome]?.[0] ?? '?'),
