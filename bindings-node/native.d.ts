@@ -46,6 +46,11 @@ export declare class NativeDefinition {
   resolve(obj: string, pods?: string | undefined | null): string
   /** The root status (JSON `null` when the definition has none). */
   status(obj: string): string
+  /**
+   * Why the object has its status: every matcher of every status category
+   * with its outcome and reason (the engine's `explain_status`).
+   */
+  explainStatus(obj: string): string
   /** Write values through the definition's paths: `{object, patch}`. */
   update(obj: string, request: string): string
   /** Apply the suspend actions: `{object, patch}`. */

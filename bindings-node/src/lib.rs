@@ -323,6 +323,13 @@ impl NativeDefinition {
         entry(|| to_json(&self.inner.status(&self.obj(&obj)?)?))
     }
 
+    /// Why the object has its status: every matcher of every status category
+    /// with its outcome and reason (the engine's `explain_status`).
+    #[napi]
+    pub fn explain_status(&self, obj: String) -> napi::Result<String> {
+        entry(|| to_json(&self.inner.explain_status(&self.obj(&obj)?)?))
+    }
+
     /// Write values through the definition's paths: `{object, patch}`.
     #[napi]
     pub fn update(&self, obj: String, request: String) -> napi::Result<String> {

@@ -120,16 +120,11 @@ test('Definition from the catalog: update, suspend, resume, pods, gang groups', 
 
 test('explainStatus', () => {
   const def = wl.lookup('jobset.x-k8s.io/v1alpha2', 'JobSet');
-  let explanation;
-  try {
-    explanation = def.explainStatus(JOBSET);
-  } catch (e) {
-    // Until the engine has explain_status, the build says so.
-    assert.ok(e instanceof wl.UsageError);
-    assert.match(e.message, /explainStatus is not available/);
-    return;
-  }
+  const explanation = def.explainStatus(JOBSET);
   assert.equal(typeof explanation, 'object');
+  assert.deepEqual(JSON.parse(JSON.stringify(explanation)), explanation);
+  assert.ok(JSON.stringify(explanation).includes('Running'));
+  assert.throws(() => def.explainStatus(42), TypeError);
 });
 
 test('Catalog: bundled, custom, lookup, get, definitions, size, resolve', () => {
