@@ -283,6 +283,31 @@ function rangeFor(view, loc = {}) {
   return { from: 0, to: first.to };
 }
 
+/** The range of pod `at` (a path such as `items[2]`) in document `doc` of the pods text. */
+function podRange(text, doc, at) {
+  const lines = text.split('\n');
+  let start = 0;
+  let n = 0;
+  let seenContent = false;
+  for (let i = 0; i < lines.length && n < doc; i++) {
+    if (/^---(\s|$)/.test(lines[i])) {
+      if (seenContent) n++;
+      start = i + 1;
+      seenContent = false;
+    } else if (lines[i].trim() && !lines[i].trimStart().startsWith('#')) seenContent = true;
+  }
+  let end = lines.findIndex((l, i) => i >= start && /^---(\s|$)/.test(l) && lines.slice(start, i).some((x) => x.trim() && !x.trimStart().startsWith('#')));
+  if (end < 0) end = lines.length;
+  const offset = lines.slice(0, start).reduce((a, l) => a + l.length + 1, 0);
+  const part = lines.slice(start, end).join('\n');
+  const f = at ? locateField(part, at) : null;
+  const line = f ? f.line : part.split('\n').findIndex((l) => l.trim() && !l.trimStart().startsWith('#') && !/^---/.test(l));
+  const l = Math.max(0, line);
+  const pl = part.split('\n');
+  const from = offset + pl.slice(0, l).reduce((a, x) => a + x.length + 1, 0) + (f ? f.column : 0);
+  return { from, to: offset + pl.slice(0, l).reduce((a, x) => a + x.length + 1, 0) + (pl[l] ?? '').trimEnd().length };
+}
+
 function diag(view, severity, message, loc, source) {
   const r = rangeFor(view, loc ?? {});
   return { ...r, severity, message, source };
@@ -305,6 +330,14 @@ function buildDiagnostics(r) {
   if (defErr && defErr.code !== 'validation') d.definition.push(diag(defView, 'error', describeError(defErr), defErr.location, defErr.code));
   if (r.objectError) d.object.push(diag(editors.object, 'error', describeError(r.objectError), r.objectError.location, r.objectError.code));
   if (r.podsError) d.pods.push(diag(editors.pods, 'error', describeError(r.podsError), r.podsError.location, r.podsError.code));
+  // Findings about single pods (not a pod, no name, ...) at the pod's place.
+  const podsText = getText(editors.pods);
+  (r.attribution?.pods ?? []).forEach((x, i) => {
+    if (!x.findings?.length) return;
+    const [doc, at] = r.podOrigins?.[i] ?? [0, ''];
+    const { from, to } = podRange(podsText, doc, at);
+    for (const f of x.findings) d.pods.push({ from, to, severity: 'warning', message: `${x.name ? `${x.name}: ` : ''}${f.message ?? f}`, source: f.code });
+  });
   const seen = new Set();
   for (const e of [r.resolveError, r.explainError, r.explanation?.error, r.podsApiError, r.gangError]) {
     if (!e) continue;

@@ -79,7 +79,17 @@ function run(msg) {
     const p = attempt(() => wl.parse(podsText));
     if (p.error) out.podsError = p.error;
     else {
-      pods = p.value.flatMap((v) => (Array.isArray(v) ? v : v && v.kind === 'List' && Array.isArray(v.items) ? v.items : [v]));
+      // Where each pod came from: [document, path inside it] (for diagnostics).
+      out.podOrigins = [];
+      pods = p.value.flatMap((v, doc) => {
+        const list = Array.isArray(v) ? v : v && v.kind === 'List' && Array.isArray(v.items) ? v.items : null;
+        if (!list) {
+          out.podOrigins.push([doc, '']);
+          return [v];
+        }
+        list.forEach((_, i) => out.podOrigins.push([doc, Array.isArray(v) ? `[${i}]` : `items[${i}]`]));
+        return list;
+      });
       out.podItems = pods;
     }
   }
@@ -89,10 +99,13 @@ function run(msg) {
     const r = attempt(() => (pods ? def.resolve(out.object, pods) : def.resolve(out.object)));
     if (r.error) out.resolveError = r.error;
     else out.resolved = r.value;
-    const x = attempt(() => def.explainStatus(out.object));
+    // An object of another kind: resolve says so; explaining it would only
+    // add errors that do not apply.
+    const otherKind = out.resolveError?.code === 'no_definition';
+    const x = otherKind ? {} : attempt(() => def.explainStatus(out.object));
     if (x.error) out.explainError = x.error;
-    else out.explanation = x.value;
-    if (pods) {
+    else if (x.value) out.explanation = x.value;
+    if (pods && !otherKind) {
       const a = attempt(() => def.attributePods(out.object, pods));
       if (a.error) out.podsApiError = a.error;
       else out.attribution = a.value;
