@@ -112,7 +112,7 @@ function inputsChanged({ userEdit } = {}) {
     $('def-summary').textContent = 'edited';
   }
   if ((userEdit === 'object' || userEdit === 'pods') && app.fixture) {
-    const f = (app.fixtures[app.defFile] ?? []).find((x) => x.name === app.fixture);
+    const f = (app.fixtures[app.listedDef] ?? []).find((x) => x.name === app.fixture);
     if (!f || f.object !== getText(editors.object) || (f.pods ?? '') !== getText(editors.pods)) {
       app.fixture = '';
       $('pick-fix').value = '';
@@ -126,7 +126,7 @@ function inputsChanged({ userEdit } = {}) {
 }
 
 async function saveUrl() {
-  const frag = await encodeState({ ...inputs(), def: app.defFile || undefined, fix: app.fixture || undefined, tab: app.tab });
+  const frag = await encodeState({ ...inputs(), def: app.defFile || undefined, list: app.listedDef || undefined, fix: app.fixture || undefined, tab: app.tab });
   history.replaceState(null, '', `${location.pathname}${location.search}#${frag}`);
   app.savedHash = location.hash;
 }
@@ -142,8 +142,9 @@ function applyState(s) {
   }
   app.defFile = s.def && app.catalog[s.def] === s.definition ? s.def : '';
   $('pick-def').value = app.defFile;
+  app.listedDef = app.defFile || (s.list in app.fixtures ? s.list : '');
   fillFixtures();
-  const f = (app.fixtures[app.defFile] ?? []).find((x) => x.name === s.fix);
+  const f = (app.fixtures[app.listedDef] ?? []).find((x) => x.name === s.fix);
   app.fixture = f && f.object === (s.object ?? '') && (f.pods ?? '') === (s.pods ?? '') ? f.name : '';
   $('pick-fix').value = app.fixture;
   $('def-summary').textContent = app.defFile ? 'from the catalog' : '';
@@ -166,7 +167,9 @@ function fillCatalog() {
 
 function fillFixtures() {
   const sel = $('pick-fix');
-  const list = app.fixtures[app.defFile] ?? [];
+  // The fixtures stay listed (and usable) when the definition is edited.
+  if (app.defFile || !app.listedDef) app.listedDef = app.defFile;
+  const list = app.fixtures[app.listedDef] ?? [];
   sel.replaceChildren(h('option', { value: '' }, list.length ? '— pick an object —' : '— no fixtures —'));
   for (const f of list) {
     sel.append(h('option', { value: f.name, title: f.description ?? f.file }, f.pods ? `${f.name} (+ pods)` : f.name));
@@ -190,7 +193,7 @@ function loadDefinition(file, { fixture } = {}) {
 }
 
 function loadFixture(name) {
-  const f = (app.fixtures[app.defFile] ?? []).find((x) => x.name === name);
+  const f = (app.fixtures[app.listedDef] ?? []).find((x) => x.name === name);
   app.fixture = f ? name : '';
   $('pick-fix').value = app.fixture;
   if (!f) return;

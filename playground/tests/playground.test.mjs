@@ -150,6 +150,9 @@ test('an invalid expression gets a diagnostic at its place', async () => {
   assert.equal(d.source, 'jq_compile');
   assert.deepEqual({ line: d.line, column: d.column }, want);
   assert.equal(d.text, 'nosuchfn');
+  // The definition is no longer the catalog's; its fixtures stay at hand.
+  assert.equal(await page.inputValue('#pick-def'), '');
+  assert.ok(await page.locator('#pick-fix option').count() > 5);
   // Shown in the gutter and in the problem list, which moves the cursor there.
   assert.ok(await page.locator('.cm-lint-marker-error').count() >= 1);
   const problem = page.locator('#problems .problem-link').first();
