@@ -210,7 +210,7 @@ test('a hostile definition does not freeze the page: the worker is replaced', as
   const t0 = Date.now();
   await page.evaluate(() => 1 + 1);
   await page.focus('#btn-link');
-  assert.ok(Date.now() - t0 < 500, `the page took ${Date.now() - t0} ms to answer`);
+  assert.ok(Date.now() - t0 < 1000, `the page took ${Date.now() - t0} ms to answer`);
   await page.waitForFunction(() => Number(document.body.dataset.restarts) >= 1, null, { timeout: 15000 });
   assert.match(await page.textContent('#banner'), /did not answer within 1\.5 s/);
   await page.screenshot({ path: path.join(shots, 'hostile.png') });
