@@ -35,7 +35,7 @@ export function report(runtime, r) {
     let bad = 0;
     for (const h of list) {
       if (!h.ok) bad++;
-      lines.push(`${h.ok ? 'ok  ' : 'FAIL'} ${what}: ${h.name}${h.ms !== undefined ? ` (${h.ms} ms)` : ''} -> ${h.detail}`);
+      lines.push(`${h.ok ? 'ok  ' : 'FAIL'} ${what}: ${h.name}${h.ms !== undefined ? ` (${h.ms} ms)` : ''} -> ${String(h.detail).replace(/\s+/g, ' ')}`);
     }
     lines.push(`${what} (${runtime}): ${list.length - bad} passed, ${bad} failed`);
     failed += bad;
