@@ -19,7 +19,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyString};
 use serde::Serialize;
 use serde_json::{Value, json};
-use workload_lens::source::{SourceDocument, parse_documents, parse_documents_bytes};
+use workload_lens::source::{SourceDocument, parse_documents, parse_documents_bytes, read_value};
 use workload_lens::{
     CompiledDefinition, DefinitionSet, Error, ErrorCode, Gvk, Limits, Origin, UpdateRequest,
     catalog, definition, validate,
@@ -105,31 +105,27 @@ fn limits_of(json: Option<&str>) -> Result<Limits, Error> {
     }
 }
 
-/// A JSON value written by the Python side (`json.dumps`).
+/// A JSON value written by the Python side (`json.dumps`), read by the
+/// engine's reader for binding arguments (`source::read_value`: serde_json,
+/// else the located reader, which also takes nesting deeper than
+/// serde_json's 128 levels; the limits apply either way).
 fn value_of(json: &str, limits: &Limits) -> Result<Value, Error> {
-    match serde_json::from_str::<Value>(json) {
-        Ok(v) => Ok(v),
-        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
-            // Nested deeper than serde_json's fixed limit (128 levels): the
-            // engine's reader honours `maxDepth` instead. The text is ours,
-            // so positions in it mean nothing to the caller.
-            let mut docs = parse_documents(json, limits).map_err(|mut e| {
-                e.location.line = None;
-                e.location.column = None;
-                e
-            })?;
-            Ok(if docs.is_empty() {
-                Value::Null
-            } else {
-                docs.swap_remove(0).value
-            })
+    read_value(json, limits).map_err(|mut e| {
+        // The text is ours, so positions in it mean nothing to the caller.
+        e.location.line = None;
+        e.location.column = None;
+        if e.code == ErrorCode::Parse {
+            // Our own `json.dumps` text fails to parse only for a lone
+            // surrogate (escaped as `"\ud800"`): the value is not Unicode,
+            // so it cannot be JSON.
+            Error::new(
+                ErrorCode::Usage,
+                format!("the value cannot be represented as JSON: {}", e.message),
+            )
+        } else {
+            e
         }
-        // Only a lone surrogate (`"\ud800"`) gets here: it is not Unicode.
-        Err(e) => Err(Error::new(
-            ErrorCode::Usage,
-            format!("the value cannot be represented as JSON: {e}"),
-        )),
-    }
+    })
 }
 
 fn values_of(json: &str, limits: &Limits) -> Result<Vec<Value>, Error> {
