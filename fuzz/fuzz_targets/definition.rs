@@ -1,0 +1,56 @@
+//! Definition text (YAML/JSON, any bytes) through reading, validation and
+//! compilation; a compiled definition then resolves a minimal object of its
+//! own kind. Every outcome must be a value: no panic, no abort, no hang.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use serde_json::json;
+use workload_lens::{CompiledDefinition, definition, source, validate};
+
+#[path = "common.rs"]
+mod common;
+
+fuzz_target!(|data: &[u8]| {
+    let limits = common::fuzz_limits();
+    // The bytes entry point: invalid UTF-8 is a located parse error.
+    if let Err(e) = source::parse_documents_bytes(data, &limits) {
+        common::check_error(&e);
+    }
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    match definition::read_definitions(text, &limits) {
+        Ok(loaded) => {
+            for l in &loaded {
+                let findings = validate::validate_loaded(l, &limits);
+                let _ = validate::has_errors(&findings);
+            }
+        }
+        Err(e) => common::check_error(&e),
+    }
+    match CompiledDefinition::from_text(text, limits) {
+        Ok(def) => {
+            let gvk = def.root_gvk();
+            let api_version = if gvk.group.is_empty() {
+                gvk.version.clone()
+            } else {
+                format!("{}/{}", gvk.group, gvk.version)
+            };
+            let obj = json!({
+                "apiVersion": api_version,
+                "kind": gvk.kind,
+                "metadata": {"name": "x", "labels": {"a": "b"}},
+                "spec": {"replicas": 2, "template": {"spec": {"containers": [{"name": "c"}]}}},
+            });
+            let a = def.resolve(&obj);
+            if let Err(e) = &a {
+                common::check_error(e);
+            }
+            common::deterministic(&a, &def.resolve(&obj));
+            if let Err(e) = def.suspend(&obj) {
+                common::check_error(&e);
+            }
+        }
+        Err(e) => common::check_error(&e),
+    }
+});
