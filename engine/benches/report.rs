@@ -1,0 +1,168 @@
+//! The figures of docs/performance.md as markdown tables, every ratio
+//! measured against its baseline in the same process:
+//!
+//! `cargo bench -p workload-lens --bench report` (release; ~1 minute).
+//!
+//! Under `cargo test --benches` (no `--bench` argument) each measurement
+//! runs once, as a smoke test.
+
+use serde_json::Value;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+use workload_lens::{CompiledDefinition, DefinitionSet, Limits, catalog, source};
+
+#[path = "workloads.rs"]
+mod workloads;
+
+struct Timer {
+    quick: bool,
+}
+
+impl Timer {
+    /// Median time of one call, over 7 samples of at least 50 ms each.
+    fn time<T>(&self, mut f: impl FnMut() -> T) -> Duration {
+        if self.quick {
+            let t = Instant::now();
+            black_box(f());
+            return t.elapsed();
+        }
+        let t = Instant::now();
+        black_box(f());
+        let once = t.elapsed().max(Duration::from_nanos(20));
+        let iters =
+            (Duration::from_millis(50).as_nanos() / once.as_nanos()).clamp(1, 1_000_000) as u32;
+        let mut samples: Vec<Duration> = (0..7)
+            .map(|_| {
+                let t = Instant::now();
+                for _ in 0..iters {
+                    black_box(f());
+                }
+                t.elapsed() / iters
+            })
+            .collect();
+        samples.sort();
+        samples[3]
+    }
+}
+
+fn us(d: Duration) -> String {
+    let us = d.as_secs_f64() * 1e6;
+    if us >= 100.0 {
+        format!("{us:.0}")
+    } else {
+        format!("{us:.2}")
+    }
+}
+
+fn main() {
+    let quick = !std::env::args().any(|a| a == "--bench");
+    let timer = Timer { quick };
+    let set = DefinitionSet::with_catalog().unwrap();
+
+    println!("### Resolve vs. parsing the same JSON (compiled definition)\n");
+    println!(
+        "| workload | JSON bytes | serde_json parse (µs) | resolve (µs) | resolve / parse | parse_object + resolve (µs) |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    for (name, obj) in [
+        ("example JobSet", workloads::jobset_example()),
+        ("large Milvus", workloads::milvus_large()),
+        ("Dynamo graph, 50 services", workloads::dynamo(50)),
+        ("JobSet, 1,000 replicated jobs", workloads::jobset(1000)),
+    ] {
+        let def = set.lookup_object(&obj).unwrap().clone();
+        def.resolve(&obj).unwrap();
+        let text = serde_json::to_string(&obj).unwrap();
+        let parse = timer.time(|| serde_json::from_str::<Value>(&text).unwrap());
+        let resolve = timer.time(|| def.resolve(&obj).unwrap());
+        let limits = Limits::default();
+        let from_text = timer.time(|| {
+            let v = source::parse_object(&text, &limits).unwrap();
+            def.resolve(&v).unwrap()
+        });
+        println!(
+            "| {name} | {} | {} | {} | {:.2} | {} |",
+            text.len(),
+            us(parse),
+            us(resolve),
+            resolve.as_secs_f64() / parse.as_secs_f64(),
+            us(from_text)
+        );
+    }
+
+    println!("\n### Growth with object size (JobSet, more replicated jobs)\n");
+    println!(
+        "| size | JSON bytes | parse (µs) | resolve (µs) | resolve / parse | resolve ns per byte |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    let jobset_text = catalog::FILES
+        .iter()
+        .find(|(f, _)| f.starts_with("jobset"))
+        .unwrap()
+        .1;
+    let def = CompiledDefinition::from_text(jobset_text, workloads::big_limits()).unwrap();
+    for kib in [1usize, 4, 16, 64, 256, 1024] {
+        let obj = workloads::jobset_of_size(kib * 1024);
+        let text = serde_json::to_string(&obj).unwrap();
+        def.resolve(&obj).unwrap();
+        let parse = timer.time(|| serde_json::from_str::<Value>(&text).unwrap());
+        let resolve = timer.time(|| def.resolve(&obj).unwrap());
+        println!(
+            "| {kib} KiB | {} | {} | {} | {:.2} | {:.1} |",
+            text.len(),
+            us(parse),
+            us(resolve),
+            resolve.as_secs_f64() / parse.as_secs_f64(),
+            resolve.as_nanos() as f64 / text.len() as f64
+        );
+    }
+
+    println!("\n### A batch of 10,000 mixed catalog objects (definition looked up by kind)\n");
+    let objs = workloads::mixed_batch(if quick { 200 } else { 10_000 });
+    let texts: Vec<String> = objs
+        .iter()
+        .map(|o| serde_json::to_string(o).unwrap())
+        .collect();
+    let bytes: usize = texts.iter().map(String::len).sum();
+    let parse = timer.time(|| {
+        for t in &texts {
+            black_box(serde_json::from_str::<Value>(t).unwrap());
+        }
+    });
+    let resolve = timer.time(|| {
+        for o in &objs {
+            black_box(set.resolve(o).unwrap());
+        }
+    });
+    let n = objs.len() as f64;
+    println!(
+        "| objects | JSON bytes | parse, per object (µs) | resolve, per object (µs) | resolve / parse | objects per second |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|");
+    println!(
+        "| {} | {bytes} | {:.2} | {:.2} | {:.2} | {:.0} |",
+        objs.len(),
+        parse.as_secs_f64() * 1e6 / n,
+        resolve.as_secs_f64() * 1e6 / n,
+        resolve.as_secs_f64() / parse.as_secs_f64(),
+        n / resolve.as_secs_f64()
+    );
+
+    println!("\n### Compile time of each catalog definition\n");
+    println!("| definition | text bytes | compile (µs) |");
+    println!("|---|---:|---:|");
+    let mut total = Duration::ZERO;
+    for (file, text) in catalog::FILES {
+        let d = timer.time(|| CompiledDefinition::from_text(text, Limits::default()).unwrap());
+        total += d;
+        println!(
+            "| {} | {} | {} |",
+            file.trim_end_matches(".yaml"),
+            text.len(),
+            us(d)
+        );
+    }
+    let whole = timer.time(|| DefinitionSet::with_catalog().unwrap());
+    println!("| **sum** | | {} |", us(total));
+    println!("| `DefinitionSet::with_catalog()` | | {} |", us(whole));
+}

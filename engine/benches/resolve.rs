@@ -1,0 +1,129 @@
+//! Divan benchmarks of the engine on realistic catalog workloads.
+//!
+//! `cargo bench -p workload-lens --bench resolve` (release build; a few
+//! minutes). Each `resolve_*` has a `parse_*` twin that only parses the same
+//! object's JSON text with serde_json, the floor a resolver cannot beat; the
+//! ratios are in docs/performance.md (and printed directly by
+//! `cargo bench -p workload-lens --bench report`).
+
+use divan::{Bencher, black_box, counter::BytesCount};
+use serde_json::Value;
+use workload_lens::{CompiledDefinition, DefinitionSet, catalog};
+
+#[path = "workloads.rs"]
+mod workloads;
+
+fn main() {
+    divan::main();
+}
+
+fn set() -> DefinitionSet {
+    DefinitionSet::with_catalog().unwrap()
+}
+
+fn bench_resolve(b: Bencher, obj: Value) {
+    let set = set();
+    let def = set.lookup_object(&obj).unwrap().clone();
+    def.resolve(&obj).unwrap();
+    let bytes = serde_json::to_string(&obj).unwrap().len();
+    b.counter(BytesCount::new(bytes))
+        .bench(|| def.resolve(black_box(&obj)).unwrap());
+}
+
+fn bench_parse(b: Bencher, obj: Value) {
+    let text = serde_json::to_string(&obj).unwrap();
+    b.counter(BytesCount::new(text.len()))
+        .bench(|| serde_json::from_str::<Value>(black_box(&text)).unwrap());
+}
+
+const WORKLOADS: &[&str] = &["jobset-example", "milvus-large", "dynamo-50", "jobset-1000"];
+
+fn workload(name: &str) -> Value {
+    match name {
+        "jobset-example" => workloads::jobset_example(),
+        "milvus-large" => workloads::milvus_large(),
+        "dynamo-50" => workloads::dynamo(50),
+        "jobset-1000" => workloads::jobset(1000),
+        _ => unreachable!(),
+    }
+}
+
+/// Resolve with a compiled definition (the definition found once by GVK).
+#[divan::bench(args = WORKLOADS)]
+fn resolve(b: Bencher, name: &str) {
+    bench_resolve(b, workload(name));
+}
+
+/// serde_json parse of the same object's compact JSON.
+#[divan::bench(args = WORKLOADS)]
+fn parse_json(b: Bencher, name: &str) {
+    bench_parse(b, workload(name));
+}
+
+const SIZES_KIB: &[usize] = &[1, 4, 16, 64, 256, 1024];
+
+/// Growth with object size: a JobSet of 1 KiB to 1 MiB (more replicated
+/// jobs), with limits for trusted big objects.
+#[divan::bench(args = SIZES_KIB)]
+fn resolve_size_kib(b: Bencher, kib: usize) {
+    let obj = workloads::jobset_of_size(kib * 1024);
+    let text = catalog::FILES
+        .iter()
+        .find(|(f, _)| f.starts_with("jobset"))
+        .unwrap()
+        .1;
+    let def = CompiledDefinition::from_text(text, workloads::big_limits()).unwrap();
+    def.resolve(&obj).unwrap();
+    let bytes = serde_json::to_string(&obj).unwrap().len();
+    b.counter(BytesCount::new(bytes))
+        .bench(|| def.resolve(black_box(&obj)).unwrap());
+}
+
+#[divan::bench(args = SIZES_KIB)]
+fn parse_json_size_kib(b: Bencher, kib: usize) {
+    bench_parse(b, workloads::jobset_of_size(kib * 1024));
+}
+
+/// 10,000 mixed catalog objects, each resolved by the definition of its
+/// kind (lookup included): one iteration is the whole batch.
+#[divan::bench(sample_count = 10, sample_size = 1)]
+fn batch_10000_mixed(b: Bencher) {
+    let set = set();
+    let objs = workloads::mixed_batch(10_000);
+    b.bench(|| {
+        for o in &objs {
+            black_box(set.resolve(o).unwrap());
+        }
+    });
+}
+
+#[divan::bench(sample_count = 10, sample_size = 1)]
+fn batch_10000_mixed_parse_json(b: Bencher) {
+    let texts: Vec<String> = workloads::mixed_batch(10_000)
+        .iter()
+        .map(|o| serde_json::to_string(o).unwrap())
+        .collect();
+    b.bench(|| {
+        for t in &texts {
+            black_box(serde_json::from_str::<Value>(t).unwrap());
+        }
+    });
+}
+
+fn catalog_names() -> Vec<&'static str> {
+    catalog::FILES.iter().map(|(f, _)| *f).collect()
+}
+
+/// Compile time of each catalog definition (read, validate, compile every
+/// expression).
+#[divan::bench(args = catalog_names())]
+fn compile(b: Bencher, file: &str) {
+    let text = catalog::FILES.iter().find(|(f, _)| *f == file).unwrap().1;
+    b.bench(|| CompiledDefinition::from_text(black_box(text), Default::default()).unwrap());
+}
+
+/// The whole catalog, as the CLI and the bindings load it at start-up.
+#[divan::bench(sample_count = 10)]
+fn compile_whole_catalog() -> DefinitionSet {
+    set()
+}
