@@ -29,9 +29,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 WBV=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/,""); print; exit}' Cargo.lock)
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WBV" ]; then
-  echo "   installing wasm-bindgen-cli $WBV (cargo install, ~5 min)"
+  echo "   installing wasm-bindgen-cli $WBV (cargo install --debug, ~3 min)"
   # Not --locked: its lockfile pins a crate version the registry may lack.
-  cargo install -q wasm-bindgen-cli --version "=$WBV"
+  # --debug: compiles in about half the time of a release build, and a
+  # debug wasm-bindgen still takes 2 s on this module (same output).
+  cargo install -q wasm-bindgen-cli --version "=$WBV" --debug
 fi
 if ! [ -x bindings-wasm/node_modules/.bin/wasm-opt ] || ! [ -d bindings-wasm/node_modules/playwright-core ]; then
   npm ci --prefix bindings-wasm --no-audit --no-fund --loglevel=error
