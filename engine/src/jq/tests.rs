@@ -102,3 +102,34 @@ fn limits_trip() {
         "{e:?}"
     );
 }
+
+#[test]
+fn the_reachable_prelude_is_enough() {
+    // Compiling against only the reachable standard definitions must not
+    // need the fallback for ordinary expressions (it would still be
+    // correct, only slower).
+    for code in [
+        "map(.a) | add",
+        ".xs | to_entries | from_entries",
+        "with_entries(.value += 1) | keys",
+        "[.[] | select(type == \"string\")] | join(\",\") | ascii_downcase",
+        "@base64d, @csv, @sh, test(\"a\"; \"i\"), [splits(\",\")], sub(\"a\"; \"b\")",
+        "first(.[]), last, nth(1), limit(2; .[]), any, all, flatten, min_by(.x), unique_by(.x), group_by(.x)",
+        "tostring, tojson, fromjson?, tonumber?, ltrimstr(\"x\"), todate?, isvalid(1)?",
+        "in({}), inside([]), index(\",\"), rindex(\",\"), transpose?, combinations?, getpath([\"a\"]), paths?",
+    ] {
+        let defs = super::reachable_prelude(code);
+        assert!(
+            defs.len() < super::prelude().len() / 2,
+            "{code}: {}",
+            defs.len()
+        );
+        if let Err(e) = super::Program::build(code, &[], defs) {
+            // Unknown builtins fail in both builds alike.
+            assert!(
+                super::Program::build(code, &[], super::prelude().clone()).is_err(),
+                "{code}: {e:?}"
+            );
+        }
+    }
+}
