@@ -361,3 +361,41 @@ fn regex_matches_are_metered_as_they_are_found() {
         ]
     );
 }
+
+#[test]
+fn long_path_chains_are_bounded() {
+    // Found by the jq fuzz target: `.a.a.a...` (4,000 steps, 8 KB, within
+    // maxExpressionBytes) overflowed a 1 MiB stack: jaq compiles and runs
+    // each chained step one frame deeper. Chains count against
+    // maxExpressionDepth (4 x the nesting limit, as operators do).
+    for (step, n) in [
+        (".a", 4000),
+        (".a?", 3000),
+        (".[0]", 3000),
+        (".\"a\"", 2000),
+    ] {
+        assert_eq!(
+            limit_of(step.repeat(n), json!({})).as_deref(),
+            Some("maxExpressionDepth"),
+            "{step} x {n}"
+        );
+    }
+    // At the hard ceiling (raised limits), the longest chain allowed still
+    // runs (release builds: measured to fit 1,000 steps in 1 MiB; debug
+    // builds use several times more stack, hence 8 MiB here).
+    let limits = Limits {
+        max_expression_depth: usize::MAX,
+        ..Limits::default()
+    };
+    let e = ".a".repeat(4 * workload_lens::limits::HARD_MAX_EXPRESSION_DEPTH);
+    let got = std::thread::Builder::new()
+        .stack_size(8 << 20)
+        .spawn(move || evaluate(&e, &json!({}), &limits).map(|v| v.len()))
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(got, Ok(1));
+    // Ordinary expressions are unaffected: decimals are not path steps.
+    let floats = format!("[{}] | length", vec!["1.5"; 60].join(", "));
+    assert_eq!(limit_of(floats, json!(null)), None);
+}

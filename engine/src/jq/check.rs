@@ -129,6 +129,9 @@ fn precheck(code: &str, limits: &Limits) -> Result<(), JqIssue> {
     let mut keywords = 0usize;
     let mut negs = 0usize;
     let mut ops = 0usize;
+    // Path steps chained without a separator (`.a.b[0]?.c`): jaq compiles
+    // and runs each step one stack frame deeper.
+    let (mut chain, mut chain_max) = (0usize, 0usize);
     let bytes = code.as_bytes();
     let mut i = 0;
     let mut word_start: Option<usize> = None;
@@ -174,6 +177,14 @@ fn precheck(code: &str, limits: &Limits) -> Result<(), JqIssue> {
             _ => {}
         }
         match b {
+            b'.' if !(i > 0 && bytes[i - 1].is_ascii_digit()) => chain += 1,
+            b'[' | b'?' => chain += 1,
+            b'"' | b')' | b']' | b'}' | b'_' => {}
+            b if b.is_ascii_alphanumeric() => {}
+            _ => chain = 0,
+        }
+        chain_max = chain_max.max(chain);
+        match b {
             b'"' => stack.push(Ctx::Str),
             b'(' | b'[' | b'{' => stack.push(Ctx::Code),
             b')' | b']' | b'}' if stack.len() > 1 => {
@@ -199,6 +210,15 @@ fn precheck(code: &str, limits: &Limits) -> Result<(), JqIssue> {
     // The top level is not a nesting level.
     let depth_max = depth_max.saturating_sub(1);
     let complexity = depth_max + keywords + negs + ops;
+    if chain_max > max.saturating_mul(4) {
+        return Err(JqIssue::limit(
+            "maxExpressionDepth",
+            format!(
+                "a path of {chain_max} chained steps exceeds the limit of {}",
+                max.saturating_mul(4)
+            ),
+        ));
+    }
     if depth_max > max || complexity > max.saturating_mul(4) {
         return Err(JqIssue::limit(
             "maxExpressionDepth",
