@@ -368,6 +368,9 @@ case("jq-strftime-huge-format", "evaluate", lim("maxStringBytes"),
 case("jq-denied-env", "evaluate", err("jq_compile"), expression="env, $ENV", input=None, known={"gojq": GOJQ_DENIED})
 case("jq-expression-too-deep", "evaluate", lim("maxExpressionDepth"),
      expression="[" * 1000 + "]" * 1000, input=None)
+case("jq-long-path-chain", "evaluate", lim("maxExpressionDepth"),
+     note="Found by the jq fuzz target: 4,000 chained steps (8 KB) overflowed a 1 MiB stack; chains count against maxExpressionDepth.",
+     expression=".a" * 4000, input={})
 case("jq-expression-too-long", "evaluate", lim("maxExpressionBytes"),
      expression=".a" * 10000, input={})
 
