@@ -399,3 +399,32 @@ fn long_path_chains_are_bounded() {
     let floats = format!("[{}] | length", vec!["1.5"; 60].join(", "));
     assert_eq!(limit_of(floats, json!(null)), None);
 }
+
+#[test]
+fn control_flow_is_metered() {
+    // Found by timing the hostile corpus: 2^32 outputs of nested closures
+    // (`def f2(g): g, g`, 32 calls per output) spent ~30 unmetered calls per
+    // step, so a full step budget took seconds. Every clone of a value
+    // passed on (comma, closure call, binding) now costs a step.
+    let e = "def f2(g): g, g; def f4(g): f2(f2(g)); def f16(g): f4(f4(g)); \
+             def f256(g): f16(f16(g)); def f65536(g): f256(f256(g)); \
+             reduce f65536(f65536(1)) as $x (0; . + $x)";
+    let limits = Limits {
+        max_steps: 100_000,
+        ..Limits::default()
+    };
+    let err = evaluate(e, &json!(null), &limits).unwrap_err();
+    assert_eq!(err.limit.as_deref(), Some("maxSteps"));
+    // Ordinary work fits the budget with room to spare.
+    let xs: Vec<u32> = (0..1000).collect();
+    let got = evaluate(
+        "[.[] | {a: ., b: [., .]} | select(.a % 2 == 0) | .b[0]] | add",
+        &json!(xs),
+        &Limits {
+            max_steps: 100_000,
+            ..Limits::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(got, vec![json!(249500)]);
+}

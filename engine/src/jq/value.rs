@@ -20,11 +20,28 @@ use std::cmp::Ordering;
 use std::fmt;
 
 /// A jq value with an upper bound of its nesting depth.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct W {
     pub(crate) v: Val,
     /// Upper bound of the nesting depth (0 for scalars).
     pub(crate) d: u32,
+}
+
+/// Cloning costs a step. jaq clones the value it passes on at every comma,
+/// closure call and variable binding, so this meters control flow that no
+/// value operation sees (`def f2(g): g, g` nested 32 deep does 32 calls per
+/// output). Once the budget is spent a clone is `null` and the breach is
+/// recorded; the evaluator reports it, so the `null` never escapes.
+impl Clone for W {
+    fn clone(&self) -> W {
+        if tick().is_err() {
+            return W::scalar(Val::Null);
+        }
+        W {
+            v: self.v.clone(),
+            d: self.d,
+        }
+    }
 }
 
 pub(crate) type Error = jaq_core::Error<W>;
