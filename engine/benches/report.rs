@@ -73,6 +73,12 @@ fn main() {
         let def = set.lookup_object(&obj).unwrap().clone();
         def.resolve(&obj).unwrap();
         let text = serde_json::to_string(&obj).unwrap();
+        // The same objects for the bindings' benchmarks (bench/).
+        if let Some(dir) = std::env::var_os("WORKLOADS_DIR") {
+            let _ = std::fs::create_dir_all(&dir);
+            let file = name.replace([' ', ','], "-").to_lowercase() + ".json";
+            let _ = std::fs::write(std::path::Path::new(&dir).join(file), &text);
+        }
         let parse = timer.time(|| serde_json::from_str::<Value>(&text).unwrap());
         let resolve = timer.time(|| def.resolve(&obj).unwrap());
         let limits = Limits::default();
