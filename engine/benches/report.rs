@@ -11,7 +11,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 use workload_lens::{CompiledDefinition, DefinitionSet, Limits, catalog, source};
 
-#[path = "workloads.rs"]
+#[path = "common/workloads.rs"]
 mod workloads;
 
 struct Timer {
@@ -74,10 +74,12 @@ fn main() {
         def.resolve(&obj).unwrap();
         let text = serde_json::to_string(&obj).unwrap();
         // The same objects for the bindings' benchmarks (bench/).
+        // A relative WORKLOADS_DIR is relative to the repository root.
         if let Some(dir) = std::env::var_os("WORKLOADS_DIR") {
+            let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join(dir);
             let _ = std::fs::create_dir_all(&dir);
             let file = name.replace([' ', ','], "-").to_lowercase() + ".json";
-            let _ = std::fs::write(std::path::Path::new(&dir).join(file), &text);
+            let _ = std::fs::write(dir.join(file), &text);
         }
         let parse = timer.time(|| serde_json::from_str::<Value>(&text).unwrap());
         let resolve = timer.time(|| def.resolve(&obj).unwrap());

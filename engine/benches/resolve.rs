@@ -10,7 +10,7 @@ use divan::{Bencher, black_box, counter::BytesCount};
 use serde_json::Value;
 use workload_lens::{CompiledDefinition, DefinitionSet, catalog};
 
-#[path = "workloads.rs"]
+#[path = "common/workloads.rs"]
 mod workloads;
 
 fn main() {

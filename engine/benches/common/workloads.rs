@@ -6,11 +6,11 @@
 use serde_json::{Value, json};
 use workload_lens::{DefinitionSet, Limits, source};
 
-const JOBSET: &str = include_str!("../../examples/jobset.yaml");
+const JOBSET: &str = include_str!("../../../examples/jobset.yaml");
 const MILVUS: &str =
-    include_str!("../../definitions/fixtures/milvus-io-milvus-v1beta1/running.yaml");
+    include_str!("../../../definitions/fixtures/milvus-io-milvus-v1beta1/running.yaml");
 const DYNAMO: &str = include_str!(
-    "../../definitions/fixtures/nvidia-com-dynamographdeployment-v1alpha1/running.yaml"
+    "../../../definitions/fixtures/nvidia-com-dynamographdeployment-v1alpha1/running.yaml"
 );
 
 /// Limits for trusted, very large objects (the size-scaling runs).
