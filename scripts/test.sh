@@ -27,6 +27,10 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo test"
 cargo test --workspace --locked
 
+echo "== engine benches run once (docs/performance.md) and the fuzz targets build (fuzz/check.sh)"
+cargo test -p workload-lens --benches --locked
+bash fuzz/check.sh
+
 echo "== Python package: build, install and test (bindings-python/test.sh)"
 bash bindings-python/test.sh
 
