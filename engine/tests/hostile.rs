@@ -428,3 +428,19 @@ fn control_flow_is_metered() {
     .unwrap();
     assert_eq!(got, vec![json!(249500)]);
 }
+
+#[test]
+fn object_key_errors_preview_the_key() {
+    // Found by the jq fuzz target: a non-string object key that is a huge
+    // shared structure was printed whole into the error message (33 MB,
+    // over a second) before the string limit stopped it.
+    let d24 = vec!["d"; 24].join(" | ");
+    let e = evaluate(
+        &format!("def d: [., .]; 1 | {d24} | {{(.): 1}}"),
+        &json!(null),
+        &Limits::default(),
+    )
+    .unwrap_err();
+    assert_eq!(e.code, ErrorCode::JqRuntime, "{e}");
+    assert!(e.message.len() < 600, "{}", e.message.len());
+}

@@ -256,7 +256,7 @@ impl W {
             if !matches!(k.v, Val::TStr(_)) {
                 return Err(Error::str(format_args!(
                     "expected a string for object key but got: {}",
-                    k.v
+                    preview_val(&k.v)
                 )));
             }
             d = d.max(v.d.saturating_add(1));
@@ -866,7 +866,7 @@ impl jaq_core::ValT for W {
                         if !matches!(index.v, Val::TStr(_)) {
                             return Err(Exn::from(Error::str(format_args!(
                                 "expected a string for object key but got: {}",
-                                index.v
+                                preview_val(&index.v)
                             ))));
                         }
                         nd = nd.max(y.d.saturating_add(1));
