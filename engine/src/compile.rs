@@ -255,7 +255,7 @@ impl CompiledDefinition {
         limits: Limits,
         origin: Origin,
     ) -> Result<CompiledDefinition> {
-        let findings = crate::validate::validate(&definition, &limits);
+        let findings = crate::validate::validate_static(&definition, &limits);
         Self::build(definition, limits, origin, findings, None)
     }
 
@@ -282,7 +282,7 @@ impl CompiledDefinition {
         let loaded = crate::definition::read_definitions(text, &limits)?;
         let mut out = Vec::with_capacity(loaded.len());
         for l in loaded {
-            let findings = crate::validate::validate_loaded(&l, &limits);
+            let findings = crate::validate::validate_loaded_static(&l, &limits);
             let doc = l.document;
             let c = Self::build(l.definition, limits, origin, findings, Some(&l.spans)).map_err(
                 |e| {

@@ -21,7 +21,7 @@
 
 use crate::definition::LoadedDefinition;
 use crate::error::{Finding, Location, Severity};
-use crate::jq::{ExprMode, JqIssueKind, check_expression};
+use crate::jq::{ExprMode, JqIssueKind, Program, check_expression};
 use crate::limits::Limits;
 use crate::model::{ComponentDefinition, Definition, StatusKey, StatusMatcher, Topology};
 use crate::source::{path_push_index, path_push_key};
@@ -105,6 +105,9 @@ pub mod codes {
     pub const JQ_DENIED: &str = "jq-denied";
     /// A jq expression exceeds a size/nesting limit.
     pub const JQ_LIMIT: &str = "jq-limit";
+    /// A jq expression parses but calls a function (or uses a variable)
+    /// that does not exist, so it cannot be compiled.
+    pub const JQ_UNDEFINED: &str = "jq-undefined";
     /// Warning (reading): an unknown field is ignored.
     pub const UNKNOWN_FIELD: &str = "unknown-field";
     /// Warning (reading): a `Karta`-only field in a `ResourceInterface`.
@@ -119,7 +122,16 @@ const GANG: &str = "spec.optimizationInstructions.gangScheduling";
 /// Validate a definition: every finding, errors and warnings, in the order
 /// of the definition's fields.
 pub fn validate(def: &Definition, limits: &Limits) -> Vec<Finding> {
-    let mut v = Validator::new(def, limits);
+    let mut v = Validator::new(def, limits, true);
+    v.run();
+    v.out
+}
+
+/// [`validate`] without compiling the expressions that pass the static
+/// checks: for callers that compile them next and report the compile error
+/// themselves (compiling twice would double the cost of loading).
+pub(crate) fn validate_static(def: &Definition, limits: &Limits) -> Vec<Finding> {
+    let mut v = Validator::new(def, limits, false);
     v.run();
     v.out
 }
@@ -129,8 +141,17 @@ pub fn validate(def: &Definition, limits: &Limits) -> Vec<Finding> {
 /// the source and sorted by position in the text (stable: findings at the
 /// same position keep their order).
 pub fn validate_loaded(loaded: &LoadedDefinition, limits: &Limits) -> Vec<Finding> {
+    locate_findings(loaded, validate(&loaded.definition, limits))
+}
+
+/// [`validate_loaded`] with [`validate_static`].
+pub(crate) fn validate_loaded_static(loaded: &LoadedDefinition, limits: &Limits) -> Vec<Finding> {
+    locate_findings(loaded, validate_static(&loaded.definition, limits))
+}
+
+fn locate_findings(loaded: &LoadedDefinition, findings: Vec<Finding>) -> Vec<Finding> {
     let mut all = loaded.warnings.clone();
-    all.extend(validate(&loaded.definition, limits));
+    all.extend(findings);
     for f in &mut all {
         loaded.spans.locate(&mut f.location);
         if f.location.document.is_none() {
@@ -176,6 +197,8 @@ fn shown(expr: &str) -> String {
 struct Validator<'a> {
     def: &'a Definition,
     limits: &'a Limits,
+    /// Also compile each expression (undefined functions and variables).
+    deep: bool,
     out: Vec<Finding>,
     /// Component name -> index of its first occurrence (root is 0, child i
     /// is i + 1).
@@ -185,7 +208,7 @@ struct Validator<'a> {
 }
 
 impl<'a> Validator<'a> {
-    fn new(def: &'a Definition, limits: &'a Limits) -> Self {
+    fn new(def: &'a Definition, limits: &'a Limits, deep: bool) -> Self {
         let mut first = HashMap::new();
         for (i, c) in def.components().enumerate() {
             first.entry(c.name.as_str()).or_insert(i);
@@ -193,6 +216,7 @@ impl<'a> Validator<'a> {
         let mut v = Validator {
             def,
             limits,
+            deep,
             out: Vec::new(),
             first,
             cycles: HashMap::new(),
@@ -236,10 +260,23 @@ impl<'a> Validator<'a> {
         if blank(expr) {
             return;
         }
-        let Err(issue) = check_expression(expr, mode, self.limits) else {
+        let checked = if self.deep {
+            Program::compile(expr, mode, &[], self.limits).map(drop)
+        } else {
+            check_expression(expr, mode, self.limits)
+        };
+        let Err(issue) = checked else {
             return;
         };
         let (code, message) = match issue.kind {
+            JqIssueKind::Undefined => (
+                JQ_UNDEFINED,
+                format!(
+                    "failed to compile JQ expression '{}' at '{field}': {}",
+                    shown(expr),
+                    issue.message
+                ),
+            ),
             JqIssueKind::Syntax => (
                 JQ_SYNTAX,
                 format!(

@@ -970,6 +970,50 @@ fn rule_jq_syntax() {
 }
 
 #[test]
+fn rule_jq_undefined() {
+    // The reference guides' gang example uses `gpu` unquoted as a group key:
+    // it parses, but names a function that does not exist. Validation
+    // reports it with the others (the reference finds it only when the
+    // expression first runs); `$x` is an undefined variable.
+    let gang = "
+    gangScheduling:
+      podGroups:
+        - name: g
+          members:
+            - componentName: worker
+              groupByKeyPaths: [.a, gpu, \"$x + 1\"]
+";
+    let text = karta(ROOT_OK, CHILD_OK, gang);
+    let f = check(&text);
+    let field = format!("{GANG}.podGroups[0].members[0].groupByKeyPaths[1]");
+    let finding = expect(
+        &f,
+        "jq-undefined",
+        &format!("failed to compile JQ expression 'gpu' at '{field}': function not defined: gpu/0"),
+        &field,
+        pos(&text, "gpu"),
+    );
+    assert_eq!(finding.location.span, Some([0, 3]));
+    assert_eq!(finding.severity, Severity::Error);
+    let field = format!("{GANG}.podGroups[0].members[0].groupByKeyPaths[2]");
+    let var = find(&f, "jq-undefined", &field);
+    assert!(
+        var.message.ends_with("variable not defined: $x"),
+        "{}",
+        var.message
+    );
+    assert_eq!(f.len(), 2, "{f:#?}");
+
+    // Compiling fails on the first one, as a jq compile error at the field.
+    let err = workload_lens::CompiledDefinition::from_text(&text, Limits::default()).unwrap_err();
+    assert_eq!(err.code, ErrorCode::JqCompile, "{err}");
+    assert!(
+        err.to_string().contains("function not defined: gpu/0"),
+        "{err}"
+    );
+}
+
+#[test]
 fn rule_jq_denied() {
     let gang = "
     gangScheduling:

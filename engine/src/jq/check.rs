@@ -27,6 +27,9 @@ pub(crate) enum JqIssueKind {
     Denied,
     /// The expression exceeds a size/nesting limit.
     Limit,
+    /// The expression parses but names a function, variable or label that
+    /// does not exist (found when compiling).
+    Undefined,
 }
 
 /// A static problem of one expression.
@@ -45,6 +48,14 @@ impl JqIssue {
     pub(crate) fn syntax(message: String, span: Option<[usize; 2]>) -> Self {
         JqIssue {
             kind: JqIssueKind::Syntax,
+            message,
+            span,
+            limit: None,
+        }
+    }
+    pub(crate) fn undefined(message: String, span: Option<[usize; 2]>) -> Self {
+        JqIssue {
+            kind: JqIssueKind::Undefined,
             message,
             span,
             limit: None,

@@ -191,17 +191,21 @@ impl Program {
                     .and_then(|(_, e)| e.into_iter().next());
                 match first {
                     Some((name, undef)) => {
-                        let what = match undef {
-                            jaq_core::compile::Undefined::Var => "variable".to_string(),
-                            jaq_core::compile::Undefined::Filter(arity) => {
-                                format!("function with {arity} argument(s)")
+                        let message = match undef {
+                            jaq_core::compile::Undefined::Var => {
+                                format!("variable not defined: {name}")
                             }
-                            jaq_core::compile::Undefined::Label => "label".into(),
-                            _ => "symbol".into(),
+                            jaq_core::compile::Undefined::Filter(arity) => {
+                                format!("function not defined: {name}/{arity}")
+                            }
+                            jaq_core::compile::Undefined::Label => {
+                                format!("label not defined: {name}")
+                            }
+                            _ => format!("not defined: {name}"),
                         };
                         let start = (name.as_ptr() as usize).wrapping_sub(code.as_ptr() as usize);
                         let span = (start <= code.len()).then(|| [start, start + name.len()]);
-                        JqIssue::syntax(format!("undefined {what} '{name}'"), span)
+                        JqIssue::undefined(message, span)
                     }
                     None => JqIssue::syntax("cannot compile expression".into(), None),
                 }
