@@ -12,7 +12,7 @@
 #
 # Needs: rustc-web cargo-web rust-web-src rust-web-llvm lld-22 (apt),
 # wasm-bindgen-cli of the Cargo.lock version, `npm ci --prefix bindings-wasm`
-# (bindings-wasm/test.sh installs all of these when missing).
+# (bindings-wasm/setup.sh installs all of these when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -24,7 +24,7 @@ want=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/,""); print; e
 have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
 if [ "$have" != "$want" ]; then
   echo "error: wasm-bindgen CLI $want needed (found: ${have:-none});" \
-    "run: cargo install wasm-bindgen-cli --version =$want" >&2
+    "run: bash bindings-wasm/setup.sh" >&2
   exit 1
 fi
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Tests of the WebAssembly build (bindings-wasm/README.md):
-#   1. installs what a fresh machine lacks (idempotent, quick when present):
+#   1. installs what a fresh machine lacks (bindings-wasm/setup.sh --browser:
 #      Debian's rustc-web toolchain and chromium, wasm-bindgen-cli of the
-#      Cargo.lock version, the npm dev tools (binaryen, playwright-core);
+#      Cargo.lock version, the npm dev tools (binaryen, playwright-core));
 #   2. builds (bindings-wasm/build.sh: cargo, wasm-bindgen, wasm-opt -Oz);
 #   3. checks the size budget: <= 2 MiB raw and <= 750 KiB gzip -9;
 #   4. runs the conformance suite, the hostile-input checks and a trap with
@@ -13,31 +13,7 @@ cd "$(dirname "$0")/.."
 T0=$(date +%s)
 
 echo "== WASM: toolchain"
-missing=()
-for p in rustc-web cargo-web rust-web-src rust-web-llvm lld-22 chromium; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "   installing ${missing[*]} (apt)"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null
-  else
-    echo "error: missing Debian packages: ${missing[*]} (see shared TOOLCHAIN recipe)" >&2
-    exit 1
-  fi
-fi
-WBV=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/,""); print; exit}' Cargo.lock)
-if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WBV" ]; then
-  echo "   installing wasm-bindgen-cli $WBV (cargo install --debug, ~3 min)"
-  # Not --locked: its lockfile pins a crate version the registry may lack.
-  # --debug: compiles in about half the time of a release build, and a
-  # debug wasm-bindgen still takes 2 s on this module (same output).
-  cargo install -q wasm-bindgen-cli --version "=$WBV" --debug
-fi
-if ! [ -x bindings-wasm/node_modules/.bin/wasm-opt ] || ! [ -d bindings-wasm/node_modules/playwright-core ]; then
-  npm ci --prefix bindings-wasm --no-audit --no-fund --loglevel=error
-fi
+bash bindings-wasm/setup.sh --browser
 
 echo "== WASM: build"
 bash bindings-wasm/build.sh
