@@ -8,7 +8,6 @@
 //! (`py.detach`) and catches panics (`catch_unwind`) as a last resort, so no
 //! input can raise `PanicException` or take the interpreter down.
 
-use std::any::Any;
 use std::borrow::Cow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -17,45 +16,18 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyString};
-use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
+use workload_lens::abi::{self, Failure, Out, to_json};
 use workload_lens::source::{SourceDocument, parse_documents, parse_documents_bytes, read_value};
 use workload_lens::{
     CompiledDefinition, DefinitionSet, Error, ErrorCode, Gvk, Limits, Origin, UpdateRequest,
-    catalog, definition, validate,
+    catalog,
 };
-
-/// Why a native call failed: an engine error, or a bug (a panic, or a value
-/// that cannot be serialized), reported as code `internal`. Errors are the
-/// cold path: the size of `Error` does not matter (as `result_large_err` in
-/// the workspace lints says).
-#[allow(clippy::large_enum_variant)]
-enum Fail {
-    Engine(Error),
-    Internal(String),
-}
-
-impl From<Error> for Fail {
-    fn from(e: Error) -> Self {
-        Fail::Engine(e)
-    }
-}
-
-type Out<T> = Result<T, Fail>;
 
 /// The exception for a failure, built by `workload_lens._errors._from_native`
 /// from the engine's error as JSON and its display text.
-fn to_pyerr(py: Python<'_>, fail: Fail) -> PyErr {
-    let (payload, display) = match fail {
-        Fail::Engine(e) => (
-            serde_json::to_string(&e).unwrap_or_else(|_| "{}".into()),
-            e.to_string(),
-        ),
-        Fail::Internal(m) => {
-            let m = format!("internal error in workload-lens (please report it): {m}");
-            (json!({"code": "internal", "message": m}).to_string(), m)
-        }
-    };
+fn to_pyerr(py: Python<'_>, fail: Failure) -> PyErr {
+    let (payload, display) = (fail.payload(), fail.display());
     static FROM_NATIVE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     match FROM_NATIVE
         .import(py, "workload_lens._errors", "_from_native")
@@ -66,43 +38,18 @@ fn to_pyerr(py: Python<'_>, fail: Fail) -> PyErr {
     }
 }
 
-fn panic_message(payload: Box<dyn Any + Send>) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        format!("panic: {s}")
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        format!("panic: {s}")
-    } else {
-        "panic".into()
-    }
-}
-
 /// Run engine work without the GIL, catching panics.
 fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> Out<T> + Send) -> PyResult<T> {
     match py.detach(|| catch_unwind(AssertUnwindSafe(f))) {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(fail)) => Err(to_pyerr(py, fail)),
-        Err(p) => Err(to_pyerr(py, Fail::Internal(panic_message(p)))),
+        Err(p) => Err(to_pyerr(py, Failure::from_panic(p))),
     }
 }
 
 /// The last-resort guard of every entry point (the part holding the GIL).
 fn entry<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
-    catch_unwind(AssertUnwindSafe(f))
-        .unwrap_or_else(|p| Err(to_pyerr(py, Fail::Internal(panic_message(p)))))
-}
-
-fn to_json<T: Serialize + ?Sized>(t: &T) -> Out<String> {
-    serde_json::to_string(t).map_err(|e| Fail::Internal(format!("cannot serialize: {e}")))
-}
-
-/// `Limits` from the camelCase JSON object the Python side builds (`None`:
-/// the defaults).
-fn limits_of(json: Option<&str>) -> Result<Limits, Error> {
-    match json {
-        None => Ok(Limits::default()),
-        Some(j) => serde_json::from_str(j)
-            .map_err(|e| Error::new(ErrorCode::Usage, format!("invalid limits: {e}"))),
-    }
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| Err(to_pyerr(py, Failure::from_panic(p))))
 }
 
 /// A JSON value written by the Python side (`json.dumps`), read by the
@@ -150,7 +97,7 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Json {
             Ok(c) => Ok(Json(c.into_owned())),
             Err(_) => Err(to_pyerr(
                 obj.py(),
-                Fail::Engine(Error::new(
+                Failure::Engine(Error::new(
                     ErrorCode::Usage,
                     "the JSON text is not valid Unicode (it holds a lone surrogate)",
                 )),
@@ -573,7 +520,7 @@ fn default_limits(py: Python<'_>) -> PyResult<String> {
 #[pyo3(signature = (limits = None))]
 fn limits(py: Python<'_>, limits: Option<Json>) -> PyResult<String> {
     entry(py, || {
-        detached(py, || to_json(&limits_of(limits.as_deref())?))
+        detached(py, || to_json(&abi::limits(limits.as_deref())?))
     })
 }
 
@@ -584,7 +531,7 @@ fn parse(py: Python<'_>, text: &Bound<'_, PyAny>, limits: Option<Json>) -> PyRes
     entry(py, || {
         let text = text_arg(text, "text")?;
         detached(py, || {
-            let docs = text.documents(&limits_of(limits.as_deref())?)?;
+            let docs = text.documents(&abi::limits(limits.as_deref())?)?;
             to_json(&docs.into_iter().map(|d| d.value).collect::<Vec<_>>())
         })
     })
@@ -597,7 +544,7 @@ fn parse_object(py: Python<'_>, text: &Bound<'_, PyAny>, limits: Option<Json>) -
     entry(py, || {
         let text = text_arg(text, "the object text")?;
         detached(py, || {
-            to_json(&text.object(&limits_of(limits.as_deref())?)?)
+            to_json(&text.object(&abi::limits(limits.as_deref())?)?)
         })
     })
 }
@@ -619,7 +566,7 @@ fn evaluate(
                 Err(_) => {
                     return Err(to_pyerr(
                         py,
-                        Fail::Engine(Error::new(
+                        Failure::Engine(Error::new(
                             ErrorCode::JqCompile,
                             "the expression is not valid Unicode",
                         )),
@@ -628,7 +575,7 @@ fn evaluate(
             },
         };
         detached(py, || {
-            let limits = limits_of(limits.as_deref())?;
+            let limits = abi::limits(limits.as_deref())?;
             let input = value_of(&input, &limits)?;
             to_json(&workload_lens::evaluate(&expression, &input, &limits)?)
         })
@@ -646,20 +593,8 @@ fn validate_text(
     entry(py, || {
         let text = text_arg(text, "the definition text")?;
         detached(py, || {
-            let limits = limits_of(limits.as_deref())?;
-            let loaded = definition::read_definitions(text.str(&limits)?, &limits)?;
-            let all: Vec<Value> = loaded
-                .iter()
-                .map(|l| {
-                    let findings = validate::validate_loaded(l, &limits);
-                    json!({
-                        "name": l.definition.metadata.name,
-                        "valid": !validate::has_errors(&findings),
-                        "findings": findings,
-                    })
-                })
-                .collect();
-            to_json(&all)
+            let text = text.str(&abi::limits(limits.as_deref())?)?;
+            abi::validate(text, limits.as_deref())
         })
     })
 }
@@ -675,7 +610,7 @@ fn compile(
     entry(py, || {
         let text = text_arg(text, "the definition text")?;
         detached(py, || {
-            let limits = limits_of(limits.as_deref())?;
+            let limits = abi::limits(limits.as_deref())?;
             Ok(PyDefinition::new(CompiledDefinition::from_text(
                 text.str(&limits)?,
                 limits,
@@ -695,7 +630,7 @@ fn compile_all(
     entry(py, || {
         let text = text_arg(text, "the definition text")?;
         detached(py, || {
-            let limits = limits_of(limits.as_deref())?;
+            let limits = abi::limits(limits.as_deref())?;
             let defs = CompiledDefinition::all_from_text(text.str(&limits)?, limits, Origin::User)?;
             Ok(defs.into_iter().map(PyDefinition::new).collect())
         })
@@ -707,7 +642,7 @@ fn compile_all(
 fn rebuild(py: Python<'_>, definition: Json, limits: Json, origin: Json) -> PyResult<PyDefinition> {
     entry(py, || {
         detached(py, || {
-            let limits = limits_of(Some(&*limits))?;
+            let limits = abi::limits(Some(&*limits))?;
             let origin = origin_of(&origin)?;
             let d = CompiledDefinition::from_text(&definition, limits)?.with_origin(origin);
             Ok(PyDefinition::new(d))

@@ -1,11 +1,11 @@
 //! `workload_lens_wasm`: the WebAssembly build of workload-lens.
 //!
-//! It exports exactly the raw interface the Node addon exports
-//! (`notes/raw-abi.md` in the project notes; the JavaScript layer in
-//! `bindings-node/lib/` wraps either one): values cross as JSON text, user
+//! It exports exactly the raw interface the Node addon exports: every
+//! function is the engine's `workload_lens::abi` (the JavaScript layer in
+//! `bindings-node/lib/` wraps either build). Values cross as JSON text, user
 //! text (YAML/JSON) crosses as it is, and every failure throws a JS `Error`
-//! whose `message` is the JSON of the engine's error plus its `display` text,
-//! with `wlError = true`. Nothing here but conversions.
+//! whose `message` is `Failure::payload` (the JSON of the engine's error plus
+//! its `display` text), with `wlError = true`. Nothing here but conversions.
 //!
 //! The module is built with `panic = "abort"`: a panic (a bug) or a stack
 //! overflow traps, and the JS layer then re-instantiates the module. The
@@ -16,52 +16,9 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde::Serialize;
-use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
-use workload_lens::source::{parse_documents, parse_documents_bytes, read_items, read_value};
-use workload_lens::{
-    CompiledDefinition, DefinitionSet, Error, ErrorCode, Gvk, Limits, Origin, UpdateRequest,
-    catalog, definition, validate,
-};
-
-/// Why a call failed: an engine error, or a bug (a value that cannot be
-/// serialized), reported as code `internal`. Errors are the cold path.
-#[allow(clippy::large_enum_variant)]
-enum Fail {
-    Engine(Error),
-    Internal(String),
-}
-
-impl From<Error> for Fail {
-    fn from(e: Error) -> Self {
-        Fail::Engine(e)
-    }
-}
-
-type Out<T> = Result<T, Fail>;
-
-/// The JSON payload of a failure: the engine's error serialized, plus its
-/// Display text (`display`).
-fn payload(fail: Fail) -> String {
-    let v = match fail {
-        Fail::Engine(e) => {
-            let display = e.to_string();
-            match serde_json::to_value(&e) {
-                Ok(Value::Object(mut m)) => {
-                    m.insert("display".into(), Value::String(display));
-                    Value::Object(m)
-                }
-                _ => json!({"code": "internal", "message": display, "display": display}),
-            }
-        }
-        Fail::Internal(m) => {
-            let m = format!("internal error in workload-lens (please report it): {m}");
-            json!({"code": "internal", "message": m, "display": m, "location": {}})
-        }
-    };
-    v.to_string()
-}
+use workload_lens::abi::{self, Failure, Out};
+use workload_lens::{CompiledDefinition, DefinitionSet, Error, ErrorCode, Origin};
 
 #[wasm_bindgen]
 extern "C" {
@@ -74,30 +31,14 @@ extern "C" {
     fn set_wl_error(this: &JsErrorObject, value: bool);
 }
 
-/// A JS `Error` carrying the payload as its message, marked `wlError`.
-fn throw(fail: Fail) -> JsValue {
-    let err = JsErrorObject::new(&payload(fail));
-    err.set_wl_error(true);
-    err.into()
-}
-
-/// Run a call, converting its failure into the thrown JS error.
+/// Run a call, converting its failure into the thrown JS error (an `Error`
+/// carrying the payload as its message, marked `wlError`).
 fn run<T>(f: impl FnOnce() -> Out<T>) -> Result<T, JsValue> {
-    f().map_err(throw)
-}
-
-fn to_json<T: Serialize + ?Sized>(t: &T) -> Out<String> {
-    serde_json::to_string(t).map_err(|e| Fail::Internal(format!("cannot serialize: {e}")))
-}
-
-/// `Limits` from the camelCase JSON object the JS layer builds (`null`: the
-/// defaults; an unknown field is a usage error naming it).
-fn limits_of(json: Option<&str>) -> Result<Limits, Error> {
-    match json {
-        None => Ok(Limits::default()),
-        Some(j) => serde_json::from_str(j)
-            .map_err(|e| Error::new(ErrorCode::Usage, format!("invalid limits: {e}"))),
-    }
+    f().map_err(|fail: Failure| {
+        let err = JsErrorObject::new(&fail.payload());
+        err.set_wl_error(true);
+        err.into()
+    })
 }
 
 /// A compiled definition (`Definition` of the JS layer wraps it).
@@ -126,10 +67,6 @@ impl NativeDefinition {
         LIVE.with(|l| l.borrow_mut().insert(handle, inner.clone()));
         NativeDefinition { inner, handle }
     }
-
-    fn limits(&self) -> &Limits {
-        self.inner.limits()
-    }
 }
 
 impl Drop for NativeDefinition {
@@ -144,7 +81,7 @@ impl NativeDefinition {
     /// Compile the one definition of a YAML/JSON text.
     pub fn compile(text: &str, limits: Option<String>) -> Result<NativeDefinition, JsValue> {
         run(|| {
-            let limits = limits_of(limits.as_deref())?;
+            let limits = abi::limits(limits.as_deref())?;
             Ok(NativeDefinition::new(CompiledDefinition::from_text(
                 text, limits,
             )?))
@@ -158,7 +95,7 @@ impl NativeDefinition {
         limits: Option<String>,
     ) -> Result<Vec<NativeDefinition>, JsValue> {
         run(|| {
-            let limits = limits_of(limits.as_deref())?;
+            let limits = abi::limits(limits.as_deref())?;
             let defs = CompiledDefinition::all_from_text(text, limits, Origin::User)?;
             Ok(defs.into_iter().map(NativeDefinition::new).collect())
         })
@@ -173,105 +110,57 @@ impl NativeDefinition {
     /// `{name, origin, gvk: {group, version, kind}, components, canSuspend,
     /// warnings, limits}` as JSON.
     pub fn info(&self) -> Result<String, JsValue> {
-        run(|| {
-            let d = &self.inner;
-            let Gvk {
-                group,
-                version,
-                kind,
-            } = d.root_gvk();
-            to_json(&json!({
-                "name": d.name(),
-                "origin": d.origin().as_str(),
-                "gvk": {"group": group, "version": version, "kind": kind},
-                "components": d.component_names(),
-                "canSuspend": d.can_suspend(),
-                "warnings": d.warnings(),
-                "limits": d.limits(),
-            }))
-        })
+        run(|| abi::info(&self.inner))
     }
 
     /// The definition document, as JSON.
     #[wasm_bindgen(js_name = definitionJson)]
     pub fn definition_json(&self) -> Result<String, JsValue> {
-        run(|| to_json(self.inner.definition()))
+        run(|| abi::definition_json(&self.inner))
     }
 
     /// Resolve (with live state when `pods` is given).
     pub fn resolve(&self, obj: &str, pods: Option<String>) -> Result<String, JsValue> {
-        run(|| {
-            let l = self.limits();
-            let obj = read_value(obj, l)?;
-            match pods {
-                Some(p) => to_json(&self.inner.resolve_with_pods(&obj, &read_items(&p, l)?)?),
-                None => to_json(&self.inner.resolve(&obj)?),
-            }
-        })
+        run(|| abi::resolve(&self.inner, obj, pods.as_deref()))
     }
 
     /// The root status (JSON `null` when the definition has none).
     pub fn status(&self, obj: &str) -> Result<String, JsValue> {
-        run(|| to_json(&self.inner.status(&read_value(obj, self.limits())?)?))
+        run(|| abi::status(&self.inner, obj))
     }
 
     /// Why the object has its status: each category, which matcher matched
     /// or why not.
     #[wasm_bindgen(js_name = explainStatus)]
     pub fn explain_status(&self, obj: &str) -> Result<String, JsValue> {
-        run(|| {
-            to_json(
-                &self
-                    .inner
-                    .explain_status(&read_value(obj, self.limits())?)?,
-            )
-        })
+        run(|| abi::explain_status(&self.inner, obj))
     }
 
     /// Write values through the definition's paths: `{object, patch}`.
     pub fn update(&self, obj: &str, request: &str) -> Result<String, JsValue> {
-        run(|| {
-            let obj = read_value(obj, self.limits())?;
-            let req = read_value(request, self.limits())?;
-            let req: UpdateRequest = serde_json::from_value(req).map_err(|e| {
-                Error::new(ErrorCode::Usage, format!("invalid update request: {e}"))
-            })?;
-            to_json(&self.inner.update(&obj, &req)?)
-        })
+        run(|| abi::update(&self.inner, obj, request))
     }
 
     /// Apply the suspend actions: `{object, patch}`.
     pub fn suspend(&self, obj: &str) -> Result<String, JsValue> {
-        run(|| to_json(&self.inner.suspend(&read_value(obj, self.limits())?)?))
+        run(|| abi::suspend(&self.inner, obj))
     }
 
     /// Apply the resume actions: `{object, patch}`.
     pub fn resume(&self, obj: &str) -> Result<String, JsValue> {
-        run(|| to_json(&self.inner.resume(&read_value(obj, self.limits())?)?))
+        run(|| abi::resume(&self.inner, obj))
     }
 
     /// Place pods under components and instances (`obj` may be `null`).
     #[wasm_bindgen(js_name = attributePods)]
     pub fn attribute_pods(&self, obj: Option<String>, pods: &str) -> Result<String, JsValue> {
-        run(|| {
-            let l = self.limits();
-            let obj = obj.map(|o| read_value(&o, l)).transpose()?;
-            to_json(
-                &self
-                    .inner
-                    .attribute_pods(obj.as_ref(), &read_items(pods, l)?)?,
-            )
-        })
+        run(|| abi::attribute_pods(&self.inner, obj.as_deref(), pods))
     }
 
     /// Gang-scheduling groups of the workload's pods.
     #[wasm_bindgen(js_name = gangGroups)]
     pub fn gang_groups(&self, obj: &str, pods: &str) -> Result<String, JsValue> {
-        run(|| {
-            let l = self.limits();
-            let obj = read_value(obj, l)?;
-            to_json(&self.inner.gang_groups(&obj, &read_items(pods, l)?)?)
-        })
+        run(|| abi::gang_groups(&self.inner, obj, pods))
     }
 }
 
@@ -289,7 +178,7 @@ impl NativeCatalog {
         run(|| {
             Ok(NativeCatalog {
                 set: if bundled {
-                    DefinitionSet::with_catalog()?
+                    abi::bundled()?.clone()
                 } else {
                     DefinitionSet::new()
                 },
@@ -304,19 +193,13 @@ impl NativeCatalog {
 
     /// The definition for an apiVersion and kind.
     pub fn lookup(&self, api_version: &str, kind: &str) -> Option<NativeDefinition> {
-        self.set
-            .lookup(&Gvk::from_api_version(api_version, kind))
-            .cloned()
-            .map(NativeDefinition::new)
+        abi::lookup(&self.set, api_version, kind).map(NativeDefinition::new)
     }
 
     /// The definition for an object, by its apiVersion and kind.
     #[wasm_bindgen(js_name = lookupObject)]
     pub fn lookup_object(&self, obj: &str) -> Result<NativeDefinition, JsValue> {
-        run(|| {
-            let obj = read_value(obj, &Limits::default())?;
-            Ok(NativeDefinition::new(self.set.lookup_object(&obj)?.clone()))
-        })
+        run(|| abi::lookup_object(&self.set, obj).map(NativeDefinition::new))
     }
 
     /// A definition by name.
@@ -335,25 +218,12 @@ impl NativeCatalog {
 
     /// Choose the definition by GVK and resolve (with pods: live state).
     pub fn resolve(&self, obj: &str, pods: Option<String>) -> Result<String, JsValue> {
-        run(|| resolve_in(&self.set, obj, pods.as_deref(), &Limits::default()))
+        run(|| abi::resolve_in(&self.set, obj, pods.as_deref(), &Default::default()))
     }
 
     /// How many definitions it holds.
     pub fn size(&self) -> u32 {
         u32::try_from(self.set.definitions().len()).unwrap_or(u32::MAX)
-    }
-}
-
-/// Resolve with the definition chosen by GVK; `limits` bound the reading of
-/// the object, the definition's own limits its evaluation and the pods.
-fn resolve_in(set: &DefinitionSet, obj: &str, pods: Option<&str>, limits: &Limits) -> Out<String> {
-    let obj = read_value(obj, limits)?;
-    match pods {
-        None => to_json(&set.resolve(&obj)?),
-        Some(p) => {
-            let d = set.lookup_object(&obj)?;
-            to_json(&d.resolve_with_pods(&obj, &read_items(p, d.limits())?)?)
-        }
     }
 }
 
@@ -375,22 +245,21 @@ pub fn resolve_any(
     limits: Option<String>,
 ) -> Result<String, JsValue> {
     run(|| {
-        let limits = limits_of(limits.as_deref())?;
-        let mut set = DefinitionSet::with_catalog()?;
-        for d in &defs {
-            let def = d
-                .unchecked_ref::<DefinitionRef>()
-                .wl_handle()
-                .and_then(|h| LIVE.with(|l| l.borrow().get(&h).cloned()))
-                .ok_or_else(|| {
-                    Error::new(
-                        ErrorCode::Usage,
-                        "definitions must be compiled definitions (NativeDefinition)",
-                    )
-                })?;
-            set.add(def);
-        }
-        resolve_in(&set, obj, pods.as_deref(), &limits)
+        let defs = defs
+            .iter()
+            .map(|d| {
+                d.unchecked_ref::<DefinitionRef>()
+                    .wl_handle()
+                    .and_then(|h| LIVE.with(|l| l.borrow().get(&h).cloned()))
+                    .ok_or_else(|| {
+                        Error::new(
+                            ErrorCode::Usage,
+                            "definitions must be compiled definitions (NativeDefinition)",
+                        )
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        abi::resolve_any(obj, defs, pods.as_deref(), limits.as_deref())
     })
 }
 
@@ -403,34 +272,25 @@ pub fn version() -> String {
 /// The default limits, as JSON (camelCase).
 #[wasm_bindgen(js_name = defaultLimits)]
 pub fn default_limits() -> Result<String, JsValue> {
-    run(|| to_json(&Limits::default()))
+    run(abi::default_limits)
 }
 
 /// Complete limits from a camelCase JSON object (missing fields: defaults).
 #[wasm_bindgen(js_name = checkLimits)]
 pub fn check_limits(limits: Option<String>) -> Result<String, JsValue> {
-    run(|| to_json(&limits_of(limits.as_deref())?))
-}
-
-fn documents_json(docs: Vec<workload_lens::source::SourceDocument>) -> Out<String> {
-    to_json(&docs.into_iter().map(|d| d.value).collect::<Vec<_>>())
+    run(|| abi::check_limits(limits.as_deref()))
 }
 
 /// Every document of a YAML/JSON text, as a JSON array.
 #[wasm_bindgen]
 pub fn parse(text: &str, limits: Option<String>) -> Result<String, JsValue> {
-    run(|| documents_json(parse_documents(text, &limits_of(limits.as_deref())?)?))
+    run(|| abi::parse(text, limits.as_deref()))
 }
 
 /// Like `parse`, for bytes (invalid UTF-8 is a located parse error).
 #[wasm_bindgen(js_name = parseBytes)]
 pub fn parse_bytes(bytes: &[u8], limits: Option<String>) -> Result<String, JsValue> {
-    run(|| {
-        documents_json(parse_documents_bytes(
-            bytes,
-            &limits_of(limits.as_deref())?,
-        )?)
-    })
+    run(|| abi::parse_bytes(bytes, limits.as_deref()))
 }
 
 /// Run one jq expression on a JSON input: every output, as a JSON array.
@@ -440,42 +300,17 @@ pub fn evaluate(
     input_json: &str,
     limits: Option<String>,
 ) -> Result<String, JsValue> {
-    run(|| {
-        let limits = limits_of(limits.as_deref())?;
-        let input = read_value(input_json, &limits)?;
-        to_json(&workload_lens::evaluate(expression, &input, &limits)?)
-    })
+    run(|| abi::evaluate(expression, input_json, limits.as_deref()))
 }
 
 /// Validate every definition of a text: `[{name, valid, findings}]`.
 #[wasm_bindgen(js_name = validate)]
 pub fn validate_text(text: &str, limits: Option<String>) -> Result<String, JsValue> {
-    run(|| {
-        let limits = limits_of(limits.as_deref())?;
-        let loaded = definition::read_definitions(text, &limits)?;
-        let all: Vec<Value> = loaded
-            .iter()
-            .map(|l| {
-                let findings = validate::validate_loaded(l, &limits);
-                json!({
-                    "name": l.definition.metadata.name,
-                    "valid": !validate::has_errors(&findings),
-                    "findings": findings,
-                })
-            })
-            .collect();
-        to_json(&all)
-    })
+    run(|| abi::validate(text, limits.as_deref()))
 }
 
 /// The bundled definition files: JSON object file name -> YAML text.
 #[wasm_bindgen(js_name = catalogSources)]
 pub fn catalog_sources() -> Result<String, JsValue> {
-    run(|| {
-        let m: serde_json::Map<String, Value> = catalog::FILES
-            .iter()
-            .map(|(name, text)| ((*name).to_string(), Value::String((*text).to_string())))
-            .collect();
-        to_json(&m)
-    })
+    run(abi::catalog_sources)
 }
