@@ -18,6 +18,7 @@ def inside(xs): . as $x | xs | contains($x);
 def index($i): indices($i)[0];
 def rindex($i): indices($i)[-1];
 def @json: tojson;
+def @base64d: tostring | if length % 4 == 0 then . else . + ("==="[:4 - length % 4]) end | decode_base64;
 def transpose: [range([.[] | length] | max) as $i | [.[][$i]]];
 def tostring: if type == "string" then . else tojson end;
 def from_entries: reduce .[] as $x ({}; . + {($x | .key // .Key // .name // .Name): ($x | if has("value") then .value else .Value end)});

@@ -115,7 +115,12 @@ pub(crate) fn run(input: &W, re: &W, flags: &W, mismatches: bool, matches: bool)
         let b = v.try_as_utf8_bytes()?;
         Ok(String::from_utf8_lossy(b).into_owned())
     };
-    let flags = Flags::parse(&text(flags)?)
+    // A null flags argument means no flags, as in jq and gojq.
+    let flags = match &flags.v {
+        jaq_json::Val::Null => String::new(),
+        _ => text(flags)?,
+    };
+    let flags = Flags::parse(&flags)
         .map_err(|c| value::Error::str(format_args!("invalid regex flag: {c}")))?;
     let re = compiled(&text(re)?, flags)?;
     let s = input.try_as_utf8_bytes()?;

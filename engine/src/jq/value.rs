@@ -784,7 +784,19 @@ impl jaq_core::ValT for W {
             )));
         }
         let d = self.d;
-        let r = range.start.map(|s| &s.v)..range.end.map(|e| &e.v);
+        // gojq truncates fractional bounds toward zero (`.[1.5:]` is `.[1:]`,
+        // `.[-1.5:]` is `.[-1:]`); jaq only takes integers.
+        let whole = |b: Option<&W>| -> Option<Val> {
+            b.map(|b| match &b.v {
+                Val::Num(n) if n.as_isize().is_none() => {
+                    let f = super::format::num_f64(n);
+                    Val::from(if f.is_nan() { 0 } else { f.trunc() as isize })
+                }
+                v => v.clone(),
+            })
+        };
+        let (start, end) = (whole(range.start), whole(range.end));
+        let r = start.as_ref()..end.as_ref();
         lift(self.v.range(r), d)
     }
 
