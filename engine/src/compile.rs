@@ -190,6 +190,21 @@ const _: () = {
     assert_send_sync::<CompiledDefinition>();
 };
 
+/// The error for a definition whose findings include errors.
+fn invalid(definition: &Definition, findings: Vec<Finding>) -> Error {
+    let errors = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    let name = &definition.metadata.name;
+    let mut e = Error::new(
+        ErrorCode::Validation,
+        format!("invalid definition '{name}': {errors} error(s)"),
+    );
+    e.findings = findings;
+    e
+}
+
 struct Ctx<'a> {
     limits: &'a Limits,
     spans: Option<&'a SpanIndex>,
@@ -304,40 +319,67 @@ impl CompiledDefinition {
         findings: Vec<Finding>,
         spans: Option<&SpanIndex>,
     ) -> Result<CompiledDefinition> {
-        let errors = findings
-            .iter()
-            .filter(|f| f.severity == Severity::Error)
-            .count();
-        if errors > 0 {
-            let name = definition.metadata.name.clone();
-            let mut e = Error::new(
-                ErrorCode::Validation,
-                format!("invalid definition '{name}': {errors} error(s)"),
-            );
-            e.findings = findings;
-            return Err(e);
+        if crate::validate::has_errors(&findings) {
+            return Err(invalid(&definition, findings));
         }
         let warnings = findings;
-        let limits = limits.effective();
+        let effective = limits.effective();
         let ctx = Ctx {
-            limits: &limits,
+            limits: &effective,
             spans,
         };
-        let defs: Vec<ComponentDefinition> = definition.components().cloned().collect();
-        let mut comps = Vec::with_capacity(defs.len());
-        for (i, d) in defs.iter().enumerate() {
-            comps.push(compile_component(&ctx, i, d)?);
-        }
-        // Link parents and children (validation guarantees the names exist
-        // and there is no cycle).
-        for i in 1..comps.len() {
-            let owner = comps[i].def.owner_ref.clone().unwrap_or_default();
-            if let Some(p) = comps.iter().position(|c| c.name == owner) {
-                comps[i].parent = Some(p);
-                comps[p].children.push(i);
+        let compiled = (|| -> Result<(Vec<Comp>, Option<Gang>)> {
+            let defs: Vec<ComponentDefinition> = definition.components().cloned().collect();
+            let mut comps = Vec::with_capacity(defs.len());
+            for (i, d) in defs.iter().enumerate() {
+                comps.push(compile_component(&ctx, i, d)?);
             }
-        }
-        let gang = compile_gang(&ctx, &definition, &comps)?;
+            // Link parents and children (validation guarantees the names
+            // exist and there is no cycle).
+            for i in 1..comps.len() {
+                let owner = comps[i].def.owner_ref.clone().unwrap_or_default();
+                if let Some(p) = comps.iter().position(|c| c.name == owner) {
+                    comps[i].parent = Some(p);
+                    comps[p].children.push(i);
+                }
+            }
+            let gang = compile_gang(&ctx, &definition, &comps)?;
+            Ok((comps, gang))
+        })();
+        let (comps, gang) = match compiled {
+            Ok(c) => c,
+            // Loading validates without compiling (compiling is what comes
+            // next); an expression that then fails to compile because it
+            // names an undefined function is a validation finding like the
+            // others: report every one, as `validate` does.
+            Err(e) if e.code == ErrorCode::JqCompile => {
+                let mut undefined: Vec<Finding> = crate::validate::validate(&definition, &limits)
+                    .into_iter()
+                    .filter(|f| f.code == crate::validate::codes::JQ_UNDEFINED)
+                    .collect();
+                if undefined.is_empty() {
+                    return Err(e);
+                }
+                let mut all = warnings;
+                if let Some(s) = spans {
+                    for f in &mut undefined {
+                        s.locate(&mut f.location);
+                    }
+                }
+                all.extend(undefined);
+                if spans.is_some() {
+                    all.sort_by_key(|f| {
+                        (
+                            f.location.line.unwrap_or(usize::MAX),
+                            f.location.column.unwrap_or(usize::MAX),
+                        )
+                    });
+                }
+                return Err(invalid(&definition, all));
+            }
+            Err(e) => return Err(e),
+        };
+        let limits = effective;
         Ok(CompiledDefinition {
             definition,
             origin,

@@ -1004,12 +1004,16 @@ fn rule_jq_undefined() {
     );
     assert_eq!(f.len(), 2, "{f:#?}");
 
-    // Compiling fails on the first one, as a jq compile error at the field.
+    // Compiling reports the same findings, located, as a validation error.
     let err = workload_lens::CompiledDefinition::from_text(&text, Limits::default()).unwrap_err();
-    assert_eq!(err.code, ErrorCode::JqCompile, "{err}");
+    assert_eq!(err.code, ErrorCode::Validation, "{err}");
+    assert_eq!(err.findings, f);
+    // A lone expression that names an undefined function is a jq compile error.
+    let e = workload_lens::Expression::compile("nosuch(1)", &Limits::default()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::JqCompile);
     assert!(
-        err.to_string().contains("function not defined: gpu/0"),
-        "{err}"
+        e.to_string().contains("function not defined: nosuch/1"),
+        "{e}"
     );
 }
 

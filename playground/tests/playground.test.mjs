@@ -147,7 +147,9 @@ test('an invalid expression gets a diagnostic at its place', async () => {
   await page.waitForFunction(() => window.__playground.diagnostics().definition.length > 0);
   const d = (await page.evaluate(() => window.__playground.diagnostics().definition))[0];
   assert.equal(d.severity, 'error');
-  assert.equal(d.source, 'jq_compile');
+  // Validation compiles every expression: an unknown function is a finding.
+  assert.equal(d.source, 'jq-undefined');
+  assert.match(d.message, /function not defined: nosuchfn\/1/);
   assert.deepEqual({ line: d.line, column: d.column }, want);
   assert.equal(d.text, 'nosuchfn');
   // The definition is no longer the catalog's; its fixtures stay at hand.
@@ -289,14 +291,14 @@ test('the exported case is a conformance case group that passes', async () => {
   await typeOver(page, 'definition', '.spec.replicatedJobs[].name', '.spec.replicatedJobs[] | nosuchfn(1)');
   await nextRun(page, n);
   const bad = wl.parse(await page.evaluate(() => window.__playground.exportText()))[0];
-  assert.equal(bad.cases[0].expect.error.code, 'jq_compile');
+  assert.equal(bad.cases[0].expect.error.code, 'validation');
   assert.equal(compare(bad.cases[0].expect, runCase(wl, bad.cases[0], bad)), null);
 
   // The download button produces the same file.
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#btn-export')]);
   assert.equal(download.suggestedFilename(), 'playground.yaml');
   const saved = readFileSync(await download.path(), 'utf8');
-  assert.equal(wl.parse(saved)[0].cases[0].expect.error.code, 'jq_compile');
+  assert.equal(wl.parse(saved)[0].cases[0].expect.error.code, 'validation');
   assert.deepEqual(page.errors, []);
   await page.close();
 });
