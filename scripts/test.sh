@@ -17,20 +17,11 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 T0=$(date +%s)
 stage() { printf '== [%s] %s\n' "$(date -u -d "@$(($(date +%s) - T0))" +%M:%S)" "$*"; }
 
-apt_missing=()
-command -v gojq >/dev/null 2>&1 || apt_missing+=(gojq)
-for p in rustc-web cargo-web rust-web-src rust-web-llvm lld-22 chromium; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || apt_missing+=("$p")
-done
-if [ ${#apt_missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    stage "installing ${apt_missing[*]} (apt)"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq && apt-get install -y -qq "${apt_missing[@]}" >/dev/null
-  else
-    echo "warning: missing Debian packages: ${apt_missing[*]}; the gojq differential is skipped without gojq, the WASM stage fails without the others" >&2
-  fi
-fi
+# gojq may come from elsewhere than apt; the rest is checked by package.
+extra_apt=()
+command -v gojq >/dev/null 2>&1 || extra_apt+=(gojq)
+stage "Debian packages (bindings-wasm/setup.sh --apt-only: the WASM toolchain, chromium${extra_apt[*]:+, ${extra_apt[*]}})"
+bash bindings-wasm/setup.sh --browser --apt-only "${extra_apt[@]}"
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 
 mkdir -p target

@@ -94,17 +94,19 @@ impl Failure {
     /// for a report.
     pub fn payload(&self) -> String {
         let display = self.display();
-        let v = match self {
+        let engine = match self {
             Failure::Engine(e) => match serde_json::to_value(e) {
-                Ok(Value::Object(mut m)) => {
-                    m.insert("display".into(), Value::String(display));
-                    Value::Object(m)
-                }
-                _ => {
-                    json!({"code": "internal", "message": display, "display": display, "location": {}})
-                }
+                Ok(Value::Object(m)) => Some(m),
+                _ => None,
             },
-            Failure::Internal(_) => {
+            Failure::Internal(_) => None,
+        };
+        let v = match engine {
+            Some(mut m) => {
+                m.insert("display".into(), Value::String(display));
+                Value::Object(m)
+            }
+            None => {
                 json!({"code": "internal", "message": display, "display": display, "location": {}})
             }
         };

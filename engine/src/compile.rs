@@ -353,27 +353,15 @@ impl CompiledDefinition {
             // names an undefined function is a validation finding like the
             // others: report every one, as `validate` does.
             Err(e) if e.code == ErrorCode::JqCompile => {
-                let mut undefined: Vec<Finding> = crate::validate::validate(&definition, &limits)
+                let undefined = crate::validate::validate(&definition, &limits)
                     .into_iter()
-                    .filter(|f| f.code == crate::validate::codes::JQ_UNDEFINED)
-                    .collect();
-                if undefined.is_empty() {
+                    .filter(|f| f.code == crate::validate::codes::JQ_UNDEFINED);
+                let mut all: Vec<Finding> = warnings.into_iter().chain(undefined).collect();
+                if !crate::validate::has_errors(&all) {
                     return Err(e);
                 }
-                let mut all = warnings;
                 if let Some(s) = spans {
-                    for f in &mut undefined {
-                        s.locate(&mut f.location);
-                    }
-                }
-                all.extend(undefined);
-                if spans.is_some() {
-                    all.sort_by_key(|f| {
-                        (
-                            f.location.line.unwrap_or(usize::MAX),
-                            f.location.column.unwrap_or(usize::MAX),
-                        )
-                    });
+                    crate::validate::locate(s, None, &mut all);
                 }
                 return Err(invalid(&definition, all));
             }

@@ -24,7 +24,7 @@ use crate::error::{Finding, Location, Severity};
 use crate::jq::{ExprMode, JqIssueKind, Program, check_expression};
 use crate::limits::Limits;
 use crate::model::{ComponentDefinition, Definition, StatusKey, StatusMatcher, Topology};
-use crate::source::{path_push_index, path_push_key};
+use crate::source::{SpanIndex, path_push_index, path_push_key};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -152,21 +152,28 @@ pub(crate) fn validate_loaded_static(loaded: &LoadedDefinition, limits: &Limits)
 fn locate_findings(loaded: &LoadedDefinition, findings: Vec<Finding>) -> Vec<Finding> {
     let mut all = loaded.warnings.clone();
     all.extend(findings);
-    for f in &mut all {
-        loaded.spans.locate(&mut f.location);
+    locate(&loaded.spans, loaded.document, &mut all);
+    all
+}
+
+/// Fill in line/column (and `document`, where unset) from the source, then
+/// sort by position in the text (stable: findings at the same position keep
+/// their order).
+pub(crate) fn locate(spans: &SpanIndex, document: Option<usize>, findings: &mut [Finding]) {
+    for f in findings.iter_mut() {
+        spans.locate(&mut f.location);
         if f.location.document.is_none() {
-            f.location.document = loaded.document;
+            f.location.document = document;
         }
     }
-    if !loaded.spans.is_empty() {
-        all.sort_by_key(|f| {
+    if !spans.is_empty() {
+        findings.sort_by_key(|f| {
             (
                 f.location.line.unwrap_or(usize::MAX),
                 f.location.column.unwrap_or(usize::MAX),
             )
         });
     }
-    all
 }
 
 /// True when `findings` has at least one error.
