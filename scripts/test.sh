@@ -1,75 +1,223 @@
 #!/usr/bin/env bash
-# Runs every test of the repository: formatting, lints, the Rust crates'
-# tests, the engine benches once and the fuzz targets' build, the Python and
-# Node packages, the WebAssembly build (size budget, conformance in Node and
-# Chromium), the playground's end-to-end tests, and the conformance parity
-# table. This is the README's test command and what `.ci/run` runs.
+# The repository's test command (the README's; `.ci/run` runs it whole).
 #
-# On a new machine it first installs what the tests need and the machine
-# lacks: gojq (the reference's jq engine, a test oracle) and the WebAssembly
-# tools (bindings-wasm/setup.sh: Debian's rustc-web and chromium,
-# wasm-bindgen-cli, the npm tools). The Debian packages come first, in one
-# apt run; wasm-bindgen-cli compiles in the background while the Rust
-# suites run, and the WASM stage waits for it.
+#   bash scripts/test.sh [STAGE...]    (no stage: all)
+#   bash scripts/test.sh --help        (lists the stages)
+#
+# Stages, run in this order whatever order they are given in:
+#   rust         cargo fmt --check, clippy (warnings are errors), cargo test
+#                (engine, CLI, conformance; the gojq differential tests),
+#                the engine benches once, the fuzz targets' build
+#   python       the Python package: build, install, pytest (bindings-python/test.sh)
+#   node         the Node package: native addon, node --test (bindings-node/test.sh)
+#   wasm         the WebAssembly build: size budget, conformance in Node and
+#                headless Chromium (bindings-wasm/test.sh)
+#   playground   the playground's end-to-end tests in headless Chromium
+#                (playground/test.sh; builds the WASM module if it is missing)
+#   conformance  the Rust conformance run and the parity table of every
+#                runtime that has results in target/conformance/
+#   all          all of the above (the default)
+#
+# Each stage works alone on a new machine: first it installs what it needs
+# and the machine lacks, saying what and why beforehand (nothing is said
+# when everything is present):
+#   rust         apt: gojq (the jq oracle of the differential tests), g++
+#                (libFuzzer's build) if there is no C++ compiler; rustup:
+#                rustfmt, clippy
+#   wasm, playground
+#                bindings-wasm/setup.sh --browser: apt: Debian's rustc-web
+#                toolchain, lld and chromium; wasm-bindgen-cli (cargo
+#                install); bindings-wasm's npm tools
+#   python, node, playground
+#                their own scripts create a venv / run npm ci
+# The Debian packages of all the selected stages come in one apt run. When a
+# WASM stage runs after a Rust, Python or Node stage (as in `all`), the rest
+# of bindings-wasm/setup.sh (wasm-bindgen-cli compiles for ~3 min) runs in
+# the background meanwhile, and the first WASM stage waits for it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+
+ORDER=(rust python node wasm playground conformance)
+usage() {
+  cat <<'EOF'
+usage: bash scripts/test.sh [STAGE...]    (default: all)
+
+stages (run in this order, whatever order they are given in):
+  rust          cargo fmt --check, clippy, cargo test, engine benches once, fuzz targets' build
+  python        the Python package (bindings-python/test.sh)
+  node          the Node package (bindings-node/test.sh)
+  wasm          the WebAssembly build: size budget, conformance in Node and Chromium (bindings-wasm/test.sh)
+  playground    the playground's end-to-end tests in headless Chromium (playground/test.sh)
+  conformance   the Rust conformance run and the parity table of the runtimes with results
+  all           everything above (the default)
+
+Each stage installs what it needs and the machine lacks, and says so first.
+EOF
+}
+
+declare -A want=()
+for a in "$@"; do
+  case "$a" in
+    -h | --help) usage; exit 0 ;;
+    all) for s in "${ORDER[@]}"; do want[$s]=1; done ;;
+    rust | python | node | wasm | playground | conformance) want[$a]=1 ;;
+    *) echo "error: unknown stage '$a'" >&2; usage >&2; exit 2 ;;
+  esac
+done
+if [ $# -eq 0 ]; then
+  for s in "${ORDER[@]}"; do want[$s]=1; done
+fi
+has() { [ -n "${want[$1]:-}" ]; }
+
 T0=$(date +%s)
 stage() { printf '== [%s] %s\n' "$(date -u -d "@$(($(date +%s) - T0))" +%M:%S)" "$*"; }
 
-# gojq may come from elsewhere than apt; the rest is checked by package.
-extra_apt=()
-command -v gojq >/dev/null 2>&1 || extra_apt+=(gojq)
-stage "Debian packages (bindings-wasm/setup.sh --apt-only: the WASM toolchain, chromium${extra_apt[*]:+, ${extra_apt[*]}})"
-bash bindings-wasm/setup.sh --browser --apt-only "${extra_apt[@]}"
-rustup component add rustfmt clippy >/dev/null 2>&1 || true
+# --- what the selected stages need -------------------------------------------
+# Debian packages: "package|reason" for each one the machine lacks.
+apt_missing=()
+need_apt() { # PACKAGE REASON [COMMAND]: needed unless installed (or COMMAND is on PATH)
+  if [ -n "${3:-}" ]; then
+    command -v "$3" >/dev/null 2>&1 && return 0
+  else
+    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" && return 0
+  fi
+  apt_missing+=("$1|$2")
+}
+if has rust; then
+  # gojq may come from elsewhere than apt: checked by command.
+  need_apt gojq "the jq oracle of the gojq differential tests" gojq
+  need_apt g++ "C++ compiler for libFuzzer, fuzz/check.sh" c++
+fi
+wasm_stages=0
+if has wasm || has playground; then
+  wasm_stages=1
+  # bindings-wasm/setup.sh keeps the package list; installed here in the same
+  # apt run as the other stages' packages.
+  for p in $(bash bindings-wasm/setup.sh --browser --list); do
+    case "$p" in
+      chromium) need_apt chromium "headless browser for the WASM and playground tests" ;;
+      *) need_apt "$p" "Debian's Rust toolchain for wasm32 and its linker, bindings-wasm/build.sh" ;;
+    esac
+  done
+fi
 
-mkdir -p target
-stage "WASM tools in the background (bindings-wasm/setup.sh, log: target/wasm-setup.log)"
-bash bindings-wasm/setup.sh --browser >target/wasm-setup.log 2>&1 &
-SETUP_PID=$!
-trap 'kill "$SETUP_PID" 2>/dev/null || true' EXIT
+if [ ${#apt_missing[@]} -gt 0 ]; then
+  # One line: the packages grouped by reason.
+  names=() reasons=() line=""
+  declare -A seen=()
+  for e in "${apt_missing[@]}"; do
+    names+=("${e%%|*}")
+    r="${e#*|}"
+    [ -n "${seen[$r]:-}" ] || reasons+=("$r")
+    seen[$r]=1
+  done
+  for r in "${reasons[@]}"; do
+    pk=()
+    for e in "${apt_missing[@]}"; do [ "${e#*|}" = "$r" ] && pk+=("${e%%|*}"); done
+    line+="${line:+, }${pk[*]} ($r)"
+  done
+  stage "Debian packages"
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "   installing with apt: $line"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq && apt-get install -y -qq "${names[@]}" >/dev/null
+  else
+    # gojq's tests skip without it; the other stages fail with the reason.
+    echo "warning: missing Debian packages (not root: not installed): $line" >&2
+  fi
+fi
 
-stage "cargo fmt --check"
-cargo fmt --all -- --check
+if has rust && command -v rustup >/dev/null 2>&1; then
+  comps=()
+  cargo fmt --version >/dev/null 2>&1 || comps+=(rustfmt)
+  cargo clippy --version >/dev/null 2>&1 || comps+=(clippy)
+  if [ ${#comps[@]} -gt 0 ]; then
+    echo "   installing with rustup: ${comps[*]} (cargo fmt --check and cargo clippy)"
+    rustup component add "${comps[@]}" >/dev/null 2>&1 || true
+  fi
+fi
 
-stage "cargo clippy (warnings are errors)"
-cargo clippy --workspace --all-targets --locked -- -D warnings
+# The WASM tools that are not Debian packages (wasm-bindgen-cli, npm tools):
+# in the background when other stages run before the WASM stages.
+SETUP_PID=""
+if [ "$wasm_stages" = 1 ]; then
+  if has rust || has python || has node; then
+    mkdir -p target
+    stage "WASM tools in the background (bindings-wasm/setup.sh, log: target/wasm-setup.log)"
+    bash bindings-wasm/setup.sh --browser --plan
+    bash bindings-wasm/setup.sh --browser >target/wasm-setup.log 2>&1 &
+    SETUP_PID=$!
+    trap 'kill "$SETUP_PID" 2>/dev/null || true' EXIT
+  else
+    stage "WASM tools (bindings-wasm/setup.sh)"
+    bash bindings-wasm/setup.sh --browser
+  fi
+fi
+wait_for_wasm_tools() {
+  [ -n "$SETUP_PID" ] || return 0
+  stage "WASM tools: waiting for bindings-wasm/setup.sh"
+  if ! wait "$SETUP_PID"; then
+    cat target/wasm-setup.log >&2
+    echo "error: bindings-wasm/setup.sh failed" >&2
+    exit 1
+  fi
+  SETUP_PID=""
+  cat target/wasm-setup.log
+}
 
-stage "cargo test"
-cargo test --workspace --locked
+# --- the stages ---------------------------------------------------------------
+if has rust; then
+  stage "cargo fmt --check"
+  cargo fmt --all -- --check
 
-stage "engine benches run once (docs/performance.md) and the fuzz targets build (fuzz/check.sh)"
-cargo test -p workload-lens --benches --locked
-bash fuzz/check.sh
+  stage "cargo clippy (warnings are errors)"
+  cargo clippy --workspace --all-targets --locked -- -D warnings
+
+  stage "cargo test"
+  cargo test --workspace --locked
+
+  stage "engine benches run once (docs/performance.md) and the fuzz targets build (fuzz/check.sh)"
+  cargo test -p workload-lens --benches --locked
+  bash fuzz/check.sh
+fi
 
 # The bindings' test builds skip link-time optimisation: the same code,
 # built in about half the time (the Python build 107 s instead of 176, the
 # Node addon after it 62 s instead of 144). What users install keeps the
 # release profile.
-stage "Python package: build, install and test (bindings-python/test.sh)"
-CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
-  bash bindings-python/test.sh
-
-stage "Node package: build and test (bindings-node/test.sh)"
-CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
-  bash bindings-node/test.sh
-
-stage "WASM tools: waiting for bindings-wasm/setup.sh"
-if ! wait "$SETUP_PID"; then
-  cat target/wasm-setup.log >&2
-  echo "error: bindings-wasm/setup.sh failed" >&2
-  exit 1
+if has python; then
+  stage "Python package: build, install and test (bindings-python/test.sh)"
+  CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    bash bindings-python/test.sh
 fi
-cat target/wasm-setup.log
 
-stage "WASM build: size budget, conformance in Node and Chromium (bindings-wasm/test.sh)"
-bash bindings-wasm/test.sh
+if has node; then
+  stage "Node package: build and test (bindings-node/test.sh)"
+  CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    bash bindings-node/test.sh
+fi
 
-stage "playground: end-to-end tests in headless Chromium (playground/test.sh)"
-bash playground/test.sh
+if has wasm; then
+  wait_for_wasm_tools
+  stage "WASM build: size budget, conformance in Node and Chromium (bindings-wasm/test.sh)"
+  bash bindings-wasm/test.sh
+fi
 
-stage "conformance suite (every runtime that is built) and parity table"
-cargo run -q --locked -p workload-lens-conformance -- run
-cargo run -q --locked -p workload-lens-conformance -- table
-stage "all tests passed"
+if has playground; then
+  wait_for_wasm_tools
+  stage "playground: end-to-end tests in headless Chromium (playground/test.sh)"
+  bash playground/test.sh
+fi
+
+if has conformance; then
+  stage "conformance suite (every runtime that is built) and parity table"
+  cargo run -q --locked -p workload-lens-conformance -- run
+  cargo run -q --locked -p workload-lens-conformance -- table
+fi
+
+if [ $# -eq 0 ] || [ ${#want[@]} -eq ${#ORDER[@]} ]; then
+  stage "all tests passed"
+else
+  stage "passed: $(for s in "${ORDER[@]}"; do has "$s" && printf '%s ' "$s"; done)"
+fi
