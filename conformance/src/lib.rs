@@ -480,28 +480,28 @@ fn diff_into(a: &Value, b: &Value, path: &str, out: &mut Vec<String>) {
     }
 }
 
+/// Run one case with this (Rust) runtime. A case whose `knownDifferences`
+/// names `rust` is not run (`Outcome::Known`) unless the environment sets
+/// `CONFORMANCE_INCLUDE_KNOWN` (to see which ones a fix has resolved).
+pub fn run_one(case: &Case, group: &Group) -> Outcome {
+    if let Some(reason) = case.known_differences.get("rust")
+        && std::env::var_os("CONFORMANCE_INCLUDE_KNOWN").is_none()
+    {
+        return Outcome::Known(reason.clone());
+    }
+    match run_case(case, group) {
+        Ok(actual) => match compare(&case.expect, &actual) {
+            Ok(()) => Outcome::Pass,
+            Err(d) => Outcome::Fail(d),
+        },
+        Err(e) => Outcome::Fail(format!("cannot run: {e}")),
+    }
+}
+
 /// Run every case with this (Rust) runtime.
 pub fn run_all(groups: &[Group]) -> Vec<(String, Outcome)> {
-    let mut out = Vec::new();
-    for g in groups {
-        for c in &g.cases {
-            // CONFORMANCE_INCLUDE_KNOWN=1 also runs the known differences
-            // (to see which ones a fix has resolved).
-            let include_known = std::env::var_os("CONFORMANCE_INCLUDE_KNOWN").is_some();
-            let outcome =
-                if let Some(reason) = c.known_differences.get("rust").filter(|_| !include_known) {
-                    Outcome::Known(reason.clone())
-                } else {
-                    match run_case(c, g) {
-                        Ok(actual) => match compare(&c.expect, &actual) {
-                            Ok(()) => Outcome::Pass,
-                            Err(d) => Outcome::Fail(d),
-                        },
-                        Err(e) => Outcome::Fail(format!("cannot run: {e}")),
-                    }
-                };
-            out.push((c.name.clone(), outcome));
-        }
-    }
-    out
+    groups
+        .iter()
+        .flat_map(|g| g.cases.iter().map(move |c| (c.name.clone(), run_one(c, g))))
+        .collect()
 }
