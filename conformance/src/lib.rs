@@ -14,8 +14,7 @@ use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use workload_lens::{
-    CompiledDefinition, DefinitionSet, Error, Limits, Origin, UpdateRequest, catalog, definition,
-    validate,
+    CompiledDefinition, Engine, Error, Limits, UpdateRequest, catalog_files, parse_documents,
 };
 
 /// One group of cases (one file).
@@ -56,9 +55,10 @@ pub struct Case {
     /// The workload object as text (for malformed inputs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object_text: Option<String>,
-    /// Pods, for `attribute`, `gang` and `resolve` with live state.
+    /// Pods, for `attribute`, `gang` and `resolve` with live state: a list
+    /// of pods, one pod, or a `PodList` (read as every runtime reads pods).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pods: Option<Vec<Value>>,
+    pub pods: Option<Value>,
     /// Update request, for `update`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request: Option<Value>,
@@ -111,8 +111,8 @@ pub fn load_groups(dir: &Path) -> Result<Vec<Group>, String> {
     let mut groups = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
-        let mut docs = workload_lens::source::parse_documents(&text, &limits)
-            .map_err(|e| format!("{}: {e}", f.display()))?;
+        let mut docs =
+            parse_documents(&text, &limits).map_err(|e| format!("{}: {e}", f.display()))?;
         if docs.len() != 1 {
             return Err(format!("{}: expected one document", f.display()));
         }
@@ -192,11 +192,11 @@ fn write_canonical(out: &mut String, v: &Value) {
 
 fn error_value(e: &Error) -> Value {
     let mut m = Map::new();
-    m.insert("code".into(), json!(e.code.as_str()));
-    if let Some(l) = &e.limit {
+    m.insert("code".into(), json!(e.code().as_str()));
+    if let Some(l) = e.limit() {
         m.insert("limit".into(), json!(l));
     }
-    let loc = &e.location;
+    let loc = e.location();
     for (k, v) in [
         ("field", loc.field.clone()),
         ("component", loc.component.clone()),
@@ -214,10 +214,10 @@ fn error_value(e: &Error) -> Value {
     if let Some(s) = loc.span {
         m.insert("span".into(), json!(s));
     }
-    if !e.findings.is_empty() {
+    if !e.findings().is_empty() {
         m.insert(
             "findings".into(),
-            json!(e.findings.iter().map(finding_value).collect::<Vec<_>>()),
+            json!(e.findings().iter().map(finding_value).collect::<Vec<_>>()),
         );
     }
     json!({ "error": Value::Object(m) })
@@ -253,10 +253,16 @@ fn limits_of(case: &Case) -> Result<Limits, String> {
     }
 }
 
+/// An engine without definitions, with the case's limits (to read its
+/// texts and compile its definition).
+fn empty_engine(limits: Limits) -> Result<Engine, Error> {
+    Engine::builder().limits(limits).catalog(false).build()
+}
+
 fn definition_of(
     case: &Case,
     group: &Group,
-    limits: Limits,
+    engine: &Engine,
 ) -> Result<Result<CompiledDefinition, Error>, String> {
     let Some(d) = &case.definition else {
         return Err("the case needs a definition".into());
@@ -264,7 +270,7 @@ fn definition_of(
     let text = match d {
         Value::Object(o) if o.contains_key("catalog") && o.len() == 1 => {
             let name = o["catalog"].as_str().unwrap_or_default();
-            let (_, text) = catalog::FILES
+            let (_, text) = catalog_files()
                 .iter()
                 .find(|(f, _)| f.trim_end_matches(".yaml") == name)
                 .ok_or_else(|| format!("no catalog definition {name}"))?;
@@ -283,28 +289,26 @@ fn definition_of(
         }
         v => v.to_string(),
     };
-    Ok(CompiledDefinition::from_text(&text, limits))
+    Ok(engine.compile(&text))
 }
 
-fn object_of(case: &Case, limits: &Limits) -> Result<Result<Value, Error>, String> {
+fn object_of(case: &Case, engine: &Engine) -> Result<Result<Value, Error>, String> {
     if let Some(t) = &case.object_text {
-        return Ok(
-            workload_lens::source::parse_documents(t, limits).and_then(|mut d| {
-                if d.len() == 1 {
-                    Ok(d.remove(0).value)
-                } else {
-                    Err(Error::new(
-                        workload_lens::ErrorCode::Usage,
-                        format!("expected one document, found {}", d.len()),
-                    ))
-                }
-            }),
-        );
+        return Ok(engine.read_object(t));
     }
     case.object
         .clone()
         .map(Ok)
         .ok_or_else(|| "the case needs an object".to_string())
+}
+
+/// The case's pods, read as every runtime reads them: a list, one pod or a
+/// `PodList` (none: no pods).
+fn pods_of(case: &Case, engine: &Engine) -> Result<Vec<Value>, Error> {
+    match &case.pods {
+        None => Ok(Vec::new()),
+        Some(v) => engine.read_objects(&v.to_string()),
+    }
 }
 
 /// Run one case and return its canonical outcome value.
@@ -318,6 +322,10 @@ pub fn run_case(case: &Case, group: &Group) -> Result<Value, String> {
             }
         };
     }
+    let engine = match empty_engine(limits) {
+        Ok(e) => e,
+        Err(e) => return Ok(error_value(&e)),
+    };
     let result = match case.op.as_str() {
         "evaluate" => {
             let expr = case
@@ -332,7 +340,7 @@ pub fn run_case(case: &Case, group: &Group) -> Result<Value, String> {
                 .object_text
                 .as_deref()
                 .ok_or("parse needs objectText")?;
-            let docs = attempt!(workload_lens::source::parse_documents(text, &limits));
+            let docs = attempt!(parse_documents(text, &limits));
             json!(docs.into_iter().map(|d| d.value).collect::<Vec<_>>())
         }
         "validate" => {
@@ -348,56 +356,59 @@ pub fn run_case(case: &Case, group: &Group) -> Result<Value, String> {
                 Some(v) => v.to_string(),
                 None => return Err("validate needs a definition".into()),
             };
-            let loaded = attempt!(definition::read_definitions(&text, &limits));
-            let all: Vec<Value> = loaded
+            let report = attempt!(engine.validate(&text));
+            let all: Vec<Value> = report
+                .definitions
                 .iter()
-                .map(|l| {
-                    let f = validate::validate_loaded(l, &limits);
+                .map(|d| {
                     json!({
-                        "valid": !validate::has_errors(&f),
-                        "findings": f.iter().map(finding_value).collect::<Vec<_>>(),
+                        "valid": d.valid,
+                        "findings": d.findings.iter().map(finding_value).collect::<Vec<_>>(),
                     })
                 })
                 .collect();
             json!(all)
         }
         op => {
-            let def = attempt!(definition_of(case, group, limits)?);
+            let def = attempt!(definition_of(case, group, &engine)?);
             match op {
                 "resolve" => {
-                    let obj = attempt!(object_of(case, &limits)?);
+                    let obj = attempt!(object_of(case, &engine)?);
                     match &case.pods {
-                        Some(p) => to_value(&attempt!(def.resolve_with_pods(&obj, p))),
+                        Some(_) => {
+                            let pods = attempt!(pods_of(case, &engine));
+                            to_value(&attempt!(def.resolve_with_pods(&obj, &pods)))
+                        }
                         None => to_value(&attempt!(def.resolve(&obj))),
                     }
                 }
                 "resolveByKind" => {
-                    let obj = attempt!(object_of(case, &limits)?);
-                    let mut set = attempt!(DefinitionSet::with_catalog());
-                    set.add(def.with_origin(Origin::User));
-                    to_value(&attempt!(set.resolve(&obj)))
+                    let obj = attempt!(object_of(case, &engine)?);
+                    let mut engine = attempt!(Engine::builder().limits(limits).build());
+                    engine.add_definition(def);
+                    to_value(&attempt!(engine.resolve(&obj)))
                 }
                 "status" => {
-                    let obj = attempt!(object_of(case, &limits)?);
+                    let obj = attempt!(object_of(case, &engine)?);
                     to_value(&attempt!(def.status(&obj)))
                 }
                 "update" => {
-                    let obj = attempt!(object_of(case, &limits)?);
+                    let obj = attempt!(object_of(case, &engine)?);
                     let req: UpdateRequest =
                         serde_json::from_value(case.request.clone().unwrap_or(json!({})))
                             .map_err(|e| format!("bad request: {e}"))?;
                     to_value(&attempt!(def.update(&obj, &req)))
                 }
-                "suspend" => to_value(&attempt!(def.suspend(&attempt!(object_of(case, &limits)?)))),
-                "resume" => to_value(&attempt!(def.resume(&attempt!(object_of(case, &limits)?)))),
+                "suspend" => to_value(&attempt!(def.suspend(&attempt!(object_of(case, &engine)?)))),
+                "resume" => to_value(&attempt!(def.resume(&attempt!(object_of(case, &engine)?)))),
                 "attribute" => {
                     let obj = case.object.clone();
-                    let pods = case.pods.clone().unwrap_or_default();
+                    let pods = attempt!(pods_of(case, &engine));
                     to_value(&attempt!(def.attribute_pods(obj.as_ref(), &pods)))
                 }
                 "gang" => {
-                    let obj = attempt!(object_of(case, &limits)?);
-                    let pods = case.pods.clone().unwrap_or_default();
+                    let obj = attempt!(object_of(case, &engine)?);
+                    let pods = attempt!(pods_of(case, &engine));
                     to_value(&attempt!(def.gang_groups(&obj, &pods)))
                 }
                 "compile" => {

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use workload_lens::{ErrorCode, Limits, evaluate};
+use workload_lens::{Engine, ErrorCode, Limits, evaluate};
 use workload_lens_conformance::{canonical, load_groups, suite_dir};
 
 fn have_gojq() -> bool {
@@ -58,7 +58,7 @@ fn gojq_batch(expr: &str, inputs: &[Value]) -> Option<Vec<Result<Vec<Value>, ()>
 }
 
 fn ours(expr: &str, input: &Value) -> Result<Vec<Value>, ErrorCode> {
-    evaluate(expr, input, &Limits::default()).map_err(|e| e.code)
+    evaluate(expr, input, &Limits::default()).map_err(|e| e.code())
 }
 
 fn same_outputs(a: &[Value], b: &[Value]) -> bool {
@@ -87,15 +87,10 @@ fn yaml_values(path: &Path) -> Vec<Value> {
     let Ok(text) = std::fs::read_to_string(path) else {
         return Vec::new();
     };
-    let Ok(docs) = workload_lens::source::parse_documents(&text, &Limits::default()) else {
-        return Vec::new();
-    };
-    docs.into_iter()
-        .flat_map(|d| match d.value.get("items").and_then(Value::as_array) {
-            Some(items) if d.value.get("kind") == Some(&json!("List")) => items.clone(),
-            _ => vec![d.value],
-        })
-        .collect()
+    // Every object of the file: documents, the items of lists.
+    Engine::new()
+        .and_then(|e| e.read_objects(&text))
+        .unwrap_or_default()
 }
 
 /// Every fixture object and pod of the catalog, and the examples.
@@ -202,7 +197,7 @@ fn catalog_expressions_agree_with_gojq_on_realistic_inputs() {
         return;
     }
     let mut exprs = BTreeSet::new();
-    for d in workload_lens::catalog::catalog().unwrap() {
+    for d in Engine::new().unwrap().definitions() {
         expressions_of(&serde_json::to_value(d.definition()).unwrap(), &mut exprs);
     }
     let reference = suite_dir().join("../../shared/reference/catalog-expressions.txt");
@@ -237,7 +232,7 @@ fn catalog_expressions_agree_with_gojq_on_realistic_inputs() {
             runs += 1;
             let mine = compiled
                 .evaluate(input, &Limits::default())
-                .map_err(|e| e.code);
+                .map_err(|e| e.code());
             let agree = match (&mine, t) {
                 (Ok(a), Ok(b)) => same_outputs(a, b),
                 (Err(_), Err(())) => true,

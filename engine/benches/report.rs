@@ -9,7 +9,7 @@
 use serde_json::Value;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use workload_lens::{CompiledDefinition, DefinitionSet, Limits, catalog, source};
+use workload_lens::{CompiledDefinition, Engine, Limits, catalog_files};
 
 #[path = "common/workloads.rs"]
 mod workloads;
@@ -57,7 +57,7 @@ fn us(d: Duration) -> String {
 fn main() {
     let quick = !std::env::args().any(|a| a == "--bench");
     let timer = Timer { quick };
-    let set = DefinitionSet::with_catalog().unwrap();
+    let engine = workloads::engine();
 
     println!("### Resolve vs. parsing the same JSON (compiled definition)\n");
     println!(
@@ -70,7 +70,7 @@ fn main() {
         ("Dynamo graph, 50 services", workloads::dynamo(50)),
         ("JobSet, 1,000 replicated jobs", workloads::jobset(1000)),
     ] {
-        let def = set.lookup_object(&obj).unwrap().clone();
+        let def = engine.definition_for(&obj).unwrap().clone();
         def.resolve(&obj).unwrap();
         let text = serde_json::to_string(&obj).unwrap();
         // The same objects for the bindings' benchmarks (bench/).
@@ -83,9 +83,8 @@ fn main() {
         }
         let parse = timer.time(|| serde_json::from_str::<Value>(&text).unwrap());
         let resolve = timer.time(|| def.resolve(&obj).unwrap());
-        let limits = Limits::default();
         let from_text = timer.time(|| {
-            let v = source::parse_object(&text, &limits).unwrap();
+            let v = engine.read_object(&text).unwrap();
             def.resolve(&v).unwrap()
         });
         println!(
@@ -103,7 +102,7 @@ fn main() {
         "| size | JSON bytes | parse (µs) | resolve (µs) | resolve / parse | resolve ns per byte |"
     );
     println!("|---|---:|---:|---:|---:|---:|");
-    let jobset_text = catalog::FILES
+    let jobset_text = catalog_files()
         .iter()
         .find(|(f, _)| f.starts_with("jobset"))
         .unwrap()
@@ -139,7 +138,7 @@ fn main() {
     });
     let resolve = timer.time(|| {
         for o in &objs {
-            black_box(set.resolve(o).unwrap());
+            black_box(engine.resolve(o).unwrap());
         }
     });
     let n = objs.len() as f64;
@@ -160,7 +159,7 @@ fn main() {
     println!("| definition | text bytes | compile (µs) |");
     println!("|---|---:|---:|");
     let mut total = Duration::ZERO;
-    for (file, text) in catalog::FILES {
+    for (file, text) in catalog_files() {
         let d = timer.time(|| CompiledDefinition::from_text(text, Limits::default()).unwrap());
         total += d;
         println!(
@@ -170,7 +169,7 @@ fn main() {
             us(d)
         );
     }
-    let whole = timer.time(|| DefinitionSet::with_catalog().unwrap());
+    let whole = timer.time(|| Engine::new().unwrap());
     println!("| **sum** | | {} |", us(total));
-    println!("| `DefinitionSet::with_catalog()` | | {} |", us(whole));
+    println!("| `Engine::new()` | | {} |", us(whole));
 }

@@ -8,7 +8,7 @@
 
 use divan::{Bencher, black_box, counter::BytesCount};
 use serde_json::Value;
-use workload_lens::{CompiledDefinition, DefinitionSet, catalog};
+use workload_lens::{CompiledDefinition, Engine, catalog_files};
 
 #[path = "common/workloads.rs"]
 mod workloads;
@@ -17,13 +17,9 @@ fn main() {
     divan::main();
 }
 
-fn set() -> DefinitionSet {
-    DefinitionSet::with_catalog().unwrap()
-}
-
 fn bench_resolve(b: Bencher, obj: Value) {
-    let set = set();
-    let def = set.lookup_object(&obj).unwrap().clone();
+    let engine = workloads::engine();
+    let def = engine.definition_for(&obj).unwrap().clone();
     def.resolve(&obj).unwrap();
     let bytes = serde_json::to_string(&obj).unwrap().len();
     b.counter(BytesCount::new(bytes))
@@ -67,7 +63,7 @@ const SIZES_KIB: &[usize] = &[1, 4, 16, 64, 256, 1024];
 #[divan::bench(args = SIZES_KIB)]
 fn resolve_size_kib(b: Bencher, kib: usize) {
     let obj = workloads::jobset_of_size(kib * 1024);
-    let text = catalog::FILES
+    let text = catalog_files()
         .iter()
         .find(|(f, _)| f.starts_with("jobset"))
         .unwrap()
@@ -88,11 +84,11 @@ fn parse_json_size_kib(b: Bencher, kib: usize) {
 /// kind (lookup included): one iteration is the whole batch.
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn batch_10000_mixed(b: Bencher) {
-    let set = set();
+    let engine = workloads::engine();
     let objs = workloads::mixed_batch(10_000);
     b.bench(|| {
         for o in &objs {
-            black_box(set.resolve(o).unwrap());
+            black_box(engine.resolve(o).unwrap());
         }
     });
 }
@@ -111,19 +107,20 @@ fn batch_10000_mixed_parse_json(b: Bencher) {
 }
 
 fn catalog_names() -> Vec<&'static str> {
-    catalog::FILES.iter().map(|(f, _)| *f).collect()
+    catalog_files().iter().map(|(f, _)| *f).collect()
 }
 
 /// Compile time of each catalog definition (read, validate, compile every
 /// expression).
 #[divan::bench(args = catalog_names())]
 fn compile(b: Bencher, file: &str) {
-    let text = catalog::FILES.iter().find(|(f, _)| *f == file).unwrap().1;
+    let text = catalog_files().iter().find(|(f, _)| *f == file).unwrap().1;
     b.bench(|| CompiledDefinition::from_text(black_box(text), Default::default()).unwrap());
 }
 
-/// The whole catalog, as the CLI and the bindings load it at start-up.
+/// The whole catalog, as the CLI and the bindings load it at start-up (the
+/// catalog is compiled once per process: later engines share it).
 #[divan::bench(sample_count = 10)]
-fn compile_whole_catalog() -> DefinitionSet {
-    set()
+fn compile_whole_catalog() -> Engine {
+    Engine::new().unwrap()
 }

@@ -17,7 +17,7 @@
 //!
 //! ```
 //! use workload_lens::abi;
-//! let def = abi::bundled().unwrap().get("jobset-x-k8s-io-jobset-v1alpha2").unwrap();
+//! let def = abi::bundled().unwrap().definition("jobset-x-k8s-io-jobset-v1alpha2").unwrap();
 //! let object = include_str!("../../examples/jobset.yaml");
 //! let out = abi::resolve(def, object, None).unwrap();
 //! let resolved: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -38,10 +38,7 @@ use serde_json::{Value, json};
 use crate::source::{
     SourceDocument, parse_documents, parse_documents_bytes, read_items, read_value,
 };
-use crate::{
-    CompiledDefinition, DefinitionSet, Error, ErrorCode, Gvk, Limits, UpdateRequest, catalog,
-    definition, validate,
-};
+use crate::{CompiledDefinition, Engine, Error, ErrorCode, Gvk, Limits, UpdateRequest, catalog};
 
 /// Why a call failed: an engine error, or a bug in workload-lens (a panic
 /// caught by the binding, a value that cannot be serialized), which the
@@ -114,6 +111,26 @@ impl Failure {
     }
 }
 
+/// A JSON value serialized by a binding's own language layer (Python's
+/// `json.dumps`, JavaScript's `JSON.stringify`) from a caller's object, read
+/// with the limits applied. Positions inside that text mean nothing to the
+/// caller, so a parse error carries none; such text fails to parse only
+/// when the value is not Unicode (a lone surrogate), which is a usage error.
+pub fn value_from_binding_json(json: &str, limits: &Limits) -> crate::Result<Value> {
+    read_value(json, limits).map_err(|mut e| {
+        e.0.location.line = None;
+        e.0.location.column = None;
+        if e.code() == ErrorCode::Parse {
+            Error::new(
+                ErrorCode::Usage,
+                format!("the value cannot be represented as JSON: {}", e.message()),
+            )
+        } else {
+            e
+        }
+    })
+}
+
 /// `t` as compact JSON.
 pub fn to_json<T: Serialize + ?Sized>(t: &T) -> Out<String> {
     serde_json::to_string(t).map_err(|e| Failure::Internal(format!("cannot serialize: {e}")))
@@ -161,22 +178,37 @@ pub fn evaluate(expression: &str, input: &str, limits_json: Option<&str>) -> Out
     to_json(&crate::evaluate(expression, &input, &limits)?)
 }
 
-/// Validate every definition of a text: `[{name, valid, findings}]`.
+/// Validate every definition of a text: the verdicts of
+/// [`crate::ValidationReport`], `[{name, valid, gvk?, findings}]`.
 pub fn validate(text: &str, limits_json: Option<&str>) -> Out<String> {
-    let limits = limits(limits_json)?;
-    let loaded = definition::read_definitions(text, &limits)?;
-    let all: Vec<Value> = loaded
+    let engine = empty_engine(limits(limits_json)?)?;
+    to_json(&engine.validate(text)?.definitions)
+}
+
+/// Every error code, with the name of the error class the bindings give it
+/// (`jq_runtime` -> `JqRuntimeError`): `[{code, class}]`. The bindings'
+/// error classes are generated from (and checked against) this list.
+pub fn error_codes() -> Out<String> {
+    let all: Vec<Value> = ErrorCode::ALL
         .iter()
-        .map(|l| {
-            let findings = validate::validate_loaded(l, &limits);
-            json!({
-                "name": l.definition.metadata.name,
-                "valid": !validate::has_errors(&findings),
-                "findings": findings,
-            })
-        })
+        .map(|c| json!({"code": c.as_str(), "class": error_class(*c)}))
         .collect();
     to_json(&all)
+}
+
+/// The error class name of a code: its words in upper camel case, then
+/// `Error` (`no_definition` -> `NoDefinitionError`).
+pub fn error_class(code: ErrorCode) -> String {
+    let mut out = String::new();
+    for word in code.as_str().split('_') {
+        let mut chars = word.chars();
+        if let Some(first) = chars.next() {
+            out.extend(first.to_uppercase());
+            out.push_str(chars.as_str());
+        }
+    }
+    out.push_str("Error");
+    out
 }
 
 /// The bundled definition files: `{file name: YAML text}`.
@@ -188,34 +220,81 @@ pub fn catalog_sources() -> Out<String> {
     to_json(&m)
 }
 
-/// The bundled catalog, built once per process (its definitions are shared
-/// `Arc`s, so cloning the set is cheap).
-pub fn bundled() -> crate::Result<&'static DefinitionSet> {
-    static SET: OnceLock<DefinitionSet> = OnceLock::new();
-    if let Some(s) = SET.get() {
+/// An engine with the bundled catalog and the default limits, built once
+/// per process (its definitions are shared `Arc`s, so cloning it is cheap).
+pub fn bundled() -> crate::Result<&'static Engine> {
+    static ENGINE: OnceLock<Engine> = OnceLock::new();
+    if let Some(s) = ENGINE.get() {
         return Ok(s);
     }
-    let set = DefinitionSet::with_catalog()?;
-    Ok(SET.get_or_init(|| set))
+    let engine = Engine::new()?;
+    Ok(ENGINE.get_or_init(|| engine))
 }
 
-/// Resolve with the definition of `set` chosen by the object's GVK (with
-/// `pods`: the live state). `limits` bound the reading of the object; the
-/// definition's own limits bound its evaluation and the pods.
-pub fn resolve_in(
-    set: &DefinitionSet,
-    obj: &str,
-    pods: Option<&str>,
-    limits: &Limits,
-) -> Out<String> {
-    let obj = read_value(obj, limits)?;
-    match pods {
-        None => to_json(&set.resolve(&obj)?),
-        Some(p) => {
-            let d = set.lookup_object(&obj)?;
-            to_json(&d.resolve_with_pods(&obj, &read_items(p, d.limits())?)?)
-        }
+fn empty_engine(limits: Limits) -> crate::Result<Engine> {
+    Engine::builder().limits(limits).catalog(false).build()
+}
+
+/// A new engine: with the bundled catalog or empty, with the limits of
+/// `limits_json` (`None`: the defaults; the catalog is compiled with them).
+pub fn engine(bundled_catalog: bool, limits_json: Option<&str>) -> Out<Engine> {
+    let limits = limits(limits_json)?;
+    if bundled_catalog && limits == Limits::default() {
+        return Ok(bundled()?.clone());
     }
+    Ok(Engine::builder()
+        .limits(limits)
+        .catalog(bundled_catalog)
+        .build()?)
+}
+
+/// Compile exactly one definition from YAML/JSON text.
+pub fn compile(text: &str, limits_json: Option<&str>) -> Out<CompiledDefinition> {
+    Ok(empty_engine(limits(limits_json)?)?.compile(text)?)
+}
+
+/// Compile every definition of a value that a binding serialized from its
+/// caller's object (a dict, a JS object): the value is re-serialized with
+/// its keys sorted (the order of `serde_json`'s map), so the same object
+/// always compiles the same way, whatever order its language kept.
+pub fn compile_object(json: &str, limits_json: Option<&str>) -> Out<Vec<CompiledDefinition>> {
+    let limits = limits(limits_json)?;
+    let value = value_from_binding_json(json, &limits)?;
+    let text = to_json(&value)?;
+    Ok(empty_engine(limits)?.compile_all(&text)?)
+}
+
+/// Compile every definition of a YAML/JSON text.
+pub fn compile_all(text: &str, limits_json: Option<&str>) -> Out<Vec<CompiledDefinition>> {
+    Ok(empty_engine(limits(limits_json)?)?.compile_all(text)?)
+}
+
+/// Resolve with the definition of `engine` chosen by the object's GVK (with
+/// `pods`: the live state).
+pub fn engine_resolve(engine: &Engine, obj: &str, pods: Option<&str>) -> Out<String> {
+    let l = engine.limits();
+    let obj = read_value(obj, l)?;
+    match pods {
+        None => to_json(&engine.resolve(&obj)?),
+        Some(p) => to_json(&engine.resolve_with_pods(&obj, &read_items(p, l)?)?),
+    }
+}
+
+/// The definition of `engine` for an object, by its apiVersion and kind.
+pub fn engine_lookup_object(engine: &Engine, obj: &str) -> Out<Arc<CompiledDefinition>> {
+    let obj = read_value(obj, engine.limits())?;
+    Ok(engine.definition_for(&obj)?.clone())
+}
+
+/// The definition of `engine` for an apiVersion and kind.
+pub fn engine_lookup(
+    engine: &Engine,
+    api_version: &str,
+    kind: &str,
+) -> Option<Arc<CompiledDefinition>> {
+    engine
+        .lookup(&Gvk::from_api_version(api_version, kind))
+        .cloned()
 }
 
 /// Resolve with the bundled catalog plus `defs` (which replace bundled
@@ -226,32 +305,11 @@ pub fn resolve_any(
     pods: Option<&str>,
     limits_json: Option<&str>,
 ) -> Out<String> {
-    let limits = limits(limits_json)?;
-    let mut defs = defs.into_iter().peekable();
-    if defs.peek().is_none() {
-        return resolve_in(bundled()?, obj, pods, &limits);
-    }
-    let mut set = bundled()?.clone();
+    let mut engine = engine(true, limits_json)?;
     for d in defs {
-        set.add(d);
+        engine.add_definition(d);
     }
-    resolve_in(&set, obj, pods, &limits)
-}
-
-/// The definition of `set` for an object, by its apiVersion and kind.
-pub fn lookup_object(set: &DefinitionSet, obj: &str) -> Out<Arc<CompiledDefinition>> {
-    let obj = read_value(obj, &Limits::default())?;
-    Ok(set.lookup_object(&obj)?.clone())
-}
-
-/// The definition of `set` for an apiVersion and kind.
-pub fn lookup(
-    set: &DefinitionSet,
-    api_version: &str,
-    kind: &str,
-) -> Option<Arc<CompiledDefinition>> {
-    set.lookup(&Gvk::from_api_version(api_version, kind))
-        .cloned()
+    engine_resolve(&engine, obj, pods)
 }
 
 /// `{name, origin, gvk: {group, version, kind}, components, canSuspend,
@@ -329,4 +387,63 @@ pub fn gang_groups(d: &CompiledDefinition, obj: &str, pods: &str) -> Out<String>
     let l = d.limits();
     let obj = read_value(obj, l)?;
     to_json(&d.gang_groups(&obj, &read_items(pods, l)?)?)
+}
+
+/// Text a binding's caller gave as bytes (or as a string that is not
+/// Unicode, passed on as UTF-8 with its lone surrogates encoded), as `&str`.
+/// Bytes that are not UTF-8 are the parse error [`parse_bytes`] reports,
+/// located at the first invalid byte, whatever their size (the size limit
+/// applies when the text is read).
+pub fn utf8(bytes: &[u8]) -> crate::Result<&str> {
+    std::str::from_utf8(bytes).map_err(|_| {
+        let unbounded = Limits {
+            max_input_bytes: usize::MAX,
+            ..Limits::default()
+        };
+        parse_documents_bytes(bytes, &unbounded)
+            .err()
+            .unwrap_or_else(|| Error::new(ErrorCode::Parse, "the input is not valid UTF-8"))
+    })
+}
+
+/// [`evaluate`] with a binding's arguments as its caller gave them: the
+/// expression as UTF-8 bytes (not UTF-8, e.g. a string with a lone
+/// surrogate: a jq compile error) and the input as JSON the binding
+/// serialized from the caller's value (read by [`value_from_binding_json`]:
+/// errors carry no position in that text, a lone surrogate is a usage
+/// error).
+pub fn evaluate_value(
+    expression: &[u8],
+    input_json: &str,
+    limits_json: Option<&str>,
+) -> Out<String> {
+    let expression = std::str::from_utf8(expression)
+        .map_err(|_| Error::new(ErrorCode::JqCompile, "the expression is not valid Unicode"))?;
+    let limits = limits(limits_json)?;
+    let input = value_from_binding_json(input_json, &limits)?;
+    to_json(&crate::evaluate(expression, &input, &limits)?)
+}
+
+/// A definition compiled again from its [`definition_json`], the limits of
+/// its [`info`] (camelCase JSON) and its origin (`"catalog"` or `"user"`):
+/// how a binding restores a definition it serialized (Python's pickling).
+pub fn rebuild(definition_json: &str, limits_json: &str, origin: &str) -> Out<CompiledDefinition> {
+    let origin = match origin {
+        "catalog" => crate::Origin::Catalog,
+        "user" => crate::Origin::User,
+        o => {
+            let m = format!("origin must be 'catalog' or 'user', not {o:?}");
+            return Err(Error::new(ErrorCode::Usage, m).into());
+        }
+    };
+    Ok(compile(definition_json, Some(limits_json))?.with_origin(origin))
+}
+
+/// Compile exactly one definition of a value a binding serialized from its
+/// caller's object, read as [`compile_object`] reads it (keys sorted): a
+/// binding's `compile` of an object (the JavaScript `new Definition(obj)`).
+pub fn compile_one_object(json: &str, limits_json: Option<&str>) -> Out<CompiledDefinition> {
+    let limits = limits(limits_json)?;
+    let text = to_json(&value_from_binding_json(json, &limits)?)?;
+    Ok(empty_engine(limits)?.compile(&text)?)
 }

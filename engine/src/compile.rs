@@ -3,15 +3,14 @@
 use crate::error::{Error, ErrorCode, Finding, Location, Result, Severity};
 use crate::jq::{EvalError, ExprMode, Input, JqIssue, JqIssueKind, Program};
 use crate::limits::Limits;
-use crate::model::{
-    ComponentDefinition, Definition, ExpectedCondition, FRAGMENT_FIELDS, FragmentField, Gvk,
-    STATUS_ORDER, StatusKey,
-};
+use crate::model::{ComponentDefinition, Definition, Gvk};
 use crate::source::SpanIndex;
 use serde_json::Value;
 
 /// Where a definition came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
 pub enum Origin {
     /// The bundled catalog.
     Catalog,
@@ -30,6 +29,12 @@ impl Origin {
     }
 }
 
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One compiled expression and the definition field it came from.
 #[derive(Debug)]
 pub(crate) struct Expr {
@@ -38,6 +43,9 @@ pub(crate) struct Expr {
     /// `path(<expression>)`, compiled on first use by updates.
     pub paths: std::sync::OnceLock<std::result::Result<Program, JqIssue>>,
     pub mode: ExprMode,
+    /// Line and column of the field in the definition's text, when it was
+    /// read from text: runtime errors are located there too.
+    pub position: Option<(usize, usize)>,
 }
 
 impl Expr {
@@ -45,6 +53,8 @@ impl Expr {
         Location {
             field: Some(self.field.clone()),
             expression: Some(self.program.code().to_string()),
+            line: self.position.map(|p| p.0),
+            column: self.position.map(|p| p.1),
             ..Location::default()
         }
     }
@@ -86,41 +96,8 @@ impl Expr {
 pub(crate) fn eval_error(e: EvalError) -> Error {
     match e {
         EvalError::Runtime(m) => Error::new(ErrorCode::JqRuntime, format!("jq error: {m}")),
-        EvalError::Limit { limit, message } => Error::limit(limit, message),
+        EvalError::Limit { limit, message } => Error::limit_error(limit, message),
     }
-}
-
-/// How a component's pods are defined.
-#[derive(Debug)]
-pub(crate) enum PodDef {
-    None,
-    Template(Expr),
-    Spec(Expr),
-    Fragmented(Vec<(FragmentField, Expr)>),
-}
-
-#[derive(Debug)]
-pub(crate) struct Matcher {
-    pub by_phase: Option<String>,
-    pub by_conditions: Vec<ExpectedCondition>,
-    pub by_expression: Option<(Expr, String)>,
-    pub field: String,
-}
-
-#[derive(Debug)]
-pub(crate) struct StatusDef {
-    pub phase: Option<Expr>,
-    pub conditions: Option<ConditionsDef>,
-    pub mappings: Vec<(StatusKey, Vec<Matcher>)>,
-}
-
-#[derive(Debug)]
-pub(crate) struct ConditionsDef {
-    pub expr: Expr,
-    pub type_field: String,
-    pub status_field: String,
-    pub message_field: String,
-    pub reason_field: String,
 }
 
 #[derive(Debug)]
@@ -130,46 +107,18 @@ pub(crate) struct Comp {
     pub parent: Option<usize>,
     pub children: Vec<usize>,
     pub ids: Option<Expr>,
-    pub pod: PodDef,
+    pub pod: crate::pods::PodDef,
     pub metadata: Option<Expr>,
-    pub scale: Option<[Option<Expr>; 3]>,
-    pub status: Option<StatusDef>,
-    /// Compiled suspend and resume actions: (path, decoded value).
-    pub suspend: Option<[Vec<(Expr, Value)>; 2]>,
+    pub scale: Option<crate::scale::ScaleDef>,
+    pub status: Option<crate::status::StatusDef>,
+    /// Compiled suspend and resume actions.
+    pub suspend: Option<crate::suspend::Actions>,
     /// `podSelector.componentTypeSelector`.
-    pub type_selector: Option<TypeSelector>,
+    pub type_selector: Option<crate::selectors::TypeSelector>,
     /// `podSelector.componentInstanceSelector.idPath`.
     pub instance_selector: Option<Expr>,
     /// `podSelector.replicaSelector.keyPath`.
     pub replica_selector: Option<Expr>,
-}
-
-/// A compiled component type selector.
-#[derive(Debug)]
-pub(crate) struct TypeSelector {
-    pub key_path: Option<Expr>,
-    pub value: Option<String>,
-    pub match_labels: std::collections::BTreeMap<String, String>,
-}
-
-/// Compiled gang-scheduling instructions.
-#[derive(Debug, Default)]
-pub(crate) struct Gang {
-    /// `podGroups`: (name, members).
-    pub groups: Vec<(String, Vec<Member>)>,
-    /// `podGroup` (subgroups and topology).
-    pub v2: Option<crate::model::PodGroupV2>,
-    /// Per component index: candidate (group, member) pairs, own component
-    /// first, then ancestors nearest first.
-    pub candidates: Vec<Vec<(usize, usize)>>,
-}
-
-/// A compiled pod-group member.
-#[derive(Debug)]
-pub(crate) struct Member {
-    pub component: usize,
-    pub keys: Vec<Expr>,
-    pub filters: Vec<Expr>,
 }
 
 /// A definition compiled once: parsed jq programs, component graph and
@@ -182,7 +131,7 @@ pub struct CompiledDefinition {
     pub(crate) limits: Limits,
     pub(crate) comps: Vec<Comp>,
     pub(crate) warnings: Vec<Finding>,
-    pub(crate) gang: Option<Gang>,
+    pub(crate) gang: Option<crate::gang::Gang>,
 }
 
 const _: () = {
@@ -201,23 +150,29 @@ fn invalid(definition: &Definition, findings: Vec<Finding>) -> Error {
         ErrorCode::Validation,
         format!("invalid definition '{name}': {errors} error(s)"),
     );
-    e.findings = findings;
+    e.0.findings = findings;
     e
 }
 
-struct Ctx<'a> {
-    limits: &'a Limits,
-    spans: Option<&'a SpanIndex>,
+pub(crate) struct Ctx<'a> {
+    pub(crate) limits: &'a Limits,
+    pub(crate) spans: Option<&'a SpanIndex>,
 }
 
 impl Ctx<'_> {
-    fn expr(&self, code: &str, field: String, mode: ExprMode) -> Result<Expr> {
+    pub(crate) fn expr(&self, code: &str, field: String, mode: ExprMode) -> Result<Expr> {
+        let position = self.spans.and_then(|s| {
+            let mut loc = Location::field(field.clone());
+            s.locate(&mut loc);
+            loc.line.zip(loc.column)
+        });
         Program::compile(code, mode, &[], self.limits)
             .map(|program| Expr {
                 program,
                 field: field.clone(),
                 paths: std::sync::OnceLock::new(),
                 mode,
+                position,
             })
             .map_err(|issue| self.issue_error(issue, code, field))
     }
@@ -225,7 +180,7 @@ impl Ctx<'_> {
     fn issue_error(&self, issue: JqIssue, code: &str, field: String) -> Error {
         let mut e = match issue.kind {
             JqIssueKind::Limit => {
-                Error::limit(issue.limit.unwrap_or("maxExpressionBytes"), issue.message)
+                Error::limit_error(issue.limit.unwrap_or("maxExpressionBytes"), issue.message)
             }
             _ => Error::new(ErrorCode::JqCompile, issue.message),
         };
@@ -242,7 +197,7 @@ impl Ctx<'_> {
         e
     }
 
-    fn opt(&self, code: Option<&String>, field: String) -> Result<Option<Expr>> {
+    pub(crate) fn opt(&self, code: Option<&String>, field: String) -> Result<Option<Expr>> {
         match code {
             Some(c) if !c.trim().is_empty() => self.expr(c, field, ExprMode::Read).map(Some),
             _ => Ok(None),
@@ -265,7 +220,7 @@ impl CompiledDefinition {
     }
 
     /// Validate and compile a definition with the given limits and origin.
-    pub fn compile_with(
+    pub(crate) fn compile_with(
         definition: Definition,
         limits: Limits,
         origin: Origin,
@@ -289,7 +244,7 @@ impl CompiledDefinition {
     }
 
     /// Read every definition of a (multi-document) text and compile each.
-    pub fn all_from_text(
+    pub(crate) fn all_from_text(
         text: &str,
         limits: Limits,
         origin: Origin,
@@ -297,7 +252,12 @@ impl CompiledDefinition {
         let loaded = crate::definition::read_definitions(text, &limits)?;
         let mut out = Vec::with_capacity(loaded.len());
         for l in loaded {
-            let findings = crate::validate::validate_loaded_static(&l, &limits);
+            let mut findings = crate::validate::validate_loaded_static(&l, &limits);
+            if crate::validate::has_errors(&findings) {
+                // Report what `validate` reports: every finding, the jq
+                // ones (undefined functions) included.
+                findings = crate::validate::validate_loaded(&l, &limits);
+            }
             let doc = l.document;
             let c = Self::build(l.definition, limits, origin, findings, Some(&l.spans)).map_err(
                 |e| {
@@ -328,7 +288,7 @@ impl CompiledDefinition {
             limits: &effective,
             spans,
         };
-        let compiled = (|| -> Result<(Vec<Comp>, Option<Gang>)> {
+        let compiled = (|| -> Result<(Vec<Comp>, Option<crate::gang::Gang>)> {
             let defs: Vec<ComponentDefinition> = definition.components().cloned().collect();
             let mut comps = Vec::with_capacity(defs.len());
             for (i, d) in defs.iter().enumerate() {
@@ -343,7 +303,7 @@ impl CompiledDefinition {
                     comps[p].children.push(i);
                 }
             }
-            let gang = compile_gang(&ctx, &definition, &comps)?;
+            let gang = crate::gang::compile(&ctx, &definition, &comps)?;
             Ok((comps, gang))
         })();
         let (comps, gang) = match compiled {
@@ -352,7 +312,7 @@ impl CompiledDefinition {
             // next); an expression that then fails to compile because it
             // names an undefined function is a validation finding like the
             // others: report every one, as `validate` does.
-            Err(e) if e.code == ErrorCode::JqCompile => {
+            Err(e) if e.0.code == ErrorCode::JqCompile => {
                 let undefined = crate::validate::validate(&definition, &limits)
                     .into_iter()
                     .filter(|f| f.code == crate::validate::codes::JQ_UNDEFINED);
@@ -417,7 +377,7 @@ impl CompiledDefinition {
     }
 
     /// The same definition, marked as coming from `origin`.
-    pub fn with_origin(mut self, origin: Origin) -> Self {
+    pub(crate) fn with_origin(mut self, origin: Origin) -> Self {
         self.origin = origin;
         self
     }
@@ -434,167 +394,12 @@ fn compile_component(ctx: &Ctx<'_>, index: usize, d: &ComponentDefinition) -> Re
         d.instance_id_path.as_ref(),
         format!("{field}.instanceIdPath"),
     )?;
-    let sd = format!("{field}.specDefinition");
-    let (pod, metadata) = match &d.spec_definition {
-        None => (PodDef::None, None),
-        Some(s) => {
-            let metadata = ctx.opt(s.metadata_path.as_ref(), format!("{sd}.metadataPath"))?;
-            let pod = if let Some(p) = ctx.opt(
-                s.pod_template_spec_path.as_ref(),
-                format!("{sd}.podTemplateSpecPath"),
-            )? {
-                PodDef::Template(p)
-            } else if let Some(p) =
-                ctx.opt(s.pod_spec_path.as_ref(), format!("{sd}.podSpecPath"))?
-            {
-                PodDef::Spec(p)
-            } else if let Some(f) = &s.fragmented_pod_spec_definition {
-                let mut fields = Vec::new();
-                for ff in FRAGMENT_FIELDS {
-                    let key = format!("{sd}.fragmentedPodSpecDefinition.{}", ff.path_key());
-                    if let Some(e) = ctx.opt(f.path(ff), key)? {
-                        fields.push((ff, e));
-                    }
-                }
-                PodDef::Fragmented(fields)
-            } else {
-                PodDef::None
-            };
-            (pod, metadata)
-        }
-    };
-    let scale = match &d.scale_definition {
-        None => None,
-        Some(s) => {
-            let sf = format!("{field}.scaleDefinition");
-            Some([
-                ctx.opt(s.replicas_path.as_ref(), format!("{sf}.replicasPath"))?,
-                ctx.opt(
-                    s.min_replicas_path.as_ref(),
-                    format!("{sf}.minReplicasPath"),
-                )?,
-                ctx.opt(
-                    s.max_replicas_path.as_ref(),
-                    format!("{sf}.maxReplicasPath"),
-                )?,
-            ])
-        }
-    };
-    let status = match &d.status_definition {
-        None => None,
-        Some(s) => {
-            let stf = format!("{field}.statusDefinition");
-            let phase = match &s.phase_definition {
-                Some(p) => ctx.opt(Some(&p.path), format!("{stf}.phaseDefinition.path"))?,
-                None => None,
-            };
-            let conditions = match &s.conditions_definition {
-                Some(c) => ctx
-                    .opt(Some(&c.path), format!("{stf}.conditionsDefinition.path"))?
-                    .map(|expr| ConditionsDef {
-                        expr,
-                        type_field: c.type_field_name.clone().unwrap_or_else(|| "type".into()),
-                        status_field: c
-                            .status_field_name
-                            .clone()
-                            .unwrap_or_else(|| "status".into()),
-                        message_field: c
-                            .message_field_name
-                            .clone()
-                            .unwrap_or_else(|| "message".into()),
-                        reason_field: c
-                            .reason_field_name
-                            .clone()
-                            .unwrap_or_else(|| "reason".into()),
-                    }),
-                None => None,
-            };
-            let mut mappings = Vec::new();
-            for key in STATUS_ORDER {
-                let Some(list) = s.status_mappings.get(key) else {
-                    continue;
-                };
-                let mut ms = Vec::with_capacity(list.len());
-                for (i, m) in list.iter().enumerate() {
-                    let mf = format!("{stf}.statusMappings.{}[{i}]", key.key());
-                    let by_expression = match &m.by_expression {
-                        Some(b) => ctx
-                            .opt(Some(&b.expression), format!("{mf}.byExpression.expression"))?
-                            .map(|e| (e, b.expected_result.clone())),
-                        None => None,
-                    };
-                    ms.push(Matcher {
-                        by_phase: m.by_phase.clone().filter(|p| !p.is_empty()),
-                        by_conditions: m.by_conditions.clone().unwrap_or_default(),
-                        by_expression,
-                        field: mf,
-                    });
-                }
-                mappings.push((key, ms));
-            }
-            Some(StatusDef {
-                phase,
-                conditions,
-                mappings,
-            })
-        }
-    };
-    let suspend = match &d.suspend_definition {
-        None => None,
-        Some(sd) => {
-            let mut lists: [Vec<(Expr, Value)>; 2] = Default::default();
-            for (k, (key, actions)) in [
-                ("suspendActions", &sd.suspend_actions),
-                ("resumeActions", &sd.resume_actions),
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                for (i, a) in actions.iter().enumerate() {
-                    let af = format!("{field}.suspendDefinition.{key}[{i}]");
-                    let value: Value = serde_json::from_str(&a.value).map_err(|e| {
-                        Error::new(
-                            ErrorCode::Validation,
-                            format!("{key}[{i}]: failed to decode value {:?}: {e}", a.value),
-                        )
-                        .at_field(format!("{af}.value"))
-                    })?;
-                    let e = ctx.expr(&a.path, format!("{af}.path"), ExprMode::Action)?;
-                    lists[k].push((e, value));
-                }
-            }
-            Some(lists)
-        }
-    };
-    let psf = format!("{field}.podSelector");
-    let (type_selector, instance_selector, replica_selector) = match &d.pod_selector {
-        None => (None, None, None),
-        Some(ps) => {
-            let ts = match &ps.component_type_selector {
-                None => None,
-                Some(t) => Some(TypeSelector {
-                    key_path: ctx.opt(
-                        t.key_path.as_ref(),
-                        format!("{psf}.componentTypeSelector.keyPath"),
-                    )?,
-                    value: t.value.clone(),
-                    match_labels: t.match_labels.clone().unwrap_or_default(),
-                }),
-            };
-            let is = match &ps.component_instance_selector {
-                None => None,
-                Some(i) => ctx.opt(
-                    Some(&i.id_path),
-                    format!("{psf}.componentInstanceSelector.idPath"),
-                )?,
-            };
-            let rs = match &ps.replica_selector {
-                None => None,
-                Some(r) => ctx.opt(Some(&r.key_path), format!("{psf}.replicaSelector.keyPath"))?,
-            };
-            (ts, is, rs)
-        }
-    };
+    let (pod, metadata) = crate::pods::compile(ctx, &field, d)?;
+    let scale = crate::scale::compile(ctx, &field, d)?;
+    let status = crate::status::compile(ctx, &field, d)?;
+    let suspend = crate::suspend::compile(ctx, &field, d)?;
+    let (type_selector, instance_selector, replica_selector) =
+        crate::selectors::compile(ctx, &field, d)?;
     Ok(Comp {
         name: d.name.clone(),
         def: d.clone(),
@@ -610,72 +415,4 @@ fn compile_component(ctx: &Ctx<'_>, index: usize, d: &ComponentDefinition) -> Re
         instance_selector,
         replica_selector,
     })
-}
-
-fn compile_gang(ctx: &Ctx<'_>, def: &Definition, comps: &[Comp]) -> Result<Option<Gang>> {
-    let Some(gs) = def
-        .spec
-        .optimization_instructions
-        .as_ref()
-        .and_then(|o| o.gang_scheduling.as_ref())
-    else {
-        return Ok(None);
-    };
-    let base = "spec.optimizationInstructions.gangScheduling";
-    let mut gang = Gang {
-        v2: gs.pod_group.clone(),
-        ..Gang::default()
-    };
-    for (gi, g) in gs.pod_groups.iter().flatten().enumerate() {
-        let mut members = Vec::new();
-        for (mi, m) in g.members.iter().enumerate() {
-            let mf = format!("{base}.podGroups[{gi}].members[{mi}]");
-            let Some(component) = comps.iter().position(|c| c.name == m.component_name) else {
-                continue;
-            };
-            let mut keys = Vec::new();
-            for (ki, k) in m.group_by_key_paths.iter().enumerate() {
-                if let Some(e) = ctx.opt(Some(k), format!("{mf}.groupByKeyPaths[{ki}]"))? {
-                    keys.push(e);
-                }
-            }
-            let mut filters = Vec::new();
-            for (fi, f) in m.filters.iter().enumerate() {
-                if let Some(e) = ctx.opt(Some(f), format!("{mf}.filters[{fi}]"))? {
-                    filters.push(e);
-                }
-            }
-            members.push(Member {
-                component,
-                keys,
-                filters,
-            });
-        }
-        gang.groups.push((g.name.clone(), members));
-    }
-    // Candidates: walk each component and its ancestors; own members first,
-    // then ancestors' (nearest first), each in group then member order.
-    for ci in 0..comps.len() {
-        let mut chain = vec![ci];
-        let mut cur = comps[ci].parent;
-        while let Some(p) = cur {
-            if chain.contains(&p) {
-                break;
-            }
-            chain.push(p);
-            cur = comps[p].parent;
-        }
-        let mut cands = Vec::new();
-        for x in chain {
-            for (gi, (_, members)) in gang.groups.iter().enumerate() {
-                for (mi, m) in members.iter().enumerate() {
-                    if m.component == x {
-                        cands.push((gi, mi));
-                    }
-                }
-            }
-        }
-        gang.candidates.push(cands);
-    }
-    Ok(Some(gang))
 }

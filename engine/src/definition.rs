@@ -32,7 +32,7 @@
 use crate::error::{Error, ErrorCode, Finding, Result};
 use crate::limits::Limits;
 use crate::model::{self, Definition, Generation};
-use crate::source::{self, SpanIndex, path_push_index, path_push_key};
+use crate::source::{self, FieldPath, Segment, SpanIndex, path_push_index, path_push_key};
 use serde_json::Value;
 
 /// A definition read from text or a value, with what was noticed on the way.
@@ -52,95 +52,39 @@ pub struct LoadedDefinition {
     pub document: Option<usize>,
 }
 
-/// The `kind`s of list documents whose `items` are definitions.
-const LIST_KINDS: [&str; 3] = ["List", "KartaList", "ResourceInterfaceList"];
-
 /// Read every definition of a YAML or JSON text.
 ///
-/// Each non-empty document is one definition, except list documents (`kind:
-/// List`, `KartaList` or `ResourceInterfaceList` with an `items` array), which
-/// give one definition per item. The first document that is not a valid
+/// Each object of the text (by the rules of [`crate::source::read_objects`]: documents,
+/// top-level arrays, list documents such as `kind: List`, `KartaList` or
+/// `ResourceInterfaceList`) is one definition. The first document that is not a valid
 /// definition fails the whole read; its error names the document (when the
 /// text has several) and, for a list item, a field path starting with
 /// `items[i]`.
 pub fn read_definitions(text: &str, limits: &Limits) -> Result<Vec<LoadedDefinition>> {
     let docs = source::parse_documents(text, limits)?;
-    let several = docs.len() > 1;
     let mut out = Vec::new();
-    for doc in docs {
-        let document = (several || doc.document > 0).then_some(doc.document);
-        match list_items(&doc.value) {
-            Ok(Some(items)) => {
-                for (i, item) in items.iter().enumerate() {
-                    let prefix = path_push_index("items", i);
-                    let spans = doc.spans.subtree(&prefix);
-                    let loaded = load(item, spans, document, limits).map_err(|mut e| {
-                        // Positions are relative to the item; the reported
-                        // field is relative to the document.
-                        e.location.field = Some(match e.location.field.take() {
-                            Some(f) if !f.is_empty() => join_path(&prefix, &f),
-                            _ => prefix.clone(),
-                        });
-                        if e.location.line.is_none() {
-                            doc.spans.locate(&mut e.location);
-                        }
-                        e
-                    })?;
-                    out.push(loaded);
-                }
-            }
-            Ok(None) => out.push(load(&doc.value, doc.spans, document, limits)?),
-            Err(mut e) => {
-                e.location.document = document;
-                doc.spans.locate(&mut e.location);
-                return Err(e);
-            }
-        }
+    for split in crate::source::split(docs) {
+        out.push(load_item(&split.map_err(|m| m.error)?, limits)?);
     }
     Ok(out)
 }
 
+/// Read one definition from an item of a text; an error's field is
+/// relative to the document and carries the position.
+pub(crate) fn load_item(
+    item: &crate::source::SourceItem,
+    limits: &Limits,
+) -> Result<LoadedDefinition> {
+    load(&item.value, item.spans.clone(), item.document, limits).map_err(|mut e| {
+        item.locate(&mut e.0.location);
+        e
+    })
+}
+
 /// Read one definition from a JSON value (no positions).
-pub fn definition_from_value(value: &Value, limits: &Limits) -> Result<LoadedDefinition> {
+#[cfg(test)]
+pub(crate) fn definition_from_value(value: &Value, limits: &Limits) -> Result<LoadedDefinition> {
     load(value, SpanIndex::new(), None, limits)
-}
-
-/// `prefix` + relative path `rel` (`items[0]` + `spec.x` = `items[0].spec.x`;
-/// `items[0]` + `["a b"]` = `items[0]["a b"]`).
-fn join_path(prefix: &str, rel: &str) -> String {
-    if rel.starts_with('[') {
-        format!("{prefix}{rel}")
-    } else {
-        format!("{prefix}.{rel}")
-    }
-}
-
-fn list_items(value: &Value) -> Result<Option<&Vec<Value>>> {
-    let Some(obj) = value.as_object() else {
-        return Ok(None);
-    };
-    let Some(kind) = obj.get("kind").and_then(Value::as_str) else {
-        return Ok(None);
-    };
-    if !LIST_KINDS.contains(&kind) {
-        return Ok(None);
-    }
-    match obj.get("items") {
-        Some(Value::Array(items)) => Ok(Some(items)),
-        Some(Value::Null) | None => Err(Error::new(
-            ErrorCode::Parse,
-            format!("a {kind} document must have an 'items' list"),
-        )
-        .at_field("items")),
-        Some(other) => Err(Error::new(
-            ErrorCode::Parse,
-            format!(
-                "invalid type: {}, expected a list of definitions",
-                type_name(other)
-            ),
-        )
-        .at_field("items")),
-    }
 }
 
 fn type_name(v: &Value) -> &'static str {
@@ -169,9 +113,9 @@ fn load(
     limits: &Limits,
 ) -> Result<LoadedDefinition> {
     let located = |mut e: Error| {
-        spans.locate(&mut e.location);
-        if e.location.document.is_none() {
-            e.location.document = document;
+        spans.locate(&mut e.0.location);
+        if e.0.location.document.is_none() {
+            e.0.location.document = document;
         }
         e
     };
@@ -337,6 +281,50 @@ fn type_error(e: serde_path_to_error::Error<serde_json::Error>) -> Error {
 // Unknown fields and suggestions
 // ---------------------------------------------------------------------------
 
+/// The field names serde derives for a struct of the model (its serialized
+/// names), read by asking it to deserialize from a deserializer that only
+/// records the field list `deserialize_struct` is given.
+fn fields_of<T: serde::de::DeserializeOwned>() -> &'static [&'static str] {
+    struct Fields(&'static [&'static str]);
+    #[derive(Debug)]
+    struct Stop;
+    impl std::fmt::Display for Stop {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("field list read")
+        }
+    }
+    impl std::error::Error for Stop {}
+    impl serde::de::Error for Stop {
+        fn custom<M: std::fmt::Display>(_: M) -> Self {
+            Stop
+        }
+    }
+    struct Capture<'a>(&'a mut Fields);
+    impl<'de> serde::Deserializer<'de> for Capture<'_> {
+        type Error = Stop;
+        fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Stop> {
+            Err(Stop)
+        }
+        fn deserialize_struct<V: serde::de::Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Stop> {
+            self.0.0 = fields;
+            Err(Stop)
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+            bytes byte_buf option unit unit_struct newtype_struct seq tuple
+            tuple_struct map enum identifier ignored_any
+        }
+    }
+    let mut fields = Fields(&[]);
+    let _ = T::deserialize(Capture(&mut fields));
+    fields.0
+}
+
 /// The object types of the format (for field-name suggestions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Shape {
@@ -381,88 +369,43 @@ enum Holds {
 }
 
 impl Shape {
-    /// Known fields, in the model's order.
+    /// Known fields, in the model's order: taken from the model's own
+    /// `Deserialize` implementation (the field list serde derives), so they
+    /// cannot drift from it.
     fn fields(self) -> &'static [&'static str] {
+        use crate::model::*;
         match self {
-            Shape::Definition => &["apiVersion", "kind", "metadata", "spec", "status"],
+            Shape::Definition => fields_of::<Definition>(),
+            // `ObjectMeta` keeps every other field (serde's `flatten`), so
+            // serde derives no field list for it: its typed fields.
             Shape::Metadata => &["name", "labels", "annotations"],
-            Shape::Spec => &["structureDefinition", "optimizationInstructions"],
-            Shape::Structure => &["rootComponent", "childComponents", "additionalChildKinds"],
-            Shape::Component => &[
-                "name",
-                "kind",
-                "ownerRef",
-                "specDefinition",
-                "scaleDefinition",
-                "statusDefinition",
-                "instanceIdPath",
-                "podSelector",
-                "suspendDefinition",
-            ],
-            Shape::Gvk => &["group", "version", "kind"],
-            Shape::SpecDefinition => &[
-                "podTemplateSpecPath",
-                "podSpecPath",
-                "metadataPath",
-                "fragmentedPodSpecDefinition",
-            ],
-            Shape::Fragmented => &[
-                "schedulerNamePath",
-                "labelsPath",
-                "annotationsPath",
-                "resourcesPath",
-                "resourceClaimsPath",
-                "podAffinityPath",
-                "nodeAffinityPath",
-                "containersPath",
-                "containerPath",
-                "priorityClassNamePath",
-                "imagePath",
-            ],
-            Shape::Scale => &["replicasPath", "minReplicasPath", "maxReplicasPath"],
-            Shape::Status => &["phaseDefinition", "conditionsDefinition", "statusMappings"],
-            Shape::Phase => &["path"],
-            Shape::Conditions => &[
-                "path",
-                "typeFieldName",
-                "statusFieldName",
-                "messageFieldName",
-                "reasonFieldName",
-            ],
-            Shape::Mappings => &[
-                "initializing",
-                "running",
-                "completed",
-                "failed",
-                "degraded",
-                "suspended",
-                "suspending",
-                "resuming",
-            ],
-            Shape::Matcher => &["byPhase", "byConditions", "byExpression"],
-            Shape::ExpectedCondition => &["type", "status", "reason"],
-            Shape::ByExpression => &["expression", "expectedResult"],
-            Shape::PodSelector => &[
-                "componentTypeSelector",
-                "componentInstanceSelector",
-                "replicaSelector",
-            ],
-            Shape::TypeSelector => &["keyPath", "value", "matchLabels"],
-            Shape::InstanceSelector => &["idPath"],
-            Shape::ReplicaSelector => &["keyPath"],
-            Shape::Suspend => &["suspendActions", "resumeActions"],
-            Shape::Action => &["path", "value"],
-            Shape::Optimization => &["gangScheduling"],
-            Shape::Gang => &["podGroups", "podGroup"],
-            Shape::PodGroup => &["name", "members"],
-            Shape::Member => &["componentName", "groupByKeyPaths", "filters"],
-            Shape::PodGroupV2 => &["name", "subGroups", "topology"],
-            Shape::SubGroup => &["componentName", "topology"],
-            Shape::Topology => &[
-                "topologyName",
-                "preferredTopologyLevel",
-                "requiredTopologyLevel",
-            ],
+            Shape::Spec => fields_of::<DefinitionSpec>(),
+            Shape::Structure => fields_of::<StructureDefinition>(),
+            Shape::Component => fields_of::<ComponentDefinition>(),
+            Shape::Gvk => fields_of::<Gvk>(),
+            Shape::SpecDefinition => fields_of::<SpecDefinition>(),
+            Shape::Fragmented => fields_of::<FragmentedPodSpecDefinition>(),
+            Shape::Scale => fields_of::<ScaleDefinition>(),
+            Shape::Status => fields_of::<StatusDefinition>(),
+            Shape::Phase => fields_of::<PhaseDefinition>(),
+            Shape::Conditions => fields_of::<ConditionsDefinition>(),
+            Shape::Mappings => fields_of::<StatusMappings>(),
+            Shape::Matcher => fields_of::<StatusMatcher>(),
+            Shape::ExpectedCondition => fields_of::<ExpectedCondition>(),
+            Shape::ByExpression => fields_of::<ByExpression>(),
+            Shape::PodSelector => fields_of::<PodSelector>(),
+            Shape::TypeSelector => fields_of::<ComponentTypeSelector>(),
+            Shape::InstanceSelector => fields_of::<ComponentInstanceSelector>(),
+            Shape::ReplicaSelector => fields_of::<ReplicaSelector>(),
+            Shape::Suspend => fields_of::<SuspendDefinition>(),
+            Shape::Action => fields_of::<Action>(),
+            Shape::Optimization => fields_of::<OptimizationInstructions>(),
+            Shape::Gang => fields_of::<GangScheduling>(),
+            Shape::PodGroup => fields_of::<PodGroupDefinition>(),
+            Shape::Member => fields_of::<PodGroupMember>(),
+            Shape::PodGroupV2 => fields_of::<PodGroupV2>(),
+            Shape::SubGroup => fields_of::<SubGroup>(),
+            Shape::Topology => fields_of::<Topology>(),
             Shape::Opaque => &[],
         }
     }
@@ -511,10 +454,13 @@ impl Shape {
 fn shape_at(path: &str) -> Shape {
     let mut shape = Shape::Definition;
     let mut pending_list: Option<Shape> = None;
-    for step in split_path(path) {
+    let Some(path) = FieldPath::parse(path) else {
+        return Shape::Opaque;
+    };
+    for step in path.segments() {
         match (step, pending_list.take()) {
-            (Step::Index, Some(element)) => shape = element,
-            (Step::Key(key), None) => match shape.child(&key) {
+            (Segment::Index(_), Some(element)) => shape = element,
+            (Segment::Key(key), None) => match shape.child(key) {
                 Holds::One(s) => shape = s,
                 Holds::ListOf(s) => pending_list = Some(s),
             },
@@ -526,53 +472,6 @@ fn shape_at(path: &str) -> Shape {
     } else {
         shape
     }
-}
-
-enum Step {
-    Key(String),
-    Index,
-}
-
-/// Split a path made by [`path_push_key`]/[`path_push_index`] into steps.
-fn split_path(path: &str) -> Vec<Step> {
-    let mut steps = Vec::new();
-    let mut rest = path;
-    while !rest.is_empty() {
-        if let Some(r) = rest.strip_prefix('.') {
-            rest = r;
-            continue;
-        }
-        if let Some(r) = rest.strip_prefix("[\"") {
-            // A JSON string key up to the closing `"]`.
-            let mut end = None;
-            let mut escaped = false;
-            for (i, c) in r.char_indices() {
-                if escaped {
-                    escaped = false;
-                } else if c == '\\' {
-                    escaped = true;
-                } else if c == '"' {
-                    end = Some(i);
-                    break;
-                }
-            }
-            let Some(end) = end else { break };
-            let raw = r.get(..end).unwrap_or("");
-            let key = serde_json::from_str::<String>(&format!("\"{raw}\"")).unwrap_or_default();
-            steps.push(Step::Key(key));
-            rest = r.get(end + 1..).unwrap_or("").trim_start_matches(']');
-            continue;
-        }
-        if let Some(r) = rest.strip_prefix('[') {
-            steps.push(Step::Index);
-            rest = r.split_once(']').map(|(_, t)| t).unwrap_or("");
-            continue;
-        }
-        let end = rest.find(['.', '[']).unwrap_or(rest.len());
-        steps.push(Step::Key(rest.get(..end).unwrap_or("").to_string()));
-        rest = rest.get(end..).unwrap_or("");
-    }
-    steps
 }
 
 /// Documented misspellings (reference guides) and the field meant.
@@ -675,9 +574,11 @@ fn misplaced(key: &str, shape: Shape) -> Option<String> {
 }
 
 fn unknown_field(path: &str) -> Finding {
-    let steps = split_path(path);
-    let key = match steps.last() {
-        Some(Step::Key(k)) => k.clone(),
+    let key = match FieldPath::parse(path)
+        .as_ref()
+        .and_then(|p| p.segments().last())
+    {
+        Some(Segment::Key(k)) => k.to_string(),
         _ => String::new(),
     };
     let parent = parent_path(path);
@@ -689,7 +590,7 @@ fn unknown_field(path: &str) -> Finding {
     if let Some(s) = suggestion {
         message.push_str(&format!(" (did you mean '{s}'?)"));
     }
-    Finding::warning("unknown-field", message, path)
+    Finding::warning(crate::validate::codes::UNKNOWN_FIELD, message, path)
 }
 
 /// The path without its last step.
@@ -711,7 +612,7 @@ fn parent_path(path: &str) -> &str {
 fn newer_generation_fields(def: &Definition, out: &mut Vec<Finding>) {
     let warn = |out: &mut Vec<Finding>, path: String, field: &str| {
         out.push(Finding::warning(
-            "newer-generation-field",
+            crate::validate::codes::NEWER_GENERATION_FIELD,
             format!(
                 "field '{field}' belongs to the newer {} {} format; it is accepted in a {} but older consumers ignore it",
                 model::API_VERSION_KARTA,
@@ -792,7 +693,9 @@ fn newer_generation_fields(def: &Definition, out: &mut Vec<Finding>) {
 mod tests {
     use super::*;
 
-    /// Every field the model serializes is known to the suggestion schema.
+    /// Every field of a fully populated model sits where the structure
+    /// (`Shape::child`, the one hand-kept part) says, and is one of the
+    /// model's own field names there.
     #[test]
     fn schema_matches_model() {
         use crate::model::*;

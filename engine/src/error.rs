@@ -15,6 +15,7 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ErrorCode {
     /// Malformed YAML or JSON text, or a document of the wrong shape.
     Parse,
@@ -42,6 +43,22 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code, in declaration order (bindings generate their error
+    /// classes from this list).
+    pub const ALL: [ErrorCode; 11] = [
+        ErrorCode::Parse,
+        ErrorCode::Validation,
+        ErrorCode::JqCompile,
+        ErrorCode::JqRuntime,
+        ErrorCode::Conversion,
+        ErrorCode::CountMismatch,
+        ErrorCode::Limit,
+        ErrorCode::NoDefinition,
+        ErrorCode::InvalidObject,
+        ErrorCode::Update,
+        ErrorCode::Usage,
+    ];
+
     /// The stable string form, e.g. `jq_runtime`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -189,50 +206,115 @@ impl Finding {
     }
 }
 
+/// The engine's error: a stable [`ErrorCode`], a message, where it happened,
+/// and for some codes the limit breached or the validation findings.
+///
+/// The data sits behind one pointer, so a `Result<T, Error>` stays small on
+/// the success path; read it with the accessors. Its JSON form (`code`,
+/// `message`, `location`?, `limit`?, `findings`?) is the contract every
+/// binding copies; [`crate::error_schema`] is its JSON Schema.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Error(pub(crate) Box<ErrorData>);
+
 /// The engine's error.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "Error"))]
 #[serde(rename_all = "camelCase")]
-pub struct Error {
+pub(crate) struct ErrorData {
     /// Stable error class.
-    pub code: ErrorCode,
+    pub(crate) code: ErrorCode,
     /// Human-readable message (without the location, which is kept apart).
-    pub message: String,
+    pub(crate) message: String,
     /// Where it happened.
     #[serde(skip_serializing_if = "Location::is_empty")]
-    pub location: Location,
+    pub(crate) location: Location,
     /// For [`ErrorCode::Limit`]: the name of the limit (the field name of
     /// [`crate::Limits`] in camelCase, e.g. `maxOutputs`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub limit: Option<String>,
+    pub(crate) limit: Option<String>,
     /// For [`ErrorCode::Validation`]: every finding (errors and warnings).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub findings: Vec<Finding>,
+    pub(crate) findings: Vec<Finding>,
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl Serialize for Error {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Error {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        ErrorData::schema_name()
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        ErrorData::json_schema(g)
+    }
 }
 
 impl Error {
     /// A new error without location.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Error {
+        Error(Box::new(ErrorData {
             code,
             message: message.into(),
             location: Location::default(),
             limit: None,
             findings: Vec::new(),
-        }
+        }))
     }
 
-    /// A limit error naming the limit.
-    pub fn limit(limit: &str, message: impl Into<String>) -> Self {
-        Error {
-            limit: Some(limit.to_string()),
-            ..Error::new(ErrorCode::Limit, message)
-        }
+    /// A limit error naming the limit (the camelCase field of [`crate::Limits`]).
+    pub fn limit_error(limit: &str, message: impl Into<String>) -> Self {
+        let mut e = Error::new(ErrorCode::Limit, message);
+        e.0.limit = Some(limit.to_string());
+        e
+    }
+
+    /// A validation error carrying every finding.
+    pub fn validation(message: impl Into<String>, findings: Vec<Finding>) -> Self {
+        let mut e = Error::new(ErrorCode::Validation, message);
+        e.0.findings = findings;
+        e
+    }
+
+    /// The stable error class.
+    pub fn code(&self) -> ErrorCode {
+        self.0.code
+    }
+
+    /// The message, without the location (see [`Error::location`]; the
+    /// `Display` form has both).
+    pub fn message(&self) -> &str {
+        &self.0.message
+    }
+
+    /// Where it happened.
+    pub fn location(&self) -> &Location {
+        &self.0.location
+    }
+
+    /// For [`ErrorCode::Limit`]: the camelCase name of the limit.
+    pub fn limit(&self) -> Option<&str> {
+        self.0.limit.as_deref()
+    }
+
+    /// For [`ErrorCode::Validation`]: every finding (errors and warnings).
+    pub fn findings(&self) -> &[Finding] {
+        &self.0.findings
     }
 
     /// Set the location, keeping parts already set.
     pub fn at(mut self, loc: Location) -> Self {
-        let l = &mut self.location;
+        let l = &mut self.0.location;
         macro_rules! keep {
             ($($f:ident),*) => { $( if l.$f.is_none() { l.$f = loc.$f; } )* };
         }
@@ -266,19 +348,19 @@ impl Error {
 
     /// Prefix the message with context (`"failed to extract scales: ..."`).
     pub fn context(mut self, prefix: &str) -> Self {
-        self.message = format!("{prefix}: {}", self.message);
+        self.0.message = format!("{prefix}: {}", self.0.message);
         self
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.message)?;
-        let loc = self.location.describe();
+        write!(f, "{}", self.0.message)?;
+        let loc = self.0.location.describe();
         if !loc.is_empty() {
             write!(f, " (at {loc})")?;
         }
-        for finding in &self.findings {
+        for finding in &self.0.findings {
             let sev = match finding.severity {
                 Severity::Error => "error",
                 Severity::Warning => "warning",

@@ -1,45 +1,90 @@
 //! workload-lens engine: a pure, IO-free resolver of Kubernetes workloads
 //! through declarative Workload Map definitions.
 //!
+//! One [`Engine`] holds the limits and the definitions (the bundled catalog
+//! plus the user's) and does everything: resolve, update, suspend and
+//! resume, attribute pods, gang groups, explain status, validate, evaluate
+//! jq. A [`CompiledDefinition`] is one definition, compiled once.
+//!
 //! ```
-//! use workload_lens::DefinitionSet;
-//! let set = DefinitionSet::with_catalog().unwrap();
-//! let text = include_str!("../../examples/jobset.yaml");
-//! let resolved = set.resolve_text(text, &Default::default()).unwrap();
+//! use workload_lens::Engine;
+//! let engine = Engine::new()?;
+//! let object = engine.read_object(include_str!("../../examples/jobset.yaml"))?;
+//! let resolved = engine.resolve(&object)?;
 //! assert_eq!(resolved.totals.resources.gpu, 12);
+//! # Ok::<(), workload_lens::Error>(())
 //! ```
+//!
+//! Every failure is an [`Error`] with a stable [`ErrorCode`] and a
+//! [`Location`]; nothing panics on bad input, and every unit of work is
+//! bounded by [`Limits`].
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+// The white-box tests in `src/tests` name the crate as its users do.
+#[cfg(test)]
+extern crate self as workload_lens;
+
+// The public surface is the re-exports below, plus `abi` (the JSON-text
+// interface of the language bindings) and `model` (the definition format's
+// types). Every other module is private.
 pub mod abi;
-pub mod catalog;
-pub mod compile;
-pub mod definition;
-pub mod error;
-pub mod explain;
-pub mod gang;
+mod catalog;
+mod compile;
+mod definition;
+mod engine;
+mod error;
+mod gang;
 pub(crate) mod jq;
-pub mod limits;
+mod limits;
 pub mod model;
-pub mod patch;
-pub mod pods;
-pub mod quantity;
-pub mod registry;
-pub(crate) mod resolve;
-pub mod resolved;
-pub mod resources;
-pub mod source;
-pub mod update;
-pub mod validate;
+mod patch;
+mod pods;
+mod quantity;
+mod resolve;
+mod resolved;
+mod resources;
+mod scale;
+mod selectors;
+mod source;
+mod status;
+mod suspend;
+mod update;
+mod validate;
+mod verdict;
+
+#[cfg(test)]
+mod tests;
 
 pub use compile::{CompiledDefinition, Origin};
+pub use engine::{Engine, EngineBuilder};
 pub use error::{Error, ErrorCode, Finding, Location, Result, Severity};
-pub use explain::StatusExplanation;
-pub use limits::Limits;
+pub use gang::{GangGroup, GangReport, PodGang, SubGroupState};
+pub use limits::{HARD_MAX_DEPTH, HARD_MAX_EXPRESSION_DEPTH, Limits};
 pub use model::{Definition, Gvk};
-pub use registry::DefinitionSet;
-pub use resolved::Resolved;
+pub use patch::PatchOp;
+/// Apply a JSON patch (`add`, `remove` and `replace` operations, as in
+/// [`UpdateResult::patch`]) to a document, returning the patched copy.
+pub use patch::apply as apply_patch;
+pub use quantity::{Quantity, QuantityError, QuantityFormat};
+pub use resolved::{
+    Component, Condition, DefinitionRef, Instance, Resolved, Scale, Status, Totals, TreeNode,
+    WorkloadRef, WorkloadStatus,
+};
+pub use resources::ResourceSummary;
+pub use selectors::{Attribution, Live, PodAttribution, PodFinding};
+pub use source::{SourceDocument, SpanIndex, parse_documents};
+pub use status::{
+    CategoryExplanation, Check, ComponentStatusExplanation, ConditionsExplanation, Criterion,
+    MatcherExplanation, Outcome, PhaseExplanation, StatusExplanation,
+};
 pub use update::{ComponentUpdate, UpdateRequest, UpdateResult};
+pub use verdict::{DefinitionVerdict, ValidationReport};
+
+/// The bundled definition files: (file name, YAML text), sorted by name.
+pub fn catalog_files() -> &'static [(&'static str, &'static str)] {
+    catalog::FILES
+}
 
 /// JSON Schema (draft 2020-12) of the resolved structure, generated from the
 /// Rust types. `docs/resolved.schema.json` is this, pretty-printed.
@@ -77,7 +122,7 @@ impl Expression {
             .map_err(|i| {
                 let e = match i.kind {
                     jq::JqIssueKind::Limit => {
-                        Error::limit(i.limit.unwrap_or("maxExpressionBytes"), i.message)
+                        Error::limit_error(i.limit.unwrap_or("maxExpressionBytes"), i.message)
                     }
                     _ => Error::new(ErrorCode::JqCompile, i.message),
                 };

@@ -491,16 +491,17 @@ impl StatusKey {
     }
 
     /// The normalized status name, e.g. `Running`.
-    pub fn status(self) -> &'static str {
+    pub fn status(self) -> crate::WorkloadStatus {
+        use crate::WorkloadStatus as W;
         match self {
-            StatusKey::Resuming => "Resuming",
-            StatusKey::Suspending => "Suspending",
-            StatusKey::Suspended => "Suspended",
-            StatusKey::Running => "Running",
-            StatusKey::Failed => "Failed",
-            StatusKey::Completed => "Completed",
-            StatusKey::Initializing => "Initializing",
-            StatusKey::Degraded => "Degraded",
+            StatusKey::Resuming => W::Resuming,
+            StatusKey::Suspending => W::Suspending,
+            StatusKey::Suspended => W::Suspended,
+            StatusKey::Running => W::Running,
+            StatusKey::Failed => W::Failed,
+            StatusKey::Completed => W::Completed,
+            StatusKey::Initializing => W::Initializing,
+            StatusKey::Degraded => W::Degraded,
         }
     }
 }

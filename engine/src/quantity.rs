@@ -31,7 +31,7 @@
 //!   value: `1Gi == 1073741824 == 1073741824000m`.
 //!
 //! ```
-//! use workload_lens::quantity::Quantity;
+//! use workload_lens::Quantity;
 //!
 //! let a = Quantity::parse("1.5Gi")?;
 //! assert_eq!(a.to_canonical_string(), "1536Mi");
@@ -40,7 +40,7 @@
 //! let cpu = Quantity::parse("250m")?.add(&Quantity::parse("1")?)?;
 //! assert_eq!(cpu.to_canonical_string(), "1250m");
 //! assert_eq!(cpu.milli_ceil_u64(), 1250);
-//! # Ok::<(), workload_lens::quantity::QuantityError>(())
+//! # Ok::<(), workload_lens::QuantityError>(())
 //! ```
 
 use std::cmp::Ordering;
@@ -236,12 +236,12 @@ impl std::error::Error for QuantityError {}
 /// written in different formats compare as numbers:
 ///
 /// ```
-/// use workload_lens::quantity::Quantity;
+/// use workload_lens::Quantity;
 ///
 /// let gi = Quantity::parse("1Gi")?;
 /// assert_eq!(gi, Quantity::parse("1073741824")?);
 /// assert!(Quantity::parse("1G")? < gi);
-/// # Ok::<(), workload_lens::quantity::QuantityError>(())
+/// # Ok::<(), workload_lens::QuantityError>(())
 /// ```
 #[derive(Clone)]
 pub struct Quantity {
@@ -277,11 +277,11 @@ impl Quantity {
     /// 2⁹⁶ units. Unlike parsing, no binary SI cap is applied.
     ///
     /// ```
-    /// use workload_lens::quantity::{Quantity, QuantityFormat};
+    /// use workload_lens::{Quantity, QuantityFormat};
     ///
     /// let q = Quantity::from_nanos(1_500_000_000, QuantityFormat::DecimalSi)?;
     /// assert_eq!(q.to_canonical_string(), "1500m");
-    /// # Ok::<(), workload_lens::quantity::QuantityError>(())
+    /// # Ok::<(), workload_lens::QuantityError>(())
     /// ```
     pub fn from_nanos(nanos: i128, format: QuantityFormat) -> Result<Quantity, QuantityError> {
         if nanos.unsigned_abs() > MAX_ABS_NANOS {
@@ -325,13 +325,13 @@ impl Quantity {
     /// schema pattern, and are rejected here.
     ///
     /// ```
-    /// use workload_lens::quantity::{Quantity, QuantityFormat};
+    /// use workload_lens::{Quantity, QuantityFormat};
     ///
     /// let q = Quantity::parse("0.5Gi")?;
     /// assert_eq!(q.format(), QuantityFormat::BinarySi);
     /// assert_eq!(q.to_canonical_string(), "512Mi");
     /// assert!(Quantity::parse("1KB").is_err());
-    /// # Ok::<(), workload_lens::quantity::QuantityError>(())
+    /// # Ok::<(), workload_lens::QuantityError>(())
     /// ```
     pub fn parse(s: &str) -> Result<Quantity, QuantityError> {
         if s.is_empty() {
@@ -403,12 +403,12 @@ impl Quantity {
     ///
     /// ```
     /// use serde_json::json;
-    /// use workload_lens::quantity::Quantity;
+    /// use workload_lens::Quantity;
     ///
     /// assert_eq!(Quantity::from_json(&json!(0.5))?.to_canonical_string(), "500m");
     /// assert_eq!(Quantity::from_json(&json!("4Gi"))?.ceil_to_u64(), 4 << 30);
     /// assert!(Quantity::from_json(&json!(true)).is_err());
-    /// # Ok::<(), workload_lens::quantity::QuantityError>(())
+    /// # Ok::<(), workload_lens::QuantityError>(())
     /// ```
     pub fn from_json(v: &Value) -> Result<Quantity, QuantityError> {
         match v {

@@ -1,87 +1,16 @@
 //! Resolving an object through a compiled definition.
 
-use crate::compile::{Comp, CompiledDefinition, Expr, PodDef};
+use crate::compile::{Comp, CompiledDefinition, Expr};
 use crate::error::{Error, ErrorCode, Location, Result};
 use crate::jq::{Input, format};
-use crate::model::{FragmentField, FragmentType, Gvk};
+use crate::model::Gvk;
+use crate::pods::{PodDef, PodTemplates};
 use crate::resolved::{
-    Component, DefinitionRef, Instance, RESOLVED_API_VERSION, RESOLVED_KIND, Resolved, Scale,
-    Status, Totals, TreeNode, WorkloadRef,
+    Component, DefinitionRef, Instance, RESOLVED_API_VERSION, RESOLVED_KIND, Resolved, Status,
+    Totals, TreeNode, WorkloadRef,
 };
 use crate::resources::{self, ResourceSummary};
-use serde_json::{Map, Value};
-
-/// The fields of a Kubernetes PodSpec (core/v1, as of v1.34).
-pub(crate) const POD_SPEC_FIELDS: &[&str] = &[
-    "activeDeadlineSeconds",
-    "affinity",
-    "automountServiceAccountToken",
-    "containers",
-    "dnsConfig",
-    "dnsPolicy",
-    "enableServiceLinks",
-    "ephemeralContainers",
-    "hostAliases",
-    "hostIPC",
-    "hostNetwork",
-    "hostPID",
-    "hostUsers",
-    "hostname",
-    "hostnameOverride",
-    "imagePullSecrets",
-    "initContainers",
-    "nodeName",
-    "nodeSelector",
-    "os",
-    "overhead",
-    "preemptionPolicy",
-    "priority",
-    "priorityClassName",
-    "readinessGates",
-    "resourceClaims",
-    "resources",
-    "restartPolicy",
-    "runtimeClassName",
-    "schedulerName",
-    "schedulingGates",
-    "securityContext",
-    "serviceAccount",
-    "serviceAccountName",
-    "setHostnameAsFQDN",
-    "shareProcessNamespace",
-    "subdomain",
-    "terminationGracePeriodSeconds",
-    "tolerations",
-    "topologySpreadConstraints",
-    "volumes",
-];
-
-/// The fields of a Kubernetes ObjectMeta.
-pub(crate) const OBJECT_META_FIELDS: &[&str] = &[
-    "annotations",
-    "creationTimestamp",
-    "deletionGracePeriodSeconds",
-    "deletionTimestamp",
-    "finalizers",
-    "generateName",
-    "generation",
-    "labels",
-    "managedFields",
-    "name",
-    "namespace",
-    "ownerReferences",
-    "resourceVersion",
-    "selfLink",
-    "uid",
-];
-
-/// Keep only the fields of a Kubernetes type, as the reference's typed
-/// conversion does (a CRD's own fields at the same place are dropped from
-/// the resolved template; updates keep them in the object).
-pub(crate) fn keep_fields(mut m: Map<String, Value>, fields: &[&str]) -> Map<String, Value> {
-    m.retain(|k, _| fields.contains(&k.as_str()));
-    m
-}
+use serde_json::Value;
 
 /// Describe a JSON value's type for messages, e.g. `number (3)`.
 pub(crate) fn preview(v: &Value) -> String {
@@ -230,7 +159,7 @@ impl CompiledDefinition {
             kind: RESOLVED_KIND.into(),
             definition: DefinitionRef {
                 name: self.name().to_string(),
-                origin: self.origin.as_str().into(),
+                origin: self.origin,
                 format: self.definition.api_version.clone(),
             },
             workload,
@@ -277,7 +206,7 @@ impl CompiledDefinition {
         };
         let outs = e.eval(input, &self.limits)?;
         if outs.len() > self.limits.max_instances {
-            return Err(Error::limit(
+            return Err(Error::limit_error(
                 "maxInstances",
                 format!(
                     "{} instances exceed the limit of {}",
@@ -317,7 +246,7 @@ impl CompiledDefinition {
         Ok(ids)
     }
 
-    fn zip(&self, e: &Expr, ids: &[String], n: usize) -> Result<()> {
+    pub(crate) fn zip(&self, e: &Expr, ids: &[String], n: usize) -> Result<()> {
         if n != ids.len() {
             return Err(Error::new(
                 ErrorCode::CountMismatch,
@@ -336,83 +265,10 @@ impl CompiledDefinition {
             .instance_ids(c, input)
             .map_err(|e| e.in_component(&c.name, None))?;
         let n = ids.len();
-        // Pod templates, one per instance: None = absent in the object.
-        let mut templates: Vec<Option<Value>> = vec![None; n];
-        let mut fragments: Vec<Option<Map<String, Value>>> = vec![None; n];
-        let lim = &self.limits;
-        match &c.pod {
-            PodDef::None => {}
-            PodDef::Template(e) => {
-                let outs = e.eval(input, lim)?;
-                self.zip(e, &ids, outs.len())?;
-                for (i, v) in outs.into_iter().enumerate() {
-                    templates[i] = to_template(e, i, v)?;
-                }
-            }
-            PodDef::Spec(e) => {
-                let outs = e.eval(input, lim)?;
-                self.zip(e, &ids, outs.len())?;
-                for (i, v) in outs.into_iter().enumerate() {
-                    templates[i] = match v {
-                        Value::Null => None,
-                        Value::Object(spec) => {
-                            let mut t = Map::new();
-                            t.insert("metadata".into(), Value::Object(Map::new()));
-                            t.insert(
-                                "spec".into(),
-                                Value::Object(keep_fields(spec, POD_SPEC_FIELDS)),
-                            );
-                            Some(Value::Object(t))
-                        }
-                        v => return Err(conversion(e, i, "an object (pod spec)", &v)),
-                    };
-                }
-            }
-            PodDef::Fragmented(fields) => {
-                let mut lists: Vec<(FragmentField, &Expr, Vec<Value>)> = Vec::new();
-                let mut count = 0;
-                for (f, e) in fields {
-                    let outs = e.eval(input, lim)?;
-                    count = count.max(outs.len());
-                    lists.push((*f, e, outs));
-                }
-                if let Some((_, e, _)) = lists.first() {
-                    self.zip(e, &ids, count)?;
-                }
-                for (i, frag) in fragments.iter_mut().enumerate() {
-                    let mut m = Map::new();
-                    for (f, e, outs) in &lists {
-                        if let Some(v) = outs.get(i)
-                            && let Some(v) = check_fragment(e, i, *f, v)?
-                        {
-                            m.insert(f.value_key().into(), v);
-                        }
-                    }
-                    if !m.is_empty() {
-                        templates[i] = Some(assemble(&m));
-                        *frag = Some(m);
-                    }
-                }
-            }
-        }
-        if let Some(e) = &c.metadata {
-            let outs = e.eval(input, lim)?;
-            self.zip(e, &ids, outs.len())?;
-            for (i, v) in outs.into_iter().enumerate() {
-                match v {
-                    Value::Null => {}
-                    Value::Object(meta) => {
-                        if let Some(Value::Object(t)) = &mut templates[i] {
-                            t.insert(
-                                "metadata".into(),
-                                Value::Object(keep_fields(meta, OBJECT_META_FIELDS)),
-                            );
-                        }
-                    }
-                    v => return Err(conversion(e, i, "an object (pod metadata)", &v)),
-                }
-            }
-        }
+        let PodTemplates {
+            mut templates,
+            mut fragments,
+        } = self.pod_templates(c, input, &ids)?;
         let scales = self.scales(c, input, &ids)?;
         let has_pods = !matches!(c.pod, PodDef::None);
         let mut instances = Vec::with_capacity(n);
@@ -463,40 +319,6 @@ impl CompiledDefinition {
         }
         Ok(Extracted { ids, instances })
     }
-
-    fn scales(&self, c: &Comp, input: &Input, ids: &[String]) -> Result<Option<Vec<Scale>>> {
-        let Some(paths) = &c.scale else {
-            return Ok(None);
-        };
-        if paths.iter().all(Option::is_none) {
-            return Ok(None);
-        }
-        let mut lists: [Vec<Option<i32>>; 3] = Default::default();
-        let mut count = 0;
-        let mut first: Option<&Expr> = None;
-        for (k, p) in paths.iter().enumerate() {
-            if let Some(e) = p {
-                first = first.or(Some(e));
-                let outs = e.eval(input, &self.limits)?;
-                for (i, v) in outs.iter().enumerate() {
-                    lists[k].push(to_i32(e, i, v)?);
-                }
-                count = count.max(outs.len());
-            }
-        }
-        if let Some(e) = first {
-            self.zip(e, ids, count)?;
-        }
-        Ok(Some(
-            (0..count)
-                .map(|i| Scale {
-                    replicas: lists[0].get(i).copied().flatten(),
-                    min_replicas: lists[1].get(i).copied().flatten(),
-                    max_replicas: lists[2].get(i).copied().flatten(),
-                })
-                .collect(),
-        ))
-    }
 }
 
 /// Parse one YAML/JSON object.
@@ -504,147 +326,9 @@ pub(crate) fn parse_object(text: &str, limits: &crate::Limits) -> Result<Value> 
     crate::source::parse_object(text, limits)
 }
 
-fn to_template(e: &Expr, i: usize, v: Value) -> Result<Option<Value>> {
-    match v {
-        Value::Null => Ok(None),
-        Value::Object(mut o) => {
-            let mut t = Map::new();
-            for k in ["metadata", "spec"] {
-                match o.remove(k) {
-                    // Kept absent, so that writing the template back adds nothing.
-                    None | Some(Value::Null) => {}
-                    Some(Value::Object(x)) => {
-                        let fields = if k == "spec" {
-                            POD_SPEC_FIELDS
-                        } else {
-                            OBJECT_META_FIELDS
-                        };
-                        t.insert(k.into(), Value::Object(keep_fields(x, fields)));
-                    }
-                    Some(x) => {
-                        return Err(conversion(
-                            e,
-                            i,
-                            &format!("a pod template whose {k} is an object"),
-                            &x,
-                        ));
-                    }
-                }
-            }
-            Ok(Some(Value::Object(t)))
-        }
-        v => Err(conversion(e, i, "an object (pod template)", &v)),
-    }
-}
-
-fn check_fragment(e: &Expr, i: usize, f: FragmentField, v: &Value) -> Result<Option<Value>> {
-    if v.is_null() {
-        return Ok(None);
-    }
-    let ok = match f.target() {
-        FragmentType::String => v.is_string(),
-        FragmentType::StringMap => v
-            .as_object()
-            .is_some_and(|o| o.values().all(Value::is_string)),
-        FragmentType::Object => v.is_object(),
-        FragmentType::ObjectList => v.as_array().is_some_and(|a| a.iter().all(Value::is_object)),
-    };
-    if !ok {
-        let target = match f.target() {
-            FragmentType::String => "a string",
-            FragmentType::StringMap => "a map of strings",
-            FragmentType::Object => "an object",
-            FragmentType::ObjectList => "an array of objects",
-        };
-        return Err(conversion(e, i, &format!("{target} ({})", f.human()), v));
-    }
-    Ok(Some(v.clone()))
-}
-
-/// Assemble a pod template from fragments. The main `container` replaces a
-/// container of the same name in `containers` (or is put first); `image`
-/// and the bare `resources` fragment apply to the main container when it
-/// lacks them; with no container at all, `resources` makes a container named
-/// `main`.
-pub(crate) fn assemble(m: &Map<String, Value>) -> Value {
-    let mut spec = Map::new();
-    for k in ["schedulerName", "priorityClassName"] {
-        if let Some(v) = m.get(k) {
-            spec.insert(k.into(), v.clone());
-        }
-    }
-    let mut affinity = Map::new();
-    for k in ["podAffinity", "nodeAffinity"] {
-        if let Some(v) = m.get(k) {
-            affinity.insert(k.into(), v.clone());
-        }
-    }
-    if !affinity.is_empty() {
-        spec.insert("affinity".into(), Value::Object(affinity));
-    }
-    if let Some(v) = m.get("resourceClaims") {
-        spec.insert("resourceClaims".into(), v.clone());
-    }
-    let mut containers: Vec<Value> = m
-        .get("containers")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let mut main = m.get("container").and_then(Value::as_object).cloned();
-    let mut main_is_first = false;
-    if main.is_none() && (m.contains_key("resources") || m.contains_key("image")) {
-        // Without a main container the first container is the main one; with
-        // no container at all, one named `main` carries the fragments.
-        main = match containers.first().and_then(Value::as_object) {
-            Some(first) => {
-                main_is_first = true;
-                Some(first.clone())
-            }
-            None => {
-                let mut c = Map::new();
-                c.insert("name".into(), Value::String("main".into()));
-                Some(c)
-            }
-        };
-    }
-    if let Some(mut c) = main {
-        if let Some(img) = m.get("image") {
-            c.entry("image").or_insert_with(|| img.clone());
-        }
-        if let Some(r) = m.get("resources") {
-            c.entry("resources").or_insert_with(|| r.clone());
-        }
-        let name = c.get("name").cloned();
-        let pos = if main_is_first {
-            Some(0)
-        } else {
-            containers
-                .iter()
-                .position(|x| name.is_some() && x.get("name") == name.as_ref())
-        };
-        match pos {
-            Some(pos) => containers[pos] = Value::Object(c),
-            None => containers.insert(0, Value::Object(c)),
-        }
-    }
-    if !containers.is_empty() {
-        spec.insert("containers".into(), Value::Array(containers));
-    }
-    let mut meta = Map::new();
-    for k in ["labels", "annotations"] {
-        if let Some(v) = m.get(k) {
-            meta.insert(k.into(), v.clone());
-        }
-    }
-    let mut t = Map::new();
-    t.insert("metadata".into(), Value::Object(meta));
-    t.insert("spec".into(), Value::Object(spec));
-    Value::Object(t)
-}
-
 /// Convert a replica count output: null is absent; integral numbers in the
 /// int32 range; base-10 strings (as the current reference generation does).
-fn to_i32(e: &Expr, i: usize, v: &Value) -> Result<Option<i32>> {
+pub(crate) fn to_i32(e: &Expr, i: usize, v: &Value) -> Result<Option<i32>> {
     match v {
         Value::Null => Ok(None),
         Value::Number(n) => {

@@ -40,7 +40,7 @@ pub struct Resolved {
     /// Pods that were given but belong to no instance (only when pods were
     /// given).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub unattributed_pods: Option<Vec<crate::pods::PodAttribution>>,
+    pub unattributed_pods: Option<Vec<crate::selectors::PodAttribution>>,
     /// Things worth knowing that did not stop resolution.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -54,7 +54,7 @@ pub struct DefinitionRef {
     /// `metadata.name` of the definition.
     pub name: String,
     /// Where it came from: `catalog` or `user`.
-    pub origin: String,
+    pub origin: crate::Origin,
     /// The definition format (`run.ai/v1alpha1` or `optimization.nvidia.com/v1alpha1`).
     pub format: String,
 }
@@ -139,7 +139,7 @@ pub struct Instance {
     pub resources: ResourceSummary,
     /// Live state from the pods, when pods were given.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub live: Option<crate::pods::Live>,
+    pub live: Option<crate::selectors::Live>,
 }
 
 /// Replica counts.
@@ -169,6 +169,72 @@ pub struct Totals {
     pub resources: ResourceSummary,
 }
 
+/// A normalized workload status: the statuses a definition's status
+/// mappings name, in evaluation order, and `Undefined` when none matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum WorkloadStatus {
+    /// Resuming from suspension.
+    Resuming,
+    /// Being suspended.
+    Suspending,
+    /// Suspended.
+    Suspended,
+    /// Running (or serving).
+    Running,
+    /// Failed.
+    Failed,
+    /// Completed.
+    Completed,
+    /// Starting up.
+    Initializing,
+    /// Running or serving below its desired state.
+    Degraded,
+    /// No status mapping matched.
+    Undefined,
+}
+
+impl WorkloadStatus {
+    /// The name, e.g. `Running`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkloadStatus::Resuming => "Resuming",
+            WorkloadStatus::Suspending => "Suspending",
+            WorkloadStatus::Suspended => "Suspended",
+            WorkloadStatus::Running => "Running",
+            WorkloadStatus::Failed => "Failed",
+            WorkloadStatus::Completed => "Completed",
+            WorkloadStatus::Initializing => "Initializing",
+            WorkloadStatus::Degraded => "Degraded",
+            WorkloadStatus::Undefined => "Undefined",
+        }
+    }
+}
+
+impl PartialEq<str> for WorkloadStatus {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for WorkloadStatus {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for WorkloadStatus {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl std::fmt::Display for WorkloadStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Normalized status.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -181,7 +247,7 @@ pub struct Status {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
     /// Every matched status in evaluation order, or `["Undefined"]`.
-    pub matched_statuses: Vec<String>,
+    pub matched_statuses: Vec<WorkloadStatus>,
 }
 
 /// One condition.

@@ -37,33 +37,7 @@
 //! [`path`](ResourceError::path) names the exact location relative to the
 //! object given, e.g. `containers[1].resources.requests.cpu`.
 //!
-//! ```
-//! use serde_json::json;
-//! use workload_lens::resources::{pod_request, ResourceSummary};
-//!
-//! let spec = json!({
-//!     "initContainers": [
-//!         {"name": "proxy", "restartPolicy": "Always",
-//!          "resources": {"requests": {"cpu": "500m", "memory": "256Mi"}}},
-//!         {"name": "download", "resources": {"limits": {"cpu": "4", "memory": "1Gi"}}}
-//!     ],
-//!     "containers": [
-//!         {"name": "train", "resources": {
-//!             "requests": {"cpu": "2", "memory": "8Gi"},
-//!             "limits": {"nvidia.com/gpu": 4}}}
-//!     ]
-//! });
-//! let request = pod_request(&spec)?;
-//! // cpu: max(4 + 0.5 while downloading, 2 + 0.5 while training)
-//! assert_eq!(request["cpu"].to_canonical_string(), "4500m");
-//! assert_eq!(request["memory"].to_canonical_string(), "8448Mi");
-//! assert_eq!(request["nvidia.com/gpu"].to_canonical_string(), "4");
-//!
-//! let summary = ResourceSummary::from_list(&request).times(2)?;
-//! assert_eq!(summary.gpu, 8);
-//! assert_eq!(summary.cpu_millis, 9000);
-//! # Ok::<(), workload_lens::resources::ResourceError>(())
-//! ```
+//! (The test `init_containers_and_sidecars_example` walks through an example.)
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -200,18 +174,7 @@ pub fn pod_request(spec: &Value) -> Result<ResourceList, ResourceError> {
 /// `limits.memory`). Quantities are rounded up to milli precision like in
 /// [`pod_request`].
 ///
-/// ```
-/// use serde_json::json;
-/// use workload_lens::resources::container_request;
-///
-/// let r = container_request(&json!({
-///     "requests": {"cpu": "250m"},
-///     "limits": {"cpu": "1", "memory": "512Mi"}
-/// }))?;
-/// assert_eq!(r["cpu"].to_canonical_string(), "250m");
-/// assert_eq!(r["memory"].to_canonical_string(), "512Mi");
-/// # Ok::<(), workload_lens::resources::ResourceError>(())
-/// ```
+#[cfg(test)]
 pub fn container_request(resources: &Value) -> Result<ResourceList, ResourceError> {
     requirements(Some(resources), "")
 }
@@ -478,24 +441,15 @@ fn as_array<'a>(value: Option<&'a Value>, path: &str) -> Result<&'a [Value], Res
     }
 }
 
-/// `path.key`, or `path["key"]` when the key is not a plain identifier.
+/// `path.key`, or `path["key"]` when the key is not an identifier: the one
+/// path spelling ([`crate::source::path_push_key`]).
 fn child(path: &str, key: &str) -> String {
-    let plain = !key.is_empty()
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    if !plain {
-        format!("{path}[{}]", Value::String(key.to_owned()))
-    } else if path.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{path}.{key}")
-    }
+    crate::source::path_push_key(path, key)
 }
 
 /// `path[i]`.
 fn index(path: &str, i: usize) -> String {
-    format!("{path}[{i}]")
+    crate::source::path_push_index(path, i)
 }
 
 /// The JSON type of a value, with an article, for error messages.
@@ -513,6 +467,33 @@ fn json_type(value: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn init_containers_and_sidecars_example() {
+        use serde_json::json;
+
+        let spec = json!({
+            "initContainers": [
+                {"name": "proxy", "restartPolicy": "Always",
+                 "resources": {"requests": {"cpu": "500m", "memory": "256Mi"}}},
+                {"name": "download", "resources": {"limits": {"cpu": "4", "memory": "1Gi"}}}
+            ],
+            "containers": [
+                {"name": "train", "resources": {
+                    "requests": {"cpu": "2", "memory": "8Gi"},
+                    "limits": {"nvidia.com/gpu": 4}}}
+            ]
+        });
+        let request = pod_request(&spec).unwrap();
+        // cpu: max(4 + 0.5 while downloading, 2 + 0.5 while training)
+        assert_eq!(request["cpu"].to_canonical_string(), "4500m");
+        assert_eq!(request["memory"].to_canonical_string(), "8448Mi");
+        assert_eq!(request["nvidia.com/gpu"].to_canonical_string(), "4");
+
+        let summary = ResourceSummary::from_list(&request).times(2).unwrap();
+        assert_eq!(summary.gpu, 8);
+        assert_eq!(summary.cpu_millis, 9000);
+    }
     use serde_json::json;
 
     fn request(spec: Value) -> BTreeMap<String, String> {
@@ -1171,7 +1152,7 @@ mod tests {
     #[test]
     fn path_helpers() {
         assert_eq!(child("", "cpu"), "cpu");
-        assert_eq!(child("a", "ephemeral-storage"), "a.ephemeral-storage");
+        assert_eq!(child("a", "ephemeral-storage"), "a[\"ephemeral-storage\"]");
         assert_eq!(child("a", "nvidia.com/gpu"), "a[\"nvidia.com/gpu\"]");
         assert_eq!(child("", "x y"), "[\"x y\"]");
         assert_eq!(child("a", ""), "a[\"\"]");

@@ -24,11 +24,14 @@
 //! Keys are `component` for single-instance components and
 //! `component/instance` otherwise.
 
+mod common;
+
+use common::{engine, read_all, read_file, repo_root as root};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-use workload_lens::{DefinitionSet, Limits, Resolved, catalog};
+use std::path::Path;
+use workload_lens::{Component, Engine, Instance, Resolved, catalog_files};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -58,16 +61,12 @@ struct FixtureExpect {
     gang: BTreeMap<String, i64>,
 }
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn read_yaml(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut docs = workload_lens::source::parse_documents(&text, &Limits::default())
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    assert_eq!(docs.len(), 1, "{}: one document expected", path.display());
-    docs.remove(0).value
+/// `expect.yaml`, read.
+fn read_expect(text: &str) -> Result<Expect, String> {
+    engine()
+        .read_object(text)
+        .map_err(|e| e.to_string())
+        .and_then(|v| serde_json::from_value(v).map_err(|e| e.to_string()))
 }
 
 /// `<group with dots as dashes, core for the core group>-<kind>-<version>`.
@@ -80,7 +79,7 @@ fn slug(gvk: &workload_lens::Gvk) -> String {
     format!("{group}-{}-{}", gvk.kind.to_lowercase(), gvk.version)
 }
 
-fn key(c: &workload_lens::resolved::Component, i: &workload_lens::resolved::Instance) -> String {
+fn key(c: &Component, i: &Instance) -> String {
     if c.multi_instance {
         format!("{}/{}", c.name, i.id)
     } else {
@@ -89,7 +88,7 @@ fn key(c: &workload_lens::resolved::Component, i: &workload_lens::resolved::Inst
 }
 
 fn check_fixture(
-    set: &DefinitionSet,
+    engine: &Engine,
     slug: &str,
     dir: &Path,
     state: &str,
@@ -97,8 +96,8 @@ fn check_fixture(
     snaps: &mut Vec<(String, Resolved)>,
 ) -> Vec<String> {
     let mut errs = Vec::new();
-    let obj = read_yaml(&dir.join(format!("{state}.yaml")));
-    let def = match set.lookup_object(&obj) {
+    let obj = read_file(&dir.join(format!("{state}.yaml")));
+    let def = match engine.definition_for(&obj) {
         Ok(d) => d.clone(),
         Err(e) => return vec![format!("{slug}/{state}: {e}")],
     };
@@ -110,11 +109,10 @@ fn check_fixture(
     }
     let pods_path = dir.join(format!("{state}.pods.yaml"));
     let pods: Option<Vec<Value>> = pods_path.exists().then(|| {
-        let v = read_yaml(&pods_path);
-        v.get("items")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_else(|| vec![v])
+        read_all(
+            &std::fs::read_to_string(&pods_path)
+                .unwrap_or_else(|e| panic!("{}: {e}", pods_path.display())),
+        )
     });
     let r: Resolved = match match &pods {
         Some(p) => def.resolve_with_pods(&obj, p),
@@ -226,8 +224,7 @@ fn check_fixture(
 
 #[test]
 fn every_definition_is_clean_named_and_has_fixtures() {
-    let set = DefinitionSet::with_catalog().unwrap();
-    let compiled = catalog::catalog().unwrap();
+    let compiled = engine().definitions();
     assert!(!compiled.is_empty());
     let mut errs = Vec::new();
     let mut seen_gvks = BTreeSet::new();
@@ -237,7 +234,7 @@ fn every_definition_is_clean_named_and_has_fixtures() {
     let only: Option<Vec<String>> = std::env::var("CATALOG_ONLY")
         .ok()
         .map(|v| v.split(',').map(|s| s.trim().to_string()).collect());
-    for (file, _) in catalog::FILES {
+    for (file, _) in catalog_files() {
         let name = file.trim_end_matches(".yaml");
         if only.as_ref().is_some_and(|o| !o.iter().any(|x| x == name)) {
             continue;
@@ -270,10 +267,7 @@ fn every_definition_is_clean_named_and_has_fixtures() {
             continue;
         }
         let text = std::fs::read_to_string(&expect_path).unwrap();
-        let expect: Expect = match workload_lens::source::parse_documents(&text, &Limits::default())
-            .map_err(|e| e.to_string())
-            .and_then(|mut d| serde_json::from_value(d.remove(0).value).map_err(|e| e.to_string()))
-        {
+        let expect: Expect = match read_expect(&text) {
             Ok(e) => e,
             Err(e) => {
                 errs.push(format!("{name}/expect.yaml: {e}"));
@@ -311,7 +305,7 @@ fn every_definition_is_clean_named_and_has_fixtures() {
         }
         for (state, want) in &expect.fixtures {
             if states.contains(state) {
-                errs.extend(check_fixture(&set, name, &dir, state, want, &mut snaps));
+                errs.extend(check_fixture(engine(), name, &dir, state, want, &mut snaps));
             }
         }
     }
@@ -347,7 +341,7 @@ fn catalog_doc() -> String {
          | name | kind | components | statuses mapped | suspend | gang |\n|---|---|---|---|---|---|\n",
     );
     let mut details = String::new();
-    for d in catalog::catalog().unwrap() {
+    for d in engine().definitions() {
         let def = d.definition();
         let gvk = d.root_gvk();
         let comps: Vec<String> = def.components().map(|c| c.name.clone()).collect();
@@ -359,7 +353,7 @@ fn catalog_doc() -> String {
                 workload_lens::model::STATUS_ORDER
                     .iter()
                     .filter(|k| s.status_mappings.get(**k).is_some_and(|m| !m.is_empty()))
-                    .map(|k| k.status())
+                    .map(|k| k.status().as_str())
                     .collect::<Vec<_>>()
                     .join(", ")
             })
@@ -439,11 +433,7 @@ fn catalog_doc() -> String {
             .join(d.name())
             .join("expect.yaml");
         if let Ok(text) = std::fs::read_to_string(fixtures)
-            && let Ok(e) = workload_lens::source::parse_documents(&text, &Limits::default())
-                .map_err(|e| e.to_string())
-                .and_then(|mut v| {
-                    serde_json::from_value::<Expect>(v.remove(0).value).map_err(|e| e.to_string())
-                })
+            && let Ok(e) = read_expect(&text)
         {
             details.push_str("\nFixtures: ");
             let list: Vec<String> = e

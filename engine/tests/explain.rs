@@ -2,34 +2,28 @@
 //! says why each matcher did or did not match, and reports the error
 //! resolution fails with.
 
+mod common;
+
+use common::{compile, engine, read_file};
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use workload_lens::explain::{Criterion, Outcome, StatusExplanation};
-use workload_lens::{CompiledDefinition, DefinitionSet, Limits};
+use workload_lens::{Criterion, Outcome, StatusExplanation};
 
 fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../definitions/fixtures")
-}
-
-fn read_yaml(path: &std::path::Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap();
-    workload_lens::source::parse_object(&text, &Limits::default()).unwrap()
+    common::repo_root().join("definitions/fixtures")
 }
 
 fn fixture(slug: &str, state: &str) -> Value {
-    read_yaml(&fixtures().join(slug).join(format!("{state}.yaml")))
+    read_file(&fixtures().join(slug).join(format!("{state}.yaml")))
 }
 
 fn explain(slug: &str, state: &str) -> (StatusExplanation, Value) {
-    let set = DefinitionSet::with_catalog().unwrap();
     let obj = fixture(slug, state);
-    let def = set.lookup_object(&obj).unwrap();
-    (def.explain_status(&obj).unwrap(), obj)
+    (engine().explain_status(&obj).unwrap(), obj)
 }
 
 #[test]
 fn agrees_with_resolve_on_every_catalog_fixture() {
-    let set = DefinitionSet::with_catalog().unwrap();
     let mut checked = 0;
     let mut dirs: Vec<_> = std::fs::read_dir(fixtures())
         .unwrap()
@@ -47,8 +41,8 @@ fn agrees_with_resolve_on_every_catalog_fixture() {
             if !name.ends_with(".yaml") || name.ends_with(".pods.yaml") || name == "expect.yaml" {
                 continue;
             }
-            let obj = read_yaml(&f);
-            let def = set.lookup_object(&obj).unwrap();
+            let obj = read_file(&f);
+            let def = engine().definition_for(&obj).unwrap();
             let resolved = def.resolve(&obj).unwrap();
             let ex = def.explain_status(&obj).unwrap();
             let what = f.display();
@@ -145,7 +139,7 @@ fn trainer(status: Value) -> Value {
 
 #[test]
 fn says_why_not() {
-    let def = CompiledDefinition::from_text(DEF, Limits::default()).unwrap();
+    let def = compile(DEF);
     let obj = trainer(json!({"phase": "Pending", "conditions": [
         {"type": "Ready", "status": "False"},
     ], "done": 1}));
@@ -190,7 +184,7 @@ fn says_why_not() {
 
 #[test]
 fn matched_and_skipped() {
-    let def = CompiledDefinition::from_text(DEF, Limits::default()).unwrap();
+    let def = compile(DEF);
     let obj = trainer(json!({"conditions": [
         {"type": "Ready", "status": "True"}, {"type": "Failed", "status": "True"},
     ], "done": true}));
@@ -219,7 +213,7 @@ fn matched_and_skipped() {
 
 #[test]
 fn reports_the_error_resolve_fails_with() {
-    let def = CompiledDefinition::from_text(DEF, Limits::default()).unwrap();
+    let def = compile(DEF);
     let obj = trainer(json!({"phase": "Running", "done": true}));
     let err = def.resolve(&obj).unwrap_err();
     let ex = def.explain_status(&obj).unwrap();

@@ -20,12 +20,12 @@ fn limit_of(expr: String, input: Value) -> Option<String> {
         Err(e) => {
             assert!(
                 matches!(
-                    e.code,
+                    e.code(),
                     ErrorCode::Limit | ErrorCode::JqCompile | ErrorCode::JqRuntime
                 ),
                 "{e}"
             );
-            e.limit.or(Some(e.code.to_string()))
+            e.limit().map(str::to_string).or(Some(e.code().to_string()))
         }
     })
 }
@@ -231,9 +231,9 @@ fn shared_structure_cannot_explode() {
     }
     // Type errors on huge values print a bounded preview.
     let e = evaluate(&format!("{dag} | .x"), &json!(null), &Limits::default()).unwrap_err();
-    assert!(e.message.len() < 600, "{}", e.message.len());
+    assert!(e.message().len() < 600, "{}", e.message().len());
     let e = evaluate(&format!("({dag}) + 1"), &json!(null), &Limits::default()).unwrap_err();
-    assert!(e.message.len() < 600, "{}", e.message.len());
+    assert!(e.message().len() < 600, "{}", e.message().len());
 }
 
 #[test]
@@ -258,21 +258,18 @@ fn raised_limits_keep_the_stack_safe() {
     };
     let text = "[".repeat(100_000) + &"]".repeat(100_000);
     let got = small_stack(move || {
-        let docs = workload_lens::source::parse_documents(&text, &limits);
-        docs.map(|_| ()).map_err(|e| e.limit)
+        let docs = workload_lens::parse_documents(&text, &limits);
+        docs.map(|_| ()).map_err(|e| e.limit().map(str::to_string))
     });
     assert_eq!(got, Err(Some("maxDepth".to_string())));
     let e = "(".repeat(5000) + "1" + &")".repeat(5000);
     let got = small_stack(move || {
         evaluate(&e, &json!(null), &limits)
             .map(|_| ())
-            .map_err(|e| e.limit)
+            .map_err(|e| e.limit().map(str::to_string))
     });
     assert_eq!(got, Err(Some("maxExpressionDepth".to_string())));
-    assert_eq!(
-        limits.effective().max_depth,
-        workload_lens::limits::HARD_MAX_DEPTH
-    );
+    assert_eq!(limits.effective().max_depth, workload_lens::HARD_MAX_DEPTH);
 }
 
 #[test]
@@ -315,17 +312,17 @@ fn aliases_cannot_multiply_a_big_scalar() {
         "s".repeat(20_000),
         vec!["*x"; 900].join(", ")
     );
-    let e = workload_lens::source::parse_documents(&text, &Limits::default()).unwrap_err();
-    assert_eq!(e.code, ErrorCode::Limit);
-    assert_eq!(e.limit.as_deref(), Some("maxInputBytes"), "{e}");
-    assert_eq!(e.location.line, Some(2), "{e}");
+    let e = workload_lens::parse_documents(&text, &Limits::default()).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Limit);
+    assert_eq!(e.limit(), Some("maxInputBytes"), "{e}");
+    assert_eq!(e.location().line, Some(2), "{e}");
     // Aliases of small scalars and collections are unaffected.
     let ok = format!(
         "x: &x {}\ny: [{}]\n",
         "s".repeat(1000),
         vec!["*x"; 900].join(", ")
     );
-    assert!(workload_lens::source::parse_documents(&ok, &Limits::default()).is_ok());
+    assert!(workload_lens::parse_documents(&ok, &Limits::default()).is_ok());
 }
 
 #[test]
@@ -387,7 +384,7 @@ fn long_path_chains_are_bounded() {
         max_expression_depth: usize::MAX,
         ..Limits::default()
     };
-    let e = ".a".repeat(4 * workload_lens::limits::HARD_MAX_EXPRESSION_DEPTH);
+    let e = ".a".repeat(4 * workload_lens::HARD_MAX_EXPRESSION_DEPTH);
     let got = std::thread::Builder::new()
         .stack_size(8 << 20)
         .spawn(move || evaluate(&e, &json!({}), &limits).map(|v| v.len()))
@@ -414,7 +411,7 @@ fn control_flow_is_metered() {
         ..Limits::default()
     };
     let err = evaluate(e, &json!(null), &limits).unwrap_err();
-    assert_eq!(err.limit.as_deref(), Some("maxSteps"));
+    assert_eq!(err.limit(), Some("maxSteps"));
     // Ordinary work fits the budget with room to spare.
     let xs: Vec<u32> = (0..1000).collect();
     let got = evaluate(
@@ -441,6 +438,6 @@ fn object_key_errors_preview_the_key() {
         &Limits::default(),
     )
     .unwrap_err();
-    assert_eq!(e.code, ErrorCode::JqRuntime, "{e}");
-    assert!(e.message.len() < 600, "{}", e.message.len());
+    assert_eq!(e.code(), ErrorCode::JqRuntime, "{e}");
+    assert!(e.message().len() < 600, "{}", e.message().len());
 }

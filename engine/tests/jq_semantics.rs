@@ -21,7 +21,7 @@ fn one(expr: &str, input: Value) -> Value {
 fn missing_keys_are_null_and_iterating_null_fails() {
     assert_eq!(one(".a.b.c", json!({})), json!(null));
     let e = eval(".a[]", json!({})).unwrap_err();
-    assert_eq!(e.code, ErrorCode::JqRuntime);
+    assert_eq!(e.code(), ErrorCode::JqRuntime);
     assert_eq!(eval(".a[]?", json!({})).unwrap(), Vec::<Value>::new());
     assert!(eval(".a", json!("str")).is_err());
 }
@@ -125,18 +125,18 @@ fn impure_and_unbounded_builtins_are_denied() {
         "[..]",
     ] {
         let e = eval(expr, json!(null)).unwrap_err();
-        assert_eq!(e.code, ErrorCode::JqCompile, "{expr}: {e}");
+        assert_eq!(e.code(), ErrorCode::JqCompile, "{expr}: {e}");
     }
 }
 
 #[test]
 fn compile_errors_point_into_the_expression() {
     let e = eval(".a | nosuchfn(1)", json!(null)).unwrap_err();
-    assert_eq!(e.location.span, Some([5, 13]));
+    assert_eq!(e.location().span, Some([5, 13]));
     let e = eval(".a | range(1)", json!(null)).unwrap_err();
-    assert_eq!(e.location.span, Some([5, 10]));
+    assert_eq!(e.location().span, Some([5, 10]));
     let e = eval("(.a", json!(null)).unwrap_err();
-    assert_eq!(e.code, ErrorCode::JqCompile);
+    assert_eq!(e.code(), ErrorCode::JqCompile);
 }
 
 /// Expressions of the shapes definitions use; compared against gojq.
@@ -351,7 +351,7 @@ fn reference_catalog_expressions_compile() {
             continue;
         }
         if let Err(e) = eval(line, json!({}))
-            && (e.code == ErrorCode::JqCompile || e.code == ErrorCode::Limit)
+            && (e.code() == ErrorCode::JqCompile || e.code() == ErrorCode::Limit)
         {
             failures.push(format!("{line}: {e}"));
         }

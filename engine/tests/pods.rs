@@ -1,24 +1,18 @@
 //! Pod attribution, live state, and gang scheduling (edge cases 24-37 of the
 //! reference semantics, named `edge_NN_*`).
 
-use serde_json::{Value, json};
-use workload_lens::{CompiledDefinition, DefinitionSet, ErrorCode, Limits};
+mod common;
 
-fn yaml(text: &str) -> Value {
-    workload_lens::source::parse_documents(text, &Limits::default()).unwrap()[0]
-        .value
-        .clone()
-}
+use common::{catalog_def, compile, pod, thing, thing_karta};
+use serde_json::{Value, json};
+use workload_lens::{CompiledDefinition, ErrorCode};
 
 fn example() -> (std::sync::Arc<CompiledDefinition>, Value, Vec<Value>) {
-    let set = DefinitionSet::with_catalog().unwrap();
-    let d = set.get("jobset-x-k8s-io-jobset-v1alpha2").unwrap().clone();
-    let obj = yaml(include_str!("../../examples/jobset.yaml"));
-    let pods = yaml(include_str!("../../examples/jobset-pods.yaml"))["items"]
-        .as_array()
-        .unwrap()
-        .clone();
-    (d, obj, pods)
+    (
+        catalog_def("jobset-x-k8s-io-jobset-v1alpha2"),
+        common::example_jobset(),
+        common::example_jobset_pods(),
+    )
 }
 
 #[test]
@@ -78,26 +72,7 @@ fn example_gang_is_the_whole_jobset() {
 }
 
 fn def(children: &str, gang: &str) -> CompiledDefinition {
-    let text = format!(
-        r#"
-apiVersion: run.ai/v1alpha1
-kind: Karta
-metadata: {{name: example-com-thing-v1}}
-spec:
-  structureDefinition:
-    rootComponent:
-      name: thing
-      kind: {{group: example.com, version: v1, kind: Thing}}
-      statusDefinition:
-        statusMappings: {{running: [{{byPhase: Running}}]}}
-        phaseDefinition: {{path: .status.phase}}
-    childComponents:
-{children}
-{gang}
-"#
-    );
-    CompiledDefinition::from_text(&text, Limits::default())
-        .unwrap_or_else(|e| panic!("{e}\n{text}"))
+    common::thing_def("", children, gang)
 }
 
 const TWO_ROLES: &str = r#"
@@ -114,14 +89,6 @@ const TWO_ROLES: &str = r#"
         podSelector:
           componentTypeSelector: {keyPath: '.metadata.labels["role"]', value: worker}
 "#;
-
-fn pod(name: &str, labels: Value) -> Value {
-    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": labels}, "spec": {"containers": []}})
-}
-
-fn thing(spec: Value) -> Value {
-    json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "t", "uid": "u1"}, "spec": spec})
-}
 
 #[test]
 fn edge_24_selector_values_compare_as_strings() {
@@ -265,8 +232,11 @@ fn edge_27_missing_group_key_is_an_error() {
             &[pod("w", json!({"role": "worker"}))],
         )
         .unwrap_err();
-    assert!(e.message.contains("query result is empty <nil>"), "{e}");
-    assert!(e.message.starts_with("failed to extract group key"), "{e}");
+    assert!(e.message().contains("query result is empty <nil>"), "{e}");
+    assert!(
+        e.message().starts_with("failed to extract group key"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -278,8 +248,8 @@ fn edge_28_null_filter_is_an_error() {
             &[pod("w", json!({"role": "worker"}))],
         )
         .unwrap_err();
-    assert_eq!(e.code, ErrorCode::JqRuntime);
-    assert!(e.message.contains("failed to evaluate filters"), "{e}");
+    assert_eq!(e.code(), ErrorCode::JqRuntime);
+    assert!(e.message().contains("failed to evaluate filters"), "{e}");
 }
 
 #[test]
@@ -407,28 +377,15 @@ fn edge_33_34_parent_times_children_or_their_sum() {
     // Edge case 34: no root scale, children 4 and 1 -> 5.
     assert_eq!(subtree(&def(TWO_ROLES, ""), &w, "thing", None).unwrap(), 5);
     // Edge case 33: root 2 over children 4 and 1 -> 10.
-    let scaled = CompiledDefinition::from_text(
+    let scaled = compile(&thing_karta(
+        "x",
         &format!(
-            r#"
-apiVersion: run.ai/v1alpha1
-kind: Karta
-metadata: {{name: x}}
-spec:
-  structureDefinition:
-    rootComponent:
-      name: thing
-      kind: {{group: example.com, version: v1, kind: Thing}}
-      scaleDefinition: {{replicasPath: .spec.replicas}}
-      statusDefinition:
-        statusMappings: {{running: [{{byPhase: Running}}]}}
-        phaseDefinition: {{path: .status.phase}}
-    childComponents:
-{TWO_ROLES}
-"#
+            "{}      scaleDefinition: {{replicasPath: .spec.replicas}}",
+            common::THING_STATUS
         ),
-        Limits::default(),
-    )
-    .unwrap();
+        TWO_ROLES,
+        "",
+    ));
     let mut w2 = w.clone();
     w2["spec"]["replicas"] = json!(2);
     assert_eq!(subtree(&scaled, &w2, "thing", None).unwrap(), 10);
@@ -436,27 +393,18 @@ spec:
 
 #[test]
 fn edge_35_children_without_scale_use_the_parent() {
-    let text = r#"
-apiVersion: run.ai/v1alpha1
-kind: Karta
-metadata: {name: x}
-spec:
-  structureDefinition:
-    rootComponent:
-      name: thing
-      kind: {group: example.com, version: v1, kind: Thing}
-      statusDefinition:
-        statusMappings: {running: [{byPhase: Running}]}
-        phaseDefinition: {path: .status.phase}
-    childComponents:
+    let d = common::thing_def(
+        "",
+        r#"
       - name: group
         ownerRef: thing
         scaleDefinition: {replicasPath: .spec.size}
       - name: member
         ownerRef: group
         specDefinition: {podTemplateSpecPath: .spec.template}
-"#;
-    let d = CompiledDefinition::from_text(text, Limits::default()).unwrap();
+"#,
+        "",
+    );
     let w = thing(json!({"size": 3, "template": {}}));
     assert_eq!(subtree(&d, &w, "group", None).unwrap(), 3);
 }
@@ -486,7 +434,7 @@ fn edge_36_no_scales_count_leaves_and_instances() {
     assert_eq!(subtree(&d, &w, "thing", None).unwrap(), 3);
     assert_eq!(subtree(&d, &w, "worker", Some("a")).unwrap(), 1);
     assert_eq!(
-        subtree(&d, &w, "worker", Some("zz")).unwrap_err().message,
+        subtree(&d, &w, "worker", Some("zz")).unwrap_err().message(),
         "instance id zz not found"
     );
 }
@@ -496,7 +444,7 @@ fn edge_37_empty_instance_id_is_an_error() {
     let d = def(TWO_ROLES, "");
     let w = thing(json!({}));
     assert_eq!(
-        subtree(&d, &w, "worker", Some("")).unwrap_err().message,
+        subtree(&d, &w, "worker", Some("")).unwrap_err().message(),
         "instance id is empty"
     );
 }

@@ -2,9 +2,12 @@
 //! expressions and inputs; attribution and gang groups keep their
 //! invariants on arbitrary pods and JobSets.
 
+mod common;
+
+use common::engine;
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use workload_lens::{DefinitionSet, ErrorCode, Limits, evaluate};
+use workload_lens::{ErrorCode, Limits, evaluate};
 
 /// Small jq programs built from the pieces definitions use.
 fn expr() -> impl Strategy<Value = String> {
@@ -69,7 +72,7 @@ proptest! {
         match evaluate(&e, &input, &limits) {
             Ok(outs) => prop_assert!(outs.len() <= limits.max_outputs),
             Err(err) => prop_assert!(matches!(
-                err.code,
+                err.code(),
                 ErrorCode::JqRuntime | ErrorCode::JqCompile | ErrorCode::Limit
             ), "{}", err),
         }
@@ -78,8 +81,8 @@ proptest! {
     #[test]
     fn evaluation_is_deterministic(e in expr(), input in json_value()) {
         let limits = Limits { max_steps: 20_000, ..Limits::default() };
-        let a = evaluate(&e, &input, &limits).map_err(|e| (e.code, e.limit));
-        let b = evaluate(&e, &input, &limits).map_err(|e| (e.code, e.limit));
+        let a = evaluate(&e, &input, &limits).map_err(|e| (e.code(), e.limit().map(str::to_string)));
+        let b = evaluate(&e, &input, &limits).map_err(|e| (e.code(), e.limit().map(str::to_string)));
         prop_assert_eq!(a, b);
     }
 
@@ -88,8 +91,8 @@ proptest! {
         let limits = Limits::default();
         let _ = evaluate(&text, &json!({}), &limits);
         let _ = workload_lens::CompiledDefinition::from_text(&text, limits);
-        let set = DefinitionSet::with_catalog().unwrap();
-        let _ = set.resolve_text(&text, &limits);
+        let _ = engine().read_object(&text).and_then(|o| engine().resolve(&o));
+        let _ = engine().read_objects(&text);
     }
 }
 
@@ -112,10 +115,11 @@ fn jobset(jobs: &[(String, Option<u32>, Option<u32>)]) -> Value {
         "metadata": {"name": "js", "uid": "u"}, "spec": {"replicatedJobs": rj}})
 }
 
+/// A pod with the given labels.
 fn pod(name: &str, labels: &[(String, String)]) -> Value {
     let labels: serde_json::Map<String, Value> =
         labels.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
-    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": labels}, "spec": {"containers": []}})
+    common::pod(name, Value::Object(labels))
 }
 
 proptest! {
@@ -130,12 +134,11 @@ proptest! {
     ) {
         let jobs: Vec<(String, Option<u32>, Option<u32>)> = jobs.into_iter().map(|(k, (r, p))| (k, r, p)).collect();
         let expected: u64 = jobs.iter().map(|(_, r, p)| u64::from(r.unwrap_or(1)) * u64::from(p.unwrap_or(1))).sum();
-        let set = DefinitionSet::with_catalog().unwrap();
         let obj = jobset(&jobs);
-        let r = set.resolve(&obj).unwrap();
+        let r = engine().resolve(&obj).unwrap();
         prop_assert_eq!(r.totals.pods, expected);
         prop_assert_eq!(r.totals.resources.gpu, expected * 2);
-        let def = set.lookup_object(&obj).unwrap();
+        let def = engine().definition_for(&obj).unwrap();
         // Pods of this JobSet: one per job name with the JobSet labels.
         let mut pods: Vec<Value> = jobs
             .iter()

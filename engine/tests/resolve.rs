@@ -2,41 +2,18 @@
 //! and the edge cases of the reference semantics (named `edge_NN_*` after the
 //! numbered catalogue of the semantics document).
 
+mod common;
+
+use common::{
+    compile, engine, example_jobset, gpu_template as template, thing as obj, thing_def, thing_karta,
+};
 use serde_json::{Value, json};
-use workload_lens::{CompiledDefinition, DefinitionSet, ErrorCode, Limits, Resolved};
+use workload_lens::{CompiledDefinition, Engine, ErrorCode, Resolved};
 
 /// A definition for `example.com/v1 Thing` with the given root fields and
 /// children (YAML fragments, indented for their place).
 fn def(root_extra: &str, children: &str) -> CompiledDefinition {
-    let text = format!(
-        r#"
-apiVersion: run.ai/v1alpha1
-kind: Karta
-metadata:
-  name: example-com-thing-v1
-spec:
-  structureDefinition:
-    rootComponent:
-      name: thing
-      kind: {{group: example.com, version: v1, kind: Thing}}
-      statusDefinition:
-        phaseDefinition: {{path: .status.phase}}
-        conditionsDefinition: {{path: .status.conditions}}
-        statusMappings:
-          running: [{{byPhase: Running}}]
-{root_extra}
-    childComponents:
-{children}
-"#
-    );
-    match CompiledDefinition::from_text(&text, Limits::default()) {
-        Ok(d) => d,
-        Err(e) => panic!("definition does not compile: {e}\n{text}"),
-    }
-}
-
-fn obj(spec: Value) -> Value {
-    json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "t1", "namespace": "ns"}, "spec": spec})
+    thing_def(root_extra, children, "")
 }
 
 fn obj_status(spec: Value, status: Value) -> Value {
@@ -57,10 +34,6 @@ const WORKERS: &str = r#"
           replicasPath: .spec.groups[].replicas
 "#;
 
-fn template(gpu: u32) -> Value {
-    json!({"spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": gpu.to_string()}}}]}})
-}
-
 fn instance_ids(r: &Resolved, comp: &str) -> Vec<String> {
     r.component(comp)
         .map(|c| c.instances.iter().map(|i| i.id.clone()).collect())
@@ -69,9 +42,7 @@ fn instance_ids(r: &Resolved, comp: &str) -> Vec<String> {
 
 #[test]
 fn example_jobset_resolves_to_leader_worker_and_12_gpus() {
-    let set = DefinitionSet::with_catalog().unwrap();
-    let text = include_str!("../../examples/jobset.yaml");
-    let r = set.resolve_text(text, &Limits::default()).unwrap();
+    let r = engine().resolve(&example_jobset()).unwrap();
     assert_eq!(r.definition.name, "jobset-x-k8s-io-jobset-v1alpha2");
     assert_eq!(instance_ids(&r, "replicatedjob"), ["leader", "worker"]);
     let rj = r.component("replicatedjob").unwrap();
@@ -87,10 +58,9 @@ fn example_jobset_resolves_to_leader_worker_and_12_gpus() {
 
 #[test]
 fn jobset_without_parallelism_defaults_to_one() {
-    let set = DefinitionSet::with_catalog().unwrap();
     let o = json!({"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "j"},
         "spec": {"replicatedJobs": [{"name": "w", "template": {"spec": {"template": template(2)}}}]}});
-    let r = set.resolve(&o).unwrap();
+    let r = engine().resolve(&o).unwrap();
     assert_eq!(r.totals.pods, 1);
     assert_eq!(r.totals.resources.gpu, 2);
 }
@@ -151,11 +121,11 @@ fn edge_02_null_instance_id_is_an_error() {
             json!({"groups": [{"name": "w1", "template": template(1)}, {"template": template(1)}]}),
         ))
         .unwrap_err();
-    assert_eq!(e.code, ErrorCode::Conversion);
-    assert!(e.message.contains("empty string values [w1,]"), "{e}");
-    assert_eq!(e.location.component.as_deref(), Some("worker"));
+    assert_eq!(e.code(), ErrorCode::Conversion);
+    assert!(e.message().contains("empty string values [w1,]"), "{e}");
+    assert_eq!(e.location().component.as_deref(), Some("worker"));
     assert_eq!(
-        e.location.field.as_deref(),
+        e.location().field.as_deref(),
         Some("spec.structureDefinition.childComponents[0].instanceIdPath")
     );
 }
@@ -168,8 +138,8 @@ fn edge_03_numeric_instance_id_is_a_conversion_error() {
             json!({"groups": [{"name": 1, "template": template(1)}]}),
         ))
         .unwrap_err();
-    assert_eq!(e.code, ErrorCode::Conversion);
-    assert!(e.message.contains("number (1)"), "{e}");
+    assert_eq!(e.code(), ErrorCode::Conversion);
+    assert!(e.message().contains("number (1)"), "{e}");
 }
 
 #[test]
@@ -185,14 +155,14 @@ fn edge_05_single_instance_path_without_output_is_a_count_mismatch() {
     let d = def(
         r#"      specDefinition: {podTemplateSpecPath: .spec.template}
       scaleDefinition: {replicasPath: '.spec.x[]'}"#,
-        "      []",
+        "",
     );
     let e = d
         .resolve(&obj(json!({"x": [], "template": template(1)})))
         .unwrap_err();
-    assert_eq!(e.code, ErrorCode::CountMismatch);
+    assert_eq!(e.code(), ErrorCode::CountMismatch);
     assert_eq!(
-        e.message,
+        e.message(),
         "instance ids count (1) does not match results count (0)"
     );
 }
@@ -202,7 +172,7 @@ fn edge_06_missing_replicas_field_defaults_to_one_pod() {
     let d = def(
         r#"      specDefinition: {podTemplateSpecPath: .spec.template}
       scaleDefinition: {replicasPath: .spec.replicas}"#,
-        "      []",
+        "",
     );
     let r = d.resolve(&obj(json!({"template": template(1)}))).unwrap();
     let i = &r.components[0].instances[0];
@@ -214,7 +184,7 @@ fn replicas_of(v: Value) -> Result<Option<i32>, workload_lens::Error> {
     let d = def(
         r#"      specDefinition: {podTemplateSpecPath: .spec.template}
       scaleDefinition: {replicasPath: .spec.replicas}"#,
-        "      []",
+        "",
     );
     d.resolve(&obj(json!({"template": template(1), "replicas": v})))
         .map(|r| r.components[0].instances[0].scale.unwrap().replicas)
@@ -225,7 +195,7 @@ fn edge_07_numeric_string_replicas_are_accepted() {
     assert_eq!(replicas_of(json!("3")).unwrap(), Some(3));
     let e = replicas_of(json!("3 ")).unwrap_err();
     assert_eq!(
-        e.message,
+        e.message(),
         "replicas value \"3 \" at index 0 is not a number"
     );
 }
@@ -233,11 +203,11 @@ fn edge_07_numeric_string_replicas_are_accepted() {
 #[test]
 fn edge_08_fractional_huge_and_negative_replicas() {
     assert_eq!(
-        replicas_of(json!(2.5)).unwrap_err().code,
+        replicas_of(json!(2.5)).unwrap_err().code(),
         ErrorCode::Conversion
     );
     assert_eq!(
-        replicas_of(json!(3e10)).unwrap_err().code,
+        replicas_of(json!(3e10)).unwrap_err().code(),
         ErrorCode::Conversion
     );
     assert_eq!(replicas_of(json!(-1)).unwrap(), Some(-1));
@@ -250,7 +220,7 @@ fn edge_09_empty_scale_definition_means_no_scale() {
     let d = def(
         r#"      specDefinition: {podTemplateSpecPath: .spec.template}
       scaleDefinition: {}"#,
-        "      []",
+        "",
     );
     let r = d.resolve(&obj(json!({"template": template(1)}))).unwrap();
     assert_eq!(r.components[0].instances[0].scale, None);
@@ -299,17 +269,8 @@ fn edge_10_fragmented_longest_list_wins() {
 }
 
 fn status_def(mappings: &str, cond_names: &str) -> CompiledDefinition {
-    let text = format!(
-        r#"
-apiVersion: run.ai/v1alpha1
-kind: Karta
-metadata: {{name: example-com-thing-v1}}
-spec:
-  structureDefinition:
-    rootComponent:
-      name: thing
-      kind: {{group: example.com, version: v1, kind: Thing}}
-      specDefinition: {{podTemplateSpecPath: .spec.template}}
+    let root = format!(
+        r#"      specDefinition: {{podTemplateSpecPath: .spec.template}}
       statusDefinition:
         phaseDefinition: {{path: .status.phase}}
         conditionsDefinition: {{path: .status.conditions{cond_names}}}
@@ -317,13 +278,14 @@ spec:
 {mappings}
 "#
     );
-    CompiledDefinition::from_text(&text, Limits::default())
-        .unwrap_or_else(|e| panic!("{e}\n{text}"))
+    compile(&thing_karta("example-com-thing-v1", &root, "", ""))
 }
 
 fn matched(d: &CompiledDefinition, status: Value) -> Result<Vec<String>, workload_lens::Error> {
-    d.status(&obj_status(json!({}), status))
-        .map(|s| s.map(|s| s.matched_statuses).unwrap_or_default())
+    d.status(&obj_status(json!({}), status)).map(|s| {
+        s.map(|s| s.matched_statuses.iter().map(|x| x.to_string()).collect())
+            .unwrap_or_default()
+    })
 }
 
 #[test]
@@ -345,34 +307,28 @@ fn edge_12_numeric_phase_is_an_error() {
     let e = d
         .status(&obj_status(json!({}), json!({"phase": 3})))
         .unwrap_err();
-    assert_eq!(e.code, ErrorCode::Conversion);
-    assert!(e.message.contains("phase"), "{e}");
+    assert_eq!(e.code(), ErrorCode::Conversion);
+    assert!(e.message().contains("phase"), "{e}");
 }
 
 #[test]
 fn edge_13_conditions_must_be_arrays() {
-    let text = r#"
-apiVersion: run.ai/v1alpha1
-kind: Karta
-metadata: {name: x}
-spec:
-  structureDefinition:
-    rootComponent:
-      name: thing
-      kind: {group: example.com, version: v1, kind: Thing}
-      statusDefinition:
+    let d = compile(&thing_karta(
+        "x",
+        r#"      statusDefinition:
         conditionsDefinition: {path: '.status.conditions[]'}
         statusMappings:
-          running: [{byConditions: [{type: Ready, status: "True"}]}]
-"#;
-    let d = CompiledDefinition::from_text(text, Limits::default()).unwrap();
+          running: [{byConditions: [{type: Ready, status: "True"}]}]"#,
+        "",
+        "",
+    ));
     let e = d
         .status(&obj_status(
             json!({}),
             json!({"conditions": [{"type": "Ready", "status": "True"}]}),
         ))
         .unwrap_err();
-    assert_eq!(e.code, ErrorCode::Conversion);
+    assert_eq!(e.code(), ErrorCode::Conversion);
 }
 
 #[test]
@@ -487,9 +443,9 @@ fn edge_21_no_output_is_no_match() {
 #[test]
 fn edge_22_expression_error_fails_status_unless_short_circuited() {
     let e = matched(&expr_def(".status.x | tonumber", "1"), json!({"x": "abc"})).unwrap_err();
-    assert_eq!(e.code, ErrorCode::JqRuntime);
+    assert_eq!(e.code(), ErrorCode::JqRuntime);
     assert!(
-        e.message.starts_with("failed to evaluate byExpression"),
+        e.message().starts_with("failed to evaluate byExpression"),
         "{e}"
     );
     // A failing byPhase earlier in the same matcher hides the error.
@@ -617,13 +573,13 @@ fn invalid_objects_are_typed_errors() {
         ),
     ] {
         let e = d.resolve(&o).unwrap_err();
-        assert_eq!(e.code, ErrorCode::InvalidObject, "{o}");
-        assert!(e.message.contains(msg), "{e}");
+        assert_eq!(e.code(), ErrorCode::InvalidObject, "{o}");
+        assert!(e.message().contains(msg), "{e}");
     }
     let e = d
         .resolve(&json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x"}}))
         .unwrap_err();
-    assert_eq!(e.code, ErrorCode::NoDefinition);
+    assert_eq!(e.code(), ErrorCode::NoDefinition);
 }
 
 #[test]
@@ -637,30 +593,25 @@ fn other_versions_resolve_with_a_warning() {
 
 #[test]
 fn no_definition_for_gvk() {
-    let set = DefinitionSet::with_catalog().unwrap();
-    let e = set
+    let e = engine()
         .resolve(
             &json!({"apiVersion": "example.com/v1", "kind": "Nope", "metadata": {"name": "x"}}),
         )
         .unwrap_err();
-    assert_eq!(e.code, ErrorCode::NoDefinition);
+    assert_eq!(e.code(), ErrorCode::NoDefinition);
 }
 
 #[test]
 fn user_definition_overrides_catalog() {
-    let mut set = DefinitionSet::with_catalog().unwrap();
+    let mut engine = Engine::new().unwrap();
     let text = include_str!("../../definitions/jobset-x-k8s-io-jobset-v1alpha2.yaml")
         .replace("name: jobset-x-k8s-io-jobset-v1alpha2", "name: my-jobset");
-    let names = set.add_text(&text, Limits::default()).unwrap();
+    let added = engine.add_definitions(&text).unwrap();
+    let names: Vec<&str> = added.iter().map(|d| d.name()).collect();
     assert_eq!(names, ["my-jobset"]);
-    let r = set
-        .resolve_text(
-            include_str!("../../examples/jobset.yaml"),
-            &Limits::default(),
-        )
-        .unwrap();
+    let r = engine.resolve(&example_jobset()).unwrap();
     assert_eq!(r.definition.name, "my-jobset");
-    assert_eq!(r.definition.origin, "user");
+    assert_eq!(r.definition.origin.as_str(), "user");
 }
 
 #[test]
@@ -687,8 +638,8 @@ fn edge_43_output_limit_counts_outputs_beyond_the_maximum() {
         1000
     );
     let e = d.resolve(&ids(1001)).unwrap_err();
-    assert_eq!(e.code, ErrorCode::Limit);
-    assert_eq!(e.limit.as_deref(), Some("maxOutputs"));
+    assert_eq!(e.code(), ErrorCode::Limit);
+    assert_eq!(e.limit(), Some("maxOutputs"));
 }
 
 #[test]
@@ -712,8 +663,8 @@ fn hostile_expressions_stop_with_limit_errors() {
         let mut o = obj_status(json!({}), json!({}));
         o["spec"] = json!({"xs": (0..300).collect::<Vec<_>>()});
         let e = d.status(&o).unwrap_err();
-        assert_eq!(e.code, ErrorCode::Limit, "{expr}: {e}");
-        assert_eq!(e.limit.as_deref(), Some(limit), "{expr}: {e}");
+        assert_eq!(e.code(), ErrorCode::Limit, "{expr}: {e}");
+        assert_eq!(e.limit(), Some(limit), "{expr}: {e}");
     }
 }
 
@@ -727,24 +678,21 @@ fn deep_input_is_a_limit_error() {
     let e = d
         .resolve(&obj(json!({"groups": [], "deep": v})))
         .unwrap_err();
-    assert_eq!(e.limit.as_deref(), Some("maxDepth"));
+    assert_eq!(e.limit(), Some("maxDepth"));
 }
 
 #[test]
 fn compiled_definitions_are_reusable_across_threads() {
-    let set = std::sync::Arc::new(DefinitionSet::with_catalog().unwrap());
+    let engine = std::sync::Arc::new(Engine::new().unwrap());
     let text = include_str!("../../examples/jobset.yaml");
     let handles: Vec<_> = (0..4)
         .map(|_| {
-            let set = set.clone();
+            let engine = engine.clone();
             std::thread::spawn(move || {
                 (0..20)
                     .map(|_| {
-                        set.resolve_text(text, &Limits::default())
-                            .unwrap()
-                            .totals
-                            .resources
-                            .gpu
+                        let o = engine.read_object(text).unwrap();
+                        engine.resolve(&o).unwrap().totals.resources.gpu
                     })
                     .sum::<u64>()
             })

@@ -39,13 +39,11 @@ fn error_schema_is_current() {
 
 #[test]
 fn example_output_only_uses_schema_properties() {
-    let set = workload_lens::DefinitionSet::with_catalog().unwrap();
-    let r = set
-        .resolve_text(
-            include_str!("../../examples/jobset.yaml"),
-            &Default::default(),
-        )
+    let engine = workload_lens::Engine::new().unwrap();
+    let object = engine
+        .read_object(include_str!("../../examples/jobset.yaml"))
         .unwrap();
+    let r = engine.resolve(&object).unwrap();
     let schema = workload_lens::resolved_schema();
     let props = schema["properties"].as_object().unwrap();
     for key in r.to_json().as_object().unwrap().keys() {

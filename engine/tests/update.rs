@@ -1,31 +1,20 @@
 //! Updates through definition paths, suspend/resume, the JSON patch, and the
 //! round-trip law (property tests).
 
+mod common;
+
+use common::{catalog_def, example_jobset as jobset};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use workload_lens::patch::{PatchOp, apply};
-use workload_lens::{CompiledDefinition, DefinitionSet, ErrorCode, Limits, UpdateRequest};
-
-fn jobset() -> Value {
-    let docs = workload_lens::source::parse_documents(
-        include_str!("../../examples/jobset.yaml"),
-        &Limits::default(),
-    )
-    .unwrap();
-    docs[0].value.clone()
-}
+use workload_lens::{CompiledDefinition, ErrorCode, PatchOp, UpdateRequest, apply_patch as apply};
 
 fn req(v: Value) -> UpdateRequest {
     serde_json::from_value(v).unwrap()
 }
 
 fn catalog_jobset() -> std::sync::Arc<CompiledDefinition> {
-    DefinitionSet::with_catalog()
-        .unwrap()
-        .get("jobset-x-k8s-io-jobset-v1alpha2")
-        .unwrap()
-        .clone()
+    catalog_def("jobset-x-k8s-io-jobset-v1alpha2")
 }
 
 #[test]
@@ -93,24 +82,7 @@ fn suspend_and_resume() {
 }
 
 fn thing_def(children: &str) -> CompiledDefinition {
-    let text = format!(
-        r#"
-apiVersion: run.ai/v1alpha1
-kind: Karta
-metadata: {{name: example-com-thing-v1}}
-spec:
-  structureDefinition:
-    rootComponent:
-      name: thing
-      kind: {{group: example.com, version: v1, kind: Thing}}
-      statusDefinition:
-        statusMappings: {{running: [{{byPhase: Running}}]}}
-        phaseDefinition: {{path: .status.phase}}
-    childComponents:
-{children}
-"#
-    );
-    CompiledDefinition::from_text(&text, Limits::default()).unwrap_or_else(|e| panic!("{e}"))
+    common::thing_def("", children, "")
 }
 
 const PARTS: &str = r#"
@@ -127,7 +99,9 @@ const PARTS: &str = r#"
 "#;
 
 fn thing(parts: Value) -> Value {
-    json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "t", "x-extra": {"keep": true}}, "spec": {"parts": parts, "crdOnly": [1, 2]}})
+    let mut t = common::thing(json!({"parts": parts, "crdOnly": [1, 2]}));
+    t["metadata"]["x-extra"] = json!({"keep": true});
+    t
 }
 
 #[test]
@@ -171,9 +145,9 @@ fn edge_40_values_for_an_undefined_path_are_an_error() {
             ),
         )
         .unwrap_err();
-    assert_eq!(e.code, ErrorCode::Update);
+    assert_eq!(e.code(), ErrorCode::Update);
     assert_eq!(
-        e.message,
+        e.message(),
         "failed to update annotations: path is not defined and values are not empty"
     );
 }
@@ -185,10 +159,10 @@ fn edge_41_non_assignable_paths_are_a_clear_error() {
     let e = d
         .update(&obj, &req(json!({"components": {"part": {"fragments": {"a": {"resources": {"requests": {"cpu": "1"}}}}}}})))
         .unwrap_err();
-    assert_eq!(e.code, ErrorCode::Update);
-    assert!(e.message.contains("not an assignable path"), "{e}");
+    assert_eq!(e.code(), ErrorCode::Update);
+    assert!(e.message().contains("not an assignable path"), "{e}");
     assert_eq!(
-        e.location.field.as_deref(),
+        e.location().field.as_deref(),
         Some(
             "spec.structureDefinition.childComponents[0].specDefinition.fragmentedPodSpecDefinition.resourcesPath"
         )
@@ -217,9 +191,9 @@ fn edge_42_path_count_must_match_instances() {
             &req(json!({"components": {"part": {"fragments": {"a": {"labels": {"x": "y"}}}}}})),
         )
         .unwrap_err();
-    assert_eq!(e.code, ErrorCode::CountMismatch);
+    assert_eq!(e.code(), ErrorCode::CountMismatch);
     assert!(
-        e.message
+        e.message()
             .contains("array length mismatch: expected 3 values but got 2"),
         "{e}"
     );
@@ -246,28 +220,28 @@ fn usage_errors() {
     let e = d
         .update(&obj, &req(json!({"components": {"nope": {}}})))
         .unwrap_err();
-    assert_eq!(e.code, ErrorCode::Usage);
+    assert_eq!(e.code(), ErrorCode::Usage);
     let e = d
         .update(
             &obj,
             &req(json!({"components": {"part": {"fragments": {"zz": {"labels": {"a": "b"}}}}}})),
         )
         .unwrap_err();
-    assert_eq!(e.code, ErrorCode::Usage);
-    assert!(e.message.contains("unknown instance id \"zz\""), "{e}");
+    assert_eq!(e.code(), ErrorCode::Usage);
+    assert!(e.message().contains("unknown instance id \"zz\""), "{e}");
     let e = d
         .update(
             &obj,
             &req(json!({"components": {"part": {"podSpecs": {"a": {}}}}})),
         )
         .unwrap_err();
-    assert_eq!(e.code, ErrorCode::Update);
+    assert_eq!(e.code(), ErrorCode::Update);
     assert_eq!(
-        e.message,
+        e.message(),
         "component part does not have pod spec definition"
     );
     let e = d.suspend(&obj).unwrap_err();
-    assert_eq!(e.code, ErrorCode::Update);
+    assert_eq!(e.code(), ErrorCode::Update);
 }
 
 fn label_map() -> impl Strategy<Value = BTreeMap<String, String>> {

@@ -3,21 +3,38 @@
 
 #![allow(dead_code)]
 
-use std::sync::OnceLock;
-use workload_lens::{CompiledDefinition, Error, ErrorCode, Limits, catalog};
+use std::sync::{Arc, OnceLock};
+use workload_lens::{CompiledDefinition, Engine, Error, ErrorCode, Limits};
 
-/// The catalog's definitions compiled with [`fuzz_limits`], once.
-pub fn catalog() -> &'static [CompiledDefinition] {
-    static DEFS: OnceLock<Vec<CompiledDefinition>> = OnceLock::new();
-    DEFS.get_or_init(|| {
-        catalog::FILES
-            .iter()
-            .map(|(name, text)| {
-                CompiledDefinition::from_text(text, fuzz_limits())
-                    .unwrap_or_else(|e| panic!("{name}: {e}"))
-            })
-            .collect()
+/// The engine of the catalog compiled with [`fuzz_limits`], built once.
+pub fn engine() -> &'static Engine {
+    static ENGINE: OnceLock<Engine> = OnceLock::new();
+    ENGINE.get_or_init(|| {
+        Engine::builder()
+            .limits(fuzz_limits())
+            .build()
+            .unwrap_or_else(|e| panic!("the catalog compiles: {e}"))
     })
+}
+
+/// An engine without definitions, with [`fuzz_limits`] (to read texts,
+/// compile and validate definitions).
+pub fn empty_engine() -> &'static Engine {
+    static ENGINE: OnceLock<Engine> = OnceLock::new();
+    ENGINE.get_or_init(|| {
+        Engine::builder()
+            .limits(fuzz_limits())
+            .catalog(false)
+            .build()
+            .unwrap_or_else(|e| panic!("an empty engine builds: {e}"))
+    })
+}
+
+/// The catalog's definitions compiled with [`fuzz_limits`] (sorted by
+/// name), once.
+pub fn catalog() -> &'static [Arc<CompiledDefinition>] {
+    static DEFS: OnceLock<Vec<Arc<CompiledDefinition>>> = OnceLock::new();
+    DEFS.get_or_init(|| engine().definitions().into_iter().cloned().collect())
 }
 
 /// Default limits scaled down so that the fuzzer spends its time on many
@@ -38,16 +55,16 @@ pub fn fuzz_limits() -> Limits {
 /// An error must be a well-formed value: a limit names its limit, and its
 /// message is bounded (previews, never a dump of a huge value).
 pub fn check_error(e: &Error) {
-    if e.code == ErrorCode::Limit {
+    if e.code() == ErrorCode::Limit {
         assert!(
-            e.limit.is_some() || e.message.contains("overflow"),
+            e.limit().is_some() || e.message().contains("overflow"),
             "limit error without a name: {e:?}"
         );
     }
     assert!(
-        e.message.len() < 64 * 1024,
+        e.message().len() < 64 * 1024,
         "error message of {} bytes",
-        e.message.len()
+        e.message().len()
     );
     // Errors serialize (every binding copies them as JSON).
     serde_json::to_string(e).expect("error serializes");

@@ -5,7 +5,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;
-use workload_lens::{CompiledDefinition, definition, source, validate};
+use workload_lens::abi::{self, Failure};
+use workload_lens::{CompiledDefinition, Severity};
 
 #[path = "common.rs"]
 mod common;
@@ -13,17 +14,22 @@ mod common;
 fuzz_target!(|data: &[u8]| {
     let limits = common::fuzz_limits();
     // The bytes entry point: invalid UTF-8 is a located parse error.
-    if let Err(e) = source::parse_documents_bytes(data, &limits) {
-        common::check_error(&e);
+    let limits_json = serde_json::to_string(&limits).expect("limits serialize");
+    match abi::parse_bytes(data, Some(&limits_json)) {
+        Ok(_) => {}
+        Err(Failure::Engine(e)) => common::check_error(&e),
+        Err(Failure::Internal(m)) => panic!("internal error: {m}"),
     }
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    match definition::read_definitions(text, &limits) {
-        Ok(loaded) => {
-            for l in &loaded {
-                let findings = validate::validate_loaded(l, &limits);
-                let _ = validate::has_errors(&findings);
+    let engine = common::empty_engine();
+    match engine.validate(text) {
+        Ok(report) => {
+            for d in &report.definitions {
+                // A verdict is valid exactly when it has no error finding.
+                let errors = d.findings.iter().any(|f| f.severity == Severity::Error);
+                assert_eq!(d.valid, !errors, "{d:?}");
             }
         }
         Err(e) => common::check_error(&e),

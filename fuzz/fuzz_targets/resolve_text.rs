@@ -5,7 +5,6 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use workload_lens::{DefinitionSet, source};
 
 #[path = "common.rs"]
 mod common;
@@ -23,9 +22,12 @@ fuzz_target!(
     let Ok(text) = std::str::from_utf8(rest) else {
         return;
     };
-    let limits = common::fuzz_limits();
     let defs = common::catalog();
-    let obj = match source::parse_object(text, &limits) {
+    // The reader of "one or many objects" (documents, lists, arrays).
+    if let Err(e) = common::empty_engine().read_objects(text) {
+        common::check_error(&e);
+    }
+    let obj = match common::empty_engine().read_object(text) {
         Ok(v) => v,
         Err(e) => {
             common::check_error(&e);
@@ -33,14 +35,9 @@ fuzz_target!(
         }
     };
     if pick & 0x80 != 0 {
-        thread_local! {
-            static SET: DefinitionSet = DefinitionSet::with_catalog().expect("catalog");
+        if let Err(e) = common::engine().resolve(&obj) {
+            common::check_error(&e);
         }
-        SET.with(|set| {
-            if let Err(e) = set.resolve(&obj) {
-                common::check_error(&e);
-            }
-        });
         return;
     }
     let def = &defs[pick as usize % defs.len()];

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use serde_json::{Value, json};
-use workload_lens::{DefinitionSet, Limits, source};
+use workload_lens::{Engine, Limits};
 
 const JOBSET: &str = include_str!("../../../examples/jobset.yaml");
 const MILVUS: &str =
@@ -26,8 +26,22 @@ pub fn big_limits() -> Limits {
     }
 }
 
+/// The engine of the bundled catalog with the default limits.
+pub fn engine() -> Engine {
+    Engine::new().expect("the catalog compiles")
+}
+
+/// An empty engine with [`big_limits`], to read big texts.
+pub fn big_reader() -> Engine {
+    Engine::builder()
+        .limits(big_limits())
+        .catalog(false)
+        .build()
+        .expect("an empty engine builds")
+}
+
 pub fn parse(text: &str) -> Value {
-    source::parse_object(text, &big_limits()).expect("fixture parses")
+    big_reader().read_object(text).expect("fixture parses")
 }
 
 /// The example JobSet (1 leader + 2 worker jobs).
@@ -139,6 +153,10 @@ pub fn fixture_objects() -> Vec<Value> {
         .map(|e| e.path())
         .collect();
     dirs.sort();
+    let reader = Engine::builder()
+        .catalog(false)
+        .build()
+        .expect("an empty engine builds");
     let mut out = Vec::new();
     for d in dirs {
         let mut files: Vec<_> = std::fs::read_dir(&d)
@@ -153,7 +171,7 @@ pub fn fixture_objects() -> Vec<Value> {
                 continue;
             }
             let text = std::fs::read_to_string(&f).unwrap();
-            if let Ok(v) = source::parse_object(&text, &Limits::default()) {
+            if let Ok(v) = reader.read_object(&text) {
                 out.push(v);
             }
         }
@@ -163,10 +181,10 @@ pub fn fixture_objects() -> Vec<Value> {
 
 /// `n` mixed objects: the fixtures, round robin, each with its own name.
 pub fn mixed_batch(n: usize) -> Vec<Value> {
-    let set = DefinitionSet::with_catalog().unwrap();
+    let engine = engine();
     let fx: Vec<Value> = fixture_objects()
         .into_iter()
-        .filter(|o| set.resolve(o).is_ok())
+        .filter(|o| engine.resolve(o).is_ok())
         .collect();
     (0..n)
         .map(|i| {

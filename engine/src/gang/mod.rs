@@ -1,12 +1,17 @@
 //! Gang scheduling: which pod group a pod belongs to, and how many members
 //! must be admitted together (the reference's subtree-scale rule).
 
-use crate::compile::{CompiledDefinition, PodDef};
+mod validate;
+
+pub(crate) use compile::*;
+
+use crate::compile::CompiledDefinition;
 use crate::error::{Error, ErrorCode, Result};
 use crate::jq::Input;
 use crate::model::Topology;
-use crate::pods::{PodFinding, single_value, value_text};
+use crate::pods::PodDef;
 use crate::resolved::Resolved;
+use crate::selectors::{PodFinding, single_value, value_text};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -223,13 +228,11 @@ impl CompiledDefinition {
     /// The gang answer for each pod and the groups the pods form.
     pub fn gang_groups(&self, workload: &Value, pods: &[Value]) -> Result<GangReport> {
         let Some(gang) = &self.gang else {
-            return Err(Error::new(
-                ErrorCode::Update,
-                format!(
-                    "definition '{}' has no gangScheduling instructions",
-                    self.name()
-                ),
-            ));
+            // No gang instructions: nothing is scheduled as a gang.
+            return Ok(GangReport {
+                groups: Vec::new(),
+                pods: Vec::new(),
+            });
         };
         let resolved = self.resolve(workload)?;
         let uid = uid_of(workload);
@@ -287,14 +290,16 @@ impl CompiledDefinition {
             }
             for (pod, a) in pods.iter().zip(&attribution.pods) {
                 let input = Input::new(pod, &self.limits).map_err(crate::compile::eval_error)?;
+                let member = self.placed(a);
                 for (k, sg) in v2.sub_groups.iter().enumerate() {
-                    if self.pod_in_subtree(&sg.component_name, &input, pod)?
+                    if member
+                        && self.pod_in_subtree(&sg.component_name, &input, pod)?
                         && let Some(s) = group.sub_groups.get_mut(k)
                     {
                         s.members.push(a.name.clone());
                     }
                 }
-                if a.component.is_some() {
+                if member {
                     group.members.push(a.name.clone());
                 }
                 report.pods.push(PodGang {
@@ -304,7 +309,7 @@ impl CompiledDefinition {
                     pod_group: Some(v2.name.clone()),
                     instance: a.instance.clone(),
                     group_keys: Vec::new(),
-                    group_name: a.component.as_ref().map(|_| name.clone()),
+                    group_name: member.then(|| name.clone()),
                     findings: a.findings.clone(),
                 });
             }
@@ -326,6 +331,7 @@ impl CompiledDefinition {
             let Some(ci) = a
                 .component
                 .as_ref()
+                .filter(|_| self.placed(a))
                 .and_then(|n| self.comps.iter().position(|c| &c.name == n))
             else {
                 report.pods.push(pg);
@@ -415,6 +421,21 @@ impl CompiledDefinition {
         Ok(report)
     }
 
+    /// Is the pod one of the workload's: attributed to a component and, for
+    /// a multi-instance component, to one of its instances? Only such pods
+    /// are gang members (pods that belong nowhere would form groups of
+    /// their own).
+    fn placed(&self, a: &crate::selectors::PodAttribution) -> bool {
+        let Some(c) = a
+            .component
+            .as_ref()
+            .and_then(|n| self.comps.iter().find(|c| &c.name == n))
+        else {
+            return false;
+        };
+        c.ids.is_none() || a.instance.is_some()
+    }
+
     /// Does the pod match the type selector of the component or of any of
     /// its descendants?
     fn pod_in_subtree(&self, component: &str, pod: &Input, pod_json: &Value) -> Result<bool> {
@@ -438,3 +459,4 @@ impl CompiledDefinition {
         Ok(false)
     }
 }
+mod compile;

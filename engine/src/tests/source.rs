@@ -27,7 +27,7 @@ fn parse_err(text: &str, limits: &Limits) -> Error {
 }
 
 fn line_col(e: &Error) -> (Option<usize>, Option<usize>) {
-    (e.location.line, e.location.column)
+    (e.location().line, e.location().column)
 }
 
 /// Run `f` on a thread with a 1 MiB stack (proves the parser does not
@@ -115,9 +115,13 @@ fn json_values_and_positions() {
 #[test]
 fn json_number_overflow_is_a_parse_error() {
     let e = parse_err("[1, 1e400]", &limits());
-    assert_eq!(e.code, ErrorCode::Parse);
-    assert!(e.message.contains("number out of range"), "{}", e.message);
-    assert_eq!(e.location.line, Some(1));
+    assert_eq!(e.code(), ErrorCode::Parse);
+    assert!(
+        e.message().contains("number out of range"),
+        "{}",
+        e.message()
+    );
+    assert_eq!(e.location().line, Some(1));
 }
 
 #[test]
@@ -196,16 +200,16 @@ fn inf_and_nan_are_parse_errors_with_location() {
         ("x: 1e999", 1, 4),
     ] {
         let e = parse_err(text, &limits());
-        assert_eq!(e.code, ErrorCode::Parse, "{text}");
+        assert_eq!(e.code(), ErrorCode::Parse, "{text}");
         assert_eq!(line_col(&e), (Some(line), Some(col)), "{text}: {e}");
         assert!(
-            e.message.contains("not representable in JSON"),
+            e.message().contains("not representable in JSON"),
             "{text}: {}",
-            e.message
+            e.message()
         );
     }
     let e = parse_err("a: 1\nb: .inf\n", &limits());
-    assert_eq!(e.location.field.as_deref(), Some("b"));
+    assert_eq!(e.location().field.as_deref(), Some("b"));
 }
 
 #[test]
@@ -221,41 +225,45 @@ fn non_string_keys_become_strings() {
 #[test]
 fn null_and_complex_keys_are_errors() {
     let e = parse_err("a:\n  ~: x\n", &limits());
-    assert_eq!(e.code, ErrorCode::Parse);
+    assert_eq!(e.code(), ErrorCode::Parse);
     assert_eq!(line_col(&e), (Some(2), Some(3)));
-    assert!(e.message.contains("null mapping key"), "{}", e.message);
+    assert!(e.message().contains("null mapping key"), "{}", e.message());
     let e = parse_err("? [1, 2]\n: x\n", &limits());
-    assert_eq!(e.code, ErrorCode::Parse);
-    assert!(e.message.contains("complex mapping keys"), "{}", e.message);
+    assert_eq!(e.code(), ErrorCode::Parse);
+    assert!(
+        e.message().contains("complex mapping keys"),
+        "{}",
+        e.message()
+    );
     assert_eq!(line_col(&e), (Some(1), Some(3)));
 }
 
 #[test]
 fn duplicate_yaml_keys_are_errors() {
     let e = parse_err("spec:\n  name: a\n  other: 1\n  name: b\n", &limits());
-    assert_eq!(e.code, ErrorCode::Parse);
+    assert_eq!(e.code(), ErrorCode::Parse);
     assert_eq!(line_col(&e), (Some(4), Some(3)));
-    assert_eq!(e.location.field.as_deref(), Some("spec.name"));
+    assert_eq!(e.location().field.as_deref(), Some("spec.name"));
     assert_eq!(
-        e.message,
+        e.message(),
         "duplicate mapping key \"name\" (first defined at line 2, column 3)"
     );
     // Keys that only become equal as strings are duplicates too.
     let e = parse_err("1: a\n\"1\": b\n", &limits());
-    assert_eq!(e.code, ErrorCode::Parse);
+    assert_eq!(e.code(), ErrorCode::Parse);
     assert_eq!(line_col(&e), (Some(2), Some(1)));
 }
 
 #[test]
 fn duplicate_json_keys_are_errors() {
     let e = parse_err("{\"a\": {\"x\": 1,\n \"x\": 2}}", &limits());
-    assert_eq!(e.code, ErrorCode::Parse);
+    assert_eq!(e.code(), ErrorCode::Parse);
     assert_eq!(line_col(&e), (Some(2), Some(2)));
-    assert_eq!(e.location.field.as_deref(), Some("a.x"));
+    assert_eq!(e.location().field.as_deref(), Some("a.x"));
     assert!(
-        e.message.contains("duplicate mapping key \"x\""),
+        e.message().contains("duplicate mapping key \"x\""),
         "{}",
-        e.message
+        e.message()
     );
 }
 
@@ -291,7 +299,7 @@ multi:
     docs[0].spans.locate(&mut loc);
     assert_eq!((loc.line, loc.column), (Some(5), Some(1)));
     let e = parse_err("a: &a 1\nb:\n  <<: *a\n", &limits());
-    assert!(e.message.contains("merge key"), "{}", e.message);
+    assert!(e.message().contains("merge key"), "{}", e.message());
 }
 
 #[test]
@@ -307,26 +315,26 @@ fn multiple_documents_keep_their_index() {
 #[test]
 fn malformed_yaml_reports_line_column_and_document() {
     let e = parse_err("a: 1\nb: [1, 2\n", &limits());
-    assert_eq!(e.code, ErrorCode::Parse);
-    assert!(e.message.starts_with("invalid YAML: "), "{}", e.message);
-    assert!(e.location.line.is_some());
+    assert_eq!(e.code(), ErrorCode::Parse);
+    assert!(e.message().starts_with("invalid YAML: "), "{}", e.message());
+    assert!(e.location().line.is_some());
     let e = parse_err("a: 1\n---\nb: 2\n  c: 3\n", &limits());
-    assert_eq!(e.code, ErrorCode::Parse);
-    assert_eq!(e.location.document, Some(1));
-    assert_eq!(e.location.line, Some(4));
+    assert_eq!(e.code(), ErrorCode::Parse);
+    assert_eq!(e.location().document, Some(1));
+    assert_eq!(e.location().line, Some(4));
     let e = parse_err("key: \"unterminated\n", &limits());
-    assert_eq!(e.code, ErrorCode::Parse);
+    assert_eq!(e.code(), ErrorCode::Parse);
 }
 
 #[test]
 fn malformed_json_reports_line_and_column() {
     let e = parse_err("{\"a\": 1,\n \"b\": }", &limits());
-    assert_eq!(e.code, ErrorCode::Parse);
-    assert!(e.message.starts_with("invalid JSON: "), "{}", e.message);
+    assert_eq!(e.code(), ErrorCode::Parse);
+    assert!(e.message().starts_with("invalid JSON: "), "{}", e.message());
     assert_eq!(line_col(&e), (Some(2), Some(7)));
     let e = parse_err("[1, 2,]", &limits());
-    assert_eq!(e.code, ErrorCode::Parse);
-    assert!(e.message.starts_with("invalid JSON: "), "{}", e.message);
+    assert_eq!(e.code(), ErrorCode::Parse);
+    assert!(e.message().starts_with("invalid JSON: "), "{}", e.message());
     assert_eq!(line_col(&e), (Some(1), Some(7)));
     // JSON followed by more YAML documents is a YAML stream.
     let docs = parse("{\"a\": 1}\n---\n{\"b\": 2}\n");
@@ -340,8 +348,8 @@ fn invalid_utf8_names_the_byte_offset() {
         Ok(_) => panic!("expected an error"),
         Err(e) => e,
     };
-    assert_eq!(e.code, ErrorCode::Parse);
-    assert!(e.message.contains("offset 8"), "{}", e.message);
+    assert_eq!(e.code(), ErrorCode::Parse);
+    assert!(e.message().contains("offset 8"), "{}", e.message());
     assert_eq!(line_col(&e), (Some(2), Some(4)));
     let ok = parse_documents_bytes(b"a: 1\n", &limits());
     assert!(matches!(ok, Ok(d) if d.len() == 1));
@@ -354,13 +362,13 @@ fn oversized_input_is_rejected_before_parsing() {
         ..Limits::default()
     };
     let e = parse_err("a: 1234567890\n", &l);
-    assert_eq!(e.code, ErrorCode::Limit);
-    assert_eq!(e.limit.as_deref(), Some("maxInputBytes"));
+    assert_eq!(e.code(), ErrorCode::Limit);
+    assert_eq!(e.limit(), Some("maxInputBytes"));
     let e = match parse_documents_bytes(&[0xff; 11], &l) {
         Ok(_) => panic!("expected an error"),
         Err(e) => e,
     };
-    assert_eq!(e.limit.as_deref(), Some("maxInputBytes"));
+    assert_eq!(e.limit(), Some("maxInputBytes"));
 }
 
 #[test]
@@ -371,12 +379,12 @@ fn too_many_documents() {
     };
     assert!(parse_documents("a: 1\n---\nb: 2\n---\nc: 3\n", &l).is_ok());
     let e = parse_err("a: 1\n---\nb: 2\n---\nc: 3\n---\n", &l);
-    assert_eq!(e.code, ErrorCode::Limit);
-    assert_eq!(e.limit.as_deref(), Some("maxDocuments"));
-    assert_eq!(e.location.line, Some(6));
+    assert_eq!(e.code(), ErrorCode::Limit);
+    assert_eq!(e.limit(), Some("maxDocuments"));
+    assert_eq!(e.location().line, Some(6));
     // Document separators alone count.
     let e = parse_err(&"---\n".repeat(10_000), &limits());
-    assert_eq!(e.limit.as_deref(), Some("maxDocuments"));
+    assert_eq!(e.limit(), Some("maxDocuments"));
 }
 
 fn expect_depth_error(text: String) -> Error {
@@ -389,11 +397,11 @@ fn expect_depth_error(text: String) -> Error {
 #[test]
 fn deep_json_100k_levels_on_a_small_stack() {
     let e = expect_depth_error("[".repeat(100_000) + &"]".repeat(100_000));
-    assert_eq!(e.code, ErrorCode::Limit);
-    assert_eq!(e.limit.as_deref(), Some("maxDepth"));
+    assert_eq!(e.code(), ErrorCode::Limit);
+    assert_eq!(e.limit(), Some("maxDepth"));
     assert_eq!(line_col(&e), (Some(1), Some(129)));
     let e = expect_depth_error("{\"a\":".repeat(100_000));
-    assert_eq!(e.limit.as_deref(), Some("maxDepth"));
+    assert_eq!(e.limit(), Some("maxDepth"));
 }
 
 #[test]
@@ -405,8 +413,8 @@ fn deep_yaml_100k_levels_on_a_small_stack() {
         format!("x: {}", "{a: [".repeat(50_000)),
     ] {
         let e = expect_depth_error(text);
-        assert_eq!(e.code, ErrorCode::Limit, "{e}");
-        assert_eq!(e.limit.as_deref(), Some("maxDepth"), "{e}");
+        assert_eq!(e.code(), ErrorCode::Limit, "{e}");
+        assert_eq!(e.limit(), Some("maxDepth"), "{e}");
     }
 }
 
@@ -422,22 +430,22 @@ fn depth_limit_is_exact() {
     assert!(matches!(docs, Ok(1)), "{docs:?}");
     let deep = "[".repeat(l.max_depth + 1) + &"]".repeat(l.max_depth + 1);
     let e = expect_depth_error(deep);
-    assert_eq!(e.limit.as_deref(), Some("maxDepth"));
+    assert_eq!(e.limit(), Some("maxDepth"));
     let yaml_ok = "- ".repeat(l.max_depth) + "x";
     assert!(parse_documents(&yaml_ok, &l).is_ok());
     let yaml_deep = "- ".repeat(l.max_depth + 1) + "x";
     let e = parse_err(&yaml_deep, &l);
-    assert_eq!(e.limit.as_deref(), Some("maxDepth"));
+    assert_eq!(e.limit(), Some("maxDepth"));
     let small = Limits {
         max_depth: 3,
         ..Limits::default()
     };
     assert!(parse_documents("a: {b: [1]}", &small).is_ok());
     let e = parse_err("a: {b: [[1]]}", &small);
-    assert_eq!(e.limit.as_deref(), Some("maxDepth"));
+    assert_eq!(e.limit(), Some("maxDepth"));
     let e = parse_err("{\"a\": {\"b\": [[1]]}}", &small);
-    assert_eq!(e.limit.as_deref(), Some("maxDepth"));
-    assert_eq!(e.location.field.as_deref(), Some("a.b[0]"));
+    assert_eq!(e.limit(), Some("maxDepth"));
+    assert_eq!(e.location().field.as_deref(), Some("a.b[0]"));
 }
 
 #[test]
@@ -447,7 +455,7 @@ fn aliases_cannot_exceed_the_depth_limit() {
         ..Limits::default()
     };
     let e = parse_err("a: &a [[[1]]]\nb: [*a]\n", &small);
-    assert_eq!(e.limit.as_deref(), Some("maxDepth"));
+    assert_eq!(e.limit(), Some("maxDepth"));
     assert_eq!(line_col(&e), (Some(2), Some(5)));
 }
 
@@ -467,9 +475,9 @@ i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
     let start = Instant::now();
     let e = parse_err(text, &limits());
     assert!(start.elapsed() < Duration::from_secs(2));
-    assert_eq!(e.code, ErrorCode::Limit);
-    assert_eq!(e.limit.as_deref(), Some("maxYamlAliases"));
-    assert_eq!(e.location.line, Some(6));
+    assert_eq!(e.code(), ErrorCode::Limit);
+    assert_eq!(e.limit(), Some("maxYamlAliases"));
+    assert_eq!(e.location().line, Some(6));
     // A few aliases are fine.
     assert!(parse_documents("a: &a [1]\nb: *a\nc: *a\n", &limits()).is_ok());
 }
@@ -482,13 +490,13 @@ fn node_limit() {
     };
     assert!(parse_documents("[1, 2, 3, 4]", &l).is_ok());
     let e = parse_err("[1, 2, 3, 4, 5]", &l);
-    assert_eq!(e.limit.as_deref(), Some("maxInputNodes"));
+    assert_eq!(e.limit(), Some("maxInputNodes"));
     let e = parse_err("- 1\n- 2\n- 3\n- 4\n- 5\n", &l);
-    assert_eq!(e.limit.as_deref(), Some("maxInputNodes"));
-    assert_eq!(e.location.line, Some(5));
+    assert_eq!(e.limit(), Some("maxInputNodes"));
+    assert_eq!(e.location().line, Some(5));
     // Aliases count what they bring in.
     let e = parse_err("a: &a [1, 2]\nb: *a\n", &l);
-    assert_eq!(e.limit.as_deref(), Some("maxInputNodes"));
+    assert_eq!(e.limit(), Some("maxInputNodes"));
     // Per document.
     assert!(parse_documents("[1, 2, 3]\n---\n[1, 2, 3]\n", &l).is_ok());
 }
@@ -497,7 +505,7 @@ fn node_limit() {
 fn recursive_alias_does_not_hang() {
     let r = parse_documents("a: &a [*a]\n", &limits());
     assert!(
-        matches!(r, Err(ref e) if e.code == ErrorCode::Parse),
+        matches!(r, Err(ref e) if e.code() == ErrorCode::Parse),
         "{r:?}"
     );
 }

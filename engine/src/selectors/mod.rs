@@ -1,9 +1,14 @@
 //! Pod attribution: which component, instance and replica each live pod
 //! belongs to, and the live state of each role.
 
-use crate::compile::{Comp, CompiledDefinition, Expr, PodDef, TypeSelector};
+mod validate;
+
+pub(crate) use compile::*;
+
+use crate::compile::{Comp, CompiledDefinition, Expr};
 use crate::error::{Error, ErrorCode, Result};
 use crate::jq::{Input, format};
+use crate::pods::PodDef;
 use crate::resolved::Resolved;
 use crate::resources::{self, ResourceSummary};
 use serde::Serialize;
@@ -14,8 +19,9 @@ use serde_json::Value;
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PodFinding {
-    /// Stable code: `invalid-pod`, `no-component`, `ambiguous-component`,
-    /// `no-instance`, `unknown-instance`, `selector-error`, `replica-error`.
+    /// Stable code: `invalid-pod`, `other-namespace`, `no-component`,
+    /// `ambiguous-component`, `no-instance`, `unknown-instance`,
+    /// `selector-error`, `replica-error`.
     pub code: String,
     /// What happened.
     pub message: String,
@@ -228,12 +234,12 @@ impl CompiledDefinition {
             match self.type_matches(sel, pod, pod_json) {
                 Ok(true) => matched.push(i),
                 Ok(false) => {}
-                Err(e) if e.code == ErrorCode::Limit => return Err(e),
+                Err(e) if e.0.code == ErrorCode::Limit => return Err(e),
                 Err(e) => findings.push(PodFinding {
                     code: "selector-error".into(),
                     message: format!(
                         "selector of component {} failed: {}",
-                        self.comps[i].name, e.message
+                        self.comps[i].name, e.0.message
                     ),
                 }),
             }
@@ -279,14 +285,14 @@ impl CompiledDefinition {
         };
         let id = match single_value(e, pod, &self.limits) {
             Ok(v) => value_text(&v),
-            Err(err) if err.code == ErrorCode::Limit => return Err(err),
+            Err(err) if err.0.code == ErrorCode::Limit => return Err(err),
             Err(err) => {
                 findings.push(PodFinding {
                     code: "no-instance".into(),
                     message: format!(
                         "failed to extract instance id from path {:?}: {}",
                         e.program.code(),
-                        err.message
+                        err.0.message
                     ),
                 });
                 return Ok(None);
@@ -323,10 +329,14 @@ impl CompiledDefinition {
                 )
             }
         };
+        let namespace = workload
+            .and_then(|w| w.pointer("/metadata/namespace"))
+            .and_then(Value::as_str)
+            .filter(|ns| !ns.is_empty());
         let mut out = Vec::with_capacity(pods.len());
         let mut unattributed = Vec::new();
         for pod in pods {
-            let a = self.attribute_one(pod, ids.as_deref())?;
+            let a = self.attribute_one(pod, ids.as_deref(), namespace)?;
             if a.component.is_none() {
                 unattributed.push(a.name.clone());
             }
@@ -338,7 +348,12 @@ impl CompiledDefinition {
         })
     }
 
-    fn attribute_one(&self, pod: &Value, ids: Option<&[Vec<String>]>) -> Result<PodAttribution> {
+    fn attribute_one(
+        &self,
+        pod: &Value,
+        ids: Option<&[Vec<String>]>,
+        workload_namespace: Option<&str>,
+    ) -> Result<PodAttribution> {
         let name = pod
             .pointer("/metadata/name")
             .and_then(Value::as_str)
@@ -369,6 +384,24 @@ impl CompiledDefinition {
             });
             return Ok(a);
         }
+        if let Some(kind) = pod.get("kind").and_then(Value::as_str)
+            && kind != "Pod"
+        {
+            a.findings.push(PodFinding {
+                code: "invalid-pod".into(),
+                message: format!("a {kind} is not a Pod"),
+            });
+            return Ok(a);
+        }
+        if let (Some(ns), Some(other)) = (workload_namespace, a.namespace.as_deref())
+            && ns != other
+        {
+            a.findings.push(PodFinding {
+                code: "other-namespace".into(),
+                message: format!("namespace {other} is not the workload's ({ns})"),
+            });
+            return Ok(a);
+        }
         match pod.get("spec").map(resources::pod_request) {
             Some(Ok(list)) => a.resources = ResourceSummary::from_list(&list),
             Some(Err(e)) => a.findings.push(PodFinding {
@@ -392,13 +425,13 @@ impl CompiledDefinition {
         if let Some(e) = &c.replica_selector {
             match single_value(e, &input, &self.limits) {
                 Ok(v) => a.replica_key = Some(value_text(&v)),
-                Err(err) if err.code == ErrorCode::Limit => return Err(err),
+                Err(err) if err.0.code == ErrorCode::Limit => return Err(err),
                 Err(err) => a.findings.push(PodFinding {
                     code: "replica-error".into(),
                     message: format!(
                         "failed to extract replica key from path {:?}: {}",
                         e.program.code(),
-                        err.message
+                        err.0.message
                     ),
                 }),
             }
@@ -466,3 +499,4 @@ impl CompiledDefinition {
         Ok(r)
     }
 }
+mod compile;

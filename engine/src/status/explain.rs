@@ -9,11 +9,12 @@
 //! expression's result or error). The matched statuses of an explanation are
 //! therefore always those `resolve` reports.
 
-use crate::compile::{CompiledDefinition, Matcher, StatusDef};
+use crate::compile::CompiledDefinition;
 use crate::error::{Error, ErrorCode, Result};
 use crate::jq::{Input, format};
 use crate::resolve::{conversion, workload_ref};
-use crate::resolved::{Condition, Status};
+use crate::resolved::{Condition, Status, WorkloadStatus};
+use crate::status::{Matcher, StatusDef};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -53,7 +54,7 @@ pub struct ComponentStatusExplanation {
     /// when none matched); empty when there is no status definition or the
     /// evaluation failed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub matched_statuses: Vec<String>,
+    pub matched_statuses: Vec<WorkloadStatus>,
     /// The error `resolve` fails with, when the status cannot be computed.
     /// The categories are still explained as far as they could be evaluated.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -93,7 +94,7 @@ pub struct ConditionsExplanation {
 #[serde(rename_all = "camelCase")]
 pub struct CategoryExplanation {
     /// The status, e.g. `Running`.
-    pub status: String,
+    pub status: WorkloadStatus,
     /// The mapping key, e.g. `running`.
     pub key: String,
     /// True when one of the matchers matched.
@@ -354,11 +355,11 @@ impl CompiledDefinition {
                 }
             }
             if hit {
-                matched.push(key.status().to_string());
+                matched.push(key.status());
             }
             if let Some(t) = trace.as_deref_mut() {
                 t.categories.push(CategoryExplanation {
-                    status: key.status().to_string(),
+                    status: key.status(),
                     key: key.key().to_string(),
                     matched: hit,
                     matchers: explained,
@@ -369,7 +370,7 @@ impl CompiledDefinition {
             return Err(e);
         }
         if matched.is_empty() {
-            matched.push("Undefined".into());
+            matched.push(WorkloadStatus::Undefined);
         }
         Ok(Status {
             phase,
@@ -477,7 +478,7 @@ impl CompiledDefinition {
                         c.push(Check {
                             criterion: expression_criterion(e, expected, None),
                             outcome: Outcome::Error,
-                            reason: err.message.clone(),
+                            reason: err.0.message.clone(),
                             error: Some(err.clone()),
                         });
                     }

@@ -1006,11 +1006,11 @@ fn rule_jq_undefined() {
 
     // Compiling reports the same findings, located, as a validation error.
     let err = workload_lens::CompiledDefinition::from_text(&text, Limits::default()).unwrap_err();
-    assert_eq!(err.code, ErrorCode::Validation, "{err}");
-    assert_eq!(err.findings, f);
+    assert_eq!(err.code(), ErrorCode::Validation, "{err}");
+    assert_eq!(err.findings(), f);
     // A lone expression that names an undefined function is a jq compile error.
     let e = workload_lens::Expression::compile("nosuch(1)", &Limits::default()).unwrap_err();
-    assert_eq!(e.code, ErrorCode::JqCompile);
+    assert_eq!(e.code(), ErrorCode::JqCompile);
     assert!(
         e.to_string().contains("function not defined: nosuch/1"),
         "{e}"
@@ -1551,28 +1551,30 @@ fn newer_generation_fields_in_resource_interface() {
 #[test]
 fn not_a_workload_definition() {
     let e = read_err("apiVersion: apps/v1\nkind: Deployment\nspec: {}\n");
-    assert_eq!(e.code, ErrorCode::Parse);
+    assert_eq!(e.code(), ErrorCode::Parse);
     assert_eq!(
-        e.message,
+        e.message(),
         "not a workload definition: apiVersion 'apps/v1' kind 'Deployment' (expected run.ai/v1alpha1 Karta or optimization.nvidia.com/v1alpha1 ResourceInterface)"
     );
-    assert_eq!(e.location.field.as_deref(), Some("apiVersion"));
-    assert_eq!((e.location.line, e.location.column), (Some(1), Some(1)));
+    assert_eq!(e.location().field.as_deref(), Some("apiVersion"));
+    assert_eq!((e.location().line, e.location().column), (Some(1), Some(1)));
     // Mixed generation pairs are not accepted.
     let e = read_err("apiVersion: run.ai/v1alpha1\nkind: ResourceInterface\nspec: {}\n");
-    assert!(e.message.starts_with(
+    assert!(e.message().starts_with(
         "not a workload definition: apiVersion 'run.ai/v1alpha1' kind 'ResourceInterface'"
     ));
     let e = read_err("kind: Karta\n");
     assert!(
-        e.message
+        e.message()
             .starts_with("not a workload definition: apiVersion <missing> kind 'Karta'")
     );
+    // A top-level sequence is a list of definitions, each read alone.
     let e = read_err("- a\n- b\n");
     assert_eq!(
-        e.message,
-        "a workload definition must be a map, found sequence"
+        e.message(),
+        "a workload definition must be a map, found string"
     );
+    assert_eq!(e.location().field.as_deref(), Some("[0]"));
 }
 
 #[test]
@@ -1583,31 +1585,31 @@ fn type_errors_name_the_field_and_position() {
     );
     let text = karta(ROOT_OK, &children, "");
     let e = read_err(&text);
-    assert_eq!(e.code, ErrorCode::Parse);
-    assert_eq!(e.message, "invalid type: integer 3, expected a string");
+    assert_eq!(e.code(), ErrorCode::Parse);
+    assert_eq!(e.message(), "invalid type: integer 3, expected a string");
     assert_eq!(
-        e.location.field.as_deref(),
+        e.location().field.as_deref(),
         Some(format!("{C0}.scaleDefinition.replicasPath").as_str())
     );
     assert_eq!(
-        (e.location.line, e.location.column),
+        (e.location().line, e.location().column),
         (
             Some(pos(&text, "replicasPath").0),
             Some(pos(&text, "replicasPath").1)
         )
     );
     let e = read_err("apiVersion: run.ai/v1alpha1\nkind: Karta\nmetadata: {name: x}\n");
-    assert_eq!(e.message, "missing required field 'spec'");
-    assert_eq!(e.location.field.as_deref(), Some("spec"));
-    assert_eq!((e.location.line, e.location.column), (Some(1), Some(1)));
+    assert_eq!(e.message(), "missing required field 'spec'");
+    assert_eq!(e.location().field.as_deref(), Some("spec"));
+    assert_eq!((e.location().line, e.location().column), (Some(1), Some(1)));
     let e = read_err(
         "apiVersion: run.ai/v1alpha1\nkind: Karta\nspec:\n  structureDefinition:\n    childComponents: {}\n",
     );
     assert_eq!(
-        e.location.field.as_deref(),
+        e.location().field.as_deref(),
         Some("spec.structureDefinition.childComponents")
     );
-    assert_eq!(e.location.line, Some(5));
+    assert_eq!(e.location().line, Some(5));
 }
 
 #[test]
@@ -1657,16 +1659,16 @@ fn list_documents_expand_into_their_items() {
     );
     let e = read_err(&text);
     assert_eq!(
-        e.location.field.as_deref(),
+        e.location().field.as_deref(),
         Some(format!("items[1].{C0}.ownerRef").as_str())
     );
     assert_eq!(
-        e.location.line,
+        e.location().line,
         Some(pos_nth(&text, "ownerRef: [job]", 0).0)
     );
     let e = read_err("kind: List\nitems: 3\n");
-    assert_eq!(e.location.field.as_deref(), Some("items"));
-    assert_eq!(e.location.line, Some(2));
+    assert_eq!(e.location().field.as_deref(), Some("items"));
+    assert_eq!(e.location().line, Some(2));
     assert!(
         matches!(read_definitions("kind: List\nitems: []\n", &Limits::default()), Ok(v) if v.is_empty())
     );
@@ -1691,9 +1693,9 @@ fn multiple_documents() {
     // An error in a later document names it.
     let text = format!("{good}---\n{}", good.replace("kind: Karta", "kind: Nope"));
     let e = read_err(&text);
-    assert_eq!(e.location.document, Some(1));
+    assert_eq!(e.location().document, Some(1));
     assert_eq!(
-        e.location.line,
+        e.location().line,
         Some(pos(&text, "apiVersion").0 + good.lines().count() + 1)
     );
 }
@@ -1726,11 +1728,11 @@ fn json_definitions_have_positions_too() {
 #[test]
 fn parse_errors_from_text_have_positions() {
     let e = read_err("apiVersion: run.ai/v1alpha1\nkind: Karta\nspec: [\n");
-    assert_eq!(e.code, ErrorCode::Parse);
-    assert!(e.location.line.is_some());
+    assert_eq!(e.code(), ErrorCode::Parse);
+    assert!(e.location().line.is_some());
     let e = read_err("apiVersion: run.ai/v1alpha1\nkind: Karta\nkind: Karta\n");
-    assert!(e.message.starts_with("duplicate mapping key \"kind\""));
-    assert_eq!((e.location.line, e.location.column), (Some(3), Some(1)));
+    assert!(e.message().starts_with("duplicate mapping key \"kind\""));
+    assert_eq!((e.location().line, e.location().column), (Some(3), Some(1)));
 }
 
 #[test]
@@ -1765,7 +1767,7 @@ fn definition_from_value_has_no_positions() {
         Ok(_) => panic!("expected a depth error"),
         Err(e) => e,
     };
-    assert_eq!(e.limit.as_deref(), Some("maxDepth"));
+    assert_eq!(e.limit(), Some("maxDepth"));
 }
 
 #[test]
@@ -1817,7 +1819,7 @@ fn explicit_nulls_are_like_absent_fields() {
         "  structureDefinition:\n    rootComponent:\n",
         "  structureDefinition:\n    rootComponent: null\n    x:\n",
     ));
-    assert_eq!(e.message, "missing required field 'rootComponent'");
+    assert_eq!(e.message(), "missing required field 'rootComponent'");
     // Unknown null fields are still reported.
     let text = karta(ROOT_OK, CHILD_OK, "").replace(
         "        ownerRef: job\n",
@@ -1841,8 +1843,8 @@ fn unknown_fields_inside_optional_lists() {
     let root = ROOT_OK.replace("- byPhase: Running", "- byPhase: [Running]");
     let e = read_err(&karta(&root, CHILD_OK, ""));
     assert_eq!(
-        e.location.field.as_deref(),
+        e.location().field.as_deref(),
         Some(format!("{R}.statusDefinition.statusMappings.running[0].byPhase").as_str())
     );
-    assert_eq!(e.message, "invalid type: sequence, expected a string");
+    assert_eq!(e.message(), "invalid type: sequence, expected a string");
 }

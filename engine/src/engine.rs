@@ -1,0 +1,319 @@
+//! The [`Engine`]: limits plus the definitions it knows, and every
+//! operation on workloads.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::catalog;
+use crate::compile::{CompiledDefinition, Origin};
+use crate::error::{Error, ErrorCode, Result};
+use crate::gang::GangReport;
+use crate::limits::Limits;
+use crate::model::Gvk;
+use crate::resolved::{Resolved, Status};
+use crate::selectors::Attribution;
+use crate::status::StatusExplanation;
+use crate::update::{UpdateRequest, UpdateResult};
+use crate::verdict::ValidationReport;
+use crate::{Expression, source};
+
+/// The engine: a set of limits and the definitions it resolves workloads
+/// with, the bundled catalog plus the user's.
+///
+/// A user definition replaces the catalog's (or an earlier user
+/// definition) of the same root group/version/kind. Every operation on a
+/// workload chooses its definition by the object's `apiVersion` and `kind`
+/// (the exact version, else any version of the same group and kind).
+///
+/// The limits are set once, when the engine is built, and apply to
+/// everything it does: reading texts, compiling definitions (the catalog
+/// too), evaluating them. An `Engine` is cheap to clone (definitions are
+/// shared) and `Send + Sync`.
+///
+/// ```
+/// use workload_lens::Engine;
+///
+/// let engine = Engine::new()?;
+/// let object = engine.read_object(include_str!("../../examples/jobset.yaml"))?;
+/// let resolved = engine.resolve(&object)?;
+/// assert_eq!(resolved.totals.resources.gpu, 12);
+/// # Ok::<(), workload_lens::Error>(())
+/// ```
+///
+/// With other limits, without the catalog, with the user's definitions:
+///
+/// ```
+/// use workload_lens::{Engine, Limits};
+///
+/// let limits = Limits { max_steps: 10_000, ..Limits::default() };
+/// let mut engine = Engine::builder().limits(limits).catalog(false).build()?;
+/// assert!(engine.definitions().is_empty());
+/// let added = engine.add_definitions(include_str!("../../definitions/jobset-x-k8s-io-jobset-v1alpha2.yaml"))?;
+/// assert_eq!(added[0].limits().max_steps, 10_000);
+/// # Ok::<(), workload_lens::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Engine {
+    limits: Limits,
+    /// In order of addition; a later definition of the same root GVK
+    /// replaces an earlier one.
+    defs: Vec<Arc<CompiledDefinition>>,
+    /// Root GVK -> index into `defs`.
+    by_gvk: HashMap<Gvk, usize>,
+    /// (group, kind) -> index of the latest definition of any version.
+    by_group_kind: HashMap<(String, String), usize>,
+}
+
+/// Builds an [`Engine`]: [`Engine::builder`].
+#[derive(Debug, Clone)]
+pub struct EngineBuilder {
+    limits: Limits,
+    catalog: bool,
+}
+
+impl EngineBuilder {
+    /// The limits of everything the engine does (default:
+    /// [`Limits::default`], meant for untrusted input).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Whether the engine starts with the bundled catalog (default: yes).
+    pub fn catalog(mut self, catalog: bool) -> Self {
+        self.catalog = catalog;
+        self
+    }
+
+    /// Build the engine, compiling the catalog with the limits (shared with
+    /// every engine of the default limits, compiled once per process).
+    pub fn build(self) -> Result<Engine> {
+        let mut engine = Engine {
+            limits: self.limits.effective(),
+            defs: Vec::new(),
+            by_gvk: HashMap::new(),
+            by_group_kind: HashMap::new(),
+        };
+        if self.catalog {
+            if self.limits == Limits::default() {
+                for d in catalog::catalog()? {
+                    engine.insert(d.clone());
+                }
+            } else {
+                for (file, text) in catalog::FILES {
+                    let defs =
+                        CompiledDefinition::all_from_text(text, self.limits, Origin::Catalog)
+                            .map_err(|e| e.context(&format!("bundled definition {file}")))?;
+                    for d in defs {
+                        engine.insert(Arc::new(d));
+                    }
+                }
+            }
+        }
+        Ok(engine)
+    }
+}
+
+impl Engine {
+    /// The bundled catalog with the default limits.
+    pub fn new() -> Result<Engine> {
+        Engine::builder().build()
+    }
+
+    /// A builder, to choose the limits and whether to start with the
+    /// catalog.
+    pub fn builder() -> EngineBuilder {
+        EngineBuilder {
+            limits: Limits::default(),
+            catalog: true,
+        }
+    }
+
+    /// The limits of everything the engine does (with the stack-safety
+    /// ceilings applied, see [`Limits::effective`]).
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    fn insert(&mut self, def: Arc<CompiledDefinition>) -> Option<Arc<CompiledDefinition>> {
+        let gvk = def.root_gvk();
+        let key = (gvk.group.clone(), gvk.kind.clone());
+        match self.by_gvk.get(&gvk) {
+            Some(&i) => {
+                let old = std::mem::replace(&mut self.defs[i], def);
+                self.by_group_kind.insert(key, i);
+                Some(old)
+            }
+            None => {
+                let i = self.defs.len();
+                self.defs.push(def);
+                self.by_gvk.insert(gvk, i);
+                self.by_group_kind.insert(key, i);
+                None
+            }
+        }
+    }
+
+    /// Compile exactly one definition from YAML/JSON text with the engine's
+    /// limits (without adding it). Errors and findings carry line and
+    /// column; an invalid definition is a [`ErrorCode::Validation`] error
+    /// with the findings [`Engine::validate`] reports.
+    pub fn compile(&self, text: &str) -> Result<CompiledDefinition> {
+        let mut all = self.compile_all(text)?;
+        if all.len() != 1 {
+            return Err(Error::new(
+                ErrorCode::Usage,
+                format!("expected exactly one definition, found {}", all.len()),
+            ));
+        }
+        all.pop()
+            .ok_or_else(|| Error::new(ErrorCode::Usage, "no definition found"))
+    }
+
+    /// Compile every definition of a text (documents, list items) with the
+    /// engine's limits (without adding them).
+    pub fn compile_all(&self, text: &str) -> Result<Vec<CompiledDefinition>> {
+        CompiledDefinition::all_from_text(text, self.limits, Origin::User)
+    }
+
+    /// Compile every definition of a text and add them as user definitions
+    /// (each replaces the one of the same root GVK); returns them.
+    pub fn add_definitions(&mut self, text: &str) -> Result<Vec<Arc<CompiledDefinition>>> {
+        let defs: Vec<Arc<CompiledDefinition>> =
+            self.compile_all(text)?.into_iter().map(Arc::new).collect();
+        for d in &defs {
+            self.insert(d.clone());
+        }
+        Ok(defs)
+    }
+
+    /// Add a compiled definition; returns the one it replaced (same root
+    /// GVK), if any. It keeps the limits it was compiled with.
+    pub fn add_definition(
+        &mut self,
+        def: impl Into<Arc<CompiledDefinition>>,
+    ) -> Option<Arc<CompiledDefinition>> {
+        self.insert(def.into())
+    }
+
+    /// Every definition, sorted by name.
+    pub fn definitions(&self) -> Vec<&Arc<CompiledDefinition>> {
+        let mut v: Vec<_> = self.defs.iter().collect();
+        v.sort_by(|a, b| a.name().cmp(b.name()));
+        v
+    }
+
+    /// A definition by `metadata.name`.
+    pub fn definition(&self, name: &str) -> Option<&Arc<CompiledDefinition>> {
+        self.defs.iter().find(|d| d.name() == name)
+    }
+
+    /// The definition for a GVK: the exact GVK, else (a manifest written at
+    /// another served version) the latest added for the same group and kind.
+    pub fn lookup(&self, gvk: &Gvk) -> Option<&Arc<CompiledDefinition>> {
+        self.by_gvk
+            .get(gvk)
+            .or_else(|| {
+                self.by_group_kind
+                    .get(&(gvk.group.clone(), gvk.kind.clone()))
+            })
+            .map(|&i| &self.defs[i])
+    }
+
+    /// The definition for an object, by its `apiVersion` and `kind`; a
+    /// [`ErrorCode::NoDefinition`] error when none covers it.
+    pub fn definition_for(&self, object: &Value) -> Result<&Arc<CompiledDefinition>> {
+        let w = crate::resolve::workload_ref(object)?;
+        let gvk = Gvk::from_api_version(&w.api_version, &w.kind);
+        self.lookup(&gvk).ok_or_else(|| {
+            Error::new(
+                ErrorCode::NoDefinition,
+                format!("no definition covers {gvk} (add one with a definition file)"),
+            )
+        })
+    }
+
+    /// Read exactly one object from YAML or JSON text (positions in
+    /// errors).
+    pub fn read_object(&self, text: &str) -> Result<Value> {
+        source::read_value(text, &self.limits)
+    }
+
+    /// Read every object of a text: each document; the items of a list
+    /// document (`kind: List`, `PodList`, `JobSetList`, ...); the elements
+    /// of a top-level array. See the module `source::objects`.
+    pub fn read_objects(&self, text: &str) -> Result<Vec<Value>> {
+        source::read_objects(text, &self.limits)
+    }
+
+    /// Resolve a workload with its definition.
+    pub fn resolve(&self, object: &Value) -> Result<Resolved> {
+        self.definition_for(object)?.resolve(object)
+    }
+
+    /// Resolve a workload and attach the live state of its pods (see
+    /// [`CompiledDefinition::resolve_with_pods`]).
+    pub fn resolve_with_pods(&self, object: &Value, pods: &[Value]) -> Result<Resolved> {
+        self.definition_for(object)?.resolve_with_pods(object, pods)
+    }
+
+    /// The root status of a workload (`None` when its definition has none).
+    pub fn status(&self, object: &Value) -> Result<Option<Status>> {
+        self.definition_for(object)?.status(object)
+    }
+
+    /// Why a workload has its status.
+    pub fn explain_status(&self, object: &Value) -> Result<StatusExplanation> {
+        self.definition_for(object)?.explain_status(object)
+    }
+
+    /// Place pods under the workload's components and instances.
+    pub fn attribute_pods(&self, object: &Value, pods: &[Value]) -> Result<Attribution> {
+        self.definition_for(object)?
+            .attribute_pods(Some(object), pods)
+    }
+
+    /// The gang-scheduling groups of the workload's pods (empty when its
+    /// definition has no gang instructions).
+    pub fn gang_groups(&self, object: &Value, pods: &[Value]) -> Result<GangReport> {
+        self.definition_for(object)?.gang_groups(object, pods)
+    }
+
+    /// Write values through the definition's paths.
+    pub fn update(&self, object: &Value, request: &UpdateRequest) -> Result<UpdateResult> {
+        self.definition_for(object)?.update(object, request)
+    }
+
+    /// Apply the definition's suspend actions.
+    pub fn suspend(&self, object: &Value) -> Result<UpdateResult> {
+        self.definition_for(object)?.suspend(object)
+    }
+
+    /// Apply the definition's resume actions.
+    pub fn resume(&self, object: &Value) -> Result<UpdateResult> {
+        self.definition_for(object)?.resume(object)
+    }
+
+    /// Validate every definition of a text: one verdict each (see
+    /// [`ValidationReport`]).
+    pub fn validate(&self, text: &str) -> Result<ValidationReport> {
+        crate::verdict::validate_text(text, &self.limits)
+    }
+
+    /// Compile a jq expression with the engine's semantics and limits.
+    pub fn expression(&self, expression: &str) -> Result<Expression> {
+        Expression::compile(expression, &self.limits)
+    }
+
+    /// Every output of a jq expression on a value.
+    pub fn evaluate(&self, expression: &str, input: &Value) -> Result<Vec<Value>> {
+        self.expression(expression)?.evaluate(input, &self.limits)
+    }
+}
+
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Engine>();
+};

@@ -1,0 +1,92 @@
+//! Compiling `gangScheduling`.
+
+use crate::compile::{Comp, Ctx, Expr};
+use crate::error::Result;
+use crate::model::Definition;
+
+/// Compiled gang-scheduling instructions.
+#[derive(Debug, Default)]
+pub(crate) struct Gang {
+    /// `podGroups`: (name, members).
+    pub groups: Vec<(String, Vec<Member>)>,
+    /// `podGroup` (subgroups and topology).
+    pub v2: Option<crate::model::PodGroupV2>,
+    /// Per component index: candidate (group, member) pairs, own component
+    /// first, then ancestors nearest first.
+    pub candidates: Vec<Vec<(usize, usize)>>,
+}
+/// A compiled pod-group member.
+#[derive(Debug)]
+pub(crate) struct Member {
+    pub component: usize,
+    pub keys: Vec<Expr>,
+    pub filters: Vec<Expr>,
+}
+/// The compiled gang instructions of a definition (`None` without any).
+pub(crate) fn compile(ctx: &Ctx<'_>, def: &Definition, comps: &[Comp]) -> Result<Option<Gang>> {
+    let Some(gs) = def
+        .spec
+        .optimization_instructions
+        .as_ref()
+        .and_then(|o| o.gang_scheduling.as_ref())
+    else {
+        return Ok(None);
+    };
+    let base = "spec.optimizationInstructions.gangScheduling";
+    let mut gang = Gang {
+        v2: gs.pod_group.clone(),
+        ..Gang::default()
+    };
+    for (gi, g) in gs.pod_groups.iter().flatten().enumerate() {
+        let mut members = Vec::new();
+        for (mi, m) in g.members.iter().enumerate() {
+            let mf = format!("{base}.podGroups[{gi}].members[{mi}]");
+            let Some(component) = comps.iter().position(|c| c.name == m.component_name) else {
+                continue;
+            };
+            let mut keys = Vec::new();
+            for (ki, k) in m.group_by_key_paths.iter().enumerate() {
+                if let Some(e) = ctx.opt(Some(k), format!("{mf}.groupByKeyPaths[{ki}]"))? {
+                    keys.push(e);
+                }
+            }
+            let mut filters = Vec::new();
+            for (fi, f) in m.filters.iter().enumerate() {
+                if let Some(e) = ctx.opt(Some(f), format!("{mf}.filters[{fi}]"))? {
+                    filters.push(e);
+                }
+            }
+            members.push(Member {
+                component,
+                keys,
+                filters,
+            });
+        }
+        gang.groups.push((g.name.clone(), members));
+    }
+    // Candidates: walk each component and its ancestors; own members first,
+    // then ancestors' (nearest first), each in group then member order.
+    for ci in 0..comps.len() {
+        let mut chain = vec![ci];
+        let mut cur = comps[ci].parent;
+        while let Some(p) = cur {
+            if chain.contains(&p) {
+                break;
+            }
+            chain.push(p);
+            cur = comps[p].parent;
+        }
+        let mut cands = Vec::new();
+        for x in chain {
+            for (gi, (_, members)) in gang.groups.iter().enumerate() {
+                for (mi, m) in members.iter().enumerate() {
+                    if m.component == x {
+                        cands.push((gi, mi));
+                    }
+                }
+            }
+        }
+        gang.candidates.push(cands);
+    }
+    Ok(Some(gang))
+}

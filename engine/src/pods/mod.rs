@@ -1,0 +1,10 @@
+//! The pod definition (`specDefinition`): pod templates, pod specs and
+//! fragments; validated, compiled, read (resolve) and written (update).
+
+mod compile;
+mod read;
+mod validate;
+mod write;
+
+pub(crate) use compile::*;
+pub(crate) use read::*;

@@ -1,0 +1,322 @@
+//! Reading pod templates out of a workload: one per instance, from a
+//! template, a pod spec or fragments, with the pod metadata.
+
+use serde_json::{Map, Value};
+
+use crate::compile::{Comp, CompiledDefinition, Expr};
+use crate::error::Result;
+use crate::jq::Input;
+use crate::model::{FragmentField, FragmentType};
+use crate::pods::PodDef;
+use crate::resolve::conversion;
+
+/// The fields of a Kubernetes PodSpec (core/v1, as of v1.34).
+pub(crate) const POD_SPEC_FIELDS: &[&str] = &[
+    "activeDeadlineSeconds",
+    "affinity",
+    "automountServiceAccountToken",
+    "containers",
+    "dnsConfig",
+    "dnsPolicy",
+    "enableServiceLinks",
+    "ephemeralContainers",
+    "hostAliases",
+    "hostIPC",
+    "hostNetwork",
+    "hostPID",
+    "hostUsers",
+    "hostname",
+    "hostnameOverride",
+    "imagePullSecrets",
+    "initContainers",
+    "nodeName",
+    "nodeSelector",
+    "os",
+    "overhead",
+    "preemptionPolicy",
+    "priority",
+    "priorityClassName",
+    "readinessGates",
+    "resourceClaims",
+    "resources",
+    "restartPolicy",
+    "runtimeClassName",
+    "schedulerName",
+    "schedulingGates",
+    "securityContext",
+    "serviceAccount",
+    "serviceAccountName",
+    "setHostnameAsFQDN",
+    "shareProcessNamespace",
+    "subdomain",
+    "terminationGracePeriodSeconds",
+    "tolerations",
+    "topologySpreadConstraints",
+    "volumes",
+];
+
+/// The fields of a Kubernetes ObjectMeta.
+pub(crate) const OBJECT_META_FIELDS: &[&str] = &[
+    "annotations",
+    "creationTimestamp",
+    "deletionGracePeriodSeconds",
+    "deletionTimestamp",
+    "finalizers",
+    "generateName",
+    "generation",
+    "labels",
+    "managedFields",
+    "name",
+    "namespace",
+    "ownerReferences",
+    "resourceVersion",
+    "selfLink",
+    "uid",
+];
+
+/// Keep only the fields of a Kubernetes type, as the reference's typed
+/// conversion does (a CRD's own fields at the same place are dropped from
+/// the resolved template; updates keep them in the object).
+pub(crate) fn keep_fields(mut m: Map<String, Value>, fields: &[&str]) -> Map<String, Value> {
+    m.retain(|k, _| fields.contains(&k.as_str()));
+    m
+}
+
+/// The pod templates of a component's instances (`None`: absent in the
+/// object) and, for fragmented definitions, the fragments read.
+pub(crate) struct PodTemplates {
+    pub templates: Vec<Option<Value>>,
+    pub fragments: Vec<Option<Map<String, Value>>>,
+}
+
+impl CompiledDefinition {
+    /// Read the pod templates of a component, one per instance id.
+    pub(crate) fn pod_templates(
+        &self,
+        c: &Comp,
+        input: &Input,
+        ids: &[String],
+    ) -> Result<PodTemplates> {
+        let n = ids.len();
+        let ids = ids.to_vec();
+        // Pod templates, one per instance: None = absent in the object.
+        let mut templates: Vec<Option<Value>> = vec![None; n];
+        let mut fragments: Vec<Option<Map<String, Value>>> = vec![None; n];
+        let lim = &self.limits;
+        match &c.pod {
+            PodDef::None => {}
+            PodDef::Template(e) => {
+                let outs = e.eval(input, lim)?;
+                self.zip(e, &ids, outs.len())?;
+                for (i, v) in outs.into_iter().enumerate() {
+                    templates[i] = to_template(e, i, v)?;
+                }
+            }
+            PodDef::Spec(e) => {
+                let outs = e.eval(input, lim)?;
+                self.zip(e, &ids, outs.len())?;
+                for (i, v) in outs.into_iter().enumerate() {
+                    templates[i] = match v {
+                        Value::Null => None,
+                        Value::Object(spec) => {
+                            let mut t = Map::new();
+                            t.insert("metadata".into(), Value::Object(Map::new()));
+                            t.insert(
+                                "spec".into(),
+                                Value::Object(keep_fields(spec, POD_SPEC_FIELDS)),
+                            );
+                            Some(Value::Object(t))
+                        }
+                        v => return Err(conversion(e, i, "an object (pod spec)", &v)),
+                    };
+                }
+            }
+            PodDef::Fragmented(fields) => {
+                let mut lists: Vec<(FragmentField, &Expr, Vec<Value>)> = Vec::new();
+                let mut count = 0;
+                for (f, e) in fields {
+                    let outs = e.eval(input, lim)?;
+                    count = count.max(outs.len());
+                    lists.push((*f, e, outs));
+                }
+                if let Some((_, e, _)) = lists.first() {
+                    self.zip(e, &ids, count)?;
+                }
+                for (i, frag) in fragments.iter_mut().enumerate() {
+                    let mut m = Map::new();
+                    for (f, e, outs) in &lists {
+                        if let Some(v) = outs.get(i)
+                            && let Some(v) = check_fragment(e, i, *f, v)?
+                        {
+                            m.insert(f.value_key().into(), v);
+                        }
+                    }
+                    if !m.is_empty() {
+                        templates[i] = Some(assemble(&m));
+                        *frag = Some(m);
+                    }
+                }
+            }
+        }
+        if let Some(e) = &c.metadata {
+            let outs = e.eval(input, lim)?;
+            self.zip(e, &ids, outs.len())?;
+            for (i, v) in outs.into_iter().enumerate() {
+                match v {
+                    Value::Null => {}
+                    Value::Object(meta) => {
+                        if let Some(Value::Object(t)) = &mut templates[i] {
+                            t.insert(
+                                "metadata".into(),
+                                Value::Object(keep_fields(meta, OBJECT_META_FIELDS)),
+                            );
+                        }
+                    }
+                    v => return Err(conversion(e, i, "an object (pod metadata)", &v)),
+                }
+            }
+        }
+        Ok(PodTemplates {
+            templates,
+            fragments,
+        })
+    }
+}
+
+fn to_template(e: &Expr, i: usize, v: Value) -> Result<Option<Value>> {
+    match v {
+        Value::Null => Ok(None),
+        Value::Object(mut o) => {
+            let mut t = Map::new();
+            for k in ["metadata", "spec"] {
+                match o.remove(k) {
+                    // Kept absent, so that writing the template back adds nothing.
+                    None | Some(Value::Null) => {}
+                    Some(Value::Object(x)) => {
+                        let fields = if k == "spec" {
+                            POD_SPEC_FIELDS
+                        } else {
+                            OBJECT_META_FIELDS
+                        };
+                        t.insert(k.into(), Value::Object(keep_fields(x, fields)));
+                    }
+                    Some(x) => {
+                        return Err(conversion(
+                            e,
+                            i,
+                            &format!("a pod template whose {k} is an object"),
+                            &x,
+                        ));
+                    }
+                }
+            }
+            Ok(Some(Value::Object(t)))
+        }
+        v => Err(conversion(e, i, "an object (pod template)", &v)),
+    }
+}
+
+fn check_fragment(e: &Expr, i: usize, f: FragmentField, v: &Value) -> Result<Option<Value>> {
+    if v.is_null() {
+        return Ok(None);
+    }
+    let ok = match f.target() {
+        FragmentType::String => v.is_string(),
+        FragmentType::StringMap => v
+            .as_object()
+            .is_some_and(|o| o.values().all(Value::is_string)),
+        FragmentType::Object => v.is_object(),
+        FragmentType::ObjectList => v.as_array().is_some_and(|a| a.iter().all(Value::is_object)),
+    };
+    if !ok {
+        let target = match f.target() {
+            FragmentType::String => "a string",
+            FragmentType::StringMap => "a map of strings",
+            FragmentType::Object => "an object",
+            FragmentType::ObjectList => "an array of objects",
+        };
+        return Err(conversion(e, i, &format!("{target} ({})", f.human()), v));
+    }
+    Ok(Some(v.clone()))
+}
+
+/// Assemble a pod template from fragments. The main `container` replaces a
+/// container of the same name in `containers` (or is put first); `image`
+/// and the bare `resources` fragment apply to the main container when it
+/// lacks them; with no container at all, `resources` makes a container named
+/// `main`.
+pub(crate) fn assemble(m: &Map<String, Value>) -> Value {
+    let mut spec = Map::new();
+    for k in ["schedulerName", "priorityClassName"] {
+        if let Some(v) = m.get(k) {
+            spec.insert(k.into(), v.clone());
+        }
+    }
+    let mut affinity = Map::new();
+    for k in ["podAffinity", "nodeAffinity"] {
+        if let Some(v) = m.get(k) {
+            affinity.insert(k.into(), v.clone());
+        }
+    }
+    if !affinity.is_empty() {
+        spec.insert("affinity".into(), Value::Object(affinity));
+    }
+    if let Some(v) = m.get("resourceClaims") {
+        spec.insert("resourceClaims".into(), v.clone());
+    }
+    let mut containers: Vec<Value> = m
+        .get("containers")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut main = m.get("container").and_then(Value::as_object).cloned();
+    let mut main_is_first = false;
+    if main.is_none() && (m.contains_key("resources") || m.contains_key("image")) {
+        // Without a main container the first container is the main one; with
+        // no container at all, one named `main` carries the fragments.
+        main = match containers.first().and_then(Value::as_object) {
+            Some(first) => {
+                main_is_first = true;
+                Some(first.clone())
+            }
+            None => {
+                let mut c = Map::new();
+                c.insert("name".into(), Value::String("main".into()));
+                Some(c)
+            }
+        };
+    }
+    if let Some(mut c) = main {
+        if let Some(img) = m.get("image") {
+            c.entry("image").or_insert_with(|| img.clone());
+        }
+        if let Some(r) = m.get("resources") {
+            c.entry("resources").or_insert_with(|| r.clone());
+        }
+        let name = c.get("name").cloned();
+        let pos = if main_is_first {
+            Some(0)
+        } else {
+            containers
+                .iter()
+                .position(|x| name.is_some() && x.get("name") == name.as_ref())
+        };
+        match pos {
+            Some(pos) => containers[pos] = Value::Object(c),
+            None => containers.insert(0, Value::Object(c)),
+        }
+    }
+    if !containers.is_empty() {
+        spec.insert("containers".into(), Value::Array(containers));
+    }
+    let mut meta = Map::new();
+    for k in ["labels", "annotations"] {
+        if let Some(v) = m.get(k) {
+            meta.insert(k.into(), v.clone());
+        }
+    }
+    let mut t = Map::new();
+    t.insert("metadata".into(), Value::Object(meta));
+    t.insert("spec".into(), Value::Object(spec));
+    Value::Object(t)
+}

@@ -1,0 +1,225 @@
+//! Writing pod templates, pod specs, pod metadata and fragments back into a
+//! workload through the paths they are read from.
+
+use serde_json::{Map, Value};
+
+use crate::compile::{Comp, CompiledDefinition, Expr};
+use crate::error::{Error, ErrorCode, Result};
+use crate::model::{FRAGMENT_FIELDS, FragmentField};
+use crate::pods::{OBJECT_META_FIELDS, POD_SPEC_FIELDS, PodDef};
+use crate::update::{ComponentUpdate, as_path, is_empty, set_path};
+use std::collections::BTreeMap;
+
+impl CompiledDefinition {
+    pub(crate) fn update_component(
+        &self,
+        c: &Comp,
+        u: &ComponentUpdate,
+        doc: &mut Value,
+    ) -> Result<()> {
+        let missing = |what: &str| {
+            Error::new(
+                ErrorCode::Update,
+                format!("component {} does not have {what} definition", c.name),
+            )
+        };
+        if let Some(values) = &u.pod_template_specs {
+            let PodDef::Template(e) = &c.pod else {
+                return Err(missing("pod template spec"));
+            };
+            self.write(c, e, values, doc, "pod template specs", Keep::Template)?;
+        }
+        if let Some(values) = &u.pod_specs {
+            let PodDef::Spec(e) = &c.pod else {
+                return Err(missing("pod spec"));
+            };
+            self.write(
+                c,
+                e,
+                values,
+                doc,
+                "pod specs",
+                Keep::Fields(POD_SPEC_FIELDS),
+            )?;
+        }
+        if let Some(values) = &u.pod_metadata {
+            let Some(e) = &c.metadata else {
+                return Err(missing("pod metadata"));
+            };
+            self.write(
+                c,
+                e,
+                values,
+                doc,
+                "pod metadata",
+                Keep::Fields(OBJECT_META_FIELDS),
+            )?;
+        }
+        if let Some(frags) = &u.fragments {
+            let PodDef::Fragmented(fields) = &c.pod else {
+                return Err(missing("fragmented pod spec"));
+            };
+            for (id, m) in frags {
+                for key in m.keys() {
+                    if !FRAGMENT_FIELDS.iter().any(|f| f.value_key() == key) {
+                        return Err(Error::new(
+                            ErrorCode::Usage,
+                            format!("unknown fragment field '{key}' for instance '{id}'"),
+                        ));
+                    }
+                }
+            }
+            for f in FRAGMENT_FIELDS {
+                let values: BTreeMap<String, Value> = frags
+                    .iter()
+                    .filter_map(|(id, m)| m.get(f.value_key()).map(|v| (id.clone(), v.clone())))
+                    .collect();
+                if values.values().all(is_empty) {
+                    continue;
+                }
+                let Some((_, e)) = fields.iter().find(|(ff, _)| *ff == f) else {
+                    return Err(Error::new(
+                        ErrorCode::Update,
+                        format!(
+                            "failed to update {}: path is not defined and values are not empty",
+                            f.human()
+                        ),
+                    ));
+                };
+                self.write(
+                    c,
+                    e,
+                    &values,
+                    doc,
+                    &format!("fragment {}", f.human()),
+                    Keep::Nothing,
+                )
+                .map_err(|err| err.context(&format!("failed to update {}", human(f))))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Assign (single-instance) or zip-assign (multi-instance) values.
+    fn write(
+        &self,
+        c: &Comp,
+        e: &Expr,
+        values: &BTreeMap<String, Value>,
+        doc: &mut Value,
+        what: &str,
+        keep: Keep,
+    ) -> Result<()> {
+        let input = self.input(doc)?;
+        let ids = self.instance_ids(c, &input)?;
+        for id in values.keys() {
+            if !ids.contains(id) {
+                return Err(Error::new(
+                    ErrorCode::Usage,
+                    format!(
+                        "failed to unzip given {what} and instance ids: unknown instance id {id:?} (instances: [{}])",
+                        ids.join(" ")
+                    ),
+                ));
+            }
+        }
+        let paths = e.eval_paths(&input, &self.limits)?;
+        if c.ids.is_none() {
+            // Assign: every path gets the one value.
+            let Some(v) = values.get("") else {
+                return Ok(());
+            };
+            for p in &paths {
+                let p = as_path(p)?;
+                let v = keep.merge(get_path(doc, p), v.clone());
+                set_path(doc, p, v).map_err(|err| err.at(e.location()))?;
+            }
+            return Ok(());
+        }
+        if paths.len() != ids.len() {
+            return Err(Error::new(
+                ErrorCode::CountMismatch,
+                format!(
+                    "array length mismatch: expected {} values but got {}",
+                    paths.len(),
+                    ids.len()
+                ),
+            )
+            .at(e.location()));
+        }
+        for (p, id) in paths.iter().zip(&ids) {
+            // Instances without a value are left as they are (no null is
+            // written for them).
+            if let Some(v) = values.get(id) {
+                let p = as_path(p)?;
+                let v = keep.merge(get_path(doc, p), v.clone());
+                set_path(doc, p, v)
+                    .map_err(|err| err.at(e.location()).in_component(&c.name, Some(id)))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What a whole-object write keeps from the value it replaces: the fields
+/// that are not part of the Kubernetes type (a CRD's own fields living at
+/// the same place, e.g. KServe's `minReplicas` beside a pod spec), which the
+/// resolved template does not show and so cannot give back.
+#[derive(Clone, Copy)]
+enum Keep {
+    Nothing,
+    Fields(&'static [&'static str]),
+    Template,
+}
+
+impl Keep {
+    fn merge(self, old: Option<&Value>, new: Value) -> Value {
+        let (Some(Value::Object(old)), Value::Object(mut new)) = (old, new.clone()) else {
+            return new;
+        };
+        let keep_foreign =
+            |old: &Map<String, Value>, new: &mut Map<String, Value>, fields: &[&str]| {
+                for (k, v) in old {
+                    if !fields.contains(&k.as_str()) && !new.contains_key(k) {
+                        new.insert(k.clone(), v.clone());
+                    }
+                }
+            };
+        match self {
+            Keep::Nothing => return Value::Object(new),
+            Keep::Fields(fields) => keep_foreign(old, &mut new, fields),
+            Keep::Template => {
+                keep_foreign(old, &mut new, &["metadata", "spec"]);
+                for (k, fields) in [("spec", POD_SPEC_FIELDS), ("metadata", OBJECT_META_FIELDS)] {
+                    if let (Some(Value::Object(o)), Some(Value::Object(n))) =
+                        (old.get(k), new.get_mut(k))
+                    {
+                        keep_foreign(o, n, fields);
+                    }
+                }
+            }
+        }
+        Value::Object(new)
+    }
+}
+
+/// The value at a jq path, if there is one.
+fn get_path<'a>(doc: &'a Value, path: &[Value]) -> Option<&'a Value> {
+    let mut cur = doc;
+    for k in path {
+        cur = match (k, cur) {
+            (Value::String(s), Value::Object(o)) => o.get(s)?,
+            (Value::Number(n), Value::Array(a)) => {
+                let i = n.as_i64()?;
+                let i = if i < 0 { i + a.len() as i64 } else { i };
+                a.get(usize::try_from(i).ok()?)?
+            }
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+fn human(f: FragmentField) -> &'static str {
+    f.human()
+}

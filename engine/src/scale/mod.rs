@@ -1,0 +1,7 @@
+//! Replica counts (`scaleDefinition`): validated, compiled and evaluated.
+
+mod compile;
+mod eval;
+mod validate;
+
+pub(crate) use compile::*;

@@ -1,0 +1,383 @@
+//! The JSON reader: `serde_json` for the values, an iterative scanner for
+//! the positions.
+
+#[allow(unused_imports)]
+use super::*;
+
+// ---------------------------------------------------------------------------
+// JSON
+// ---------------------------------------------------------------------------
+
+pub(super) fn parse_json_text(text: &str, limits: &Limits) -> Result<Vec<SourceDocument>> {
+    let scan = scan_json(text, limits)?;
+    match serde_json::from_str::<Value>(text) {
+        Ok(value) => {
+            if !scan.complete {
+                // The scanner gave up early (it is deliberately simple); make
+                // sure the limits still hold.
+                check_value_limits(&value, limits)?;
+            }
+            if value.is_null() {
+                return Ok(Vec::new());
+            }
+            Ok(vec![SourceDocument {
+                value,
+                document: 0,
+                spans: scan.spans,
+            }])
+        }
+        Err(json_err) => {
+            let msg = json_err.to_string();
+            let (line, column) = json_position(text, json_err.line(), json_err.column());
+            if msg.starts_with("recursion limit exceeded") {
+                // serde_json's own fixed nesting limit (128); the text is
+                // within `maxDepth` (the scan checked), so read it as YAML,
+                // which has no fixed limit.
+                return parse_yaml(text, limits)
+                    .map_err(|_| at_position(depth_error(limits), 0, line, column, ""));
+            }
+            if scan.yaml_hint {
+                return parse_yaml(text, limits);
+            }
+            let msg = match msg.rsplit_once(" at line ") {
+                Some((m, _)) => m.to_string(),
+                None => msg,
+            };
+            Err(at_position(
+                Error::new(ErrorCode::Parse, format!("invalid JSON: {msg}")),
+                0,
+                line,
+                column,
+                "",
+            ))
+        }
+    }
+}
+
+/// serde_json reports a byte column; convert it to a character column.
+pub(super) fn json_position(text: &str, line: usize, byte_column: usize) -> (usize, usize) {
+    let line = line.max(1);
+    let Some(line_text) = text.split('\n').nth(line - 1) else {
+        return (line, byte_column.max(1));
+    };
+    let column = line_text
+        .char_indices()
+        .take_while(|(b, _)| *b < byte_column.saturating_sub(1))
+        .count()
+        + 1;
+    (line, column)
+}
+
+/// Depth and node-count check of a value, without recursion.
+pub(crate) fn check_value_limits(value: &Value, limits: &Limits) -> Result<()> {
+    let mut nodes = 0usize;
+    let mut stack: Vec<(&Value, usize)> = vec![(value, 0)];
+    while let Some((v, depth)) = stack.pop() {
+        nodes += 1;
+        if nodes > limits.max_input_nodes {
+            return Err(nodes_error(limits));
+        }
+        match v {
+            Value::Array(items) => {
+                if depth + 1 > limits.max_depth {
+                    return Err(depth_error(limits));
+                }
+                stack.extend(items.iter().map(|i| (i, depth + 1)));
+            }
+            Value::Object(map) => {
+                if depth + 1 > limits.max_depth {
+                    return Err(depth_error(limits));
+                }
+                stack.extend(map.values().map(|i| (i, depth + 1)));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+pub(super) struct JsonScan {
+    spans: SpanIndex,
+    /// True when the scanner understood the whole text.
+    complete: bool,
+    /// True when the scanner stopped at something that is YAML rather than
+    /// broken JSON (an unquoted key or word, a single quote, a comment,
+    /// content after the root value such as `---`).
+    yaml_hint: bool,
+}
+
+pub(super) struct JsonFrame {
+    object: bool,
+    node: u32,
+    path: String,
+    index: usize,
+    /// Node and path of the entry whose key was just read.
+    entry: Option<(u32, String)>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum JsonState {
+    Value,
+    ValueOrEnd,
+    KeyOrEnd,
+    Key,
+    Colon,
+    CommaOrEnd,
+}
+
+pub(super) struct Cursor<'a> {
+    bytes: &'a [u8],
+    i: usize,
+    line: usize,
+    column: usize,
+}
+
+impl Cursor<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.i).copied()
+    }
+
+    fn advance_to(&mut self, target: usize) {
+        while self.i < target {
+            match self.bytes.get(self.i) {
+                Some(b'\n') => {
+                    self.line += 1;
+                    self.column = 1;
+                }
+                Some(&b) if b & 0xC0 != 0x80 => self.column += 1,
+                Some(_) => {}
+                None => return,
+            }
+            self.i += 1;
+        }
+    }
+
+    fn skip_whitespace(&mut self) {
+        let mut j = self.i;
+        while matches!(self.bytes.get(j), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            j += 1;
+        }
+        self.advance_to(j);
+    }
+
+    /// End (exclusive) of the string starting at the current `"`.
+    fn string_end(&self) -> Option<usize> {
+        let mut j = self.i + 1;
+        loop {
+            match self.bytes.get(j)? {
+                b'\\' => j += 2,
+                b'"' => return Some(j + 1),
+                b'\n' => return None,
+                _ => j += 1,
+            }
+        }
+    }
+
+    fn pos(&self) -> (usize, usize) {
+        (self.line, self.column)
+    }
+}
+
+/// Positions, depth, node count and duplicate keys of a JSON text, in one
+/// iterative pass. Syntax errors are left to serde_json (the scan just stops).
+pub(super) fn scan_json(text: &str, limits: &Limits) -> Result<JsonScan> {
+    let mut cur = Cursor {
+        bytes: text.as_bytes(),
+        i: 0,
+        line: 1,
+        column: 1,
+    };
+    let mut spans = SpanIndex::new();
+    let mut stack: Vec<JsonFrame> = Vec::new();
+    let mut state = JsonState::Value;
+    let mut nodes = 0usize;
+    let mut done = false;
+    let mut complete = false;
+    let mut yaml_hint = false;
+    loop {
+        cur.skip_whitespace();
+        let Some(c) = cur.peek() else {
+            complete = done;
+            break;
+        };
+        if c == b'#' || c == b'\'' {
+            yaml_hint = true;
+            break;
+        }
+        if done {
+            yaml_hint = true; // more documents, or trailing garbage
+            break;
+        }
+        match state {
+            JsonState::Value | JsonState::ValueOrEnd => {
+                if state == JsonState::ValueOrEnd && c == b']' {
+                    cur.advance_to(cur.i + 1);
+                    stack.pop();
+                    after_value(&mut stack, &mut state, &mut done);
+                    continue;
+                }
+                let pos = cur.pos();
+                let (node, path) = match stack.last_mut() {
+                    None => (spans.set_root(pos), String::new()),
+                    Some(top) if top.object => match top.entry.take() {
+                        Some(entry) => entry,
+                        None => break,
+                    },
+                    Some(top) => {
+                        let node = spans.child(
+                            top.node,
+                            Segment::Index(top.index),
+                            (clamp_u32(pos.0), clamp_u32(pos.1)),
+                        );
+                        (node, path_push_index(&top.path, top.index))
+                    }
+                };
+                nodes += 1;
+                if nodes > limits.max_input_nodes {
+                    return Err(at_position(nodes_error(limits), 0, pos.0, pos.1, &path));
+                }
+                match c {
+                    b'{' | b'[' => {
+                        if stack.len() + 1 > limits.max_depth {
+                            return Err(at_position(depth_error(limits), 0, pos.0, pos.1, &path));
+                        }
+                        let object = c == b'{';
+                        stack.push(JsonFrame {
+                            object,
+                            node,
+                            path,
+                            index: 0,
+                            entry: None,
+                        });
+                        state = if object {
+                            JsonState::KeyOrEnd
+                        } else {
+                            JsonState::ValueOrEnd
+                        };
+                        cur.advance_to(cur.i + 1);
+                    }
+                    b'"' => {
+                        let Some(end) = cur.string_end() else { break };
+                        cur.advance_to(end);
+                        after_value(&mut stack, &mut state, &mut done);
+                    }
+                    _ => {
+                        let mut j = cur.i;
+                        while cur.bytes.get(j).is_some_and(|b| {
+                            !matches!(
+                                b,
+                                b',' | b']'
+                                    | b'}'
+                                    | b':'
+                                    | b'"'
+                                    | b'['
+                                    | b'{'
+                                    | b' '
+                                    | b'\t'
+                                    | b'\n'
+                                    | b'\r'
+                            )
+                        }) {
+                            j += 1;
+                        }
+                        if j == cur.i {
+                            break;
+                        }
+                        let word = text.get(cur.i..j).unwrap_or("");
+                        if word.starts_with(|ch: char| ch.is_ascii_alphabetic())
+                            && !matches!(word, "true" | "false" | "null")
+                        {
+                            yaml_hint = true;
+                            break;
+                        }
+                        cur.advance_to(j);
+                        after_value(&mut stack, &mut state, &mut done);
+                    }
+                }
+            }
+            JsonState::KeyOrEnd | JsonState::Key => {
+                if state == JsonState::KeyOrEnd && c == b'}' {
+                    cur.advance_to(cur.i + 1);
+                    stack.pop();
+                    after_value(&mut stack, &mut state, &mut done);
+                    continue;
+                }
+                if c != b'"' {
+                    yaml_hint = c.is_ascii_alphanumeric() || c == b'_' || c == b'?';
+                    break;
+                }
+                let pos = cur.pos();
+                let Some(end) = cur.string_end() else { break };
+                let Some(Ok(key)) = text.get(cur.i..end).map(serde_json::from_str::<String>) else {
+                    break;
+                };
+                let Some(top) = stack.last_mut() else { break };
+                let path = path_push_key(&top.path, &key);
+                if let Some((l, col)) = spans.lookup(top.node, Segment::Key(key.clone().into())) {
+                    return Err(at_position(
+                        Error::new(
+                            ErrorCode::Parse,
+                            format!(
+                                "duplicate mapping key {} (first defined at line {l}, column {col})",
+                                Value::String(key)
+                            ),
+                        ),
+                        0,
+                        pos.0,
+                        pos.1,
+                        &path,
+                    ));
+                }
+                let node = spans.child(
+                    top.node,
+                    Segment::Key(key.into()),
+                    (clamp_u32(pos.0), clamp_u32(pos.1)),
+                );
+                top.entry = Some((node, path));
+                cur.advance_to(end);
+                state = JsonState::Colon;
+            }
+            JsonState::Colon => {
+                if c != b':' {
+                    break;
+                }
+                cur.advance_to(cur.i + 1);
+                state = JsonState::Value;
+            }
+            JsonState::CommaOrEnd => {
+                let Some(top) = stack.last() else { break };
+                if c == b',' {
+                    cur.advance_to(cur.i + 1);
+                    state = if top.object {
+                        JsonState::Key
+                    } else {
+                        JsonState::Value
+                    };
+                } else if (c == b'}' && top.object) || (c == b']' && !top.object) {
+                    cur.advance_to(cur.i + 1);
+                    stack.pop();
+                    after_value(&mut stack, &mut state, &mut done);
+                } else {
+                    break;
+                }
+            }
+        }
+    }
+    Ok(JsonScan {
+        spans,
+        complete,
+        yaml_hint,
+    })
+}
+
+pub(super) fn after_value(stack: &mut [JsonFrame], state: &mut JsonState, done: &mut bool) {
+    match stack.last_mut() {
+        None => *done = true,
+        Some(top) => {
+            if !top.object {
+                top.index += 1;
+            }
+            *state = JsonState::CommaOrEnd;
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! The one reader of "one or many objects".
+//!
+//! Every input that may hold several objects (workloads to describe, pods,
+//! definition files) is read here, by the same rules, in every runtime:
+//!
+//! - each non-empty YAML document (or the one JSON document) is an object;
+//! - a document that is an array (what `kubectl get pods -o json | jq .items`
+//!   prints) gives its elements;
+//! - a list document, whose `kind` ends in `List` and which has an `items`
+//!   array (`kind: List`, `PodList`, `JobSetList`, `KartaList`, ...), gives its
+//!   items; a typed list's item without `kind`/`apiVersion` (as the API
+//!   server returns them) gets them from the list (`PodList` -> `Pod`);
+//! - a `List`, `KartaList` or `ResourceInterfaceList` document without an
+//!   `items` array is malformed.
+//!
+//! Each item keeps where it came from (document, field prefix such as
+//! `items[2]` or `[2]`, and its positions), so errors about it are located in
+//! the text.
+
+use serde_json::Value;
+
+use crate::error::{Error, ErrorCode, Location, Result};
+use crate::limits::Limits;
+use crate::source::{self, SourceDocument, SpanIndex, path_push_index};
+
+/// List kinds that must carry an `items` array.
+const STRICT_LIST_KINDS: [&str; 3] = ["List", "KartaList", "ResourceInterfaceList"];
+
+/// One object read from a text that may hold several.
+#[derive(Debug, Clone)]
+pub(crate) struct SourceItem {
+    /// The object.
+    pub value: Value,
+    /// Index of its document, when the text has several (or it is not the
+    /// first).
+    pub document: Option<usize>,
+    /// Its field path inside the document (`items[2]`, `[2]`), when it is an
+    /// item of a list or array.
+    pub prefix: Option<String>,
+    /// Positions of its fields, relative to the item.
+    pub spans: SpanIndex,
+    /// Positions of the whole document.
+    pub doc_spans: SpanIndex,
+}
+
+impl SourceItem {
+    /// Make a location found inside the item (relative field, no position)
+    /// relative to the document, with line and column.
+    pub fn locate(&self, loc: &mut Location) {
+        if loc.line.is_none() {
+            self.spans.locate(loc);
+        }
+        if let Some(prefix) = &self.prefix {
+            loc.field = Some(match loc.field.take() {
+                Some(f) if f.starts_with('[') => format!("{prefix}{f}"),
+                Some(f) if !f.is_empty() => format!("{prefix}.{f}"),
+                _ => prefix.clone(),
+            });
+            if loc.line.is_none() {
+                self.doc_spans.locate(loc);
+            }
+        }
+        if loc.document.is_none() {
+            loc.document = self.document;
+        }
+    }
+}
+
+/// A malformed list document: the items could not be taken.
+#[derive(Debug, Clone)]
+pub(crate) struct MalformedList {
+    pub document: Option<usize>,
+    pub error: Error,
+}
+
+/// Either an item or a malformed list, in text order.
+pub(crate) type Split = std::result::Result<SourceItem, MalformedList>;
+
+/// Split parsed documents into items, by the rules of the module.
+pub(crate) fn split(docs: Vec<SourceDocument>) -> Vec<Split> {
+    let several = docs.len() > 1;
+    let mut out = Vec::new();
+    for doc in docs {
+        let document = (several || doc.document > 0).then_some(doc.document);
+        let SourceDocument { value, spans, .. } = doc;
+        match value {
+            Value::Array(items) => {
+                for (i, value) in items.into_iter().enumerate() {
+                    let prefix = format!("[{i}]");
+                    out.push(Ok(SourceItem {
+                        value,
+                        document,
+                        spans: spans.subtree(&prefix),
+                        prefix: Some(prefix),
+                        doc_spans: spans.clone(),
+                    }));
+                }
+            }
+            Value::Object(mut obj) => {
+                let kind = obj
+                    .get("kind")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
+                let has_items = matches!(obj.get("items"), Some(Value::Array(_)));
+                if kind.ends_with("List") && has_items {
+                    let item_kind = kind.strip_suffix("List").unwrap_or_default().to_string();
+                    let api_version = obj
+                        .get("apiVersion")
+                        .and_then(Value::as_str)
+                        .map(str::to_string);
+                    let Some(Value::Array(items)) = obj.remove("items") else {
+                        continue;
+                    };
+                    for (i, mut value) in items.into_iter().enumerate() {
+                        // `kubectl get -o yaml` fills these in; the API
+                        // server's typed lists (`JobSetList`) do not.
+                        if let (Value::Object(o), false) = (&mut value, item_kind.is_empty()) {
+                            if !o.contains_key("kind") {
+                                o.insert("kind".into(), Value::String(item_kind.clone()));
+                            }
+                            if let (false, Some(av)) = (o.contains_key("apiVersion"), &api_version)
+                            {
+                                o.insert("apiVersion".into(), Value::String(av.clone()));
+                            }
+                        }
+                        let prefix = path_push_index("items", i);
+                        out.push(Ok(SourceItem {
+                            value,
+                            document,
+                            spans: spans.subtree(&prefix),
+                            prefix: Some(prefix),
+                            doc_spans: spans.clone(),
+                        }));
+                    }
+                } else if STRICT_LIST_KINDS.contains(&kind.as_str()) {
+                    let message = match obj.get("items") {
+                        None | Some(Value::Null) => {
+                            format!("a {kind} document must have an 'items' list")
+                        }
+                        Some(other) => format!(
+                            "a {kind} document must have an 'items' list, found {}",
+                            type_name(other)
+                        ),
+                    };
+                    let mut loc = Location {
+                        field: Some("items".into()),
+                        document,
+                        ..Location::default()
+                    };
+                    spans.locate(&mut loc);
+                    let error = Error::new(ErrorCode::Parse, message).at(loc);
+                    out.push(Err(MalformedList { document, error }));
+                } else {
+                    out.push(Ok(SourceItem {
+                        value: Value::Object(obj),
+                        document,
+                        prefix: None,
+                        doc_spans: spans.clone(),
+                        spans,
+                    }));
+                }
+            }
+            value => out.push(Ok(SourceItem {
+                value,
+                document,
+                prefix: None,
+                doc_spans: spans.clone(),
+                spans,
+            })),
+        }
+    }
+    out
+}
+
+/// The name of a JSON value's type, for messages (`a map`, `a list`).
+pub(crate) fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a map",
+    }
+}
+
+/// Read every object of a YAML/JSON text by the rules of the module; a
+/// malformed list document is an error. The text may also be JSON written
+/// by a program: it is read with `serde_json` first (see
+/// [`source::read_value`]), positions come from the located reader when it
+/// fails.
+pub fn read_objects(text: &str, limits: &Limits) -> Result<Vec<Value>> {
+    let docs = match source::read_value_fast(text, limits)? {
+        Some(value) => vec![SourceDocument::unlocated(value)],
+        None => source::parse_documents(text, limits)?,
+    };
+    split(docs)
+        .into_iter()
+        .map(|s| s.map(|i| i.value).map_err(|m| m.error))
+        .collect()
+}

@@ -1,0 +1,735 @@
+//! The YAML reader: granit-parser events, an iterative builder.
+
+#[allow(unused_imports)]
+use super::*;
+
+// ---------------------------------------------------------------------------
+// YAML
+// ---------------------------------------------------------------------------
+
+pub(super) fn parse_yaml(text: &str, limits: &Limits) -> Result<Vec<SourceDocument>> {
+    let mut options = granit_parser::Options::default();
+    options.emit_comments = false;
+    options.flow_nesting_limit = limits.max_depth;
+    options.block_nesting_limit = limits.max_depth;
+    let parser = Parser::new_from_str_with_options(text, options);
+    let mut builder = YamlBuilder::new(limits);
+    for item in parser {
+        match item {
+            Ok((event, span)) => builder.event(event, span)?,
+            Err(e) => return Err(builder.scan_error(&e)),
+        }
+    }
+    Ok(builder.docs)
+}
+
+/// A completed anchored node.
+pub(super) struct Anchored {
+    value: Value,
+    /// Values in it (itself included).
+    nodes: usize,
+    /// Alias expansions inside it.
+    aliases: usize,
+    /// Nesting height (0 for a scalar).
+    height: usize,
+    /// Bytes of scalar text in it (keys and alias expansions included).
+    bytes: usize,
+}
+
+pub(super) enum PendingKey {
+    Key(String, u32),
+    Merge(u32),
+}
+
+pub(super) enum FrameKind {
+    Seq(Vec<Value>),
+    Map {
+        map: Map<String, Value>,
+        key: Option<PendingKey>,
+        merges: Vec<Map<String, Value>>,
+    },
+}
+
+pub(super) struct Frame {
+    kind: FrameKind,
+    node: u32,
+    path: String,
+    anchor: usize,
+    nodes_at_start: usize,
+    aliases_at_start: usize,
+    bytes_at_start: usize,
+    child_height: usize,
+}
+
+pub(super) struct YamlBuilder<'l> {
+    limits: &'l Limits,
+    docs: Vec<SourceDocument>,
+    documents: usize,
+    spans: SpanIndex,
+    anchors: HashMap<usize, Anchored>,
+    stack: Vec<Frame>,
+    root: Option<Value>,
+    nodes: usize,
+    aliases: usize,
+    /// Bytes of scalar text read so far, alias expansions included: aliases
+    /// of a big scalar must not multiply it past `maxInputBytes`.
+    bytes: usize,
+}
+
+pub(super) fn position_of(span: &Span) -> (usize, usize) {
+    (span.start.line(), span.start.col() + 1)
+}
+
+impl<'l> YamlBuilder<'l> {
+    fn new(limits: &'l Limits) -> Self {
+        YamlBuilder {
+            limits,
+            docs: Vec::new(),
+            documents: 0,
+            spans: SpanIndex::new(),
+            anchors: HashMap::new(),
+            stack: Vec::new(),
+            root: None,
+            nodes: 0,
+            aliases: 0,
+            bytes: 0,
+        }
+    }
+
+    fn document_index(&self) -> usize {
+        self.documents.saturating_sub(1)
+    }
+
+    fn error_at(&self, err: Error, span: &Span, field: &str) -> Error {
+        let (line, column) = position_of(span);
+        at_position(err, self.document_index(), line, column, field)
+    }
+
+    fn parse_error(&self, message: String, span: &Span, field: &str) -> Error {
+        self.error_at(Error::new(ErrorCode::Parse, message), span, field)
+    }
+
+    fn scan_error(&self, e: &ScanError) -> Error {
+        let marker = e.marker();
+        let err = match e.kind() {
+            ErrorKind::RecursionLimitExceeded => depth_error(self.limits),
+            _ => Error::new(ErrorCode::Parse, format!("invalid YAML: {}", e.info())),
+        };
+        at_position(
+            err,
+            self.document_index(),
+            marker.line(),
+            marker.col() + 1,
+            "",
+        )
+    }
+
+    fn event(&mut self, event: Event<'_>, span: Span) -> Result<()> {
+        match event {
+            Event::DocumentStart(..) => {
+                self.documents += 1;
+                if self.documents > self.limits.max_documents {
+                    return Err(self.error_at(
+                        Error::limit_error(
+                            "maxDocuments",
+                            format!(
+                                "text has more documents than the limit maxDocuments ({})",
+                                self.limits.max_documents
+                            ),
+                        ),
+                        &span,
+                        "",
+                    ));
+                }
+                self.spans = SpanIndex::new();
+                self.anchors.clear();
+                self.stack.clear();
+                self.root = None;
+                self.nodes = 0;
+                Ok(())
+            }
+            Event::DocumentEnd => {
+                let spans = std::mem::take(&mut self.spans);
+                self.anchors.clear();
+                if let Some(value) = self.root.take()
+                    && !value.is_null()
+                {
+                    self.docs.push(SourceDocument {
+                        value,
+                        document: self.document_index(),
+                        spans,
+                    });
+                }
+                Ok(())
+            }
+            Event::Alias(id) => self.alias(id, &span),
+            Event::UnresolvedAlias(name) => Err(self.parse_error(
+                format!("alias *{name} refers to an unknown anchor"),
+                &span,
+                "",
+            )),
+            Event::Scalar(text, style, anchor, tag) => {
+                self.scalar(&text, style, anchor, tag.as_deref(), &span)
+            }
+            Event::SequenceStart(_, anchor, _) => self.start(false, anchor, &span),
+            Event::MappingStart(_, anchor, _) => self.start(true, anchor, &span),
+            Event::SequenceEnd | Event::MappingEnd => self.end(&span),
+            _ => Ok(()),
+        }
+    }
+
+    fn expecting_key(&self) -> bool {
+        matches!(
+            self.stack.last(),
+            Some(Frame {
+                kind: FrameKind::Map { key: None, .. },
+                ..
+            })
+        )
+    }
+
+    /// Path of the value about to be added.
+    fn slot_path(&self) -> String {
+        match self.stack.last() {
+            None => String::new(),
+            Some(top) => match &top.kind {
+                FrameKind::Seq(items) => path_push_index(&top.path, items.len()),
+                FrameKind::Map {
+                    key: Some(PendingKey::Key(k, _)),
+                    ..
+                } => path_push_key(&top.path, k),
+                FrameKind::Map { .. } => path_push_key(&top.path, "<<"),
+            },
+        }
+    }
+
+    /// Span node of the value about to be added.
+    fn slot_node(&mut self, span: &Span) -> u32 {
+        let (line, column) = position_of(span);
+        match self.stack.last() {
+            None => self.spans.set_root((line, column)),
+            Some(top) => match &top.kind {
+                FrameKind::Seq(items) => {
+                    let (parent, index) = (top.node, items.len());
+                    self.spans.child(
+                        parent,
+                        Segment::Index(index),
+                        (clamp_u32(line), clamp_u32(column)),
+                    )
+                }
+                FrameKind::Map {
+                    key: Some(PendingKey::Key(_, node) | PendingKey::Merge(node)),
+                    ..
+                } => *node,
+                FrameKind::Map { key: None, .. } => self.spans.detached(),
+            },
+        }
+    }
+
+    fn count_bytes(&mut self, n: usize, span: &Span) -> Result<()> {
+        self.bytes = self.bytes.saturating_add(n);
+        if self.bytes > self.limits.max_input_bytes {
+            let path = self.slot_path();
+            return Err(self.error_at(
+                Error::limit_error(
+                    "maxInputBytes",
+                    format!(
+                        "the text expands through YAML aliases to more than maxInputBytes ({} bytes)",
+                        self.limits.max_input_bytes
+                    ),
+                ),
+                span,
+                &path,
+            ));
+        }
+        Ok(())
+    }
+
+    fn count_node(&mut self, span: &Span) -> Result<()> {
+        self.nodes += 1;
+        if self.nodes > self.limits.max_input_nodes {
+            let path = self.slot_path();
+            return Err(self.error_at(nodes_error(self.limits), span, &path));
+        }
+        Ok(())
+    }
+
+    fn scalar(
+        &mut self,
+        text: &str,
+        style: ScalarStyle,
+        anchor: usize,
+        tag: Option<&Tag>,
+        span: &Span,
+    ) -> Result<()> {
+        self.count_bytes(text.len(), span)?;
+        if self.expecting_key() {
+            if style == ScalarStyle::Plain && tag.is_none() && text == "<<" {
+                let node = self.spans.detached();
+                if let Some(Frame {
+                    kind: FrameKind::Map { key, .. },
+                    ..
+                }) = self.stack.last_mut()
+                {
+                    *key = Some(PendingKey::Merge(node));
+                }
+                return Ok(());
+            }
+            let value = match resolve_scalar(text, style, tag) {
+                Ok(v) => v,
+                Err(m) => {
+                    let path = self
+                        .stack
+                        .last()
+                        .map(|f| f.path.clone())
+                        .unwrap_or_default();
+                    return Err(self.parse_error(m, span, &path));
+                }
+            };
+            if anchor != 0 {
+                self.anchors.insert(
+                    anchor,
+                    Anchored {
+                        value: value.clone(),
+                        nodes: 1,
+                        aliases: 0,
+                        height: 0,
+                        bytes: text.len(),
+                    },
+                );
+            }
+            return self.set_key(value, span);
+        }
+        let value = match resolve_scalar(text, style, tag) {
+            Ok(v) => v,
+            Err(m) => {
+                let path = self.slot_path();
+                return Err(self.parse_error(m, span, &path));
+            }
+        };
+        self.count_node(span)?;
+        self.slot_node(span);
+        if anchor != 0 {
+            self.anchors.insert(
+                anchor,
+                Anchored {
+                    value: value.clone(),
+                    nodes: 1,
+                    aliases: 0,
+                    height: 0,
+                    bytes: text.len(),
+                },
+            );
+        }
+        self.attach(value, 0, span)
+    }
+
+    /// Use a resolved scalar as the pending key of the current mapping.
+    fn set_key(&mut self, key: Value, span: &Span) -> Result<()> {
+        let parent_path = self
+            .stack
+            .last()
+            .map(|f| f.path.clone())
+            .unwrap_or_default();
+        let key = match key {
+            Value::String(s) => s,
+            Value::Number(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            Value::Null => {
+                return Err(self.parse_error(
+                    "a null mapping key is not supported (quote the key to make it a string)"
+                        .to_string(),
+                    span,
+                    &parent_path,
+                ));
+            }
+            Value::Array(_) | Value::Object(_) => {
+                return Err(self.parse_error(
+                    "complex mapping keys (a sequence or mapping used as a key) are not supported"
+                        .to_string(),
+                    span,
+                    &parent_path,
+                ));
+            }
+        };
+        let path = path_push_key(&parent_path, &key);
+        let (line, column) = position_of(span);
+        let Some(top) = self.stack.last() else {
+            return Ok(());
+        };
+        let parent = top.node;
+        if let FrameKind::Map { map, .. } = &top.kind
+            && map.contains_key(&key)
+        {
+            let first = self
+                .spans
+                .lookup(parent, Segment::Key(key.clone().into()))
+                .map(|(l, c)| format!(" (first defined at line {l}, column {c})"))
+                .unwrap_or_default();
+            return Err(self.parse_error(
+                format!("duplicate mapping key {}{first}", Value::String(key)),
+                span,
+                &path,
+            ));
+        }
+        let node = self.spans.child(
+            parent,
+            Segment::Key(key.clone().into()),
+            (clamp_u32(line), clamp_u32(column)),
+        );
+        if let Some(Frame {
+            kind: FrameKind::Map { key: slot, .. },
+            ..
+        }) = self.stack.last_mut()
+        {
+            *slot = Some(PendingKey::Key(key, node));
+        }
+        Ok(())
+    }
+
+    fn start(&mut self, map: bool, anchor: usize, span: &Span) -> Result<()> {
+        if self.expecting_key() {
+            let path = self
+                .stack
+                .last()
+                .map(|f| f.path.clone())
+                .unwrap_or_default();
+            return Err(self.parse_error(
+                "complex mapping keys (a sequence or mapping used as a key) are not supported"
+                    .to_string(),
+                span,
+                &path,
+            ));
+        }
+        let path = self.slot_path();
+        if self.stack.len() + 1 > self.limits.max_depth {
+            return Err(self.error_at(depth_error(self.limits), span, &path));
+        }
+        self.count_node(span)?;
+        let node = self.slot_node(span);
+        let kind = if map {
+            FrameKind::Map {
+                map: Map::new(),
+                key: None,
+                merges: Vec::new(),
+            }
+        } else {
+            FrameKind::Seq(Vec::new())
+        };
+        self.stack.push(Frame {
+            kind,
+            node,
+            path,
+            anchor,
+            nodes_at_start: self.nodes,
+            aliases_at_start: self.aliases,
+            bytes_at_start: self.bytes,
+            child_height: 0,
+        });
+        Ok(())
+    }
+
+    fn end(&mut self, span: &Span) -> Result<()> {
+        let Some(frame) = self.stack.pop() else {
+            return Err(self.parse_error("unbalanced YAML collection end".to_string(), span, ""));
+        };
+        let value = match frame.kind {
+            FrameKind::Seq(items) => Value::Array(items),
+            FrameKind::Map {
+                mut map, merges, ..
+            } => {
+                for source in merges {
+                    for (k, v) in source {
+                        map.entry(k).or_insert(v);
+                    }
+                }
+                Value::Object(map)
+            }
+        };
+        let height = frame.child_height + 1;
+        if frame.anchor != 0 {
+            self.anchors.insert(
+                frame.anchor,
+                Anchored {
+                    value: value.clone(),
+                    nodes: self.nodes - frame.nodes_at_start + 1,
+                    aliases: self.aliases - frame.aliases_at_start,
+                    height,
+                    bytes: self.bytes - frame.bytes_at_start,
+                },
+            );
+        }
+        self.attach(value, height, span)
+    }
+
+    fn alias(&mut self, id: usize, span: &Span) -> Result<()> {
+        let path = self.slot_path();
+        let Some(anchored) = self.anchors.get(&id) else {
+            return Err(self.parse_error(
+                "alias refers to an anchor that is not complete yet (recursive aliases are not supported)"
+                    .to_string(),
+                span,
+                &path,
+            ));
+        };
+        let (nodes, aliases, height, bytes) = (
+            anchored.nodes,
+            anchored.aliases,
+            anchored.height,
+            anchored.bytes,
+        );
+        self.aliases = self.aliases.saturating_add(1).saturating_add(aliases);
+        if self.aliases > self.limits.max_yaml_aliases {
+            return Err(self.error_at(
+                Error::limit_error(
+                    "maxYamlAliases",
+                    format!(
+                        "YAML alias expansions exceed the limit maxYamlAliases ({})",
+                        self.limits.max_yaml_aliases
+                    ),
+                ),
+                span,
+                &path,
+            ));
+        }
+        if self.stack.len() + height > self.limits.max_depth {
+            return Err(self.error_at(depth_error(self.limits), span, &path));
+        }
+        self.count_bytes(bytes, span)?;
+        let key_position = self.expecting_key();
+        if !key_position {
+            self.nodes = self.nodes.saturating_add(nodes);
+            if self.nodes > self.limits.max_input_nodes {
+                return Err(self.error_at(nodes_error(self.limits), span, &path));
+            }
+        }
+        let value = match self.anchors.get(&id) {
+            Some(a) => a.value.clone(),
+            None => Value::Null,
+        };
+        if key_position {
+            return self.set_key(value, span);
+        }
+        self.slot_node(span);
+        self.attach(value, height, span)
+    }
+
+    fn attach(&mut self, value: Value, height: usize, span: &Span) -> Result<()> {
+        let Some(top) = self.stack.last_mut() else {
+            self.root = Some(value);
+            return Ok(());
+        };
+        top.child_height = top.child_height.max(height);
+        let merge_ok = match &mut top.kind {
+            FrameKind::Seq(items) => {
+                items.push(value);
+                true
+            }
+            FrameKind::Map { map, key, merges } => match key.take() {
+                Some(PendingKey::Key(k, _)) => {
+                    map.insert(k, value);
+                    true
+                }
+                Some(PendingKey::Merge(_)) => match value {
+                    Value::Object(m) => {
+                        merges.push(m);
+                        true
+                    }
+                    Value::Array(items) => {
+                        let mut ok = true;
+                        for item in items {
+                            match item {
+                                Value::Object(m) => merges.push(m),
+                                _ => ok = false,
+                            }
+                        }
+                        ok
+                    }
+                    _ => false,
+                },
+                None => true,
+            },
+        };
+        if merge_ok {
+            return Ok(());
+        }
+        let path = self
+            .stack
+            .last()
+            .map(|f| path_push_key(&f.path, "<<"))
+            .unwrap_or_default();
+        Err(self.parse_error(
+            "the merge key '<<' needs a mapping or a sequence of mappings".to_string(),
+            span,
+            &path,
+        ))
+    }
+}
+
+pub(super) fn is_null_text(text: &str) -> bool {
+    matches!(text, "" | "~" | "null" | "Null" | "NULL")
+}
+
+pub(super) fn parse_bool(text: &str) -> Option<bool> {
+    match text {
+        "true" | "True" | "TRUE" => Some(true),
+        "false" | "False" | "FALSE" => Some(false),
+        _ => None,
+    }
+}
+
+pub(super) fn is_special_float(text: &str) -> bool {
+    let t = text.strip_prefix(['+', '-']).unwrap_or(text);
+    matches!(t, ".inf" | ".Inf" | ".INF") || matches!(text, ".nan" | ".NaN" | ".NAN")
+}
+
+pub(super) fn radix_value(digits: &str, radix: u32) -> Option<Value> {
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    if let Ok(n) = u64::from_str_radix(digits, radix) {
+        return Some(Value::from(n));
+    }
+    let f = digits.chars().fold(0.0f64, |acc, c| {
+        acc * f64::from(radix) + f64::from(c.to_digit(radix).unwrap_or(0))
+    });
+    Number::from_f64(f).map(Value::Number)
+}
+
+/// YAML 1.2 core-schema integer, if `text` is one.
+pub(super) fn parse_int(text: &str) -> Option<Value> {
+    if let Some(d) = text.strip_prefix("0o") {
+        return radix_value(d, 8);
+    }
+    if let Some(d) = text.strip_prefix("0x") {
+        return radix_value(d, 16);
+    }
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if text.starts_with('-') {
+        if let Ok(n) = text.parse::<i64>() {
+            return Some(Value::from(n));
+        }
+    } else if let Ok(n) = digits.parse::<u64>() {
+        return Some(Value::from(n));
+    }
+    text.parse::<f64>()
+        .ok()
+        .and_then(Number::from_f64)
+        .map(Value::Number)
+}
+
+/// True when `text` has the YAML 1.2 core float syntax
+/// `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`.
+pub(super) fn is_float_syntax(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    if matches!(b.first(), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    let int_start = i;
+    while b.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    let int_digits = i - int_start;
+    let mut frac_digits = 0;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let s = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        frac_digits = i - s;
+    }
+    if int_digits == 0 && frac_digits == 0 {
+        return false;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let s = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == s {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+pub(super) fn float_value(text: &str) -> Result<Value, String> {
+    match text.parse::<f64>().ok().and_then(Number::from_f64) {
+        Some(n) => Ok(Value::Number(n)),
+        None => Err(format!(
+            "number {text} is out of range (not representable in JSON)"
+        )),
+    }
+}
+
+pub(super) fn not_representable(text: &str) -> String {
+    format!("value {text} is not representable in JSON (infinity and NaN are not allowed)")
+}
+
+/// Resolve a scalar to a JSON value (see the module documentation).
+pub(super) fn resolve_scalar(
+    text: &str,
+    style: ScalarStyle,
+    tag: Option<&Tag>,
+) -> Result<Value, String> {
+    if let Some(tag) = tag {
+        if let Some(core) = tag.core_suffix() {
+            return match core {
+                "str" => Ok(Value::String(text.to_string())),
+                "null" if is_null_text(text) => Ok(Value::Null),
+                "bool" => parse_bool(text)
+                    .map(Value::Bool)
+                    .ok_or_else(|| format!("'{text}' is not a valid !!bool value")),
+                "int" => {
+                    parse_int(text).ok_or_else(|| format!("'{text}' is not a valid !!int value"))
+                }
+                "float" => {
+                    if is_special_float(text) {
+                        Err(not_representable(text))
+                    } else if let Some(Value::Number(n)) = parse_int(text) {
+                        n.as_f64()
+                            .and_then(Number::from_f64)
+                            .map(Value::Number)
+                            .ok_or_else(|| format!("'{text}' is not a valid !!float value"))
+                    } else if is_float_syntax(text) {
+                        float_value(text)
+                    } else {
+                        Err(format!("'{text}' is not a valid !!float value"))
+                    }
+                }
+                "map" | "seq" => Err(format!("a scalar cannot have the !!{core} tag")),
+                _ => Err(format!("'{text}' is not a valid !!{core} value")),
+            };
+        }
+        // The non-specific tag `!` and every other tag: the text is a string.
+        return Ok(Value::String(text.to_string()));
+    }
+    if style != ScalarStyle::Plain {
+        return Ok(Value::String(text.to_string()));
+    }
+    if is_null_text(text) {
+        return Ok(Value::Null);
+    }
+    if let Some(b) = parse_bool(text) {
+        return Ok(Value::Bool(b));
+    }
+    if is_special_float(text) {
+        return Err(not_representable(text));
+    }
+    if let Some(v) = parse_int(text) {
+        return Ok(v);
+    }
+    if is_float_syntax(text) {
+        return float_value(text);
+    }
+    Ok(Value::String(text.to_string()))
+}
