@@ -20,8 +20,8 @@ pub fn run(
     limits: &Limits,
 ) -> Result<String, Failure> {
     check_single_stdin(definitions)?;
-    let set = input::definition_set(definitions, limits)?;
-    let all = set.definitions();
+    let engine = input::engine(definitions, limits)?;
+    let all = engine.definitions();
     let Some(name) = name else {
         return match format.unwrap_or(Format::Human) {
             Format::Human => Ok(table(&all)),
@@ -31,7 +31,7 @@ pub fn run(
             }
         };
     };
-    let Some(def) = find(&all, name) else {
+    let Some(def) = engine.definition(name).or_else(|| find_kind(&all, name)) else {
         let message =
             format!("no definition named '{name}' (list them with 'workload-lens definitions')");
         let mut f = Failure::new(EXIT_NO_DEFINITION, message.clone());
@@ -52,15 +52,13 @@ pub fn run(
     }
 }
 
-/// A definition by name; else by kind (`JobSet`, `JobSet.jobset.x-k8s.io`,
-/// `JobSet.v1alpha2.jobset.x-k8s.io`, case-insensitive) when that is unique.
-fn find<'a>(
+/// A definition by kind (`JobSet`, `JobSet.jobset.x-k8s.io`,
+/// `JobSet.v1alpha2.jobset.x-k8s.io`, case-insensitive) when exactly one
+/// definition has it.
+fn find_kind<'a>(
     all: &[&'a Arc<CompiledDefinition>],
     name: &str,
 ) -> Option<&'a Arc<CompiledDefinition>> {
-    if let Some(d) = all.iter().find(|d| d.name() == name) {
-        return Some(*d);
-    }
     let wanted = name.to_ascii_lowercase();
     let matches: Vec<_> = all
         .iter()

@@ -5,15 +5,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 use serde_json::{Value, json};
-use workload_lens::gang::GangReport;
-use workload_lens::pods::PodAttribution;
-use workload_lens::resolved::{Component, Instance, TreeNode};
-use workload_lens::resources::ResourceSummary;
-use workload_lens::{DefinitionSet, Error, ErrorCode, Limits, Resolved};
+use workload_lens::{
+    Component, Engine, Error, ErrorCode, GangReport, Instance, Limits, PodAttribution, Resolved,
+    ResourceSummary, TreeNode,
+};
 
 use crate::failure::{Failure, error_message};
 use crate::input::{
-    self, InputObject, InputPath, check_single_stdin, object_gvk, object_label, read_text,
+    self, InputPath, check_single_stdin, object_gvk, object_label, read_objects, read_text,
 };
 use crate::output::{self, Format, bytes, columns, cpu, warn};
 
@@ -40,17 +39,15 @@ pub fn run(
             .chain(std::iter::once(file))
             .chain(options.pods.as_ref()),
     )?;
-    let set = input::definition_set(definitions, limits)?;
+    let engine = input::engine(definitions, limits)?;
     let name = file.display();
     let text = read_text(file, limits)?;
-    let docs = input::parse(&text, &name, limits)?;
-    let (objects, several) = input::objects(docs);
+    let (objects, collection) = read_objects(&engine, &text, &name)?;
     if objects.is_empty() {
         return Err(Failure::usage(format!(
             "{name}: no Kubernetes object found in the input"
         )));
     }
-    let labelled = several || objects.len() > 1;
     if let Some(pods) = &options.pods {
         let [obj] = objects.as_slice() else {
             return Err(Failure::usage(format!(
@@ -58,13 +55,13 @@ pub fn run(
                 objects.len()
             )));
         };
-        let pods = read_pods(pods, limits)?;
-        return live(&set, obj, labelled, pods, options.pod_limit, format);
+        let pods = read_pods(&engine, pods, limits)?;
+        return live(&engine, obj, collection, &pods, options.pod_limit, format);
     }
     let mut resolved = Vec::with_capacity(objects.len());
     let mut human = String::new();
     for (n, obj) in objects.iter().enumerate() {
-        match set.resolve(&obj.value) {
+        match engine.resolve(obj) {
             Ok(r) => {
                 resolution_warnings(&r);
                 if format == Format::Human {
@@ -76,7 +73,7 @@ pub fn run(
                 resolved.push(r);
             }
             Err(e) => {
-                let mut f = object_failure(&e, obj, labelled.then_some(n + 1), format)?;
+                let mut f = object_failure(&e, obj, collection.then_some(n + 1), format)?;
                 if format == Format::Human {
                     f.stdout = Some(human).filter(|h| !h.is_empty());
                 }
@@ -86,7 +83,7 @@ pub fn run(
     }
     match (format, resolved.as_slice()) {
         (Format::Human, _) => Ok(human),
-        (Format::Json, [one]) if !labelled => output::json(one),
+        (Format::Json, [one]) if !collection => output::json(one),
         (Format::Json, all) => output::json(all),
         (Format::Yaml, all) => output::yaml_documents(all),
     }
@@ -103,18 +100,18 @@ fn resolution_warnings(r: &Resolved) {
 /// machine-readable `no_definition` report on stdout for `-o json|yaml`.
 fn object_failure(
     e: &Error,
-    obj: &InputObject,
+    obj: &Value,
     position: Option<usize>,
     format: Format,
 ) -> Result<Failure, Failure> {
     let mut f = Failure::engine(e);
     if let Some(n) = position {
-        f = f.context(&object_label(&obj.value, n));
+        f = f.context(&object_label(obj, n));
     }
-    if format != Format::Human && e.code == ErrorCode::NoDefinition {
+    if format != Format::Human && e.code() == ErrorCode::NoDefinition {
         let report = json!({
             "error": ErrorCode::NoDefinition.as_str(),
-            "gvk": object_gvk(&obj.value).to_string(),
+            "gvk": object_gvk(obj).to_string(),
             "message": error_message(e),
         });
         f.stdout = Some(if format == Format::Json {
@@ -126,26 +123,15 @@ fn object_failure(
     Ok(f)
 }
 
-/// The pods of a `--pods` input (a List, several documents or one Pod).
-/// Items that are not Pods are left out with a warning.
-fn read_pods(path: &InputPath, limits: &Limits) -> Result<Vec<Value>, Failure> {
+/// The pods of a `--pods` input, read by the engine (a List, several
+/// documents, an array or one Pod). What is not a Pod is the engine's to
+/// report (an unattributed pod with an `invalid-pod` finding).
+fn read_pods(engine: &Engine, path: &InputPath, limits: &Limits) -> Result<Vec<Value>, Failure> {
     let name = path.display();
     let text = read_text(path, limits).map_err(|f| f.context("--pods"))?;
-    let docs = input::parse(&text, &format!("--pods {name}"), limits)?;
-    let (items, _) = input::objects(docs);
-    let mut pods = Vec::with_capacity(items.len());
-    for (n, item) in items.into_iter().enumerate() {
-        let kind = item.value.get("kind").and_then(Value::as_str);
-        if !item.value.is_object() || kind.is_some_and(|k| k != "Pod") {
-            warn(&format!(
-                "--pods {name}: {} is not a Pod: ignored",
-                object_label(&item.value, n + 1)
-            ));
-            continue;
-        }
-        pods.push(item.value);
-    }
-    Ok(pods)
+    engine
+        .read_objects(&text)
+        .map_err(|e| Failure::engine(&e).context(&format!("--pods {name}")))
 }
 
 /// `--pods` output for `-o json|yaml`.
@@ -157,8 +143,6 @@ struct LiveReport<'a> {
 
 /// The gang groups of live mode.
 enum Gang {
-    /// The definition has no gang scheduling.
-    None,
     /// They could not be computed (the message says why).
     Failed(String),
     Groups(GangReport),
@@ -172,64 +156,28 @@ struct LiveView<'a> {
 
 /// Describe one object with its pods.
 fn live(
-    set: &DefinitionSet,
-    obj: &InputObject,
-    labelled: bool,
-    mut pods: Vec<Value>,
+    engine: &Engine,
+    obj: &Value,
+    collection: bool,
+    pods: &[Value],
     pod_limit: Option<usize>,
     format: Format,
 ) -> Result<String, Failure> {
-    let fail = |e: &Error| object_failure(e, obj, labelled.then_some(1), format);
-    let def = match set.lookup_object(&obj.value) {
-        Ok(d) => d,
-        Err(e) => return Err(fail(&e)?),
-    };
-    if let Some(ns) = obj
-        .value
-        .pointer("/metadata/namespace")
-        .and_then(Value::as_str)
-    {
-        pods.retain(
-            |p| match p.pointer("/metadata/namespace").and_then(Value::as_str) {
-                Some(other) if other != ns => {
-                    warn(&format!(
-                        "pod {}: namespace {other} is not the workload's ({ns}): ignored",
-                        pod_name(p.pointer("/metadata/name").and_then(Value::as_str))
-                    ));
-                    false
-                }
-                _ => true,
-            },
-        );
-    }
-    let r = match def.resolve_with_pods(&obj.value, &pods) {
+    let fail = |e: &Error| object_failure(e, obj, collection.then_some(1), format);
+    let r = match engine.resolve_with_pods(obj, pods) {
         Ok(r) => r,
         Err(e) => return Err(fail(&e)?),
     };
     resolution_warnings(&r);
-    // Gang groups of the pods that belong to an instance of the workload:
-    // pods that belong nowhere would form groups of their own.
-    let placed: BTreeSet<&str> = placed_pods(&r).map(|p| p.name.as_str()).collect();
-    let members: Vec<Value> = pods
-        .iter()
-        .filter(|p| {
-            p.pointer("/metadata/name")
-                .and_then(Value::as_str)
-                .is_some_and(|n| placed.contains(n))
-        })
-        .cloned()
-        .collect();
-    let gang = match def.gang_groups(&obj.value, &members) {
+    let gang = match engine.gang_groups(obj, pods) {
         Ok(g) => Gang::Groups(g),
-        // The definition has no gangScheduling: no gang groups.
-        Err(e) if e.code == ErrorCode::Update => Gang::None,
-        Err(e) if e.code == ErrorCode::Limit => return Err(fail(&e)?),
+        Err(e) if e.code() == ErrorCode::Limit => return Err(fail(&e)?),
         // The tree is still right; only the groups are unknown.
         Err(e) => Gang::Failed(error_message(&e)),
     };
     let gang_report = match &gang {
         Gang::Groups(g) => Some(g),
-        Gang::None | Gang::Failed(_) => None,
+        Gang::Failed(_) => None,
     };
     pod_warnings(&r, gang_report);
     if let Gang::Failed(message) = &gang {
@@ -318,7 +266,8 @@ fn render(r: &Resolved, live: Option<&LiveView<'_>>) -> String {
 
     if let Some(status) = &r.status {
         out.push_str("\nStatus: ");
-        out.push_str(&status.matched_statuses.join(","));
+        let names: Vec<&str> = status.matched_statuses.iter().map(|s| s.as_str()).collect();
+        out.push_str(&names.join(","));
         if let Some(phase) = &status.phase {
             out.push_str(&format!(" (phase: {phase})"));
         }
@@ -330,12 +279,14 @@ fn render(r: &Resolved, live: Option<&LiveView<'_>>) -> String {
         out.push_str(&unattributed_table(unattributed));
     }
     match live.map(|l| l.gang) {
-        Some(Gang::Groups(gang)) => {
+        // No groups (the definition has no gang scheduling, or no pod of
+        // the workload belongs to a group): no section.
+        Some(Gang::Groups(gang)) if !gang.groups.is_empty() => {
             out.push('\n');
             out.push_str(&gang_table(gang));
         }
         Some(Gang::Failed(_)) => out.push_str("\nGang groups: not computed (see the warning)\n"),
-        Some(Gang::None) | None => {}
+        Some(Gang::Groups(_)) | None => {}
     }
 
     out.push_str("\nResources:\n");
@@ -362,9 +313,6 @@ fn unattributed_table(pods: &[PodAttribution]) -> String {
 /// `Gang groups:` and a table of the groups (with a SUBGROUPS column
 /// `component=min/pods,...` when any group has subgroups).
 fn gang_table(gang: &GangReport) -> String {
-    if gang.groups.is_empty() {
-        return "Gang groups: none (no pod belongs to a pod group)\n".to_string();
-    }
     let subgroups = gang.groups.iter().any(|g| !g.sub_groups.is_empty());
     let mut header: Vec<String> = ["NAME", "MIN MEMBERS", "PODS"]
         .iter()

@@ -49,6 +49,8 @@ pub fn exit_code(code: ErrorCode) -> u8 {
         | ErrorCode::CountMismatch
         | ErrorCode::InvalidObject
         | ErrorCode::Update => EXIT_RESOLVE,
+        // A class added to the engine later: a failure to resolve.
+        _ => EXIT_RESOLVE,
     }
 }
 
@@ -84,8 +86,8 @@ impl Failure {
     /// An engine error: exit code from its class, message with location.
     pub fn engine(e: &Error) -> Self {
         Failure {
-            findings: e.findings.clone(),
-            ..Failure::new(exit_code(e.code), error_message(e))
+            findings: e.findings().to_vec(),
+            ..Failure::new(exit_code(e.code()), error_message(e))
         }
     }
 
@@ -117,12 +119,12 @@ pub fn one_line(s: &str) -> String {
 /// The message of an engine error with its location, on one line, e.g.
 /// `jq error: cannot index number with "x" (at spec.structureDefinition.rootComponent..., line 3, column 5)`.
 pub fn error_message(e: &Error) -> String {
-    let mut out = one_line(&e.message);
-    let loc = describe_location(&e.location, &out);
+    let mut out = one_line(e.message());
+    let loc = describe_location(e.location(), &out);
     if !loc.is_empty() {
         out.push_str(&format!(" (at {loc})"));
     }
-    if let Some(limit) = &e.limit {
+    if let Some(limit) = e.limit() {
         out.push_str(&format!(" [limit {limit}; raise it with --limits FILE]"));
     }
     out
@@ -246,7 +248,7 @@ mod tests {
 
     #[test]
     fn limit_errors_name_the_limit() {
-        let e = Error::limit("maxSteps", "evaluation ran out of fuel");
+        let e = Error::limit_error("maxSteps", "evaluation ran out of fuel");
         assert_eq!(
             error_message(&e),
             "evaluation ran out of fuel [limit maxSteps; raise it with --limits FILE]"

@@ -1,12 +1,12 @@
 //! Everything the CLI reads: files and stdin, the `--limits` file, the
-//! definition set (catalog plus `--definition` files) and the objects to
-//! describe. The engine itself does no IO.
+//! engine (catalog plus `--definition` files) and the objects to describe.
+//! The engine itself does no IO; every rule about what a text holds (list
+//! documents, arrays, definitions) is the engine's.
 
 use std::io::Read;
 
 use serde_json::Value;
-use workload_lens::source::{SourceDocument, parse_documents};
-use workload_lens::{CompiledDefinition, DefinitionSet, ErrorCode, Gvk, Limits, Origin, catalog};
+use workload_lens::{CompiledDefinition, Engine, ErrorCode, Gvk, Limits, parse_documents};
 
 use crate::failure::{EXIT_INVALID_DEFINITION, EXIT_LIMIT, Failure, coded_finding};
 use crate::output::warn;
@@ -76,11 +76,6 @@ pub fn read_text(path: &InputPath, limits: &Limits) -> Result<String, Failure> {
     })
 }
 
-/// Parse YAML/JSON text into documents; errors name the input.
-pub fn parse(text: &str, name: &str, limits: &Limits) -> Result<Vec<SourceDocument>, Failure> {
-    parse_documents(text, limits).map_err(|e| Failure::engine(&e).context(name))
-}
-
 /// The limits: the defaults, or those of the `--limits` file (JSON or YAML,
 /// camelCase field names of `workload_lens::Limits`; missing fields keep
 /// their default).
@@ -91,7 +86,7 @@ pub fn load_limits(path: Option<&InputPath>) -> Result<Limits, Failure> {
     let name = format!("--limits {}", path.display());
     let defaults = Limits::default();
     let text = read_text(path, &defaults).map_err(|f| f.context("--limits"))?;
-    let docs = parse(&text, &name, &defaults)?;
+    let docs = parse_documents(&text, &defaults).map_err(|e| Failure::engine(&e).context(&name))?;
     let value = match docs.as_slice() {
         [] => return Ok(defaults),
         [doc] => doc.value.clone(),
@@ -106,41 +101,31 @@ pub fn load_limits(path: Option<&InputPath>) -> Result<Limits, Failure> {
         .map_err(|e| Failure::usage(format!("{name}: {}", e.to_string().replace('`', "'"))))
 }
 
-/// The bundled catalog, compiled with `limits` (the cached catalog when the
-/// limits are the defaults).
-fn catalog_set(limits: &Limits) -> Result<DefinitionSet, Failure> {
-    let fail = |e: &workload_lens::Error| {
-        Failure::engine(e).context("the bundled catalog could not be loaded")
-    };
-    if *limits == Limits::default() {
-        return DefinitionSet::with_catalog().map_err(|e| fail(&e));
+/// The bundled catalog compiled with `limits`, plus every `--definition`
+/// file in order (later definitions replace earlier ones with the same root
+/// GVK).
+pub fn engine(files: &[InputPath], limits: &Limits) -> Result<Engine, Failure> {
+    let mut engine = Engine::builder()
+        .limits(*limits)
+        .build()
+        .map_err(|e| Failure::engine(&e).context("the bundled catalog could not be loaded"))?;
+    for file in files {
+        add_definition_file(&mut engine, file)?;
     }
-    // A compiled definition keeps the limits it was compiled with, so the
-    // catalog is compiled again for other limits.
-    let mut set = DefinitionSet::new();
-    for (file, text) in catalog::FILES {
-        let defs = CompiledDefinition::all_from_text(text, *limits, Origin::Catalog)
-            .map_err(|e| fail(&e.context(&format!("bundled definition {file}"))))?;
-        for d in defs {
-            set.add(d);
-        }
-    }
-    Ok(set)
+    Ok(engine)
 }
 
-/// Read, validate and compile the definitions of one file.
-pub fn load_definition_file(
-    path: &InputPath,
-    limits: &Limits,
-) -> Result<Vec<CompiledDefinition>, Failure> {
+/// Read the definitions of one file and add them to the engine, printing
+/// their warnings.
+fn add_definition_file(engine: &mut Engine, path: &InputPath) -> Result<(), Failure> {
     let name = path.display();
-    let text = read_text(path, limits)?;
-    // Malformed YAML/JSON is an input error (exit 2); anything wrong with
-    // well-formed text is an invalid definition (exit 3).
-    parse(&text, &name, limits)?;
-    let defs = CompiledDefinition::all_from_text(&text, *limits, Origin::User).map_err(|e| {
+    let limits = *engine.limits();
+    let text = read_text(path, &limits)?;
+    let defs = engine.add_definitions(&text).map_err(|e| {
         let f = Failure::engine(&e).context(&name);
-        if e.code == ErrorCode::Parse {
+        // Malformed YAML/JSON is an input error (exit 2); well-formed text
+        // that is not a definition is an invalid definition (exit 3).
+        if e.code() == ErrorCode::Parse && parse_documents(&text, &limits).is_ok() {
             f.with_exit(EXIT_INVALID_DEFINITION)
         } else {
             f
@@ -153,90 +138,40 @@ pub fn load_definition_file(
         ));
     }
     for d in &defs {
-        for w in d.warnings() {
-            warn(&format!(
-                "{name}: definition {}: {}",
-                d.name(),
-                coded_finding(w)
-            ));
-        }
+        warn_definition(&name, d);
     }
-    Ok(defs)
+    Ok(())
 }
 
-/// The catalog plus every `--definition` file, in order (later definitions
-/// replace earlier ones with the same root GVK).
-pub fn definition_set(files: &[InputPath], limits: &Limits) -> Result<DefinitionSet, Failure> {
-    let mut set = catalog_set(limits)?;
-    for file in files {
-        for d in load_definition_file(file, limits)? {
-            set.add(d);
-        }
+fn warn_definition(file: &str, d: &CompiledDefinition) {
+    for w in d.warnings() {
+        warn(&format!(
+            "{file}: definition {}: {}",
+            d.name(),
+            coded_finding(w)
+        ));
     }
-    Ok(set)
 }
 
-/// One object to describe.
-#[derive(Debug)]
-pub struct InputObject {
-    /// The object.
-    pub value: Value,
-}
-
-/// The objects of an input: every non-empty document; a list document
-/// (`kind: List`, or a typed `FooList` as the API server returns it, with an
-/// `items` array) gives its items. Returns the objects and whether the input
-/// was a list or several documents.
-pub fn objects(docs: Vec<SourceDocument>) -> (Vec<InputObject>, bool) {
-    let mut several = docs.len() > 1;
-    let mut out = Vec::new();
-    for doc in docs {
-        match list_items(doc.value) {
-            Ok(items) => {
-                several = true;
-                out.extend(items.into_iter().map(|value| InputObject { value }));
-            }
-            Err(value) => out.push(InputObject { value }),
-        }
-    }
-    (out, several)
-}
-
-/// The items of a list document (with `apiVersion`/`kind` filled in from a
-/// typed list when missing), or the value back when it is not a list.
-fn list_items(value: Value) -> Result<Vec<Value>, Value> {
-    let Value::Object(mut obj) = value else {
-        return Err(value);
+/// The objects of an input, read by the engine (documents, list documents,
+/// arrays), and whether the input held a collection rather than one object
+/// (several documents, a list, an array: then `describe` labels each object
+/// and `-o json` prints an array, even of one).
+pub fn read_objects(
+    engine: &Engine,
+    text: &str,
+    name: &str,
+) -> Result<(Vec<Value>, bool), Failure> {
+    let objects = engine
+        .read_objects(text)
+        .map_err(|e| Failure::engine(&e).context(name))?;
+    // One object is a collection of one when the text read as one object
+    // is something else (the list or array that holds it).
+    let collection = match objects.as_slice() {
+        [one] => engine.read_object(text).ok().as_ref() != Some(one),
+        _ => true,
     };
-    let kind = obj.get("kind").and_then(Value::as_str).unwrap_or_default();
-    let is_list = kind.ends_with("List") && matches!(obj.get("items"), Some(Value::Array(_)));
-    if !is_list {
-        return Err(Value::Object(obj));
-    }
-    let item_kind = kind.strip_suffix("List").unwrap_or_default().to_string();
-    let api_version = obj
-        .get("apiVersion")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let Some(Value::Array(items)) = obj.remove("items") else {
-        return Ok(Vec::new());
-    };
-    Ok(items
-        .into_iter()
-        .map(|mut item| {
-            // `kubectl get -o yaml` fills these in; the API server's typed
-            // lists (`JobSetList`) do not.
-            if let (Value::Object(o), false) = (&mut item, item_kind.is_empty()) {
-                if !o.contains_key("kind") {
-                    o.insert("kind".into(), Value::String(item_kind.clone()));
-                }
-                if let (false, Some(av)) = (o.contains_key("apiVersion"), &api_version) {
-                    o.insert("apiVersion".into(), Value::String(av.clone()));
-                }
-            }
-            item
-        })
-        .collect())
+    Ok((objects, collection))
 }
 
 /// `Kind/name` of an object for messages; `object <n>` (1-based position in
@@ -266,27 +201,6 @@ pub fn object_gvk(v: &Value) -> Gvk {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn typed_lists_fill_in_kind() {
-        let items = list_items(json!({
-            "apiVersion": "jobset.x-k8s.io/v1alpha2",
-            "kind": "JobSetList",
-            "items": [{"metadata": {"name": "a"}}, {"kind": "Other", "metadata": {"name": "b"}}]
-        }));
-        let items = items.unwrap_or_default();
-        assert_eq!(items.len(), 2);
-        assert_eq!(items[0]["kind"], "JobSet");
-        assert_eq!(items[0]["apiVersion"], "jobset.x-k8s.io/v1alpha2");
-        assert_eq!(items[1]["kind"], "Other");
-    }
-
-    #[test]
-    fn non_lists_are_kept() {
-        assert!(list_items(json!({"kind": "JobSet"})).is_err());
-        assert!(list_items(json!({"kind": "List", "items": "x"})).is_err());
-        assert!(list_items(json!(3)).is_err());
-    }
 
     #[test]
     fn labels() {

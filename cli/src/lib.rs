@@ -53,11 +53,12 @@ enum Command {
         after_help = EXIT_CODES_HELP,
         long_about = "Resolve workloads from a file or stdin (`-`) and describe them: \
             component tree, status and requested resources.\n\n\
-            The input may hold one object, several YAML documents, or a `kind: List` \
-            (as `kubectl get ... -o yaml` prints for several objects); every object is \
-            described.\n\nWith --pods (the output of `kubectl get pods -o yaml`), one object is \
-            described live: ready pods and nodes per instance, a row per pod, pods that \
-            belong nowhere, and the gang groups the pods form.\n\n\
+            The input may hold one object, several YAML documents, a `kind: List` \
+            (as `kubectl get ... -o yaml` prints for several objects) or a JSON/YAML array; \
+            every object is described.\n\nWith --pods (the output of `kubectl get pods -o \
+            yaml`), one object is described live: ready pods and nodes per instance, a row \
+            per pod, pods that belong nowhere (with why, as warnings), and the gang groups \
+            the pods form.\n\n\
             Example: kubectl get jobset llama -o yaml | workload-lens describe -"
     )]
     Describe {
@@ -72,9 +73,10 @@ enum Command {
         /// resolved structure)
         #[arg(long, short = 'o', value_enum, default_value = "human")]
         output: Format,
-        /// The workload's pods (a List, several documents or one Pod; e.g.
-        /// `kubectl get pods -l ... -o yaml`), or `-` for stdin: describe the
-        /// one object live. -o json|yaml then prints {resolved, gang}
+        /// The workload's pods (a List, several documents, a JSON/YAML array
+        /// or one Pod; e.g. `kubectl get pods -l ... -o yaml`), or `-` for
+        /// stdin: describe the one object live. -o json|yaml then prints
+        /// {resolved, gang}
         #[arg(long, value_name = "FILE|-")]
         pods: Option<String>,
         /// With --pods: at most N pod rows per instance, unhealthy (not

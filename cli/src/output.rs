@@ -4,7 +4,7 @@ use std::io::Write;
 
 use clap::ValueEnum;
 use serde::Serialize;
-use workload_lens::quantity::{Quantity, QuantityFormat};
+use workload_lens::Quantity;
 
 use crate::failure::Failure;
 
@@ -87,7 +87,7 @@ pub fn columns(rows: &[Vec<String>], gap: usize) -> String {
 /// CPU millicores as a decimal quantity, the way Kubernetes prints it:
 /// `8`, `500m`, `1500m`, `1k`.
 pub fn cpu(millis: u64) -> String {
-    Quantity::from_nanos(i128::from(millis) * 1_000_000, QuantityFormat::DecimalSi)
+    Quantity::parse(&format!("{millis}m"))
         .map(|q| q.to_canonical_string())
         .unwrap_or_else(|_| format!("{millis}m"))
 }

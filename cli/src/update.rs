@@ -3,10 +3,10 @@
 
 use clap::ValueEnum;
 use serde_json::Value;
-use workload_lens::{Limits, UpdateRequest};
+use workload_lens::{Limits, UpdateRequest, parse_documents};
 
 use crate::failure::Failure;
-use crate::input::{self, InputPath, check_single_stdin, object_label, read_text};
+use crate::input::{self, InputPath, check_single_stdin, object_label, read_objects, read_text};
 use crate::output::{self, warn};
 
 /// What to do to the object.
@@ -46,29 +46,27 @@ pub fn run(
         Action::Suspend | Action::Resume => None,
     };
     check_single_stdin(definitions.iter().chain([file]).chain(values))?;
-    let set = input::definition_set(definitions, limits)?;
+    let engine = input::engine(definitions, limits)?;
     let name = file.display();
     let text = read_text(file, limits)?;
-    let docs = input::parse(&text, &name, limits)?;
-    let (mut objects, _) = input::objects(docs);
+    let (mut objects, _) = read_objects(&engine, &text, &name)?;
     let obj = match objects.len() {
         0 => {
             return Err(Failure::usage(format!(
                 "{name}: no Kubernetes object found in the input"
             )));
         }
-        1 => objects.remove(0).value,
+        1 => objects.remove(0),
         n => {
             return Err(Failure::usage(format!(
                 "{name}: update works on one object, but the input holds {n} objects"
             )));
         }
     };
-    let def = set.lookup_object(&obj).map_err(|e| Failure::engine(&e))?;
     let result = match action {
-        Action::Values(p) => def.update(&obj, &read_values(p, limits)?),
-        Action::Suspend => def.suspend(&obj),
-        Action::Resume => def.resume(&obj),
+        Action::Values(p) => engine.update(&obj, &read_values(p, limits)?),
+        Action::Suspend => engine.suspend(&obj),
+        Action::Resume => engine.resume(&obj),
     }
     .map_err(|e| Failure::engine(&e))?;
     if result.patch.is_empty() {
@@ -91,7 +89,7 @@ pub fn run(
 fn read_values(path: &InputPath, limits: &Limits) -> Result<UpdateRequest, Failure> {
     let name = format!("--values {}", path.display());
     let text = read_text(path, limits).map_err(|f| f.context("--values"))?;
-    let docs = input::parse(&text, &name, limits)?;
+    let docs = parse_documents(&text, limits).map_err(|e| Failure::engine(&e).context(&name))?;
     let value = match docs.as_slice() {
         [doc] => doc.value.clone(),
         [] => {
@@ -122,41 +120,5 @@ fn read_values(path: &InputPath, limits: &Limits) -> Result<UpdateRequest, Failu
             Failure::usage(format!("{name}: at {path}: {message}"))
         }
     })?;
-    check_maps(&request).map_err(|m| Failure::usage(format!("{name}: {m}")))?;
     Ok(request)
-}
-
-/// Pod templates, pod specs and pod metadata must be maps: anything else
-/// would be written as it is and break the object.
-fn check_maps(request: &UpdateRequest) -> Result<(), String> {
-    for (component, u) in &request.components {
-        let fields = [
-            ("podTemplateSpecs", &u.pod_template_specs),
-            ("podSpecs", &u.pod_specs),
-            ("podMetadata", &u.pod_metadata),
-        ];
-        for (field, values) in fields {
-            for (id, v) in values.iter().flatten() {
-                if !v.is_object() {
-                    let id = if id.is_empty() { "\"\"" } else { id };
-                    return Err(format!(
-                        "at components.{component}.{field}.{id}: expected a map, found {}",
-                        type_name(v)
-                    ));
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "a map",
-    }
 }

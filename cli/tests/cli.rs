@@ -260,6 +260,45 @@ fn describe_list_of_two_objects() {
 }
 
 #[test]
+fn describe_collections_of_one_object() {
+    let object: Value = match serde_saphyr::from_str(&read(EXAMPLE)) {
+        Ok(v) => v,
+        Err(e) => panic!("not YAML: {e}"),
+    };
+    // One object: one resolved structure.
+    let single = run_with(&["describe", "-", "-o", "json"], Some(&object.to_string()));
+    assert_exit(&single, 0);
+    let single = json(&single.stdout);
+    assert_eq!(single["kind"], "ResolvedWorkload");
+    // A list of one, a typed list of one (kind and apiVersion from the
+    // list), an array of one: an array of one resolved structure.
+    let mut bare = object.clone();
+    if let Some(o) = bare.as_object_mut() {
+        o.remove("kind");
+        o.remove("apiVersion");
+    }
+    let collections = [
+        serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [object]}),
+        serde_json::json!({
+            "apiVersion": "jobset.x-k8s.io/v1alpha2",
+            "kind": "JobSetList",
+            "items": [bare]
+        }),
+        serde_json::json!([object]),
+    ];
+    for input in collections {
+        let r = run_with(&["describe", "-", "-o", "json"], Some(&input.to_string()));
+        assert_exit(&r, 0);
+        assert_eq!(json(&r.stdout), serde_json::json!([single]), "{input}");
+    }
+    // Several documents around one object are one object.
+    let padded = format!("---\n{}---\n", read(EXAMPLE));
+    let r = run_with(&["describe", "-", "-o", "json"], Some(&padded));
+    assert_exit(&r, 0);
+    assert_eq!(json(&r.stdout), single);
+}
+
+#[test]
 fn describe_multi_document_stdin() {
     let text = format!("{}\n---\n{}", read(EXAMPLE), read(TRAINER));
     let r = run_with(
@@ -425,7 +464,7 @@ fn describe_with_pods_json() {
     };
     assert_eq!(yaml, v);
 
-    // Without gangScheduling, `gang` is null.
+    // Without gangScheduling, the engine's report is empty.
     let t = run(&[
         "describe",
         "-d",
@@ -437,7 +476,33 @@ fn describe_with_pods_json() {
         "json",
     ]);
     assert_exit(&t, 0);
-    assert_eq!(json(&t.stdout)["gang"], Value::Null);
+    assert_eq!(
+        json(&t.stdout)["gang"],
+        serde_json::json!({"groups": [], "pods": []})
+    );
+}
+
+#[test]
+fn describe_with_pods_from_a_json_array() {
+    // `kubectl get pods -o json | jq .items`: a top-level array of pods.
+    let list: Value = match serde_saphyr::from_str(&read(EXAMPLE_PODS)) {
+        Ok(v) => v,
+        Err(e) => panic!("not YAML: {e}"),
+    };
+    let array = list["items"].to_string();
+    assert!(array.starts_with('['), "{array}");
+    let r = run_with(&["describe", EXAMPLE, "--pods", "-"], Some(&array));
+    assert_exit(&r, 0);
+    assert_eq!(r.stderr, "");
+    assert_eq!(
+        r.stdout,
+        run(&["describe", EXAMPLE, "--pods", EXAMPLE_PODS]).stdout
+    );
+    assert_eq!(
+        row_cells(&r.stdout, "`-- worker"),
+        ["`-- worker", "1/2 ready", "gpu: 8", "gpu-node-02"]
+    );
+    assert!(!r.stdout.contains("Unattributed pods:"), "{}", r.stdout);
 }
 
 #[test]
@@ -485,16 +550,27 @@ fn describe_with_pods_unattributed_and_foreign() {
         row_cells(section, "resnet-sweep-h100-0"),
         ["resnet-sweep-h100-0", "Pending", "Unschedulable"]
     );
+    // The pod of another namespace (named like one of the Trainer's) is
+    // unattributed too.
+    assert_eq!(
+        section
+            .lines()
+            .filter(|l| l.starts_with("resnet-sweep-a100-0 "))
+            .count(),
+        1,
+        "{}",
+        r.stdout
+    );
     // No gang scheduling in this definition: no gang section.
     assert!(!r.stdout.contains("Gang groups"));
-    // The findings, and the pod of another namespace, are warnings.
+    // Why each pod is unattributed: a warning each.
     assert_eq!(
         r.stderr,
-        "warning: pod resnet-sweep-a100-0: namespace staging is not the workload's \
-         (research): ignored\n\
-         warning: pod metrics-exporter-7d9f: the pod matches no component's selector\n\
+        "warning: pod metrics-exporter-7d9f: the pod matches no component's selector\n\
          warning: pod resnet-sweep-h100-0: could not match instance id \"h100\". existing \
-         instance ids [a100 mig]\n"
+         instance ids [a100 mig]\n\
+         warning: pod resnet-sweep-a100-0: namespace staging is not the workload's \
+         (research)\n"
     );
     assert!(!r.stdout.contains("gpu-node-9"));
 
@@ -515,11 +591,27 @@ fn describe_with_pods_unattributed_and_foreign() {
         .as_array()
         .map(|a| a.iter().filter_map(|p| p["name"].as_str()).collect())
         .unwrap_or_default();
-    assert_eq!(names, ["metrics-exporter-7d9f", "resnet-sweep-h100-0"]);
     assert_eq!(
-        v["resolved"]["unattributedPods"][0]["findings"][0]["code"],
-        "no-component"
+        names,
+        [
+            "metrics-exporter-7d9f",
+            "resnet-sweep-h100-0",
+            "resnet-sweep-a100-0"
+        ]
     );
+    let codes: Vec<&str> = v["resolved"]["unattributedPods"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|p| p["findings"][0]["code"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        codes,
+        ["no-component", "unknown-instance", "other-namespace"]
+    );
+    assert_eq!(v["resolved"]["unattributedPods"][2]["namespace"], "staging");
 }
 
 #[test]
@@ -641,26 +733,38 @@ fn describe_with_pods_errors() {
     ]);
     assert_exit(&unknown, 4);
     assert_eq!(json(&unknown.stdout)["error"], "no_definition");
-    // No pods at all is a workload with nothing running; other kinds are
-    // left out with a warning.
+    // No pods at all is a workload with nothing running; an item of
+    // another kind is unattributed, with the engine's finding as a warning;
+    // no pod forms a gang group: no gang section.
     let none = run_with(
         &["describe", EXAMPLE, "--pods", "-"],
         Some("apiVersion: v1\nkind: List\nitems:\n  - {kind: Service, metadata: {name: svc}}\n"),
     );
     assert_exit(&none, 0);
-    assert_eq!(
-        none.stderr,
-        "warning: --pods <stdin>: Service/svc is not a Pod: ignored\n"
-    );
+    assert_eq!(none.stderr, "warning: pod svc: a Service is not a Pod\n");
     assert!(
         none.stdout.contains("`-- worker      0/2 ready   gpu: 8\n"),
         "{}",
         none.stdout
     );
-    assert!(
-        none.stdout
-            .contains("Gang groups: none (no pod belongs to a pod group)\n")
+    let section = none
+        .stdout
+        .split("\nUnattributed pods:\n")
+        .nth(1)
+        .unwrap_or_default();
+    assert_eq!(row_cells(section, "svc"), ["svc", "Unknown", "<none>"]);
+    assert!(!none.stdout.contains("Gang groups"), "{}", none.stdout);
+    let j = run_with(
+        &["describe", EXAMPLE, "--pods", "-", "-o", "json"],
+        Some("apiVersion: v1\nkind: List\nitems:\n  - {kind: Service, metadata: {name: svc}}\n"),
     );
+    assert_exit(&j, 0);
+    let v = json(&j.stdout);
+    assert_eq!(
+        v["resolved"]["unattributedPods"][0]["findings"][0]["code"],
+        "invalid-pod"
+    );
+    assert_eq!(v["gang"]["groups"], serde_json::json!([]));
     // A pod the gang rules cannot place: the tree is still shown.
     let odd = run_with(
         &["describe", EXAMPLE, "--pods", "-"],
@@ -844,9 +948,21 @@ fn update_errors() {
     );
     let r = run(&["update", EXAMPLE, "--values", &number]);
     assert_exit(&r, 2);
+    // The engine's rule: pod templates, pod specs and pod metadata are maps.
     assert_one_error(
         &r,
-        "at components.replicatedjob.podTemplateSpecs.worker: expected a map, found a number",
+        "components.replicatedjob.podTemplateSpecs.worker: expected a map, found a number",
+    );
+    let string = values(
+        "string.yaml",
+        "components:\n  replicatedjob:\n    podMetadata: {leader: x}\n",
+    );
+    let r = run(&["update", EXAMPLE, "--values", &string]);
+    assert_exit(&r, 2);
+    assert_eq!(r.stdout, "");
+    assert_one_error(
+        &r,
+        "components.replicatedjob.podMetadata.leader: expected a map, found a string",
     );
     let not_a_map = values("list.yaml", "- 1\n");
     assert_exit(&run(&["update", EXAMPLE, "--values", &not_a_map]), 2);
@@ -1204,6 +1320,34 @@ fn exit_3_invalid_definition() {
 
     assert_exit(&run(&["validate", INVALID_DEF]), 3);
     assert_exit(&run(&["definitions", "-d", INVALID_DEF]), 3);
+}
+
+#[test]
+fn describe_with_an_invalid_definition_reports_what_validate_reports() {
+    // Static findings; an undefined jq function with static findings; an
+    // undefined jq function alone (found when compiling).
+    let undefined_too = read(INVALID_DEF).replace(".spec.part | .[", ".spec.part | nosuchfn");
+    let undefined_alone = read(OVERRIDE_DEF).replace(
+        "replicasPath: .spec.replicatedJobs[].replicas",
+        "replicasPath: .spec.replicatedJobs[] | nosuchfn",
+    );
+    assert_ne!(undefined_alone, read(OVERRIDE_DEF));
+    for text in [read(INVALID_DEF), undefined_too, undefined_alone] {
+        let v = run_with(&["validate", "-"], Some(&text));
+        assert_exit(&v, 3);
+        let d = run_with(&["describe", "-d", "-", EXAMPLE], Some(&text));
+        assert_exit(&d, 3);
+        assert_eq!(d.stdout, "");
+        let validate_findings: Vec<&str> =
+            v.stdout.lines().filter(|l| l.starts_with("  ")).collect();
+        let describe_findings: Vec<&str> = d.stderr.lines().skip(1).collect();
+        assert!(
+            validate_findings.iter().any(|l| l.starts_with("  error[")),
+            "{}",
+            v.stdout
+        );
+        assert_eq!(describe_findings, validate_findings, "{text}");
+    }
 }
 
 #[test]
