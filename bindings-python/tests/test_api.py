@@ -161,6 +161,43 @@ def test_definition_methods(jobset_text: str, jobset: Dict[str, Any], jobset_pod
     assert upd._asdict().keys() == {"object", "patch"}
 
 
+def test_pods_in_every_form_the_engine_reads(jobset: Dict[str, Any], jobset_pods: List[Any]) -> None:
+    """Pods go through the engine's one reader of object lists: an iterable
+    of pods, a PodList (dict or text; items with or without kind, as the API
+    server returns them), a top-level array, several documents."""
+    js = wl.lookup("jobset.x-k8s.io/v1alpha2", "JobSet")
+    assert js is not None
+    expected = (js.attribute_pods(jobset, jobset_pods), js.gang_groups(jobset, jobset_pods),
+                js.resolve(jobset, jobset_pods))
+    assert len(expected[0]["pods"]) == len(jobset_pods) == 3
+    pod_list = {"apiVersion": "v1", "kind": "PodList", "metadata": {}, "items": jobset_pods}
+    bare = {**pod_list, "items": [{k: v for k, v in p.items() if k not in ("apiVersion", "kind")}
+                                  for p in jobset_pods]}
+    list_text = (EXAMPLES / "jobset-pods.yaml").read_text()
+    documents = "".join(f"---\n{json.dumps(p)}\n" for p in jobset_pods)
+    forms: List[Any] = [pod_list, bare, json.dumps(pod_list), json.dumps(jobset_pods), list_text,
+                        list_text.encode(), documents, tuple(jobset_pods)]
+    for pods in forms:
+        got = (js.attribute_pods(jobset, pods), js.gang_groups(jobset, pods), js.resolve(jobset, pods))
+        assert got == expected, pods
+    assert js.attribute_pods(None, pod_list) == js.attribute_pods(None, jobset_pods)
+    assert wl.resolve(jobset, pods=pod_list) == wl.resolve(jobset, pods=jobset_pods)
+    assert wl.Catalog().resolve(jobset, json.dumps(jobset_pods)) == wl.resolve(jobset, pods=jobset_pods)
+    assert js.attribute_pods(jobset, [])["pods"] == []
+    for bad in (1, None, object()):
+        with pytest.raises(TypeError):
+            js.attribute_pods(jobset, bad)
+
+
+def test_gang_groups_without_gang_instructions_is_empty() -> None:
+    d = wl.Definition(TRAINER_TEXT)
+    assert "gang" not in json.dumps(d.to_dict()).lower()
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "t-0", "namespace": "default"},
+           "spec": {"containers": [{"name": "c"}]}, "status": {"phase": "Running"}}
+    assert d.gang_groups(TRAINER, []) == {"groups": [], "pods": []}
+    assert d.gang_groups(TRAINER, [pod])["groups"] == []
+
+
 def test_catalog(jobset_text: str, jobset: Dict[str, Any]) -> None:
     c = wl.Catalog()
     n = len(c)

@@ -3,12 +3,15 @@ engine's code, location, limit and findings; never a PanicException."""
 
 from __future__ import annotations
 
+import json
 import pickle
+import re
 from typing import Any, Dict, Type
 
 import pytest
 
 import workload_lens as wl
+from conftest import REPO
 
 APP = {"apiVersion": "example.com/v1", "kind": "App", "metadata": {"name": "a"}}
 
@@ -128,6 +131,26 @@ def test_every_code_has_a_class() -> None:
         getattr(wl, n) for n in wl.__all__ if n.endswith("Error") and n != "WorkloadLensError"}
 
 
+def test_classes_are_the_engines_error_codes() -> None:
+    """The exception classes are exactly the engine's list of error codes
+    (abi::error_codes): one class per code, named as the engine names it;
+    the README's table lists the same."""
+    from workload_lens import _errors
+
+    listed = json.loads(wl._native.error_codes())
+    engine = {(e["code"], e["class"]) for e in listed}
+    assert len(engine) == len(listed) == len({e["code"] for e in listed})
+    exported = [getattr(wl, n) for n in wl.__all__]
+    ours = {(c.code, c.__name__) for c in exported
+            if isinstance(c, type) and issubclass(c, wl.WorkloadLensError) and c is not wl.WorkloadLensError}
+    assert ours == engine
+    assert {(code, cls.__name__) for code, cls in _errors._CLASSES.items()} == engine
+    assert set(_errors.__all__) == {name for _, name in engine} | {"WorkloadLensError"}
+    readme = (REPO / "bindings-python" / "README.md").read_text(encoding="utf-8")
+    table = re.findall(r"^\| `(\w+)` \| `(\w+)` \|$", readme, re.M)
+    assert {(code, name) for name, code in table} == engine
+
+
 def test_locations_are_the_engines() -> None:
     with pytest.raises(wl.ParseError) as p:
         wl.parse("a: 1\nb: [1, 2\n")
@@ -153,11 +176,10 @@ def test_locations_are_the_engines() -> None:
 def test_panics_become_workload_lens_errors() -> None:
     """The engine does not panic; if it did, the binding reports an internal
     WorkloadLensError (not pyo3's PanicException, a BaseException)."""
-    for detach in (True, False):
-        with pytest.raises(wl.WorkloadLensError) as info:
-            wl._native._panic_for_tests("boom", detach)
-        assert type(info.value) is wl.WorkloadLensError
-        assert info.value.code == "internal"
-        assert "boom" in info.value.message
+    with pytest.raises(wl.WorkloadLensError) as info:
+        wl._native._panic_for_tests("boom")
+    assert type(info.value) is wl.WorkloadLensError
+    assert info.value.code == "internal"
+    assert "boom" in info.value.message
     # and the interpreter carries on
     assert wl.evaluate("1") == [1]

@@ -150,7 +150,7 @@ def test_lone_surrogates() -> None:
         wl.parse("a: \ud800\n")
     with pytest.raises(wl.ParseError):
         wl.resolve("apiVersion: v1\nkind: Pod\nmetadata: {name: \udcff}\n")
-    with pytest.raises(wl.ParseError):
+    with pytest.raises(wl.UsageError):  # a value, read by the engine's compile_object
         wl.Definition({"kind": "\ud800"})
     with pytest.raises(wl.JqCompileError):
         wl.evaluate('"\ud800"')
@@ -285,9 +285,8 @@ def test_wrong_types_for_every_argument(name: str) -> None:
 
 NATIVE_CALLS: List[Callable[..., Any]] = [
     lambda x: wl._native.evaluate(x, x, x),
-    lambda x: wl._native.evaluate(".", x),
+    lambda x: wl._native.evaluate(b".", x),
     lambda x: wl._native.parse(x, x),
-    lambda x: wl._native.parse_object(x),
     lambda x: wl._native.validate(x),
     lambda x: wl._native.compile(x, x),
     lambda x: wl._native.compile_all(x),
@@ -310,7 +309,10 @@ NATIVE_CALLS: List[Callable[..., Any]] = [
     lambda x: D._native.attribute_pods(x, x),
     lambda x: D._native.attribute_pods(None, x),
     lambda x: D._native.gang_groups(x, x),
-    lambda x: D._native.parse_object(x),
+    lambda x: wl._native.compile_object(x, x),
+    lambda x: wl._native.compile_one_object(x, x),
+    lambda x: D._native.explain_status(x),
+    lambda x: D._native.resume(x),
 ]
 
 

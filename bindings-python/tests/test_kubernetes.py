@@ -84,6 +84,9 @@ def test_pod_models_as_pods(jobset: Dict[str, Any], jobset_pods: Any) -> None:
     assert d.attribute_pods(jobset, models)["pods"][0]["node"] == jobset_pods[0]["spec"]["nodeName"]
     assert d.gang_groups(jobset, models) == d.gang_groups(jobset, jobset_pods)
     assert d.resolve(jobset, models) == d.resolve(jobset, jobset_pods)
+    # a V1PodList (what list_namespaced_pod returns) is read as the PodList it is
+    pod_list = client.V1PodList(api_version="v1", kind="PodList", items=models)
+    assert d.attribute_pods(jobset, pod_list) == d.attribute_pods(jobset, jobset_pods)
     # a hand-made pod model: its nodeName is seen
     attributed = d.attribute_pods(None, [pod("llama-pretrain-worker-0-0-abcde", "worker", "gpu-node-09")])
     assert attributed["pods"][0]["node"] == "gpu-node-09"

@@ -1,9 +1,11 @@
 """The Python API of workload-lens: a thin layer over the native engine.
 
-Values cross into the engine as JSON text (``json.dumps``) and come back as
-JSON text (``json.loads``): results are plain dicts and lists in exactly the
-engine's canonical JSON shape. Nothing here interprets workloads; it converts
-arguments, results and errors.
+Every call goes to one function of the engine's binding interface
+(``workload_lens::abi``) through the native module. Values cross into the
+engine as JSON text (``json.dumps``, as ``str``), the caller's own YAML/JSON
+text as ``bytes``, and results come back as JSON text (``json.loads``): plain
+dicts and lists in exactly the engine's canonical JSON shape. Nothing here
+interprets workloads; it converts arguments, results and errors.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ import threading
 from collections.abc import Mapping
 from typing import (
     Any,
-    Callable,
     Dict,
     Iterable,
     Iterator,
@@ -101,20 +102,12 @@ def _default(o: Any) -> Any:
     raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
 
 
-def _dumps(value: Any, *, definition: bool = False) -> str:
+def _dumps(value: Any) -> str:
+    """A value as JSON text, the form the native module takes values in
+    (``ensure_ascii=False``: a lone surrogate stays one, and the engine
+    reports it as a :class:`UsageError`)."""
     try:
-        if definition:
-            # The text the Rust API reads for a definition value
-            # (serde_json's compact form, keys sorted).
-            return json.dumps(
-                value,
-                ensure_ascii=False,
-                allow_nan=False,
-                sort_keys=True,
-                separators=(",", ":"),
-                default=_default,
-            )
-        return json.dumps(value, allow_nan=False, separators=(",", ":"), default=_default)
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_default)
     except RecursionError:
         raise LimitError(
             "the value nests too deeply to be converted (Python's recursion limit)",
@@ -132,6 +125,24 @@ def _loads(text: str) -> Any:
             "the result nests too deeply for Python's json module (Python's recursion limit)",
             limit="maxDepth",
         ) from None
+
+
+def _text(text: Any, what: str) -> bytes:
+    """The caller's own text, as the native module takes text: bytes (a
+    ``str`` that is not Unicode keeps its lone surrogates, and the engine
+    reports where the text stops being UTF-8)."""
+    if isinstance(text, str):
+        return text.encode("utf-8", "surrogatepass")
+    if isinstance(text, bytes):
+        return text
+    raise TypeError(f"{what} must be str or bytes, not {type(text).__name__}")
+
+
+def _name(name: Any, what: str) -> bytes:
+    """A name (apiVersion, kind, definition name), lone surrogates replaced."""
+    if not isinstance(name, str):
+        raise TypeError(f"{what} must be str, not {type(name).__name__}")
+    return name.encode("utf-8", "replace")
 
 
 def _limits_json(limits: Optional[Mapping[str, int]], options: Mapping[str, Any]) -> Optional[str]:
@@ -160,36 +171,53 @@ def _read(path: Union[str, "os.PathLike[str]"]) -> bytes:
 Source = Union[str, bytes, Mapping[str, Any], "os.PathLike[str]"]
 
 
-def _definition_text(source: Any) -> Union[str, bytes]:
-    """Definition text from a source: text (str/bytes), a file (os.PathLike;
-    a str is always text) or a dict."""
+def _source(source: Any) -> Union[bytes, str]:
+    """A definition source for the native module: text (str/bytes) and files
+    (os.PathLike; a str is always text) as bytes, a dict as JSON (str)."""
     if isinstance(source, (str, bytes)):
-        return source
+        return _text(source, "a definition source")
     if isinstance(source, os.PathLike):
         return _read(source)
     if isinstance(source, Mapping):
-        return _dumps(source, definition=True)
+        return _dumps(source)
     raise TypeError(
         "a definition source must be YAML/JSON text (str or bytes), a dict or an "
         f"os.PathLike, not {type(source).__name__}"
     )
 
 
-def _object_json(obj: Any, parse: Callable[[Union[str, bytes]], str]) -> str:
-    """An object as JSON: dicts and kubernetes models are dumped, text is
-    parsed by the engine."""
+def _compile_all(source: Any, limits: Optional[str]) -> List[Any]:
+    """Every definition of a source, compiled (a dict by the engine's
+    ``compile_object``, which does not depend on the dict's key order)."""
+    s = _source(source)
+    return list(_native.compile_object(s, limits) if isinstance(s, str) else _native.compile_all(s, limits))
+
+
+def _object(obj: Any) -> Union[bytes, str]:
+    """An object for the native module: text (str/bytes) as it is, read by
+    the engine; anything else (dicts, kubernetes models) as JSON."""
     if isinstance(obj, (str, bytes)):
-        return parse(obj)
+        return _text(obj, "the object")
     return _dumps(obj)
 
 
-def _pods_json(pods: Any) -> str:
-    if isinstance(pods, (str, bytes, Mapping)) or _is_model(pods):
+def _pods(pods: Any) -> Union[bytes, str]:
+    """Pods for the native module, read by the engine's one reader of object
+    lists: text (several documents, a ``List``/``PodList``, an array); a
+    ``PodList`` (or one pod) as a dict or kubernetes model; an iterable of
+    pods."""
+    if isinstance(pods, (str, bytes)):
+        return _text(pods, "pods")
+    if isinstance(pods, Mapping) or _is_model(pods):
+        return _dumps(pods)
+    try:
+        items = list(pods)
+    except TypeError:
         raise TypeError(
-            "pods must be an iterable of pod objects (dicts or kubernetes models), "
-            f"not {type(pods).__name__}"
-        )
-    return _dumps(list(pods))
+            "pods must be pod objects (an iterable of dicts or kubernetes models), a PodList "
+            f"or YAML/JSON text, not {type(pods).__name__}"
+        ) from None
+    return _dumps(items)
 
 
 # --- results ---------------------------------------------------------------
@@ -249,7 +277,10 @@ class Definition:
         limits: Optional[Mapping[str, int]] = None,
         **limit_options: int,
     ) -> None:
-        self._native = _native.compile(_definition_text(source), _limits_json(limits, limit_options))
+        s, lj = _source(source), _limits_json(limits, limit_options)
+        # A dict (JSON, str) is compiled by the engine's compile_one_object,
+        # which does not depend on the dict's key order; text (bytes) as read.
+        self._native = _native.compile_one_object(s, lj) if isinstance(s, str) else _native.compile(s, lj)
         self._warnings = None
 
     @classmethod
@@ -270,65 +301,64 @@ class Definition:
         d._warnings = None
         return d
 
+    def _info(self) -> Dict[str, Any]:
+        r: Dict[str, Any] = _loads(self._native.info)
+        return r
+
     @property
     def name(self) -> str:
         """``metadata.name`` of the definition."""
-        return str(self._native.name)
+        return str(self._info()["name"])
 
     @property
     def origin(self) -> str:
         """``"catalog"`` (bundled) or ``"user"``."""
-        return str(self._native.origin)
+        return str(self._info()["origin"])
 
     @property
     def gvk(self) -> Gvk:
         """The root group/version/kind: the type this definition describes."""
-        return Gvk(*self._native.gvk)
+        g = self._info()["gvk"]
+        return Gvk(g["group"], g["version"], g["kind"])
 
     @property
     def components(self) -> List[str]:
         """Component names, root first."""
-        return list(self._native.component_names)
+        return list(self._info()["components"])
 
     @property
     def can_suspend(self) -> bool:
         """Whether the definition has suspend/resume actions."""
-        return bool(self._native.can_suspend)
+        return bool(self._info()["canSuspend"])
 
     @property
     def warnings(self) -> List[Dict[str, Any]]:
         """Validation warnings (unknown fields and the like)."""
         if self._warnings is not None:
             return list(self._warnings)
-        w: List[Dict[str, Any]] = _loads(self._native.warnings_json)
-        return w
+        return list(self._info()["warnings"])
 
     @property
     def limits(self) -> Dict[str, int]:
         """The limits this definition evaluates with (camelCase names)."""
-        r: Dict[str, int] = _loads(self._native.limits_json)
-        return r
+        return dict(self._info()["limits"])
 
     def to_dict(self) -> Dict[str, Any]:
         """The definition as read (the engine's model of it, as JSON)."""
         r: Dict[str, Any] = _loads(self._native.definition_json)
         return r
 
-    def _obj(self, obj: Any) -> str:
-        return _object_json(obj, self._native.parse_object)
-
-    def resolve(self, obj: Any, pods: Optional[Iterable[Any]] = None) -> Dict[str, Any]:
+    def resolve(self, obj: Any, pods: Any = None) -> Dict[str, Any]:
         """Resolve an object (dict, YAML/JSON text or kubernetes model) into
         the resolved structure; with ``pods``, including the live state."""
-        o = self._obj(obj)
-        p = None if pods is None else _pods_json(pods)
+        o, p = _object(obj), None if pods is None else _pods(pods)
         r: Dict[str, Any] = _loads(self._native.resolve(o, p))
         return r
 
     def status(self, obj: Any) -> Optional[Dict[str, Any]]:
         """Only the root status of an object (``None`` when the definition
         has no status definition)."""
-        r: Optional[Dict[str, Any]] = _loads(self._native.status(self._obj(obj)))
+        r: Optional[Dict[str, Any]] = _loads(self._native.status(_object(obj)))
         return r
 
     def explain_status(self, obj: Any) -> Dict[str, Any]:
@@ -338,7 +368,7 @@ class Definition:
         each criterion with a ``reason``. ``matchedStatuses`` is what
         :meth:`resolve` reports; an evaluation error is returned under
         ``error`` (not raised). Shape: ``docs/status-explanation.schema.json``."""
-        r: Dict[str, Any] = _loads(self._native.explain_status(self._obj(obj)))
+        r: Dict[str, Any] = _loads(self._native.explain_status(_object(obj)))
         return r
 
     def update(self, obj: Any, request: Mapping[str, Any]) -> UpdateResult:
@@ -347,43 +377,42 @@ class Definition:
         "fragments": {INSTANCE_ID: value}}}}``."""
         if not isinstance(request, Mapping):
             raise TypeError(f"request must be a mapping, not {type(request).__name__}")
-        return _update_result(self._native.update(self._obj(obj), _dumps(request)))
+        return _update_result(self._native.update(_object(obj), _dumps(request)))
 
     def suspend(self, obj: Any) -> UpdateResult:
         """Apply the definition's suspend actions."""
-        return _update_result(self._native.suspend(self._obj(obj)))
+        return _update_result(self._native.suspend(_object(obj)))
 
     def resume(self, obj: Any) -> UpdateResult:
         """Apply the definition's resume actions."""
-        return _update_result(self._native.resume(self._obj(obj)))
+        return _update_result(self._native.resume(_object(obj)))
 
-    def attribute_pods(self, obj: Any, pods: Iterable[Any]) -> Dict[str, Any]:
+    def attribute_pods(self, obj: Any, pods: Any) -> Dict[str, Any]:
         """Place pods under components and instances (``obj``, the workload,
         may be ``None``): ``{"pods": [...], "unattributed": [...]}``."""
-        o = None if obj is None else self._obj(obj)
-        r: Dict[str, Any] = _loads(self._native.attribute_pods(o, _pods_json(pods)))
+        o = None if obj is None else _object(obj)
+        r: Dict[str, Any] = _loads(self._native.attribute_pods(o, _pods(pods)))
         return r
 
-    def gang_groups(self, obj: Any, pods: Iterable[Any]) -> Dict[str, Any]:
+    def gang_groups(self, obj: Any, pods: Any) -> Dict[str, Any]:
         """Gang-scheduling groups of the workload's pods:
-        ``{"groups": [...], "pods": [...]}``."""
-        r: Dict[str, Any] = _loads(self._native.gang_groups(self._obj(obj), _pods_json(pods)))
+        ``{"groups": [...], "pods": [...]}`` (both empty when the definition
+        has no gang instructions)."""
+        r: Dict[str, Any] = _loads(self._native.gang_groups(_object(obj), _pods(pods)))
         return r
 
     def __reduce__(self) -> Tuple[Any, Tuple[str, str, str, str]]:
+        info = self._info()
+        warnings = info["warnings"] if self._warnings is None else self._warnings
         return (
             _rebuild_definition,
-            (
-                self._native.definition_json,
-                self._native.limits_json,
-                self.origin,
-                _dumps(self.warnings),
-            ),
+            (self._native.definition_json, _dumps(info["limits"]), info["origin"], _dumps(warnings)),
         )
 
     def __repr__(self) -> str:
-        g = self.gvk
-        return f"<Definition {self.name} ({g.api_version} {g.kind}, {self.origin})>"
+        info = self._info()
+        g = Gvk(**info["gvk"])
+        return f"<Definition {info['name']} ({g.api_version} {g.kind}, {info['origin']})>"
 
 
 def _rebuild_definition(definition: str, limits: str, origin: str, warnings: str) -> Definition:
@@ -399,10 +428,10 @@ def _single(x: Any) -> bool:
 
 
 class Catalog:
-    """A set of definitions keyed by root GVK (the engine's
-    ``DefinitionSet``): the bundled catalog (``bundled=True``, the default)
-    plus your own. A definition added later replaces one with the same root
-    GVK, so yours override bundled ones. Safe to share between threads."""
+    """A set of definitions keyed by root GVK (an engine, as ``abi::engine``
+    builds it): the bundled catalog (``bundled=True``, the default) plus
+    your own. A definition added later replaces one with the same root GVK,
+    so yours override bundled ones. Safe to share between threads."""
 
     __slots__ = ("_native",)
 
@@ -431,35 +460,33 @@ class Catalog:
         if isinstance(definition, Definition):
             self._native.add(definition._native)
             return
-        text = _definition_text(definition)
-        for n in _native.compile_all(text, _limits_json(limits, limit_options)):
+        for n in _compile_all(definition, _limits_json(limits, limit_options)):
             self._native.add(n)
 
     def lookup(self, api_version: str, kind: str) -> Optional[Definition]:
         """The definition for an apiVersion (``group/version``) and kind:
         the exact GVK, else one for the same group and kind."""
-        n = self._native.lookup(api_version, kind)
+        n = self._native.lookup(_name(api_version, "api_version"), _name(kind, "kind"))
         return None if n is None else Definition._wrap(n)
 
     def lookup_object(self, obj: Any) -> Definition:
         """The definition for an object, by its ``apiVersion`` and ``kind``
         (raises :class:`NoDefinitionError` when there is none)."""
-        return Definition._wrap(self._native.lookup_object(_object_json(obj, _native.parse_object)))
+        return Definition._wrap(self._native.lookup_object(_object(obj)))
 
     def get(self, name: str) -> Optional[Definition]:
         """A definition by name."""
-        n = self._native.get(name)
+        n = self._native.get(_name(name, "name"))
         return None if n is None else Definition._wrap(n)
 
     def definitions(self) -> List[Definition]:
         """Every definition, sorted by name."""
         return [Definition._wrap(n) for n in self._native.definitions()]
 
-    def resolve(self, obj: Any, pods: Optional[Iterable[Any]] = None) -> Dict[str, Any]:
+    def resolve(self, obj: Any, pods: Any = None) -> Dict[str, Any]:
         """Choose the definition by the object's GVK and resolve it (with
         ``pods``: including the live state)."""
-        o = _object_json(obj, _native.parse_object)
-        p = None if pods is None else _pods_json(pods)
+        o, p = _object(obj), None if pods is None else _pods(pods)
         r: Dict[str, Any] = _loads(self._native.resolve(o, p))
         return r
 
@@ -495,7 +522,8 @@ def catalog() -> Catalog:
 
 def catalog_sources() -> Dict[str, str]:
     """The bundled definition files: file name -> YAML text."""
-    return dict(_native.catalog_sources())
+    r: Dict[str, str] = _loads(_native.catalog_sources())
+    return r
 
 
 def lookup(api_version: str, kind: str) -> Optional[Definition]:
@@ -507,7 +535,7 @@ def resolve(
     obj: Any,
     *,
     definitions: Union[Iterable[Union[Definition, Source]], Definition, Source, None] = None,
-    pods: Optional[Iterable[Any]] = None,
+    pods: Any = None,
 ) -> Dict[str, Any]:
     """Resolve an object, choosing its definition by GVK from the bundled
     catalog plus ``definitions`` (which override bundled ones)."""
@@ -533,8 +561,7 @@ def compile_all(
 ) -> List[Definition]:
     """Compile every definition of a source (several YAML documents or a
     ``List``)."""
-    text = _definition_text(source)
-    return [Definition._wrap(n) for n in _native.compile_all(text, _limits_json(limits, limit_options))]
+    return [Definition._wrap(n) for n in _compile_all(source, _limits_json(limits, limit_options))]
 
 
 def validate(
@@ -544,10 +571,11 @@ def validate(
     **limit_options: int,
 ) -> List[Dict[str, Any]]:
     """Validate every definition of a source without failing on findings:
-    one ``{"name", "valid", "findings"}`` per definition. Text that cannot be
-    read as definitions raises (e.g. :class:`ParseError`)."""
-    text = _definition_text(source)
-    r: List[Dict[str, Any]] = _loads(_native.validate(text, _limits_json(limits, limit_options)))
+    one ``{"name", "valid", "gvk", "findings"}`` per definition (``gvk``,
+    e.g. ``"jobset.x-k8s.io/v1alpha2, Kind=JobSet"``, when the definition
+    could be read), the verdicts of the CLI's ``validate``. Text that cannot
+    be read as definitions raises (e.g. :class:`ParseError`)."""
+    r: List[Dict[str, Any]] = _loads(_native.validate(_source(source), _limits_json(limits, limit_options)))
     return r
 
 
@@ -561,8 +589,8 @@ def evaluate(
     """Run one jq expression on a JSON value with the engine's semantics
     (gojq-compatible, denied builtins rejected, bounded): every output.
     ``input`` is a JSON value (a ``str`` is a JSON string, not text)."""
-    lj = _limits_json(limits, limit_options)
-    r: List[Any] = _loads(_native.evaluate(expression, _dumps(input), lj))
+    expr, lj = _text(expression, "expression"), _limits_json(limits, limit_options)
+    r: List[Any] = _loads(_native.evaluate(expr, _dumps(input), lj))
     return r
 
 
@@ -574,7 +602,7 @@ def parse(
 ) -> List[Any]:
     """Every document of a YAML/JSON text, read as the engine reads objects
     (empty documents are skipped)."""
-    r: List[Any] = _loads(_native.parse(text, _limits_json(limits, limit_options)))
+    r: List[Any] = _loads(_native.parse(_text(text, "text"), _limits_json(limits, limit_options)))
     return r
 
 

@@ -1,9 +1,13 @@
-"""The exceptions of workload_lens: one class per engine error code."""
+"""The exceptions of workload_lens: one class per engine error code, named
+as the engine names it (``workload_lens::abi::error_codes``, exposed as
+``_native.error_codes()``)."""
 
 from __future__ import annotations
 
 import json
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Type, cast
+
+from . import _native
 
 if TYPE_CHECKING:
     from .types import Finding, Location
@@ -128,22 +132,20 @@ class UsageError(WorkloadLensError):
     code = "usage"
 
 
-_CLASSES: Dict[str, Type[WorkloadLensError]] = {
-    c.code: c
-    for c in (
-        ParseError,
-        ValidationError,
-        JqCompileError,
-        JqRuntimeError,
-        ConversionError,
-        CountMismatchError,
-        LimitError,
-        NoDefinitionError,
-        InvalidObjectError,
-        UpdateError,
-        UsageError,
-    )
-}
+def _classes() -> Dict[str, Type[WorkloadLensError]]:
+    """Error code -> class, from the engine's list of codes and class names
+    (``workload_lens::abi::error_codes``). A code whose class this module
+    lacks falls back to :class:`WorkloadLensError`; tests/test_errors.py
+    checks that the classes and the engine's list match exactly."""
+    out: Dict[str, Type[WorkloadLensError]] = {}
+    for entry in json.loads(_native.error_codes()):
+        cls = globals().get(entry["class"])
+        if isinstance(cls, type) and issubclass(cls, WorkloadLensError) and cls.code == entry["code"]:
+            out[entry["code"]] = cls
+    return out
+
+
+_CLASSES: Dict[str, Type[WorkloadLensError]] = _classes()
 
 
 def _make(code: str, message: str, **kw: Any) -> WorkloadLensError:

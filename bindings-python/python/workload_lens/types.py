@@ -8,7 +8,7 @@ Results are plain dicts and lists; these TypedDicts describe their keys
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Mapping, Union
+from typing import Any, Dict, Iterable, List, Mapping, Union
 
 from typing import Literal, Protocol, TypedDict
 
@@ -20,6 +20,7 @@ __all__ = [
     "LimitOptions",
     "Limits",
     "Location",
+    "Pods",
     "Resolved",
     "Source",
     "ValidationResult",
@@ -40,6 +41,11 @@ class KubernetesModel(Protocol):
 #: A Kubernetes object: an API-shaped (camelCase) dict, the YAML/JSON text of
 #: one object, or a ``kubernetes`` client model.
 KubeObject = Union[Mapping[str, Any], str, bytes, KubernetesModel]
+
+#: Pods: an iterable of pod objects, a ``PodList`` (dict or kubernetes model)
+#: or the YAML/JSON text of pods (several documents, a ``List``/``PodList``, an
+#: array), all read by the engine's one reader of object lists.
+Pods = Union[Iterable[KubeObject], KubeObject]
 
 #: A definition source: YAML/JSON text, a dict, or a file as ``os.PathLike``
 #: (a ``str`` is always text; ``Definition.from_path`` takes a ``str`` path).
@@ -114,9 +120,15 @@ class Finding(_FindingRequired, total=False):
     location: Location
 
 
-class ValidationResult(TypedDict):
-    """The validation of one definition."""
-
+class _ValidationResultRequired(TypedDict):
     name: str
     valid: bool
     findings: List[Finding]
+
+
+class ValidationResult(_ValidationResultRequired, total=False):
+    """The verdict on one definition (as the CLI's ``validate`` gives it);
+    ``gvk`` (e.g. ``"jobset.x-k8s.io/v1alpha2, Kind=JobSet"``) is absent when
+    the definition could not be read."""
+
+    gvk: str
