@@ -161,15 +161,7 @@ impl Engine {
     /// column; an invalid definition is a [`ErrorCode::Validation`] error
     /// with the findings [`Engine::validate`] reports.
     pub fn compile(&self, text: &str) -> Result<CompiledDefinition> {
-        let mut all = self.compile_all(text)?;
-        if all.len() != 1 {
-            return Err(Error::new(
-                ErrorCode::Usage,
-                format!("expected exactly one definition, found {}", all.len()),
-            ));
-        }
-        all.pop()
-            .ok_or_else(|| Error::new(ErrorCode::Usage, "no definition found"))
+        CompiledDefinition::from_text(text, self.limits)
     }
 
     /// Compile every definition of a text (documents, list items) with the

@@ -63,20 +63,7 @@ pub(crate) fn validate_text(text: &str, limits: &Limits) -> Result<ValidationRep
     for split in source::split(docs) {
         match split {
             Ok(item) => definitions.push(verdict(&item, limits)?),
-            Err(m) => {
-                let e = m.error;
-                definitions.push(DefinitionVerdict {
-                    name: placeholder(m.document),
-                    valid: false,
-                    gvk: None,
-                    findings: vec![Finding {
-                        code: e.code().as_str().to_string(),
-                        severity: Severity::Error,
-                        message: e.message().to_string(),
-                        location: e.location().clone(),
-                    }],
-                });
-            }
+            Err(m) => definitions.push(unreadable(placeholder(m.document), &m.error)),
         }
     }
     if definitions.is_empty() {
@@ -86,6 +73,22 @@ pub(crate) fn validate_text(text: &str, limits: &Limits) -> Result<ValidationRep
         ));
     }
     Ok(ValidationReport { definitions })
+}
+
+/// The verdict on a definition that could not be read: its reading error
+/// as the one finding.
+fn unreadable(name: String, e: &crate::Error) -> DefinitionVerdict {
+    DefinitionVerdict {
+        name,
+        valid: false,
+        gvk: None,
+        findings: vec![Finding {
+            code: e.code().as_str().to_string(),
+            severity: Severity::Error,
+            message: e.message().to_string(),
+            location: e.location().clone(),
+        }],
+    }
 }
 
 fn verdict(item: &SourceItem, limits: &Limits) -> Result<DefinitionVerdict> {
@@ -100,19 +103,7 @@ fn verdict(item: &SourceItem, limits: &Limits) -> Result<DefinitionVerdict> {
     let loaded = match load_item(item, limits) {
         Ok(l) => l,
         Err(e) if e.code() == ErrorCode::Limit => return Err(e),
-        Err(e) => {
-            return Ok(DefinitionVerdict {
-                name,
-                valid: false,
-                gvk: None,
-                findings: vec![Finding {
-                    code: e.code().as_str().to_string(),
-                    severity: Severity::Error,
-                    message: e.message().to_string(),
-                    location: e.location().clone(),
-                }],
-            });
-        }
+        Err(e) => return Ok(unreadable(name, &e)),
     };
     let mut findings = validate_loaded(&loaded, limits);
     if !has_errors(&findings) {
