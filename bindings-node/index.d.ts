@@ -7,6 +7,7 @@
 
 import type {
   Attribution,
+  DefinitionVerdict,
   ErrorCode,
   Finding,
   GangReport,
@@ -29,8 +30,11 @@ export type KubeObject = { [key: string]: unknown };
 /** A Kubernetes object, or YAML/JSON text of exactly one object. */
 export type ObjectInput = KubeObject | string | Uint8Array;
 
-/** Pods: an array of pod objects, a List object (`{kind: 'List', items}`), or YAML/JSON text of either. */
-export type Pods = KubeObject[] | { kind?: string; items: KubeObject[]; [key: string]: unknown } | string | Uint8Array;
+/**
+ * Pods: an array of pod objects, a list object (`{kind: 'List' | 'PodList', items}`), one pod, or YAML/JSON
+ * text of any of these (several documents too). The engine reads them all with its one reader of object lists.
+ */
+export type Pods = KubeObject[] | KubeObject | string | Uint8Array;
 
 /** A definition: YAML/JSON text (one or more documents) or the definition object. */
 export type DefinitionSource = string | Uint8Array | KubeObject;
@@ -74,12 +78,8 @@ export interface UpdateRequest {
 /** An RFC 6902 JSON Patch operation. */
 export type JsonPatchOp = PatchOp;
 
-/** The result of `validate`: one per definition of the text. */
-export interface ValidationResult {
-  name: string;
-  valid: boolean;
-  findings: Finding[];
-}
+/** The result of `validate`: the engine's verdict on one definition of the text (as the CLI's `validate`). */
+export type ValidationResult = DefinitionVerdict;
 
 /** A group/version/kind and its apiVersion (`group/version`, or `version` for the core group). */
 export interface DefinitionGvk {
@@ -155,12 +155,21 @@ export class Definition {
   suspend(obj: ObjectInput): UpdateResult;
   resume(obj: ObjectInput): UpdateResult;
   attributePods(obj: ObjectInput | null, pods: Pods): Attribution;
+  /** The gang-scheduling groups of the pods: `{groups: [], pods: []}` when the definition has no gang scheduling instructions. */
   gangGroups(obj: ObjectInput, pods: Pods): GangReport;
 }
 
-/** A set of definitions keyed by root GVK: the bundled catalog plus your own (yours win). */
+/**
+ * A set of definitions keyed by root GVK: the bundled catalog plus your own (yours win), with limits (for
+ * reading objects and pods, and compiling the catalog and the sources added; default: the defaults).
+ */
 export class Catalog {
-  constructor(options?: { definitions?: Array<Definition | DefinitionSource>; bundled?: boolean });
+  constructor(options?: {
+    definitions?: Array<Definition | DefinitionSource>;
+    bundled?: boolean;
+    limits?: LimitOptions;
+  });
+  /** Add a definition, or every definition of a source (compiled with `limits`, by default the catalog's). */
   add(definition: Definition | DefinitionSource, limits?: LimitOptions): void;
   lookup(apiVersion: string, kind: string): Definition | null;
   /** @throws NoDefinitionError when no definition covers the object. */
@@ -169,6 +178,8 @@ export class Catalog {
   definitions(): Definition[];
   resolve(obj: ObjectInput, pods?: Pods): Resolved;
   readonly size: number;
+  /** The catalog's limits. */
+  readonly limits: Limits;
 }
 
 /** Every error of workload-lens. `message` is the engine's display text (with the location). */

@@ -841,6 +841,7 @@ module.exports._panicForTests = nativeBinding._panicForTests
 module.exports.catalogSources = nativeBinding.catalogSources
 module.exports.checkLimits = nativeBinding.checkLimits
 module.exports.defaultLimits = nativeBinding.defaultLimits
+module.exports.errorCodes = nativeBinding.errorCodes
 module.exports.evaluate = nativeBinding.evaluate
 module.exports.parse = nativeBinding.parse
 module.exports.parseBytes = nativeBinding.parseBytes

@@ -9,10 +9,16 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** A set of definitions keyed by root GVK (the engine's `DefinitionSet`). */
+/**
+ * The engine's definitions keyed by root GVK, with its limits (an
+ * `Engine` made by `abi::engine`).
+ */
 export declare class NativeCatalog {
-  /** The bundled catalog (`bundled`), or an empty set. */
-  constructor(bundled: boolean)
+  /**
+   * The bundled catalog (`bundled`) or no definition, with `limits`
+   * (camelCase JSON; absent: the defaults).
+   */
+  constructor(bundled: boolean, limits?: string | undefined | null)
   /** Add a definition (it replaces one of the same root GVK). */
   add(def: NativeDefinition): void
   /** The definition for an apiVersion and kind. */
@@ -25,6 +31,8 @@ export declare class NativeCatalog {
   definitions(): Array<NativeDefinition>
   /** Choose the definition by GVK and resolve (with pods: live state). */
   resolve(obj: string, pods?: string | undefined | null): string
+  /** The engine's limits, as JSON (camelCase). */
+  limits(): string
   /** The number of definitions. */
   size(): number
 }
@@ -35,6 +43,10 @@ export declare class NativeDefinition {
   static compile(text: string, limits?: string | undefined | null): NativeDefinition
   /** Compile every definition of a YAML/JSON text. */
   static compileAll(text: string, limits?: string | undefined | null): Array<NativeDefinition>
+  /** Compile the one definition of an object given as JSON (`JSON.stringify`). */
+  static compileOneObject(json: string, limits?: string | undefined | null): NativeDefinition
+  /** Compile every definition of an object given as JSON (`JSON.stringify`). */
+  static compileObject(json: string, limits?: string | undefined | null): Array<NativeDefinition>
   /**
    * `{name, origin, gvk: {group, version, kind}, components, canSuspend,
    * warnings, limits}` as JSON.
@@ -75,6 +87,9 @@ export declare function checkLimits(limits?: string | undefined | null): string
 /** The default limits, as JSON (camelCase). */
 export declare function defaultLimits(): string
 
+/** Every error code with the name of its error class: `[{code, class}]`. */
+export declare function errorCodes(): string
+
 /** Run one jq expression on a JSON input: every output, as a JSON array. */
 export declare function evaluate(expression: string, inputJson: string, limits?: string | undefined | null): string
 
@@ -90,7 +105,10 @@ export declare function parseBytes(bytes: Uint8Array, limits?: string | undefine
  */
 export declare function resolveAny(obj: string, defs: Array<NativeDefinition>, pods?: string | undefined | null, limits?: string | undefined | null): string
 
-/** Validate every definition of a text: `[{name, valid, findings}]`. */
+/**
+ * Validate every definition of a text: the engine's verdicts,
+ * `[{name, valid, gvk?, findings}]`.
+ */
 export declare function validate(text: string, limits?: string | undefined | null): string
 
 /** The package version. */

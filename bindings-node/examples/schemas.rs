@@ -20,15 +20,19 @@ fn main() {
     let more = [
         (
             "Attribution",
-            schemars::schema_for!(workload_lens::pods::Attribution),
+            schemars::schema_for!(workload_lens::Attribution),
         ),
         (
             "GangReport",
-            schemars::schema_for!(workload_lens::gang::GangReport),
+            schemars::schema_for!(workload_lens::GangReport),
         ),
         (
             "UpdateResult",
             schemars::schema_for!(workload_lens::UpdateResult),
+        ),
+        (
+            "DefinitionVerdict",
+            schemars::schema_for!(workload_lens::DefinitionVerdict),
         ),
     ];
     for (name, schema) in more {

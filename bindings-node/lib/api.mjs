@@ -51,21 +51,11 @@ function replacer(_key, v) {
   return v;
 }
 
-function sortedReplacer(key, v) {
-  const r = replacer(key, v);
-  if (r !== null && typeof r === 'object' && !Array.isArray(r)) {
-    const out = {};
-    for (const k of Object.keys(r).sort()) out[k] = r[k];
-    return out;
-  }
-  return r;
-}
-
 /** A JS value as JSON text (JSON.stringify, with checks: no NaN, Infinity or
  * BigInt; Kubernetes client models by their wire names). */
-function toJson(value, sorted = false) {
+function toJson(value) {
   try {
-    const s = JSON.stringify(value, sorted ? sortedReplacer : replacer);
+    const s = JSON.stringify(value, replacer);
     return s === undefined ? 'null' : s;
   } catch (e) {
     if (e instanceof WorkloadLensError) throw e;
@@ -159,18 +149,20 @@ export function makeApi(source, hooks = {}) {
     throw new TypeError(`${what} must be an object or YAML/JSON text (a string or a Uint8Array), not ${kindOf(obj)}`);
   }
 
-  /** Pods: an array of objects, a List object ({kind: 'List', items}) or text. */
+  /** Pods: an array of pod objects, a list object (`{kind: 'List' | 'PodList',
+   * items}`), one pod, or text of any of these; the engine reads them all
+   * (documents, lists, arrays) with its one reader of object lists. */
   function podsOf(pods) {
     if (typeof pods === 'string' || isBytes(pods)) return textOf(pods, 'pods');
-    if (Array.isArray(pods) || (isPlainObject(pods) && Array.isArray(pods.items))) return toJson(pods);
-    throw new TypeError(`pods must be an array of pod objects, a List object with items, or YAML/JSON text, not ${kindOf(pods)}`);
+    if (pods !== null && typeof pods === 'object') return toJson(pods);
+    throw new TypeError(`pods must be an array of pod objects, a list object (List, PodList), a pod, or YAML/JSON text, not ${kindOf(pods)}`);
   }
 
-  /** Definition text: text as is, an object as sorted compact JSON (what the
-   * Rust API reads for a definition value). */
-  function definitionText(source) {
-    if (typeof source === 'string' || isBytes(source)) return textOf(source, 'the definition');
-    if (isPlainObject(source)) return toJson(source, true);
+  /** A definition source: `{text}` for text, `{json}` for an object (the
+   * engine reads it with its keys sorted, whatever order JS kept). */
+  function definitionSource(source) {
+    if (typeof source === 'string' || isBytes(source)) return { text: textOf(source, 'the definition') };
+    if (isPlainObject(source)) return { json: toJson(source) };
     throw new TypeError(`a definition must be YAML/JSON text (a string or a Uint8Array) or an object, not ${kindOf(source)}`);
   }
 
@@ -197,9 +189,11 @@ export function makeApi(source, hooks = {}) {
         this.#h = limits;
         return;
       }
-      const text = definitionText(source);
+      const { text, json } = definitionSource(source);
       const l = limitsOf(limits);
-      this.#h = new Handle(() => raw().NativeDefinition.compile(text, l));
+      this.#h = new Handle(text === undefined
+        ? () => raw().NativeDefinition.compileOneObject(json, l)
+        : () => raw().NativeDefinition.compile(text, l));
     }
 
     static {
@@ -292,7 +286,8 @@ export function makeApi(source, hooks = {}) {
       return parsed(() => this.#n().attributePods(o, p));
     }
 
-    /** Gang-scheduling groups of the workload's pods. */
+    /** Gang-scheduling groups of the workload's pods (`{groups: [], pods: []}`
+     * when the definition has no gang scheduling instructions). */
     gangGroups(obj, pods) {
       const o = objOf(obj);
       const p = podsOf(pods);
@@ -304,28 +299,35 @@ export function makeApi(source, hooks = {}) {
 
   const wrapDefinition = (make, obj) => new Definition(WRAP, new Handle(make, obj));
 
-  function compileAllHandles(text, l) {
-    const list = call(() => raw().NativeDefinition.compileAll(text, l));
-    return list.map((n, i) => wrapDefinition(() => raw().NativeDefinition.compileAll(text, l)[i], n));
+  /** Every definition of a source (see definitionSource), compiled with `l`. */
+  function compileAllHandles({ text, json }, l) {
+    const all = text === undefined
+      ? () => raw().NativeDefinition.compileObject(json, l)
+      : () => raw().NativeDefinition.compileAll(text, l);
+    return call(all).map((n, i) => wrapDefinition(() => all()[i], n));
   }
 
   // --- catalogs ---------------------------------------------------------------
 
-  /** A set of definitions keyed by root GVK: the bundled catalog plus your own. */
+  /** A set of definitions keyed by root GVK: the bundled catalog plus your
+   * own, with limits (the engine's: for reading objects and pods, and for
+   * compiling the catalog and the definitions added as sources). */
   class Catalog {
     #h;
     #added = [];
     #bundled;
+    #limits;
 
-    /** @param {{definitions?: Array<Definition | string | object>, bundled?: boolean}} [options] */
+    /** @param {{definitions?: Array<Definition | string | object>, bundled?: boolean, limits?: object}} [options] */
     constructor(options = {}) {
       if (!isPlainObject(options)) throw new TypeError(`options must be an object, not ${kindOf(options)}`);
-      const { definitions = [], bundled = true } = options;
+      const { definitions = [], bundled = true, limits } = options;
       if (typeof bundled !== 'boolean') throw new TypeError(`bundled must be a boolean, not ${kindOf(bundled)}`);
       if (!Array.isArray(definitions)) throw new TypeError(`definitions must be an array, not ${kindOf(definitions)}`);
       this.#bundled = bundled;
+      this.#limits = limitsOf(limits);
       this.#h = new Handle(() => {
-        const c = new (raw().NativeCatalog)(this.#bundled);
+        const c = new (raw().NativeCatalog)(this.#bundled, this.#limits);
         for (const d of this.#added) c.add(nativeOf(d));
         return c;
       });
@@ -334,10 +336,11 @@ export function makeApi(source, hooks = {}) {
 
     #n() { return this.#h.get(); }
 
-    /** Add a Definition, or every definition of a source (compiled with `limits`). */
+    /** Add a Definition, or every definition of a source (compiled with
+     * `limits`, by default the catalog's). */
     add(definition, limits) {
       const defs = definition instanceof Definition ? [definition]
-        : compileAllHandles(definitionText(definition), limitsOf(limits));
+        : compileAllHandles(definitionSource(definition), limitsOf(limits) ?? this.#limits);
       for (const d of defs) {
         const n = nativeOf(d);
         call(() => this.#n().add(n));
@@ -386,6 +389,9 @@ export function makeApi(source, hooks = {}) {
     /** The number of definitions. */
     get size() { return call(() => this.#n().size()); }
 
+    /** The catalog's limits. */
+    get limits() { return parsed(() => this.#n().limits()); }
+
     get [Symbol.toStringTag]() { return 'Catalog'; }
   }
 
@@ -407,7 +413,7 @@ export function makeApi(source, hooks = {}) {
     const defs = [];
     for (const d of definitions) {
       if (d instanceof Definition) defs.push(d);
-      else defs.push(...compileAllHandles(definitionText(d), l));
+      else defs.push(...compileAllHandles(definitionSource(d), l));
     }
     return parsed(() => raw().resolveAny(o, defs.map(nativeOf), p, l));
   }
@@ -425,13 +431,13 @@ export function makeApi(source, hooks = {}) {
   }
 
   function compileAll(source, limits) {
-    return compileAllHandles(definitionText(source), limitsOf(limits));
+    return compileAllHandles(definitionSource(source), limitsOf(limits));
   }
 
   function validate(source, limits) {
-    const text = definitionText(source);
+    const { text, json } = definitionSource(source);
     const l = limitsOf(limits);
-    return parsed(() => raw().validate(text, l));
+    return parsed(() => raw().validate(text ?? json, l));
   }
 
   function evaluate(expression, input = null, limits = undefined) {

@@ -17,7 +17,7 @@ use napi::bindgen_prelude::{ClassInstance, Uint8Array};
 use napi::{Error as JsError, Status};
 use napi_derive::napi;
 use workload_lens::abi::{self, Failure, Out};
-use workload_lens::{CompiledDefinition, DefinitionSet, Origin};
+use workload_lens::{CompiledDefinition, Engine};
 
 /// The guard of every entry point: failures and panics become JS errors.
 fn entry<T>(f: impl FnOnce() -> Out<T>) -> napi::Result<T> {
@@ -69,10 +69,17 @@ pub fn evaluate(
     entry(|| abi::evaluate(&expression, &input_json, limits.as_deref()))
 }
 
-/// Validate every definition of a text: `[{name, valid, findings}]`.
+/// Validate every definition of a text: the engine's verdicts,
+/// `[{name, valid, gvk?, findings}]`.
 #[napi]
 pub fn validate(text: String, limits: Option<String>) -> napi::Result<String> {
     entry(|| abi::validate(&text, limits.as_deref()))
+}
+
+/// Every error code with the name of its error class: `[{code, class}]`.
+#[napi]
+pub fn error_codes() -> napi::Result<String> {
+    entry(abi::error_codes)
 }
 
 /// The bundled definition files: `{file name: YAML text}`.
@@ -110,17 +117,17 @@ impl NativeDefinition {
     }
 }
 
+/// Compiled definitions as `NativeDefinition`s.
+fn all(defs: Out<Vec<CompiledDefinition>>) -> Out<Vec<NativeDefinition>> {
+    Ok(defs?.into_iter().map(NativeDefinition::new).collect())
+}
+
 #[napi]
 impl NativeDefinition {
     /// Compile the one definition of a YAML/JSON text.
     #[napi(factory)]
     pub fn compile(text: String, limits: Option<String>) -> napi::Result<NativeDefinition> {
-        entry(|| {
-            let limits = abi::limits(limits.as_deref())?;
-            Ok(NativeDefinition::new(CompiledDefinition::from_text(
-                &text, limits,
-            )?))
-        })
+        entry(|| abi::compile(&text, limits.as_deref()).map(NativeDefinition::new))
     }
 
     /// Compile every definition of a YAML/JSON text.
@@ -129,11 +136,25 @@ impl NativeDefinition {
         text: String,
         limits: Option<String>,
     ) -> napi::Result<Vec<NativeDefinition>> {
-        entry(|| {
-            let limits = abi::limits(limits.as_deref())?;
-            let defs = CompiledDefinition::all_from_text(&text, limits, Origin::User)?;
-            Ok(defs.into_iter().map(NativeDefinition::new).collect())
-        })
+        entry(|| all(abi::compile_all(&text, limits.as_deref())))
+    }
+
+    /// Compile the one definition of an object given as JSON (`JSON.stringify`).
+    #[napi]
+    pub fn compile_one_object(
+        json: String,
+        limits: Option<String>,
+    ) -> napi::Result<NativeDefinition> {
+        entry(|| abi::compile_one_object(&json, limits.as_deref()).map(NativeDefinition::new))
+    }
+
+    /// Compile every definition of an object given as JSON (`JSON.stringify`).
+    #[napi]
+    pub fn compile_object(
+        json: String,
+        limits: Option<String>,
+    ) -> napi::Result<Vec<NativeDefinition>> {
+        entry(|| all(abi::compile_object(&json, limits.as_deref())))
     }
 
     /// `{name, origin, gvk: {group, version, kind}, components, canSuspend,
@@ -199,25 +220,22 @@ impl NativeDefinition {
     }
 }
 
-/// A set of definitions keyed by root GVK (the engine's `DefinitionSet`).
+/// The engine's definitions keyed by root GVK, with its limits (an
+/// `Engine` made by `abi::engine`).
 #[napi]
 pub struct NativeCatalog {
-    set: DefinitionSet,
+    engine: Engine,
 }
 
 #[napi]
 impl NativeCatalog {
-    /// The bundled catalog (`bundled`), or an empty set.
+    /// The bundled catalog (`bundled`) or no definition, with `limits`
+    /// (camelCase JSON; absent: the defaults).
     #[napi(constructor)]
-    pub fn new(bundled: bool) -> napi::Result<Self> {
+    pub fn new(bundled: bool, limits: Option<String>) -> napi::Result<Self> {
         entry(|| {
-            Ok(NativeCatalog {
-                set: if bundled {
-                    abi::bundled()?.clone()
-                } else {
-                    DefinitionSet::new()
-                },
-            })
+            let engine = abi::engine(bundled, limits.as_deref())?;
+            Ok(NativeCatalog { engine })
         })
     }
 
@@ -225,7 +243,7 @@ impl NativeCatalog {
     #[napi]
     pub fn add(&mut self, def: &NativeDefinition) -> napi::Result<()> {
         entry(|| {
-            self.set.add(def.inner.clone());
+            self.engine.add_definition(def.inner.clone());
             Ok(())
         })
     }
@@ -237,44 +255,55 @@ impl NativeCatalog {
         api_version: String,
         kind: String,
     ) -> napi::Result<Option<NativeDefinition>> {
-        entry(|| Ok(abi::lookup(&self.set, &api_version, &kind).map(NativeDefinition::new)))
+        entry(|| {
+            let d = abi::engine_lookup(&self.engine, &api_version, &kind);
+            Ok(d.map(NativeDefinition::new))
+        })
     }
 
     /// The definition for an object, by its apiVersion and kind.
     #[napi]
     pub fn lookup_object(&self, obj: String) -> napi::Result<NativeDefinition> {
-        entry(|| abi::lookup_object(&self.set, &obj).map(NativeDefinition::new))
+        entry(|| abi::engine_lookup_object(&self.engine, &obj).map(NativeDefinition::new))
     }
 
     /// A definition by name.
     #[napi]
     pub fn get(&self, name: String) -> napi::Result<Option<NativeDefinition>> {
-        entry(|| Ok(self.set.get(&name).cloned().map(NativeDefinition::new)))
+        entry(|| {
+            let d = self.engine.definition(&name).cloned();
+            Ok(d.map(NativeDefinition::new))
+        })
     }
 
     /// Every definition, sorted by name.
     #[napi]
     pub fn definitions(&self) -> napi::Result<Vec<NativeDefinition>> {
         entry(|| {
-            Ok(self
-                .set
-                .definitions()
-                .into_iter()
-                .map(|d| NativeDefinition::new(d.clone()))
-                .collect())
+            let all = self.engine.definitions().into_iter();
+            Ok(all.map(|d| NativeDefinition::new(d.clone())).collect())
         })
     }
 
     /// Choose the definition by GVK and resolve (with pods: live state).
     #[napi]
     pub fn resolve(&self, obj: String, pods: Option<String>) -> napi::Result<String> {
-        entry(|| abi::resolve_in(&self.set, &obj, pods.as_deref(), &Default::default()))
+        entry(|| abi::engine_resolve(&self.engine, &obj, pods.as_deref()))
+    }
+
+    /// The engine's limits, as JSON (camelCase).
+    #[napi]
+    pub fn limits(&self) -> napi::Result<String> {
+        entry(|| abi::to_json(self.engine.limits()))
     }
 
     /// The number of definitions.
     #[napi]
     pub fn size(&self) -> napi::Result<u32> {
-        entry(|| Ok(u32::try_from(self.set.definitions().len()).unwrap_or(u32::MAX)))
+        entry(|| {
+            let n = self.engine.definitions().len();
+            Ok(u32::try_from(n).unwrap_or(u32::MAX))
+        })
     }
 }
 

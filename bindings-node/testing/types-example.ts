@@ -38,6 +38,8 @@ export async function everything(jobsetText: string, podsText: string): Promise<
   wl.resolve({ apiVersion: 'v1', kind: 'X' }, { pods: podsText, limits: { maxSteps: 10 }, definitions: ['...'] });
   wl.resolve(new Uint8Array(), { pods: [{ kind: 'Pod' }] });
   wl.resolve(jobsetText, { pods: { kind: 'List', items: [] } });
+  wl.resolve(jobsetText, { pods: { apiVersion: 'v1', kind: 'PodList', items: [{ metadata: { name: 'p' } }] } });
+  wl.resolve(jobsetText, { pods: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } } });
 
   const d: Definition | null = wl.lookup('jobset.x-k8s.io/v1alpha2', 'JobSet');
   if (d === null) return 0;
@@ -59,6 +61,7 @@ export async function everything(jobsetText: string, podsText: string): Promise<
   const re: UpdateResult = d.resume(su.object as { [key: string]: unknown });
   const at: Attribution = d.attributePods(null, podsText);
   const gg: GangReport = d.gangGroups(jobsetText, [{ kind: 'Pod' }]);
+  const groups: number = gg.groups.length + gg.pods.length;
 
   const sources: Record<string, string> = wl.catalogSources();
   const c = new Catalog({ definitions: [d, '...', { kind: 'Karta' }], bundled: false });
@@ -70,12 +73,14 @@ export async function everything(jobsetText: string, podsText: string): Promise<
   const all: Definition[] = c.definitions();
   const r3: Resolved = c.resolve(jobsetText, podsText);
   const size: number = c.size;
+  const catalogLimits: Limits = new Catalog({ limits: { maxSteps: 10 } }).limits;
 
   const one: Definition = wl.compile('...', { maxSteps: 1 });
   const two: Definition = new Definition({ kind: 'Karta' });
   const many: Definition[] = wl.compileAll(new Uint8Array());
   const val: ValidationResult[] = wl.validate('...');
   const valid: boolean = val[0]!.valid;
+  const gvk: string | null | undefined = val[0]!.gvk;
   const outs: wl.JsonValue[] = wl.evaluate('.a', { a: 1 }, { maxOutputs: 3 });
   const docs: wl.JsonValue[] = wl.parse('a: 1');
   const lim: Limits = wl.limits({ maxSteps: 5 });
@@ -128,8 +133,10 @@ export async function everything(jobsetText: string, podsText: string): Promise<
   d.status(jobsetText).matchedStatuses;
   // @ts-expect-error: size is a number, not a method
   c.size();
+  // @ts-expect-error: a catalog's limits are read-only
+  c.limits = lim;
 
   void [v, b, gpus, roles, s, name, origin, apiVersion, comps, can, warnings, limits, doc, r2, st, ex, op, re, at, gg,
-    sources, l1, l2, g, all, r3, size, one, two, many, valid, outs, docs, lim, def];
+    sources, l1, l2, g, all, r3, size, one, two, many, valid, outs, docs, lim, def, groups, catalogLimits, gvk];
   return gpus;
 }

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import * as wl from 'workload-lens';
-import { JOBSET_TEXT, PKG, PODS_TEXT, REPO, TRAINER, TRAINER_TEXT } from '../testing/fixtures.mjs';
+import { JOBSET_TEXT, PKG, PODS_TEXT, REPO, TRAINER, TRAINER_TEXT, read } from '../testing/fixtures.mjs';
 import { VERSION } from '../lib/version.mjs';
 
 const JOBSET = wl.parse(JOBSET_TEXT)[0];
@@ -59,6 +59,43 @@ test('resolve with pods: an array, a List object or text', () => {
   assert.equal(worker.desiredReplicas, 2);
 });
 
+test('pods: a top-level array and a PodList, as values and as text, read by the engine\'s one reader', () => {
+  const expected = wl.resolve(JOBSET, { pods: PODS });
+  const podList = { apiVersion: 'v1', kind: 'PodList', metadata: {}, items: PODS.items };
+  // As the API server returns a PodList: items without apiVersion and kind.
+  const bare = { ...podList, items: PODS.items.map(({ apiVersion: _a, kind: _k, ...rest }) => rest) };
+  const def = wl.lookup('jobset.x-k8s.io/v1alpha2', 'JobSet');
+  const names = def.attributePods(JOBSET, PODS).pods.map((p) => p.instance);
+  for (const [what, pods] of [
+    ['an array', PODS.items],
+    ['a PodList', podList],
+    ['a PodList of bare items', bare],
+    ['a JSON top-level array', JSON.stringify(PODS.items)],
+    ['a YAML top-level array', PODS.items.map((p) => `- ${JSON.stringify(p)}`).join('\n')],
+    ['PodList JSON text', JSON.stringify(podList)],
+    ['PodList bytes', new TextEncoder().encode(JSON.stringify(bare))],
+    ['several documents', PODS.items.map((p) => JSON.stringify(p)).join('\n---\n')],
+  ]) {
+    assert.deepEqual(wl.resolve(JOBSET, { pods }), expected, what);
+    assert.deepEqual(def.attributePods(JOBSET, pods).pods.map((p) => p.instance), names, what);
+    assert.deepEqual(def.gangGroups(JOBSET, pods), def.gangGroups(JOBSET, PODS), what);
+  }
+  assert.deepEqual(new wl.Catalog().resolve(JOBSET, podList), expected);
+  // One pod is a list of one.
+  assert.deepEqual(def.attributePods(JOBSET, PODS.items[1]), def.attributePods(JOBSET, [PODS.items[1]]));
+});
+
+test('gangGroups without gang scheduling instructions: an empty report, not an error', () => {
+  const object = read('definitions', 'fixtures', 'apps-deployment-v1', 'running.yaml');
+  const pods = read('definitions', 'fixtures', 'apps-deployment-v1', 'running.pods.yaml');
+  const def = wl.lookup('apps/v1', 'Deployment');
+  assert.equal(def.toJSON().spec.optimizationInstructions?.gangScheduling, undefined);
+  assert.deepEqual(def.gangGroups(object, pods), { groups: [], pods: [] });
+  assert.deepEqual(def.gangGroups(object, []), { groups: [], pods: [] });
+  // The pods are the Deployment's all the same.
+  assert.ok(def.attributePods(object, pods).pods.every((p) => p.component));
+});
+
 test('resolve with your own definitions and limits', () => {
   const r = wl.resolve(TRAINER, { definitions: [TRAINER_TEXT] });
   assert.equal(r.totals.resources.gpu, 16);
@@ -82,9 +119,15 @@ test('Definition: getters, toJSON and every method', () => {
   assert.equal(d.limits.maxSteps, 5000);
   assert.equal(d.toJSON().metadata.name, 'example-com-trainer-v1');
   assert.equal(JSON.parse(JSON.stringify(d)).kind, 'Karta');
-  // A definition given as an object compiles the same.
+  // A definition given as an object compiles the same, whatever its key order.
   const again = wl.compile(d.toJSON());
   assert.deepEqual(again.resolve(TRAINER), d.resolve(TRAINER));
+  const reversed = (v) => (Array.isArray(v) ? v.map(reversed) : v !== null && typeof v === 'object'
+    ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reversed(x)])) : v);
+  const flipped = wl.compile(reversed(d.toJSON()));
+  assert.deepEqual(flipped.toJSON(), again.toJSON());
+  assert.deepEqual(flipped.resolve(TRAINER), d.resolve(TRAINER));
+  assert.equal(new wl.Definition(reversed(d.toJSON()), { maxSteps: 5000 }).limits.maxSteps, 5000);
   assert.deepEqual(d.status(TRAINER).matchedStatuses, ['Running']);
   assert.equal(String(d), '[object Definition]');
 });
@@ -153,6 +196,24 @@ test('Catalog: bundled, custom, lookup, get, definitions, size, resolve', () => 
   assert.equal(empty.size, 1); // same root GVK: replaced
   assert.equal(empty.definitions()[0].name, 'renamed');
   assert.equal(String(empty), '[object Catalog]');
+
+  // A catalog's limits: the engine's, for the catalog and the sources added.
+  assert.deepEqual(c.limits, wl.defaultLimits());
+  const tight = new wl.Catalog({ limits: { maxSteps: 50000 }, definitions: [TRAINER_TEXT] });
+  assert.equal(tight.limits.maxSteps, 50000);
+  assert.equal(tight.lookup('example.com/v1', 'Trainer').limits.maxSteps, 50000);
+  assert.equal(tight.get('jobset-x-k8s-io-jobset-v1alpha2').limits.maxSteps, 50000);
+  assert.equal(tight.resolve(JOBSET).totals.resources.gpu, 12);
+  const small = new wl.Catalog({ bundled: false, definitions: [wl.lookup('jobset.x-k8s.io/v1alpha2', 'JobSet')], limits: { maxInputBytes: 100 } });
+  assert.throws(() => small.resolve(JOBSET_TEXT), (e) => e instanceof wl.LimitError && e.limit === 'maxInputBytes' && /JobSet|100/.test(e.message));
+  assert.throws(() => small.lookupObject(JOBSET_TEXT), wl.LimitError);
+  // The bundled catalog evaluates with the catalog's limits too, but its
+  // trusted texts are never refused by tight reading limits.
+  const tiny = new wl.Catalog({ limits: { maxInputBytes: 100 } });
+  assert.ok(tiny.size > 30);
+  assert.equal(tiny.get('jobset-x-k8s-io-jobset-v1alpha2').limits.maxInputBytes, 100);
+  assert.throws(() => tiny.resolve(JOBSET_TEXT), (e) => e instanceof wl.LimitError && e.limit === 'maxInputBytes');
+  assert.throws(() => new wl.Catalog({ limits: { nope: 1 } }), wl.UsageError);
 });
 
 test('compile, compileAll and validate', () => {
@@ -162,6 +223,14 @@ test('compile, compileAll and validate', () => {
   assert.throws(() => wl.compile(two), wl.UsageError);
   const v = wl.validate(two);
   assert.deepEqual(v.map((r) => [r.name, r.valid]), [['example-com-trainer-v1', true], ['second', true]]);
+  assert.deepEqual(v.map((r) => r.gvk), ['example.com/v1, Kind=Trainer', 'example.com/v1, Kind=Other']);
+  // Objects too: one definition, or a list of them.
+  const objs = wl.parse(two);
+  assert.deepEqual(wl.validate(objs[0]).map((r) => r.valid), [true]);
+  const list = { apiVersion: 'run.ai/v1alpha1', kind: 'KartaList', items: objs };
+  assert.deepEqual(wl.compileAll(list).map((d) => d.name), ['example-com-trainer-v1', 'second']);
+  assert.throws(() => wl.compile(list), wl.UsageError);
+  assert.deepEqual(new wl.Catalog({ bundled: false, definitions: [list] }).size, 2);
   const broken = TRAINER_TEXT.replace('.status.phase', '.status.phase | range(3)');
   const [r] = wl.validate(broken);
   assert.equal(r.valid, false);
@@ -211,5 +280,6 @@ test('wrong argument types are TypeErrors', () => {
   assert.throws(() => wl.lookup(1, 'x'), TypeError);
   assert.throws(() => new wl.Catalog({ bundled: 'yes' }), TypeError);
   assert.throws(() => wl.compile(TRAINER_TEXT).update(TRAINER, 'x'), TypeError);
-  assert.throws(() => wl.compile(TRAINER_TEXT).attributePods(TRAINER, { not: 'a list' }), TypeError);
+  assert.throws(() => wl.compile(TRAINER_TEXT).attributePods(TRAINER, 7), TypeError);
+  assert.throws(() => wl.compile(TRAINER_TEXT).attributePods(TRAINER, null), TypeError);
 });

@@ -3,7 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 
 import * as wl from 'workload-lens';
 import { PKG, TRAINER, TRAINER_TEXT } from '../testing/fixtures.mjs';
@@ -33,6 +35,34 @@ test('one Error subclass per code, all WorkloadLensError', () => {
     assert.deepEqual(e.location, {});
   }
   assert.equal(wl.WorkloadLensError.code, 'internal');
+});
+
+test('the error classes are exactly the engine\'s error codes (abi::error_codes)', () => {
+  const require = createRequire(import.meta.url);
+  const engine = JSON.parse(require('../native.cjs').errorCodes());
+  assert.ok(engine.length > 0);
+  // Every WorkloadLensError subclass the package exports, in export order.
+  const exported = Object.values(wl)
+    .filter((x) => typeof x === 'function' && x.prototype instanceof wl.WorkloadLensError);
+  assert.deepEqual(
+    exported.map((c) => ({ code: c.code, class: c.name })).sort((a, b) => a.code.localeCompare(b.code)),
+    [...engine].sort((a, b) => a.code.localeCompare(b.code)),
+  );
+  // lib/errors.mjs declares them in the engine's order; each code makes its class.
+  const source = readFileSync(join(PKG, 'lib', 'errors.mjs'), 'utf8');
+  const declared = [...source.matchAll(/^export class (\w+) extends WorkloadLensError \{ static code = '(\w+)'; \}$/gm)]
+    .map((m) => ({ code: m[2], class: m[1] }));
+  assert.deepEqual(declared, engine);
+  for (const { code, class: name } of engine) {
+    assert.equal(wl.makeError(code, 'm').constructor.name, name);
+    assert.equal(wl.fromRaw(new Error(JSON.stringify({ code, message: 'm' }))).constructor, wl[name]);
+  }
+  // The types and the README name the same classes.
+  const dts = readFileSync(join(PKG, 'index.d.ts'), 'utf8');
+  const typed = [...dts.matchAll(/^export class (\w+) extends WorkloadLensError \{\}$/gm)].map((m) => m[1]);
+  assert.deepEqual(typed, engine.map((e) => e.class));
+  const readme = readFileSync(join(PKG, 'README.md'), 'utf8');
+  for (const { class: name } of engine) assert.ok(readme.includes(`\`${name}\``), `README names ${name}`);
 });
 
 test('a parse error is located', () => {

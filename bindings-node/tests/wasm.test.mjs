@@ -6,10 +6,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 import * as native from 'workload-lens';
-import { JOBSET_TEXT, PKG, PODS_TEXT, TRAINER, TRAINER_TEXT } from '../testing/fixtures.mjs';
+import { JOBSET_TEXT, PKG, PODS_TEXT, TRAINER, TRAINER_TEXT, read } from '../testing/fixtures.mjs';
 
 const BUILT = existsSync(join(PKG, 'wasm', 'workload_lens_wasm_bg.wasm'));
 const skip = !BUILT && 'wasm/ is not built (bindings-wasm/build.sh)';
@@ -26,9 +27,21 @@ test('the WASM build: init, same results and errors as native, recovery from a t
   const d = wl.compile(TRAINER_TEXT);
   assert.deepEqual(d.resolve(TRAINER), native.compile(TRAINER_TEXT).resolve(TRAINER));
   const c = new wl.Catalog({ definitions: [d] });
-  // Error classes are shared by both builds.
+  // Error classes are shared by both builds, and are the engine's codes.
   assert.throws(() => wl.parse('a: ['), native.ParseError);
   assert.equal(wl.WorkloadLensError, native.WorkloadLensError);
+  const glue = await import('../wasm/workload_lens_wasm.js'); // the raw exports (browser.mjs's instance)
+  const codes = JSON.parse(glue.errorCodes());
+  assert.deepEqual(codes, JSON.parse(createRequire(import.meta.url)('../native.cjs').errorCodes()));
+  for (const { code, class: name } of codes) assert.equal(wl[name].code, code);
+  // Pods as a PodList and as a top-level array; gang groups without instructions.
+  const pods = native.parse(PODS_TEXT)[0];
+  const podList = { apiVersion: 'v1', kind: 'PodList', items: pods.items };
+  assert.deepEqual(wl.resolve(JOBSET_TEXT, { pods: podList }), native.resolve(JOBSET_TEXT, { pods: pods.items }));
+  assert.deepEqual(wl.resolve(JOBSET_TEXT, { pods: JSON.stringify(pods.items) }), native.resolve(JOBSET_TEXT, { pods: podList }));
+  assert.deepEqual(wl.lookup('apps/v1', 'Deployment').gangGroups(read('definitions', 'fixtures', 'apps-deployment-v1', 'running.yaml'),
+    read('definitions', 'fixtures', 'apps-deployment-v1', 'running.pods.yaml')), { groups: [], pods: [] });
+  assert.deepEqual(new wl.Catalog({ limits: { maxSteps: 5000 } }).limits, native.limits({ maxSteps: 5000 }));
 
   // An allocation beyond a wasm32 memory, allowed by raised limits: a trap.
   const trap = (() => {

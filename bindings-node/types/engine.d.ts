@@ -8,6 +8,13 @@
  */
 export type Quantity = string;
 /**
+ * Severity of a validation finding.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Severity".
+ */
+export type Severity = 'error' | 'warning';
+/**
  * Stable error classes. The string form (`as_str`, and the JSON form) is part
  * of the public contract: conformance cases and bindings match on it.
  *
@@ -27,12 +34,29 @@ export type ErrorCode =
   | 'update'
   | 'usage';
 /**
- * Severity of a validation finding.
+ * A normalized workload status: the statuses a definition's status
+ * mappings name, in evaluation order, and `Undefined` when none matches.
  *
  * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "Severity".
+ * via the `definition` "WorkloadStatus".
  */
-export type Severity = 'error' | 'warning';
+export type WorkloadStatus =
+  | 'Resuming'
+  | 'Suspending'
+  | 'Suspended'
+  | 'Running'
+  | 'Failed'
+  | 'Completed'
+  | 'Initializing'
+  | 'Degraded'
+  | 'Undefined';
+/**
+ * Where a definition came from.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Origin".
+ */
+export type Origin = 'catalog' | 'user';
 /**
  * One criterion of a matcher.
  *
@@ -144,6 +168,7 @@ export type PatchOp =
  */
 export interface EngineTypes {
   Attribution?: Attribution;
+  DefinitionVerdict?: DefinitionVerdict;
   EngineError?: EngineError;
   GangReport?: GangReport;
   Resolved?: Resolved;
@@ -224,8 +249,9 @@ export interface PodAttribution {
  */
 export interface PodFinding {
   /**
-   * Stable code: `invalid-pod`, `no-component`, `ambiguous-component`,
-   * `no-instance`, `unknown-instance`, `selector-error`, `replica-error`.
+   * Stable code: `invalid-pod`, `other-namespace`, `no-component`,
+   * `ambiguous-component`, `no-instance`, `unknown-instance`,
+   * `selector-error`, `replica-error`.
    */
   code: string;
   /**
@@ -271,27 +297,30 @@ export interface ResourceSummary {
   memoryBytes: number;
 }
 /**
- * The engine's error.
+ * The verdict on one definition.
  *
  * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "EngineError".
+ * via the `definition` "DefinitionVerdict".
  */
-export interface EngineError {
-  code: ErrorCode;
+export interface DefinitionVerdict {
   /**
-   * For [`ErrorCode::Validation`]: every finding (errors and warnings).
+   * Every finding, errors and warnings, in text order.
    */
   findings: Finding[];
   /**
-   * For [`ErrorCode::Limit`]: the name of the limit (the field name of
-   * [`crate::Limits`] in camelCase, e.g. `maxOutputs`).
+   * The root GVK, e.g. `jobset.x-k8s.io/v1alpha2, Kind=JobSet`, when the
+   * definition could be read.
    */
-  limit?: string | null;
-  location: Location;
+  gvk?: string | null;
   /**
-   * Human-readable message (without the location, which is kept apart).
+   * `metadata.name`, or a placeholder naming the document when it has
+   * none (`(unnamed definition in document 2)`).
    */
-  message: string;
+  name: string;
+  /**
+   * No error findings: the definition compiles.
+   */
+  valid: boolean;
 }
 /**
  * One validation finding.
@@ -360,6 +389,29 @@ export interface Location {
    * @maxItems 2
    */
   span?: [number, number] | null;
+}
+/**
+ * The engine's error.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "EngineError".
+ */
+export interface EngineError {
+  code: ErrorCode;
+  /**
+   * For [`ErrorCode::Validation`]: every finding (errors and warnings).
+   */
+  findings: Finding[];
+  /**
+   * For [`ErrorCode::Limit`]: the name of the limit (the field name of
+   * [`crate::Limits`] in camelCase, e.g. `maxOutputs`).
+   */
+  limit?: string | null;
+  location: Location;
+  /**
+   * Human-readable message (without the location, which is kept apart).
+   */
+  message: string;
 }
 /**
  * Gang groups of a set of pods.
@@ -714,7 +766,7 @@ export interface Status {
   /**
    * Every matched status in evaluation order, or `["Undefined"]`.
    */
-  matchedStatuses: string[];
+  matchedStatuses: WorkloadStatus[];
   /**
    * The raw phase (absent when the phase path yields nothing).
    */
@@ -772,10 +824,7 @@ export interface DefinitionRef {
    * `metadata.name` of the definition.
    */
   name: string;
-  /**
-   * Where it came from: `catalog` or `user`.
-   */
-  origin: string;
+  origin: Origin;
 }
 /**
  * A node of the component tree.
@@ -857,7 +906,7 @@ export interface StatusExplanation {
    * when none matched); empty when there is no status definition or the
    * evaluation failed.
    */
-  matchedStatuses: string[];
+  matchedStatuses: WorkloadStatus[];
   /**
    * The phase, when the definition has a `phaseDefinition`.
    */
@@ -882,10 +931,7 @@ export interface CategoryExplanation {
    * The matchers, in definition order.
    */
   matchers: MatcherExplanation[];
-  /**
-   * The status, e.g. `Running`.
-   */
-  status: string;
+  status: WorkloadStatus;
 }
 /**
  * One matcher (`statusMappings.<key>[i]`): the AND of its criteria.
@@ -946,7 +992,7 @@ export interface ComponentStatusExplanation {
    * when none matched); empty when there is no status definition or the
    * evaluation failed.
    */
-  matchedStatuses: string[];
+  matchedStatuses: WorkloadStatus[];
   /**
    * The phase, when the definition has a `phaseDefinition`.
    */

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use wasm_bindgen::prelude::*;
 use workload_lens::abi::{self, Failure, Out};
-use workload_lens::{CompiledDefinition, DefinitionSet, Error, ErrorCode, Origin};
+use workload_lens::{CompiledDefinition, Engine, Error, ErrorCode};
 
 #[wasm_bindgen]
 extern "C" {
@@ -69,6 +69,11 @@ impl NativeDefinition {
     }
 }
 
+/// Compiled definitions as `NativeDefinition`s.
+fn all(defs: Out<Vec<CompiledDefinition>>) -> Out<Vec<NativeDefinition>> {
+    Ok(defs?.into_iter().map(NativeDefinition::new).collect())
+}
+
 impl Drop for NativeDefinition {
     fn drop(&mut self) {
         // `try_with`: nothing to do while the thread-locals are torn down.
@@ -80,12 +85,7 @@ impl Drop for NativeDefinition {
 impl NativeDefinition {
     /// Compile the one definition of a YAML/JSON text.
     pub fn compile(text: &str, limits: Option<String>) -> Result<NativeDefinition, JsValue> {
-        run(|| {
-            let limits = abi::limits(limits.as_deref())?;
-            Ok(NativeDefinition::new(CompiledDefinition::from_text(
-                text, limits,
-            )?))
-        })
+        run(|| abi::compile(text, limits.as_deref()).map(NativeDefinition::new))
     }
 
     /// Compile every definition of a YAML/JSON text.
@@ -94,11 +94,25 @@ impl NativeDefinition {
         text: &str,
         limits: Option<String>,
     ) -> Result<Vec<NativeDefinition>, JsValue> {
-        run(|| {
-            let limits = abi::limits(limits.as_deref())?;
-            let defs = CompiledDefinition::all_from_text(text, limits, Origin::User)?;
-            Ok(defs.into_iter().map(NativeDefinition::new).collect())
-        })
+        run(|| all(abi::compile_all(text, limits.as_deref())))
+    }
+
+    /// Compile the one definition of an object given as JSON (`JSON.stringify`).
+    #[wasm_bindgen(js_name = compileOneObject)]
+    pub fn compile_one_object(
+        json: &str,
+        limits: Option<String>,
+    ) -> Result<NativeDefinition, JsValue> {
+        run(|| abi::compile_one_object(json, limits.as_deref()).map(NativeDefinition::new))
+    }
+
+    /// Compile every definition of an object given as JSON (`JSON.stringify`).
+    #[wasm_bindgen(js_name = compileObject)]
+    pub fn compile_object(
+        json: &str,
+        limits: Option<String>,
+    ) -> Result<Vec<NativeDefinition>, JsValue> {
+        run(|| all(abi::compile_object(json, limits.as_deref())))
     }
 
     /// The handle `resolveAny` finds this definition by (internal).
@@ -164,66 +178,66 @@ impl NativeDefinition {
     }
 }
 
-/// A set of definitions keyed by root GVK (the engine's `DefinitionSet`).
+/// The engine's definitions keyed by root GVK, with its limits (an
+/// `Engine` made by `abi::engine`).
 #[wasm_bindgen(js_name = NativeCatalog)]
 pub struct NativeCatalog {
-    set: DefinitionSet,
+    engine: Engine,
 }
 
 #[wasm_bindgen(js_class = NativeCatalog)]
 impl NativeCatalog {
-    /// A catalog holding the bundled definitions (`bundled`) or none.
+    /// The bundled catalog (`bundled`) or no definition, with `limits`
+    /// (camelCase JSON; `null`: the defaults).
     #[wasm_bindgen(constructor)]
-    pub fn new(bundled: bool) -> Result<NativeCatalog, JsValue> {
+    pub fn new(bundled: bool, limits: Option<String>) -> Result<NativeCatalog, JsValue> {
         run(|| {
-            Ok(NativeCatalog {
-                set: if bundled {
-                    abi::bundled()?.clone()
-                } else {
-                    DefinitionSet::new()
-                },
-            })
+            let engine = abi::engine(bundled, limits.as_deref())?;
+            Ok(NativeCatalog { engine })
         })
     }
 
     /// Add a definition (it replaces one with the same root GVK).
     pub fn add(&mut self, def: &NativeDefinition) {
-        self.set.add(def.inner.clone());
+        self.engine.add_definition(def.inner.clone());
     }
 
     /// The definition for an apiVersion and kind.
     pub fn lookup(&self, api_version: &str, kind: &str) -> Option<NativeDefinition> {
-        abi::lookup(&self.set, api_version, kind).map(NativeDefinition::new)
+        abi::engine_lookup(&self.engine, api_version, kind).map(NativeDefinition::new)
     }
 
     /// The definition for an object, by its apiVersion and kind.
     #[wasm_bindgen(js_name = lookupObject)]
     pub fn lookup_object(&self, obj: &str) -> Result<NativeDefinition, JsValue> {
-        run(|| abi::lookup_object(&self.set, obj).map(NativeDefinition::new))
+        run(|| abi::engine_lookup_object(&self.engine, obj).map(NativeDefinition::new))
     }
 
     /// A definition by name.
     pub fn get(&self, name: &str) -> Option<NativeDefinition> {
-        self.set.get(name).cloned().map(NativeDefinition::new)
+        let d = self.engine.definition(name).cloned();
+        d.map(NativeDefinition::new)
     }
 
     /// Every definition, sorted by name.
     pub fn definitions(&self) -> Vec<NativeDefinition> {
-        self.set
-            .definitions()
-            .into_iter()
-            .map(|d| NativeDefinition::new(d.clone()))
-            .collect()
+        let all = self.engine.definitions().into_iter();
+        all.map(|d| NativeDefinition::new(d.clone())).collect()
     }
 
     /// Choose the definition by GVK and resolve (with pods: live state).
     pub fn resolve(&self, obj: &str, pods: Option<String>) -> Result<String, JsValue> {
-        run(|| abi::resolve_in(&self.set, obj, pods.as_deref(), &Default::default()))
+        run(|| abi::engine_resolve(&self.engine, obj, pods.as_deref()))
+    }
+
+    /// The engine's limits, as JSON (camelCase).
+    pub fn limits(&self) -> Result<String, JsValue> {
+        run(|| abi::to_json(self.engine.limits()))
     }
 
     /// How many definitions it holds.
     pub fn size(&self) -> u32 {
-        u32::try_from(self.set.definitions().len()).unwrap_or(u32::MAX)
+        u32::try_from(self.engine.definitions().len()).unwrap_or(u32::MAX)
     }
 }
 
@@ -303,10 +317,17 @@ pub fn evaluate(
     run(|| abi::evaluate(expression, input_json, limits.as_deref()))
 }
 
-/// Validate every definition of a text: `[{name, valid, findings}]`.
+/// Validate every definition of a text: the engine's verdicts,
+/// `[{name, valid, gvk?, findings}]`.
 #[wasm_bindgen(js_name = validate)]
 pub fn validate_text(text: &str, limits: Option<String>) -> Result<String, JsValue> {
     run(|| abi::validate(text, limits.as_deref()))
+}
+
+/// Every error code with the name of its error class: `[{code, class}]`.
+#[wasm_bindgen(js_name = errorCodes)]
+pub fn error_codes() -> Result<String, JsValue> {
+    run(abi::error_codes)
 }
 
 /// The bundled definition files: JSON object file name -> YAML text.

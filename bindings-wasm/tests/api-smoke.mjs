@@ -24,6 +24,22 @@ spec:
               resources: {limits: {nvidia.com/gpu: 2}}
 `;
 
+const DEPLOYMENT = {
+  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default', uid: 'd1' },
+  spec: {
+    replicas: 2, selector: { matchLabels: { app: 'web' } },
+    template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+  },
+};
+// Pods as the API server lists them (a PodList's items carry no kind).
+const POD_ITEMS = ['web-a', 'web-b'].map((name) => ({
+  metadata: { name, namespace: 'default', labels: { app: 'web' } },
+  spec: { containers: [{ name: 'web', image: 'nginx' }] },
+  status: { phase: 'Running' },
+}));
+const POD_LIST = { apiVersion: 'v1', kind: 'PodList', metadata: {}, items: POD_ITEMS };
+const POD_ARRAY = POD_ITEMS.map((p) => ({ apiVersion: 'v1', kind: 'Pod', ...p }));
+
 const nest = (n, open, close, inner = '1') => open.repeat(n) + inner + close.repeat(n);
 
 function aliasBomb() {
@@ -41,6 +57,25 @@ function checks(wl) {
       const d = wl.compile(wl.catalogSources()['jobset-x-k8s-io-jobset-v1alpha2.yaml']);
       return d.explainStatus(JOBSET);
     }, null, (v) => v !== null && typeof v === 'object' && !Array.isArray(v)],
+    ['pods: a PodList, a top-level array and their text read alike (the engine\'s one reader)', () => {
+      const def = wl.lookup('apps/v1', 'Deployment');
+      const all = [POD_LIST, POD_ARRAY, JSON.stringify(POD_LIST), JSON.stringify(POD_ARRAY), POD_ARRAY.map((p) => JSON.stringify(p)).join('\n---\n')]
+        .map((pods) => JSON.stringify(def.attributePods(DEPLOYMENT, pods)));
+      return all.every((x) => x === all[0]) ? JSON.parse(all[0]).pods.map((p) => p.name) : all;
+    }, null, (v) => JSON.stringify(v) === '["web-a","web-b"]'],
+    ['gangGroups without gang scheduling instructions: an empty report', () => wl.lookup('apps/v1', 'Deployment').gangGroups(DEPLOYMENT, POD_LIST),
+      null, (v) => JSON.stringify(v) === '{"groups":[],"pods":[]}'],
+    ['a definition object compiles the same whatever its key order', () => {
+      const doc = wl.compile(wl.catalogSources()['apps-deployment-v1.yaml']).toJSON();
+      const reversed = (v) => (Array.isArray(v) ? v.map(reversed) : v !== null && typeof v === 'object'
+        ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reversed(x)])) : v);
+      const a = wl.compile(doc).resolve(DEPLOYMENT);
+      const b = wl.compile(reversed(doc)).resolve(DEPLOYMENT);
+      return JSON.stringify(a) === JSON.stringify(b) && a.totals.pods;
+    }, null, (v) => v === 2],
+    ['a Catalog\'s limits bound the objects it reads', () => new wl.Catalog({
+      bundled: false, definitions: [wl.compile(wl.catalogSources()['jobset-x-k8s-io-jobset-v1alpha2.yaml'])], limits: { maxInputBytes: 100 },
+    }).resolve(JOBSET), 'LimitError'],
     ['deep JSON (100k) through parse', () => wl.parse(nest(100_000, '[', ']')), 'LimitError'],
     ['deep JSON (100k) as the object of resolve', () => wl.resolve(nest(100_000, '{"a":', '}')), 'LimitError'],
     ['deep YAML (100k) through parse, limits raised', () => wl.parse('a: ' + nest(100_000, '[', ']'), { maxDepth: 1e9 }), 'LimitError'],

@@ -239,13 +239,31 @@ fn empty_engine(limits: Limits) -> crate::Result<Engine> {
 /// `limits_json` (`None`: the defaults; the catalog is compiled with them).
 pub fn engine(bundled_catalog: bool, limits_json: Option<&str>) -> Out<Engine> {
     let limits = limits(limits_json)?;
-    if bundled_catalog && limits == Limits::default() {
+    if !bundled_catalog {
+        return Ok(empty_engine(limits)?);
+    }
+    if limits == Limits::default() {
         return Ok(bundled()?.clone());
     }
-    Ok(Engine::builder()
-        .limits(limits)
-        .catalog(bundled_catalog)
-        .build()?)
+    // Engines with the catalog are kept for the last few sets of limits, so
+    // a binding that passes its own limits on every call compiles the
+    // catalog once, not per call.
+    const KEPT: usize = 8;
+    static CACHE: OnceLock<std::sync::Mutex<Vec<(Limits, Engine)>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Ok(kept) = cache.lock()
+        && let Some((_, e)) = kept.iter().find(|(l, _)| *l == limits)
+    {
+        return Ok(e.clone());
+    }
+    let engine = Engine::builder().limits(limits).build()?;
+    if let Ok(mut kept) = cache.lock() {
+        if kept.len() >= KEPT {
+            kept.remove(0);
+        }
+        kept.push((limits, engine.clone()));
+    }
+    Ok(engine)
 }
 
 /// Compile exactly one definition from YAML/JSON text.

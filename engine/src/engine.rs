@@ -87,8 +87,10 @@ impl EngineBuilder {
         self
     }
 
-    /// Build the engine, compiling the catalog with the limits (shared with
-    /// every engine of the default limits, compiled once per process).
+    /// Build the engine. The catalog evaluates with the limits; it is
+    /// compiled once per process for the default limits and shared, and
+    /// compiled again for others (never refused by tighter reading or
+    /// expression-size limits: the bundled texts are trusted).
     pub fn build(self) -> Result<Engine> {
         let mut engine = Engine {
             limits: self.limits.effective(),
@@ -102,12 +104,33 @@ impl EngineBuilder {
                     engine.insert(d.clone());
                 }
             } else {
+                // The bundled texts are trusted and known to read and
+                // compile within the default limits: reading and compiling
+                // them is never refused for tighter ones (a small
+                // `maxInputBytes` is meant for the user's objects). They
+                // evaluate with the engine's limits like every definition.
+                let d = Limits::default();
+                let read = Limits {
+                    max_input_bytes: self.limits.max_input_bytes.max(d.max_input_bytes),
+                    max_depth: self.limits.max_depth.max(d.max_depth),
+                    max_input_nodes: self.limits.max_input_nodes.max(d.max_input_nodes),
+                    max_documents: self.limits.max_documents.max(d.max_documents),
+                    max_yaml_aliases: self.limits.max_yaml_aliases.max(d.max_yaml_aliases),
+                    max_expression_bytes: self
+                        .limits
+                        .max_expression_bytes
+                        .max(d.max_expression_bytes),
+                    max_expression_depth: self
+                        .limits
+                        .max_expression_depth
+                        .max(d.max_expression_depth),
+                    ..self.limits
+                };
                 for (file, text) in catalog::FILES {
-                    let defs =
-                        CompiledDefinition::all_from_text(text, self.limits, Origin::Catalog)
-                            .map_err(|e| e.context(&format!("bundled definition {file}")))?;
+                    let defs = CompiledDefinition::all_from_text(text, read, Origin::Catalog)
+                        .map_err(|e| e.context(&format!("bundled definition {file}")))?;
                     for d in defs {
-                        engine.insert(Arc::new(d));
+                        engine.insert(Arc::new(d.with_limits(self.limits)));
                     }
                 }
             }

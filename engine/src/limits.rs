@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// Budgets applied while reading definitions and objects and while evaluating
 /// jq. `Limits::default()` is meant for untrusted input; raise individual
 /// fields for trusted, very large workloads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct Limits {
     /// Largest accepted input text (definition or object), in bytes.

@@ -756,3 +756,33 @@ fn fragment_resources_go_to_the_first_container_without_a_main_one() {
         .unwrap();
     assert_eq!(t["spec"]["containers"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn engine_limits_apply_to_the_catalog_without_refusing_it() {
+    use workload_lens::{Engine, Limits};
+    // A tight reading limit is for the user's objects: the bundled texts
+    // still compile, and evaluate with the engine's limits.
+    let limits = Limits {
+        max_input_bytes: 100,
+        max_steps: 5_000,
+        max_expression_bytes: 8,
+        ..Limits::default()
+    };
+    let engine = Engine::builder().limits(limits).build().unwrap();
+    assert!(engine.definitions().len() > 30);
+    let jobset = engine
+        .definition("jobset-x-k8s-io-jobset-v1alpha2")
+        .unwrap();
+    assert_eq!(jobset.limits().max_steps, 5_000);
+    assert_eq!(jobset.limits().max_input_bytes, 100);
+    let e = engine
+        .read_object(include_str!("../../examples/jobset.yaml"))
+        .unwrap_err();
+    assert_eq!(e.limit(), Some("maxInputBytes"));
+    // The user's own definitions get every limit, expression size included.
+    let mut engine = engine;
+    let e = engine
+        .add_definitions(include_str!("../../definitions/batch-job-v1.yaml"))
+        .unwrap_err();
+    assert_eq!(e.limit(), Some("maxInputBytes"));
+}

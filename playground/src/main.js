@@ -562,9 +562,13 @@ function renderPods(r) {
   }
   if (r.gangError) p.append(h('div', { class: 'banner banner-error' }, h('strong', {}, 'Gang groups failed: '), describeError(r.gangError)));
   const g = r.gang;
-  if (g) {
+  if (g && r.definition?.gang === false) {
+    // Not a failure: the definition simply schedules nothing as a gang.
+    p.append(h('h3', {}, 'Gang groups'),
+      h('p', { class: 'empty', id: 'gangs-none' }, 'No gang scheduling instructions: this definition does not schedule its pods as gangs, so there are no gang groups.'));
+  } else if (g) {
     p.append(h('h3', {}, `Gang groups (${g.groups.length})`),
-      g.groups.length === 0 ? h('p', { class: 'muted' }, 'The definition declares no gang scheduling, or no pod falls into a group.')
+      g.groups.length === 0 ? h('p', { class: 'empty', id: 'gangs-none' }, 'No pod falls into a gang group.')
         : h('ul', { class: 'gangs', id: 'gangs' }, g.groups.map((x) => h('li', { class: 'gang' },
           h('div', { class: 'gang-head' },
             h('code', { class: 'gang-name' }, x.name),

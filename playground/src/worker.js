@@ -7,7 +7,7 @@
 //   -> {type: 'run', id, definition, object, pods}
 //   <- {type: 'result', id, ms, findings, definitionError, objectError,
 //       podsError, resolved, resolveError, explanation, explainError,
-//       attribution, gang, podsApiError, object, podItems}
+//       attribution, gang, gangError, podsApiError, object, podItems, podOrigins}
 import * as wl from '../../bindings-node/browser.mjs';
 
 let cached = { text: null, def: null, error: null };
@@ -55,7 +55,11 @@ function compileDefinition(text) {
   }
   const c = attempt(() => new wl.Definition(text));
   if (c.error) cached.error = c.error;
-  else cached.def = c.value;
+  else {
+    cached.def = c.value;
+    // Whether it has gang scheduling instructions (without, gangGroups is empty).
+    cached.gang = Boolean(c.value.toJSON().spec?.optimizationInstructions?.gangScheduling);
+  }
   return cached;
 }
 
@@ -65,7 +69,11 @@ function run(msg) {
   const d = compileDefinition(msg.definition);
   out.findings = d.findings ?? [];
   out.definitionError = d.error;
-  if (d.def) out.definition = { name: d.def.name, gvk: d.def.gvk, components: d.def.components, canSuspend: d.def.canSuspend };
+  if (d.def) {
+    out.definition = {
+      name: d.def.name, gvk: d.def.gvk, components: d.def.components, canSuspend: d.def.canSuspend, gang: d.gang,
+    };
+  }
 
   const o = attempt(() => wl.parse(msg.object));
   if (o.error) out.objectError = o.error;
@@ -79,18 +87,21 @@ function run(msg) {
     const p = attempt(() => wl.parse(podsText));
     if (p.error) out.podsError = p.error;
     else {
-      // Where each pod came from: [document, path inside it] (for diagnostics).
+      // The engine reads the pods text itself (documents; List, PodList and
+      // other lists; arrays; one pod). Here only where each pod came from, by
+      // the same rules, to show findings about a pod at its place.
+      const docs = p.value;
+      const isList = (v) => v !== null && typeof v === 'object' && typeof v.kind === 'string'
+        && v.kind.endsWith('List') && Array.isArray(v.items);
       out.podOrigins = [];
-      pods = p.value.flatMap((v, doc) => {
-        const list = Array.isArray(v) ? v : v && v.kind === 'List' && Array.isArray(v.items) ? v.items : null;
-        if (!list) {
-          out.podOrigins.push([doc, '']);
-          return [v];
-        }
-        list.forEach((_, i) => out.podOrigins.push([doc, Array.isArray(v) ? `[${i}]` : `items[${i}]`]));
-        return list;
+      docs.forEach((v, doc) => {
+        const list = Array.isArray(v) ? v : isList(v) ? v.items : null;
+        if (!list) out.podOrigins.push([doc, '']);
+        else list.forEach((_, i) => out.podOrigins.push([doc, Array.isArray(v) ? `[${i}]` : `items[${i}]`]));
       });
-      out.podItems = pods;
+      // The pods as given, for the exported case (one list document: itself).
+      out.podItems = docs.length === 1 && (Array.isArray(docs[0]) || isList(docs[0])) ? docs[0] : docs;
+      pods = podsText;
     }
   }
 

@@ -132,6 +132,44 @@ test('pick the JobSet definition and its example: 12 GPUs, roles leader and work
   await page.close();
 });
 
+test('a definition without gang scheduling instructions: a neutral empty state, not a failure', async () => {
+  const page = await open();
+  let n = await runs(page);
+  await page.selectOption('#pick-def', 'apps-deployment-v1.yaml');
+  await nextRun(page, n);
+  n = await runs(page);
+  await page.selectOption('#pick-fix', 'running');
+  await nextRun(page, n);
+  await page.waitForFunction(() => document.querySelectorAll('#attribution tbody tr').length > 0);
+  await page.click('#tab-pods');
+  const pods = await page.locator('#attribution tbody tr').count();
+  assert.ok(pods >= 2, `${pods} pods`);
+  assert.equal(await page.locator('#attribution tbody tr.unattributed').count(), 0);
+  // No gang groups, said plainly: no error banner anywhere.
+  assert.match(await page.textContent('#gangs-none'), /No gang scheduling instructions/);
+  assert.equal(await page.locator('#panel-pods .banner-error').count(), 0);
+  assert.equal(await page.textContent('#banner'), '');
+  assert.equal(await page.locator('#gangs').count(), 0);
+  assert.deepEqual(await page.evaluate(() => window.__playground.diagnostics().pods), []);
+  await page.screenshot({ path: path.join(shots, 'no-gang.png') });
+
+  // A PodList (as `kubectl get pods -o json` prints it, items without kind)
+  // reads the same.
+  const podsText = await page.evaluate(() => window.__playground.inputs().pods);
+  const wl = await import(pathToFileURL(path.join(root, 'bindings-node', 'browser.mjs')).href);
+  await wl.init();
+  const [list] = wl.parse(podsText);
+  const podList = { apiVersion: 'v1', kind: 'PodList', items: list.items.map(({ kind: _k, apiVersion: _a, ...p }) => p) };
+  n = await runs(page);
+  await page.evaluate((t) => window.__playground.setInputs({ ...window.__playground.inputs(), pods: t }), JSON.stringify(podList, null, 2));
+  await nextRun(page, n);
+  assert.equal(await page.locator('#attribution tbody tr').count(), pods);
+  assert.equal(await page.locator('#attribution tbody tr.unattributed').count(), 0);
+  assert.match(await page.textContent('#gangs-none'), /No gang scheduling instructions/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('an invalid expression gets a diagnostic at its place', async () => {
   const page = await open();
   await pickJobSetExample(page);
@@ -280,7 +318,9 @@ test('the exported case is a conformance case group that passes', async () => {
   assert.equal(c.op, 'resolve');
   assert.equal(c.definition.text, inputs.definition);
   assert.deepEqual(c.object, wl.parse(inputs.object)[0]);
-  assert.equal(c.pods.length, 3);
+  // The pods as given: examples/jobset-pods.yaml is one List document.
+  assert.equal(c.pods.kind, 'List');
+  assert.equal(c.pods.items.length, 3);
   assert.equal(c.expect.result.totals.resources.gpu, 12);
   // It passes the JS conformance runner (the same rules as the Rust one).
   const { runCase, compare } = await import(pathToFileURL(path.join(root, 'bindings-node', 'testing', 'conformance-runner.mjs')).href);
