@@ -299,12 +299,16 @@ fn unattributed_table(pods: &[PodAttribution]) -> String {
         "NAME".to_string(),
         "PHASE".to_string(),
         "REASON".to_string(),
+        "WHY UNATTRIBUTED".to_string(),
     ]];
     for p in pods {
         rows.push(vec![
             pod_name(Some(&p.name)).to_string(),
             p.phase.clone(),
             p.reason.clone().unwrap_or_else(|| "<none>".into()),
+            p.findings
+                .first()
+                .map_or_else(|| "<none>".into(), |f| f.message.clone()),
         ]);
     }
     columns(&rows, 3)

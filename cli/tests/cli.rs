@@ -544,11 +544,21 @@ fn describe_with_pods_unattributed_and_foreign() {
     assert!(section.starts_with("NAME "), "{}", r.stdout);
     assert_eq!(
         row_cells(section, "metrics-exporter-7d9f"),
-        ["metrics-exporter-7d9f", "Running", "<none>"]
+        [
+            "metrics-exporter-7d9f",
+            "Running",
+            "<none>",
+            "the pod matches no component's selector"
+        ]
     );
     assert_eq!(
         row_cells(section, "resnet-sweep-h100-0"),
-        ["resnet-sweep-h100-0", "Pending", "Unschedulable"]
+        [
+            "resnet-sweep-h100-0",
+            "Pending",
+            "Unschedulable",
+            "could not match instance id \"h100\". existing instance ids [a100 mig]"
+        ]
     );
     // The pod of another namespace (named like one of the Trainer's) is
     // unattributed too.
@@ -752,7 +762,10 @@ fn describe_with_pods_errors() {
         .split("\nUnattributed pods:\n")
         .nth(1)
         .unwrap_or_default();
-    assert_eq!(row_cells(section, "svc"), ["svc", "Unknown", "<none>"]);
+    assert_eq!(
+        row_cells(section, "svc"),
+        ["svc", "Unknown", "<none>", "a Service is not a Pod"]
+    );
     assert!(!none.stdout.contains("Gang groups"), "{}", none.stdout);
     let j = run_with(
         &["describe", EXAMPLE, "--pods", "-", "-o", "json"],
