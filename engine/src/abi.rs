@@ -44,7 +44,6 @@ use crate::{CompiledDefinition, Engine, Error, ErrorCode, Gvk, Limits, UpdateReq
 /// caught by the binding, a value that cannot be serialized), which the
 /// bindings report with the code `internal`.
 #[derive(Debug)]
-#[allow(clippy::large_enum_variant)] // errors are the cold path
 pub enum Failure {
     /// The engine's error.
     Engine(Error),

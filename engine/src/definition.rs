@@ -26,9 +26,6 @@
 //! condition field names (`typeFieldName: type`, ...) are applied by the
 //! engine later, the definition keeps what was written.
 
-// `Error` is the crate-wide error type (about 270 bytes), returned by value
-// throughout the crate.
-
 use crate::error::{Error, ErrorCode, Finding, Result};
 use crate::limits::Limits;
 use crate::model::{self, Definition, Generation};

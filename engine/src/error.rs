@@ -238,6 +238,9 @@ pub(crate) struct ErrorData {
     pub(crate) findings: Vec<Finding>,
 }
 
+// One pointer: a `Result<T, Error>` is no larger than it must be.
+const _: () = assert!(std::mem::size_of::<Error>() == std::mem::size_of::<usize>());
+
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt(f)

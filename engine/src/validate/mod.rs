@@ -16,9 +16,6 @@
 //! Field paths use the definition's JSON names, e.g.
 //! `spec.structureDefinition.childComponents[1].specDefinition.podTemplateSpecPath`.
 
-// `Error` is the crate-wide error type (about 270 bytes), returned by value
-// throughout the crate.
-
 use crate::definition::LoadedDefinition;
 use crate::error::{Finding, Location, Severity};
 use crate::jq::{ExprMode, JqIssueKind, Program, check_expression};
