@@ -275,10 +275,16 @@ pub fn compile(text: &str, limits_json: Option<&str>) -> Out<CompiledDefinition>
 /// its keys sorted (the order of `serde_json`'s map), so the same object
 /// always compiles the same way, whatever order its language kept.
 pub fn compile_object(json: &str, limits_json: Option<&str>) -> Out<Vec<CompiledDefinition>> {
+    let (engine, text) = object_text(json, limits_json)?;
+    Ok(engine.compile_all(&text)?)
+}
+
+/// An engine without catalog for the limits, and the binding's JSON with
+/// its keys sorted (the text [`compile_object`] compiles).
+fn object_text(json: &str, limits_json: Option<&str>) -> Out<(Engine, String)> {
     let limits = limits(limits_json)?;
-    let value = value_from_binding_json(json, &limits)?;
-    let text = to_json(&value)?;
-    Ok(empty_engine(limits)?.compile_all(&text)?)
+    let text = to_json(&value_from_binding_json(json, &limits)?)?;
+    Ok((empty_engine(limits)?, text))
 }
 
 /// Compile every definition of a YAML/JSON text.
@@ -460,7 +466,6 @@ pub fn rebuild(definition_json: &str, limits_json: &str, origin: &str) -> Out<Co
 /// caller's object, read as [`compile_object`] reads it (keys sorted): a
 /// binding's `compile` of an object (the JavaScript `new Definition(obj)`).
 pub fn compile_one_object(json: &str, limits_json: Option<&str>) -> Out<CompiledDefinition> {
-    let limits = limits(limits_json)?;
-    let text = to_json(&value_from_binding_json(json, &limits)?)?;
-    Ok(empty_engine(limits)?.compile(&text)?)
+    let (engine, text) = object_text(json, limits_json)?;
+    Ok(engine.compile(&text)?)
 }

@@ -17,6 +17,8 @@
 //! `items[2]` or `[2]`, and its positions), so errors about it are located in
 //! the text.
 
+use std::rc::Rc;
+
 use serde_json::Value;
 
 use crate::error::{Error, ErrorCode, Location, Result};
@@ -39,8 +41,8 @@ pub(crate) struct SourceItem {
     pub prefix: Option<String>,
     /// Positions of its fields, relative to the item.
     pub spans: SpanIndex,
-    /// Positions of the whole document.
-    pub doc_spans: SpanIndex,
+    /// Positions of the whole document (shared by its items).
+    pub doc_spans: Rc<SpanIndex>,
 }
 
 impl SourceItem {
@@ -85,14 +87,15 @@ pub(crate) fn split(docs: Vec<SourceDocument>) -> Vec<Split> {
         let SourceDocument { value, spans, .. } = doc;
         match value {
             Value::Array(items) => {
-                for (i, value) in items.into_iter().enumerate() {
-                    let prefix = format!("[{i}]");
+                let item_spans = spans.element_subtrees("", items.len());
+                let doc_spans = Rc::new(spans);
+                for ((i, value), spans) in items.into_iter().enumerate().zip(item_spans) {
                     out.push(Ok(SourceItem {
                         value,
                         document,
-                        spans: spans.subtree(&prefix),
-                        prefix: Some(prefix),
-                        doc_spans: spans.clone(),
+                        spans,
+                        prefix: Some(format!("[{i}]")),
+                        doc_spans: doc_spans.clone(),
                     }));
                 }
             }
@@ -112,7 +115,9 @@ pub(crate) fn split(docs: Vec<SourceDocument>) -> Vec<Split> {
                     let Some(Value::Array(items)) = obj.remove("items") else {
                         continue;
                     };
-                    for (i, mut value) in items.into_iter().enumerate() {
+                    let item_spans = spans.element_subtrees("items", items.len());
+                    let doc_spans = Rc::new(spans);
+                    for ((i, mut value), spans) in items.into_iter().enumerate().zip(item_spans) {
                         // `kubectl get -o yaml` fills these in; the API
                         // server's typed lists (`JobSetList`) do not.
                         if let (Value::Object(o), false) = (&mut value, item_kind.is_empty()) {
@@ -124,13 +129,12 @@ pub(crate) fn split(docs: Vec<SourceDocument>) -> Vec<Split> {
                                 o.insert("apiVersion".into(), Value::String(av.clone()));
                             }
                         }
-                        let prefix = path_push_index("items", i);
                         out.push(Ok(SourceItem {
                             value,
                             document,
-                            spans: spans.subtree(&prefix),
-                            prefix: Some(prefix),
-                            doc_spans: spans.clone(),
+                            spans,
+                            prefix: Some(path_push_index("items", i)),
+                            doc_spans: doc_spans.clone(),
                         }));
                     }
                 } else if STRICT_LIST_KINDS.contains(&kind.as_str()) {
@@ -152,25 +156,25 @@ pub(crate) fn split(docs: Vec<SourceDocument>) -> Vec<Split> {
                     let error = Error::new(ErrorCode::Parse, message).at(loc);
                     out.push(Err(MalformedList { document, error }));
                 } else {
-                    out.push(Ok(SourceItem {
-                        value: Value::Object(obj),
-                        document,
-                        prefix: None,
-                        doc_spans: spans.clone(),
-                        spans,
-                    }));
+                    out.push(Ok(whole(Value::Object(obj), document, spans)));
                 }
             }
-            value => out.push(Ok(SourceItem {
-                value,
-                document,
-                prefix: None,
-                doc_spans: spans.clone(),
-                spans,
-            })),
+            value => out.push(Ok(whole(value, document, spans))),
         }
     }
     out
+}
+
+/// A document that is one object: its own positions are the document's.
+fn whole(value: Value, document: Option<usize>, spans: SpanIndex) -> SourceItem {
+    SourceItem {
+        value,
+        document,
+        prefix: None,
+        // Never consulted without a prefix.
+        doc_spans: Rc::new(SpanIndex::new()),
+        spans,
+    }
 }
 
 /// The name of a JSON value's type, for messages (`a map`, `a list`).

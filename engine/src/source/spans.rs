@@ -121,19 +121,52 @@ impl SpanIndex {
     /// A new index whose root is the value at `path` (e.g. `items[2]` of a
     /// `List` document). Empty when the path is not known.
     pub fn subtree(&self, path: &str) -> SpanIndex {
-        let mut out = SpanIndex::new();
         let (segments, complete) = parse_path(path);
         if !complete || self.positions.is_empty() {
-            return out;
+            return SpanIndex::new();
         }
+        let Some((last, parent)) = segments.split_last() else {
+            return self.clone();
+        };
+        self.node_at(parent)
+            .map(|node| self.copy_children_of(node, std::slice::from_ref(last)))
+            .and_then(|mut v| v.pop())
+            .unwrap_or_default()
+    }
+
+    /// The index of each element `0..n` of the sequence at `path` (empty for
+    /// an element that is not known): every item of a `List` at once, in
+    /// one pass over the index, so reading a list is linear in its size.
+    pub(crate) fn element_subtrees(&self, path: &str, n: usize) -> Vec<SpanIndex> {
+        let (segments, complete) = parse_path(path);
+        let node = if complete && !self.positions.is_empty() {
+            self.node_at(&segments)
+        } else {
+            None
+        };
+        match node {
+            Some(node) => {
+                let steps: Vec<Segment> = (0..n).map(Segment::Index).collect();
+                self.copy_children_of(node, &steps)
+            }
+            None => vec![SpanIndex::new(); n],
+        }
+    }
+
+    /// The node at a path from the root.
+    fn node_at(&self, segments: &[Segment]) -> Option<u32> {
         let mut node = 0u32;
         for segment in segments {
-            match self.children.get(&(node, segment)) {
-                Some(&child) => node = child,
-                None => return out,
-            }
+            node = *self.children.get(&(node, segment.clone()))?;
         }
-        // Group children by parent once, then copy breadth-first (no recursion).
+        Some(node)
+    }
+
+    /// For each step, a new index rooted at the child of `node` by that step
+    /// (empty when there is none). The children lists are grouped once and
+    /// every node is copied at most once per step that reaches it, so the
+    /// work is linear in the index.
+    fn copy_children_of(&self, node: u32, steps: &[Segment]) -> Vec<SpanIndex> {
         let mut by_parent: HashMap<u32, Vec<(&Segment, u32)>> = HashMap::new();
         for ((parent, segment), child) in &self.children {
             by_parent
@@ -141,25 +174,28 @@ impl SpanIndex {
                 .or_default()
                 .push((segment, *child));
         }
-        let root_pos = self.positions.get(node as usize).copied().unwrap_or((0, 0));
-        out.positions.push(root_pos);
-        let mut queue = std::collections::VecDeque::new();
-        queue.push_back((node, 0u32));
-        while let Some((old, new)) = queue.pop_front() {
-            if let Some(kids) = by_parent.get(&old) {
-                for (segment, old_child) in kids {
-                    let pos = self
-                        .positions
-                        .get(*old_child as usize)
-                        .copied()
-                        .unwrap_or((0, 0));
-                    let new_child = out.alloc(pos);
-                    out.children.insert((new, (*segment).clone()), new_child);
-                    queue.push_back((*old_child, new_child));
+        let position = |n: u32| self.positions.get(n as usize).copied().unwrap_or((0, 0));
+        steps
+            .iter()
+            .map(|step| {
+                let mut out = SpanIndex::new();
+                let Some(&root) = self.children.get(&(node, step.clone())) else {
+                    return out;
+                };
+                out.positions.push(position(root));
+                // Breadth-first, no recursion.
+                let mut queue = std::collections::VecDeque::new();
+                queue.push_back((root, 0u32));
+                while let Some((old, new)) = queue.pop_front() {
+                    for (segment, old_child) in by_parent.get(&old).into_iter().flatten() {
+                        let new_child = out.alloc(position(*old_child));
+                        out.children.insert((new, (*segment).clone()), new_child);
+                        queue.push_back((*old_child, new_child));
+                    }
                 }
-            }
-        }
-        out
+                out
+            })
+            .collect()
     }
 
     fn position(&self, node: u32) -> Option<(usize, usize)> {
