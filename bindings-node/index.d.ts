@@ -45,9 +45,13 @@ export interface Limits {
   maxDepth: number;
   maxInputNodes: number;
   maxOutputs: number;
+  /** Units of work of one whole call, shared by everything it evaluates. */
   maxSteps: number;
+  /** Bytes one whole call may allocate for the values it builds. */
+  maxMemoryBytes: number;
   maxStringBytes: number;
   maxCollectionLen: number;
+  /** Bytes of JSON all the expressions of one whole call may produce. */
   maxOutputBytes: number;
   maxExpressionBytes: number;
   maxExpressionDepth: number;

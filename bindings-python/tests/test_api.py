@@ -294,7 +294,8 @@ def test_evaluate_and_parse() -> None:
 def test_limits() -> None:
     defaults = wl.default_limits()
     assert set(defaults) == {
-        "maxInputBytes", "maxDepth", "maxInputNodes", "maxOutputs", "maxSteps", "maxStringBytes",
+        "maxInputBytes", "maxDepth", "maxInputNodes", "maxOutputs", "maxSteps", "maxMemoryBytes",
+        "maxStringBytes",
         "maxCollectionLen", "maxOutputBytes", "maxExpressionBytes", "maxExpressionDepth",
         "maxInstances", "maxDocuments", "maxYamlAliases",
     }  # fmt: skip

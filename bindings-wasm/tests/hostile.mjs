@@ -40,6 +40,7 @@ const UNBOUNDED = JSON.stringify({
   maxExpressionDepth: 1_000_000_000,
   maxInputNodes: 1_000_000_000,
   maxSteps: 1_000_000_000,
+  maxMemoryBytes: 1_000_000_000,
   maxOutputs: 1_000_000_000,
   maxCollectionLen: 1_000_000_000,
   maxStringBytes: 1_000_000_000,

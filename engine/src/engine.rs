@@ -66,6 +66,20 @@ pub struct Engine {
     by_group_kind: HashMap<(String, String), usize>,
 }
 
+/// One call made of several operations: [`Engine::call`]. The budget is
+/// per thread, so the scope cannot move to another thread.
+#[must_use = "the scope ends when it is dropped"]
+pub struct CallScope {
+    _call: crate::budget::Call,
+    _not_send: std::marker::PhantomData<*const ()>,
+}
+
+impl std::fmt::Debug for CallScope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CallScope")
+    }
+}
+
 /// Builds an [`Engine`]: [`Engine::builder`].
 #[derive(Debug, Clone)]
 pub struct EngineBuilder {
@@ -315,6 +329,37 @@ impl Engine {
     /// [`ValidationReport`]).
     pub fn validate(&self, text: &str) -> Result<ValidationReport> {
         crate::verdict::validate_text(text, &self.limits)
+    }
+
+    /// Make everything this thread does with the engine, until the returned
+    /// scope is dropped, one call: one budget of steps, memory and output
+    /// (docs/reliability.md) shared by every operation in it, as a single
+    /// operation shares it among its expressions, documents and pods.
+    /// Without a scope each operation is a call of its own. Use it when a
+    /// batch must be bounded as a whole: the documents of one file, the
+    /// workloads of one request. The engine's limits apply (or those of
+    /// the scope already open on this thread, which this one joins).
+    ///
+    /// ```
+    /// use workload_lens::{Engine, Limits};
+    ///
+    /// let limits = Limits { max_steps: 2_000, ..Limits::default() };
+    /// let engine = Engine::builder().limits(limits).build()?;
+    /// let object = engine.read_object(include_str!("../../examples/jobset.yaml"))?;
+    /// // One resolve fits; twenty in one scope do not.
+    /// engine.resolve(&object)?;
+    /// let scope = engine.call();
+    /// let failed = (0..20).map(|_| engine.resolve(&object)).find_map(Result::err);
+    /// assert_eq!(failed.unwrap().limit(), Some("maxSteps"));
+    /// drop(scope);
+    /// engine.resolve(&object)?;
+    /// # Ok::<(), workload_lens::Error>(())
+    /// ```
+    pub fn call(&self) -> CallScope {
+        CallScope {
+            _call: crate::budget::Call::enter(&self.limits),
+            _not_send: std::marker::PhantomData,
+        }
     }
 
     /// Compile a jq expression with the engine's semantics and limits.

@@ -29,6 +29,7 @@ extern crate self as workload_lens;
 // interface of the language bindings) and `model` (the definition format's
 // types). Every other module is private.
 pub mod abi;
+mod budget;
 mod catalog;
 mod compile;
 mod definition;
@@ -57,7 +58,7 @@ mod verdict;
 mod tests;
 
 pub use compile::{CompiledDefinition, Origin};
-pub use engine::{Engine, EngineBuilder};
+pub use engine::{CallScope, Engine, EngineBuilder};
 pub use error::{Error, ErrorCode, Finding, Location, Result, Severity};
 pub use gang::{GangGroup, GangReport, PodGang, SubGroupState};
 pub use limits::{HARD_MAX_DEPTH, HARD_MAX_EXPRESSION_DEPTH, Limits};
@@ -140,6 +141,7 @@ impl Expression {
         input: &serde_json::Value,
         limits: &Limits,
     ) -> Result<Vec<serde_json::Value>> {
+        let _call = budget::Call::enter(limits);
         let loc = || Location {
             expression: Some(self.program.code().to_string()),
             ..Location::default()

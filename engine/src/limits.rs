@@ -23,15 +23,21 @@ pub struct Limits {
     /// Most outputs one expression may produce. Producing more is an error
     /// (exactly `maxOutputs` outputs is fine).
     pub max_outputs: usize,
-    /// Evaluation fuel of one expression run: every value operation (index,
-    /// iteration step, construction, arithmetic) costs one unit.
+    /// Units of work of one whole call (resolve, update, attribute, ...),
+    /// shared by every expression, document, pod and component in it: a jq
+    /// value operation costs one step, a primitive that touches `n` bytes
+    /// about `n / 64` more and one that touches `n` elements `n` more; the
+    /// engine's own loops cost steps too.
     pub max_steps: u64,
+    /// Bytes one whole call may allocate for the values it builds (strings,
+    /// arrays, objects, copies, written values), added up as they are built.
+    pub max_memory_bytes: usize,
     /// Longest string (in bytes) an evaluation may build.
     pub max_string_bytes: usize,
     /// Most elements of an array or entries of an object an evaluation may build.
     pub max_collection_len: usize,
-    /// Largest serialized size (bytes of compact JSON) of one expression output
-    /// and of the results of `tojson`/`tostring`.
+    /// Bytes of compact JSON all the expressions of one whole call may
+    /// produce, added up; also the largest `tojson`/`tostring` result.
     pub max_output_bytes: usize,
     /// Longest accepted jq expression, in bytes.
     pub max_expression_bytes: usize,
@@ -77,6 +83,7 @@ impl Default for Limits {
             max_input_nodes: 1_000_000,
             max_outputs: 1000,
             max_steps: 1_000_000,
+            max_memory_bytes: 64 * 1024 * 1024,
             max_string_bytes: 4 * 1024 * 1024,
             max_collection_len: 100_000,
             max_output_bytes: 16 * 1024 * 1024,

@@ -39,14 +39,53 @@ pub fn escape_token(t: &str) -> String {
 /// member; arrays element by element when their lengths match, else by
 /// appending/removing at the end when one is a prefix of the other, else the
 /// array is replaced. Applying the result to `old` gives `new` exactly.
-pub fn diff(old: &Value, new: &Value) -> Vec<PatchOp> {
+///
+/// Metered by the open call: the comparisons, every operation's path
+/// (a long key repeated in many paths is paid for each time) and every
+/// value copied into the patch.
+pub(crate) fn diff(old: &Value, new: &Value) -> crate::Result<Vec<PatchOp>> {
+    use crate::budget;
     let mut ops = Vec::new();
+    let op = |op: PatchOp| -> crate::Result<PatchOp> {
+        let (path, value) = match &op {
+            PatchOp::Add { path, value } | PatchOp::Replace { path, value } => (path, Some(value)),
+            PatchOp::Remove { path } => (path, None),
+        };
+        budget::steps(1 + budget::byte_steps(path.len()))?;
+        budget::memory(path.len() + budget::SLOT_BYTES)?;
+        if let Some(v) = value {
+            budget::copy_of(v)?;
+        }
+        Ok(op)
+    };
     // Iterative over an explicit stack: documents are depth-limited anyway,
-    // but the diff never recurses on the native stack.
+    // but the diff never recurses on the native stack. Containers are not
+    // compared whole before descending (that would compare every subtree
+    // once per level): equal members give no operations as the walk goes.
     let mut stack: Vec<(String, &Value, &Value)> = vec![(String::new(), old, new)];
+    let mut walk = budget::Walk::default();
     while let Some((path, a, b)) = stack.pop() {
-        if a == b {
-            continue;
+        walk.node()?;
+        match (a, b) {
+            (Value::Array(x), Value::Array(y)) if x.len() != y.len() => {
+                // The prefix comparison below reads the shorter side once
+                // (the walk does not descend into either afterwards).
+                let short = if x.len() < y.len() { a } else { b };
+                let (nodes, bytes) = budget::json_size(short);
+                budget::steps(nodes / budget::NODES_PER_STEP + budget::byte_steps(bytes))?;
+            }
+            (Value::Object(_), Value::Object(_)) | (Value::Array(_), Value::Array(_)) => {}
+            (Value::String(x), Value::String(y)) => {
+                budget::steps(budget::byte_steps(x.len().min(y.len())))?;
+                if x == y {
+                    continue;
+                }
+            }
+            _ => {
+                if a == b {
+                    continue;
+                }
+            }
         }
         match (a, b) {
             (Value::Object(x), Value::Object(y)) => {
@@ -54,16 +93,16 @@ pub fn diff(old: &Value, new: &Value) -> Vec<PatchOp> {
                 for (k, va) in x {
                     let p = format!("{path}/{}", escape_token(k));
                     match y.get(k) {
-                        None => ops.push(PatchOp::Remove { path: p }),
+                        None => ops.push(op(PatchOp::Remove { path: p })?),
                         Some(vb) => local.push((p, va, vb)),
                     }
                 }
                 for (k, vb) in y {
                     if !x.contains_key(k) {
-                        ops.push(PatchOp::Add {
+                        ops.push(op(PatchOp::Add {
                             path: format!("{path}/{}", escape_token(k)),
                             value: vb.clone(),
-                        });
+                        })?);
                     }
                 }
                 // Push in reverse so that members are visited in key order.
@@ -80,27 +119,27 @@ pub fn diff(old: &Value, new: &Value) -> Vec<PatchOp> {
             }
             (Value::Array(x), Value::Array(y)) if y.len() > x.len() && y[..x.len()] == x[..] => {
                 for (i, v) in y.iter().enumerate().skip(x.len()) {
-                    ops.push(PatchOp::Add {
+                    ops.push(op(PatchOp::Add {
                         path: format!("{path}/{i}"),
                         value: v.clone(),
-                    });
+                    })?);
                 }
             }
             (Value::Array(x), Value::Array(y)) if x.len() > y.len() && x[..y.len()] == y[..] => {
                 // Remove from the end so indices stay valid.
                 for i in (y.len()..x.len()).rev() {
-                    ops.push(PatchOp::Remove {
+                    ops.push(op(PatchOp::Remove {
                         path: format!("{path}/{i}"),
-                    });
+                    })?);
                 }
             }
-            _ => ops.push(PatchOp::Replace {
+            _ => ops.push(op(PatchOp::Replace {
                 path,
                 value: b.clone(),
-            }),
+            })?),
         }
     }
-    ops
+    Ok(ops)
 }
 
 /// Apply a patch (as produced by [`diff`], or any patch of `add`, `remove`
@@ -190,15 +229,15 @@ mod tests {
             (json!(1), json!("s")),
         ];
         for (a, b) in cases {
-            let ops = diff(&a, &b);
+            let ops = diff(&a, &b).unwrap();
             assert_eq!(apply(&a, &ops).unwrap(), b, "{ops:?}");
         }
-        assert!(diff(&json!({"a": 1}), &json!({"a": 1})).is_empty());
+        assert!(diff(&json!({"a": 1}), &json!({"a": 1})).unwrap().is_empty());
     }
 
     #[test]
     fn pointers_are_escaped() {
-        let ops = diff(&json!({}), &json!({"a/b": 1, "c~d": 2}));
+        let ops = diff(&json!({}), &json!({"a/b": 1, "c~d": 2})).unwrap();
         let paths: Vec<_> = ops
             .iter()
             .map(|o| match o {

@@ -89,6 +89,10 @@ pub(crate) fn set_path(doc: &mut Value, path: &[Value], value: Value) -> Result<
     let mut cur = doc;
     for (i, key) in path.iter().enumerate() {
         let last = i + 1 == path.len();
+        crate::budget::steps(1)?;
+        if let Value::String(k) = key {
+            crate::budget::steps(crate::budget::byte_steps(k.len()))?;
+        }
         if cur.is_null() {
             *cur = match key {
                 Value::Number(_) => Value::Array(Vec::new()),
@@ -96,7 +100,12 @@ pub(crate) fn set_path(doc: &mut Value, path: &[Value], value: Value) -> Result<
             };
         }
         cur = match (key, cur) {
-            (Value::String(k), Value::Object(o)) => o.entry(k.clone()).or_insert(Value::Null),
+            (Value::String(k), Value::Object(o)) => {
+                if !o.contains_key(k) {
+                    crate::budget::memory(k.len() + 2 * crate::budget::SLOT_BYTES)?;
+                }
+                o.entry(k.clone()).or_insert(Value::Null)
+            }
             (Value::Number(n), Value::Array(a)) => {
                 let idx = n
                     .as_i64()
@@ -115,6 +124,10 @@ pub(crate) fn set_path(doc: &mut Value, path: &[Value], value: Value) -> Result<
                     ));
                 }
                 if idx >= a.len() {
+                    // Padding is built: its steps and memory are charged.
+                    let pad = idx + 1 - a.len();
+                    crate::budget::steps(pad as u64)?;
+                    crate::budget::memory(pad.saturating_mul(crate::budget::SLOT_BYTES))?;
                     a.resize(idx + 1, Value::Null);
                 }
                 &mut a[idx]
@@ -155,6 +168,7 @@ impl CompiledDefinition {
     /// Write values through the definition's paths and return the new
     /// object and the patch.
     pub fn update(&self, obj: &Value, req: &UpdateRequest) -> Result<UpdateResult> {
+        let _call = crate::budget::Call::enter(&self.limits);
         crate::resolve::workload_ref(obj)?;
         req.check_shapes()?;
         for name in req.components.keys() {
@@ -165,6 +179,7 @@ impl CompiledDefinition {
                 ));
             }
         }
+        crate::budget::copy_of(obj)?;
         let mut doc = obj.clone();
         for c in &self.comps {
             let Some(u) = req.components.get(&c.name) else {
@@ -174,7 +189,7 @@ impl CompiledDefinition {
                 .map_err(|e| e.in_component(&c.name, None))?;
         }
         Ok(UpdateResult {
-            patch: patch::diff(obj, &doc),
+            patch: patch::diff(obj, &doc)?,
             object: doc,
         })
     }

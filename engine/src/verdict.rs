@@ -58,6 +58,7 @@ fn placeholder(document: Option<usize>) -> String {
 /// A limit breached while checking fails the whole call. A text without any
 /// definition is a [`ErrorCode::Validation`] error.
 pub(crate) fn validate_text(text: &str, limits: &Limits) -> Result<ValidationReport> {
+    let _call = crate::budget::Call::enter(limits);
     let docs = source::parse_documents(text, limits)?;
     let mut definitions = Vec::new();
     for split in source::split(docs) {

@@ -66,6 +66,7 @@ class LimitOptions(TypedDict, total=False):
     max_input_nodes: int
     max_outputs: int
     max_steps: int
+    max_memory_bytes: int
     max_string_bytes: int
     max_collection_len: int
     max_output_bytes: int
@@ -84,6 +85,7 @@ class Limits(TypedDict):
     maxInputNodes: int
     maxOutputs: int
     maxSteps: int
+    maxMemoryBytes: int
     maxStringBytes: int
     maxCollectionLen: int
     maxOutputBytes: int

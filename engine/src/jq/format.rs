@@ -278,17 +278,28 @@ pub(crate) fn num_to_value(n: &Num) -> Value {
 /// Convert JSON into a jq value with sorted object keys, returning its depth.
 /// Recursion is bounded: the caller checks the input depth first.
 pub(crate) fn from_value(v: &Value) -> (Val, u32) {
+    let mut size = (0, 0);
+    from_value_sized(v, &mut size)
+}
+
+/// [`from_value`], adding the nodes and string bytes (keys included) it
+/// converted to `size`. Recursive: callers check the depth first.
+pub(crate) fn from_value_sized(v: &Value, size: &mut (u64, usize)) -> (Val, u32) {
+    size.0 += 1;
     match v {
         Value::Null => (Val::Null, 0),
         Value::Bool(b) => (Val::Bool(*b), 0),
         Value::Number(n) => (Val::Num(json_num(n)), 0),
-        Value::String(s) => (Val::utf8_str(s.clone()), 0),
+        Value::String(s) => {
+            size.1 += s.len();
+            (Val::utf8_str(s.clone()), 0)
+        }
         Value::Array(a) => {
             let mut d = 0;
             let items = a
                 .iter()
                 .map(|x| {
-                    let (x, xd) = from_value(x);
+                    let (x, xd) = from_value_sized(x, size);
                     d = d.max(xd);
                     x
                 })
@@ -300,7 +311,8 @@ pub(crate) fn from_value(v: &Value) -> (Val, u32) {
             // serde_json's map is a BTreeMap: keys come sorted.
             let mut m = Map::default();
             for (k, x) in o {
-                let (x, xd) = from_value(x);
+                size.1 += k.len();
+                let (x, xd) = from_value_sized(x, size);
                 d = d.max(xd);
                 m.insert(Val::utf8_str(k.clone()), x);
             }

@@ -54,7 +54,22 @@ impl Input {
                 ),
             });
         }
-        let (val, d) = format::from_value(v);
+        // Converting costs a step per 16 nodes and per 64 bytes of
+        // strings: a call that converts a big object again and again (an
+        // action per write) pays for each time. (Charged after: the input
+        // limits already bound one conversion.)
+        let mut size = (0, 0);
+        let (val, d) = format::from_value_sized(v, &mut size);
+        let (nodes, bytes) = size;
+        crate::budget::Meter::Steps
+            .take(nodes / crate::budget::NODES_PER_STEP + crate::budget::byte_steps(bytes))
+            .map_err(|m| EvalError::Limit {
+                limit: m.limit(),
+                message: format!(
+                    "{}, reading an object of {nodes} nodes for evaluation",
+                    m.message()
+                ),
+            })?;
         Ok(Input {
             val: W { v: val, d },
         })
@@ -232,7 +247,7 @@ impl Program {
             max_depth: u32::try_from(limits.max_depth).unwrap_or(u32::MAX),
             max_output_bytes: limits.max_output_bytes,
         };
-        let guard = BudgetGuard::enter(limits.max_steps, caps);
+        let guard = BudgetGuard::enter(limits, caps);
         let ctx = Ctx::<D>::new(&self.filter.lut, Vars::new(globals));
         let mut outputs = Vec::new();
         let iter = self.filter.id.run((ctx, input.val.clone()));
@@ -274,23 +289,34 @@ impl Program {
     }
 }
 
-/// Convert outputs to JSON values within `maxOutputBytes` per output.
+/// Convert outputs to JSON values, drawing their sizes from the call's
+/// `maxOutputBytes` (and each from the output cap of one value).
 pub(crate) fn to_json_values(outs: &[W], limits: &Limits) -> Result<Vec<Value>, EvalError> {
+    let _call = crate::budget::Call::enter(limits);
+    let too_large = || EvalError::Limit {
+        limit: "maxOutputBytes",
+        message: crate::budget::Meter::Output.message(),
+    };
     outs.iter()
         .map(|w| {
-            let mut budget = limits.max_output_bytes;
-            format::to_value(&w.v, &mut budget).map_err(|e| match e {
-                format::ToJsonError::TooLarge => EvalError::Limit {
-                    limit: "maxOutputBytes",
-                    message: format!(
-                        "an output is larger than the limit of {} bytes",
-                        limits.max_output_bytes
-                    ),
-                },
+            let left = crate::budget::Meter::Output.left();
+            let mut budget = usize::try_from(left)
+                .unwrap_or(usize::MAX)
+                .min(limits.max_output_bytes);
+            let before = budget;
+            let v = format::to_value(&w.v, &mut budget).map_err(|e| match e {
+                format::ToJsonError::TooLarge => {
+                    crate::budget::Meter::Output.exhaust();
+                    too_large()
+                }
                 format::ToJsonError::Key(k) => {
                     EvalError::Runtime(format!("object key is not a string: {k}"))
                 }
-            })
+            })?;
+            crate::budget::Meter::Output
+                .take((before - budget) as u64)
+                .map_err(|_| too_large())?;
+            Ok(v)
         })
         .collect()
 }

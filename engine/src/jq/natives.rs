@@ -6,7 +6,6 @@
 use super::D;
 use super::format;
 use super::value::{self, W, caps};
-use jaq_core::box_iter::box_once;
 use jaq_core::native::{Fun, bome, run, v};
 use jaq_core::{RunPtr, ValR};
 use jaq_json::{Num, Val};
@@ -53,7 +52,10 @@ fn length(v: &W) -> ValR<W> {
             Num::Int(i) => Val::from(i.checked_abs().unwrap_or(isize::MAX)),
             n => Val::from(super::format::num_f64(n).abs()),
         },
-        Val::TStr(b) | Val::BStr(b) => Val::from(String::from_utf8_lossy(b).chars().count()),
+        Val::TStr(b) | Val::BStr(b) => {
+            value::tick_bytes(b.len())?;
+            Val::from(String::from_utf8_lossy(b).chars().count())
+        }
         Val::Arr(a) => Val::from(a.len()),
         Val::Obj(o) => Val::from(o.len()),
     }))
@@ -63,7 +65,9 @@ fn contains(a: &Val, b: &Val) -> Result<bool, value::Error> {
     value::tick()?;
     Ok(match (a, b) {
         (Val::TStr(l) | Val::BStr(l), Val::TStr(r) | Val::BStr(r)) => {
-            r.is_empty() || l.windows(r.len()).any(|w| w == &r[..])
+            // Linear-time search (two-way / SIMD), charged by bytes.
+            value::tick_bytes(l.len() + r.len())?;
+            memchr::memmem::find(l, r).is_some()
         }
         (Val::Arr(l), Val::Arr(r)) => {
             for r in r.iter() {
@@ -123,18 +127,25 @@ fn indices(x: &Val, y: &Val) -> ValR<W> {
             if b.is_empty() {
                 Vec::new()
             } else {
-                // gojq counts string indices in bytes.
-                a.windows(b.len())
-                    .enumerate()
-                    .filter(|(_, w)| *w == &b[..])
-                    .map(|(i, _)| W::from(i))
-                    .collect()
+                // gojq counts string indices in bytes, and reports
+                // overlapping occurrences.
+                value::tick_bytes(a.len() + b.len())?;
+                let finder = memchr::memmem::Finder::new(&b[..]);
+                let mut found = Vec::new();
+                let mut at = 0;
+                while let Some(i) = finder.find(&a[at..]) {
+                    value::alloc_slots(1)?;
+                    found.push(W::from(at + i));
+                    at += i + 1;
+                }
+                found
             }
         }
         (Val::Arr(a), Val::Arr(b)) => {
             if b.is_empty() {
                 Vec::new()
             } else {
+                value::tick_n((a.len() as u64).saturating_mul(b.len() as u64))?;
                 a.windows(b.len())
                     .enumerate()
                     .filter(|(_, w)| w.iter().zip(b.iter()).all(|(p, q)| value::eq_metered(p, q)))
@@ -156,7 +167,6 @@ fn indices(x: &Val, y: &Val) -> ValR<W> {
             )));
         }
     };
-    value::tick_n(idx.len() as u64)?;
     Ok(idx.into_iter().collect())
 }
 
@@ -213,6 +223,7 @@ fn tonumber(v: &Val) -> ValR<W> {
     match v {
         Val::Num(_) => Ok(W::scalar(v.clone())),
         Val::TStr(b) | Val::BStr(b) => {
+            value::tick_bytes(b.len())?;
             let s = String::from_utf8_lossy(b);
             parse_number(&s).map(W::scalar).ok_or_else(|| {
                 err(format_args!(
@@ -239,6 +250,9 @@ fn fromjson(v: &Val) -> ValR<W> {
         }
     };
     value::tick_n((s.len() / 16) as u64)?;
+    // The parsed value takes about as much memory as its text, twice
+    // (serde's tree, then ours).
+    value::alloc(s.len().saturating_mul(2))?;
     // serde_json refuses nesting deeper than 128 levels without recursing
     // further, so this cannot exhaust the stack.
     let parsed: serde_json::Value = serde_json::from_str(&s)
@@ -264,7 +278,10 @@ fn tojson(v: &Val) -> ValR<W> {
         (c.max_output_bytes, "maxOutputBytes")
     };
     match format::to_json_limited(v, max) {
-        Ok(s) => Ok(W::scalar(Val::utf8_str(s))),
+        Ok(s) => {
+            value::alloc_str(s.len())?;
+            Ok(W::scalar(Val::utf8_str(s)))
+        }
         Err(_) => Err(value::breach(
             limit,
             format!("tojson output larger than {max} bytes"),
@@ -272,9 +289,10 @@ fn tojson(v: &Val) -> ValR<W> {
     }
 }
 
-fn trim_fix(v: &Val, fix: &Val, prefix: bool) -> W {
-    match (v, fix) {
+fn trim_fix(v: &Val, fix: &Val, prefix: bool) -> ValR<W> {
+    Ok(match (v, fix) {
         (Val::TStr(s), Val::TStr(f)) => {
+            value::tick_bytes(f.len())?;
             let stripped = if prefix {
                 s.strip_prefix(&f[..])
             } else {
@@ -287,7 +305,44 @@ fn trim_fix(v: &Val, fix: &Val, prefix: bool) -> W {
         }
         // gojq passes any other input through unchanged.
         _ => W::scalar(v.clone()),
+    })
+}
+
+/// `startswith`/`endswith`, charged by the bytes compared.
+fn affix(v: &Val, fix: &Val, prefix: bool) -> ValR<W> {
+    let name = if prefix { "startswith" } else { "endswith" };
+    match (v, fix) {
+        (Val::TStr(s) | Val::BStr(s), Val::TStr(f) | Val::BStr(f)) => {
+            value::tick_bytes(f.len())?;
+            Ok(W::from(if prefix {
+                s.starts_with(&f[..])
+            } else {
+                s.ends_with(&f[..])
+            }))
+        }
+        _ => Err(err(format_args!("{name}() requires string inputs"))),
     }
+}
+
+/// `trim`, `ltrim`, `rtrim` (whitespace as jq defines it), charged by the
+/// bytes scanned.
+fn trim(v: &W, start: bool, end: bool) -> ValR<W> {
+    let Val::TStr(s) = &v.v else {
+        return Err(err(format_args!(
+            "trim input must be a string: {}",
+            preview(&v.v)
+        )));
+    };
+    value::tick_bytes(s.len())?;
+    use bstr::ByteSlice;
+    let mut t: &[u8] = s;
+    if start {
+        t = t.trim_start();
+    }
+    if end {
+        t = t.trim_end();
+    }
+    Ok(jaq_std::ValT::as_sub_str(v, t))
 }
 
 fn implode(v: &Val) -> ValR<W> {
@@ -297,7 +352,7 @@ fn implode(v: &Val) -> ValR<W> {
             preview(v)
         )));
     };
-    value::tick_n(a.len() as u64)?;
+    value::alloc_slots(a.len())?;
     let mut s = String::with_capacity(a.len());
     for x in a.iter() {
         let cp = match x {
@@ -405,12 +460,23 @@ fn ours() -> Vec<Filter> {
         }),
         ("ltrimstr", v(1), |mut cv| {
             let f = cv.0.pop_var();
-            box_once(Ok(trim_fix(&cv.1.v, &f.v, true)))
+            bome(trim_fix(&cv.1.v, &f.v, true))
         }),
         ("rtrimstr", v(1), |mut cv| {
             let f = cv.0.pop_var();
-            box_once(Ok(trim_fix(&cv.1.v, &f.v, false)))
+            bome(trim_fix(&cv.1.v, &f.v, false))
         }),
+        ("startswith", v(1), |mut cv| {
+            let f = cv.0.pop_var();
+            bome(affix(&cv.1.v, &f.v, true))
+        }),
+        ("endswith", v(1), |mut cv| {
+            let f = cv.0.pop_var();
+            bome(affix(&cv.1.v, &f.v, false))
+        }),
+        ("trim", v(0), |cv| bome(trim(&cv.1, true, true))),
+        ("ltrim", v(0), |cv| bome(trim(&cv.1, true, false))),
+        ("rtrim", v(0), |cv| bome(trim(&cv.1, false, true))),
         ("tobytes", v(0), |_| bome(Err(unsupported("tobytes")))),
         ("implode", v(0), |cv| bome(implode(&cv.1.v))),
         ("strptime", v(1), |mut cv| {

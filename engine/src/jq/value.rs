@@ -19,6 +19,8 @@ use std::cell::{Cell, RefCell};
 use std::cmp::Ordering;
 use std::fmt;
 
+use crate::budget::{self, Call, Meter, SLOT_BYTES};
+
 /// A jq value with an upper bound of its nesting depth.
 #[derive(Debug)]
 pub struct W {
@@ -65,23 +67,25 @@ impl Caps {
 }
 
 thread_local! {
-    static STEPS: Cell<u64> = const { Cell::new(u64::MAX) };
     static CAPS: Cell<Caps> = const { Cell::new(Caps::UNLIMITED) };
     static POISON: RefCell<Option<(&'static str, String)>> = const { RefCell::new(None) };
 }
 
-/// An active evaluation budget on this thread. Dropping it lifts the budget.
+/// An active evaluation on this thread: its caps, and the call whose
+/// meters it draws from (the call open on the thread, or one of its own).
+/// Dropping it lifts the caps.
 pub(crate) struct BudgetGuard {
-    _private: (),
+    _call: Call,
 }
 
 impl BudgetGuard {
-    /// Start a budget of `steps` steps with the given caps.
-    pub(crate) fn enter(steps: u64, caps: Caps) -> BudgetGuard {
-        STEPS.with(|s| s.set(steps));
+    /// Start an evaluation with `limits` (joining the open call, if any)
+    /// and the given caps.
+    pub(crate) fn enter(limits: &crate::Limits, caps: Caps) -> BudgetGuard {
+        let call = Call::enter(limits);
         CAPS.with(|c| c.set(caps));
         POISON.with(|p| *p.borrow_mut() = None);
-        BudgetGuard { _private: () }
+        BudgetGuard { _call: call }
     }
 
     /// The first breach recorded, if any.
@@ -92,7 +96,6 @@ impl BudgetGuard {
 
 impl Drop for BudgetGuard {
     fn drop(&mut self) {
-        STEPS.with(|s| s.set(u64::MAX));
         CAPS.with(|c| c.set(Caps::UNLIMITED));
     }
 }
@@ -110,7 +113,7 @@ pub(crate) fn breach(limit: &'static str, message: String) -> Error {
         }
     });
     // Exhaust the steps so that every later operation fails fast too.
-    STEPS.with(|s| s.set(0));
+    Meter::Steps.exhaust();
     Error::new(W::scalar(Val::utf8_str(format!(
         "limit exceeded ({limit}): {message}"
     ))))
@@ -120,21 +123,44 @@ fn poisoned() -> bool {
     POISON.with(|p| p.borrow().is_some())
 }
 
+fn meter_breach(m: Meter) -> Error {
+    if poisoned() {
+        Error::new(W::scalar(Val::utf8_str("evaluation aborted")))
+    } else {
+        breach(m.limit(), m.message())
+    }
+}
+
 /// Spend `n` steps.
 #[inline]
 pub(crate) fn tick_n(n: u64) -> Result<(), Error> {
-    let left = STEPS.with(|s| s.get());
-    if left >= n {
-        STEPS.with(|s| s.set(left - n));
-        Ok(())
-    } else if poisoned() {
-        Err(Error::new(W::scalar(Val::utf8_str("evaluation aborted"))))
-    } else {
-        Err(breach(
-            "maxSteps",
-            "the expression did too much work (evaluation steps exhausted)".into(),
-        ))
-    }
+    Meter::Steps.take(n).map_err(meter_breach)
+}
+
+/// Spend the steps of touching `bytes` bytes.
+#[inline]
+pub(crate) fn tick_bytes(bytes: usize) -> Result<(), Error> {
+    tick_n(budget::byte_steps(bytes))
+}
+
+/// Charge `bytes` of memory about to be allocated.
+#[inline]
+pub(crate) fn alloc(bytes: usize) -> Result<(), Error> {
+    Meter::Memory.take(bytes as u64).map_err(meter_breach)
+}
+
+/// Charge building a string of `len` bytes: the copy and the memory.
+#[inline]
+pub(crate) fn alloc_str(len: usize) -> Result<(), Error> {
+    tick_bytes(len)?;
+    alloc(len)
+}
+
+/// Charge building (or copying) a collection of `len` slots.
+#[inline]
+pub(crate) fn alloc_slots(len: usize) -> Result<(), Error> {
+    tick_n(len as u64)?;
+    alloc(len.saturating_mul(SLOT_BYTES))
 }
 
 #[inline]
@@ -219,7 +245,31 @@ fn sort_obj(v: Val) -> Val {
     }
 }
 
-fn str_len(v: &Val) -> Option<usize> {
+/// The slots copied to change a collection: none when nothing else holds
+/// it (jaq changes it in place), all of them otherwise.
+fn copied<T: Len>(rc: &Rc<T>) -> usize {
+    if Rc::strong_count(rc) == 1 {
+        0
+    } else {
+        rc.len()
+    }
+}
+
+trait Len {
+    fn len(&self) -> usize;
+}
+impl Len for Vec<Val> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+}
+impl Len for Map<Val, Val> {
+    fn len(&self) -> usize {
+        Map::len(self)
+    }
+}
+
+pub(crate) fn str_len(v: &Val) -> Option<usize> {
     match v {
         Val::TStr(b) | Val::BStr(b) => Some(b.len()),
         _ => None,
@@ -240,7 +290,7 @@ impl W {
     }
 
     fn from_string_checked(s: String) -> W {
-        if check_str_len(s.len()).is_err() {
+        if check_str_len(s.len()).is_err() || alloc_str(s.len()).is_err() {
             return W::scalar(Val::Null);
         }
         W::scalar(Val::utf8_str(s))
@@ -249,10 +299,12 @@ impl W {
     /// Build an object from key/value pairs with sorted keys.
     pub(crate) fn object(pairs: Vec<(W, W)>) -> ValR<W> {
         check_coll_len(pairs.len())?;
+        alloc_slots(2 * pairs.len())?;
         let mut d = 0u32;
         let mut m = Map::default();
         for (k, v) in pairs {
             tick()?;
+            tick_bytes(str_len(&k.v).unwrap_or(0))?;
             if !matches!(k.v, Val::TStr(_)) {
                 return Err(Error::str(format_args!(
                     "expected a string for object key but got: {}",
@@ -314,7 +366,15 @@ pub(crate) fn eq_metered(a: &Val, b: &Val) -> bool {
                         .all(|(k, v)| y.get(k).is_some_and(|w| eq_metered(v, w))))
         }
         (Val::Arr(_) | Val::Obj(_), _) | (_, Val::Arr(_) | Val::Obj(_)) => false,
-        (x, y) => x == y,
+        (x, y) => {
+            if let (Some(l), Some(r)) = (str_len(x), str_len(y))
+                && l == r
+                && tick_bytes(l).is_err()
+            {
+                return false;
+            }
+            x == y
+        }
     }
 }
 
@@ -347,7 +407,10 @@ pub(crate) fn cmp_metered(a: &Val, b: &Val) -> Ordering {
                 (_, 0) => return Ordering::Greater,
                 _ => {}
             }
-            let _ = tick_n((x.len() + y.len()) as u64);
+            let key_bytes: usize = x.keys().chain(y.keys()).filter_map(str_len).sum();
+            if tick_n((x.len() + y.len()) as u64).is_err() || tick_bytes(key_bytes).is_err() {
+                return Ordering::Equal;
+            }
             let mut l: Vec<_> = x.iter().collect();
             let mut r: Vec<_> = y.iter().collect();
             l.sort_by(|p, q| p.0.cmp(q.0));
@@ -368,7 +431,14 @@ pub(crate) fn cmp_metered(a: &Val, b: &Val) -> Ordering {
         (Val::Obj(_), Val::Arr(_)) => Ordering::Greater,
         (Val::Arr(_) | Val::Obj(_), _) => Ordering::Greater,
         (_, Val::Arr(_) | Val::Obj(_)) => Ordering::Less,
-        (x, y) => x.cmp(y),
+        (x, y) => {
+            if let (Some(l), Some(r)) = (str_len(x), str_len(y))
+                && tick_bytes(l.min(r)).is_err()
+            {
+                return Ordering::Equal;
+            }
+            x.cmp(y)
+        }
     }
 }
 
@@ -486,7 +556,7 @@ impl FromIterator<W> for W {
         let mut out = Vec::new();
         let max = caps().max_collection;
         for x in iter {
-            if tick().is_err() {
+            if alloc_slots(1).is_err() {
                 return W::scalar(Val::Null);
             }
             if out.len() >= max {
@@ -523,6 +593,7 @@ impl std::ops::Sub for W {
                 .filter(|x| !b.iter().any(|y| eq_metered(x, y)))
                 .cloned()
                 .collect();
+            alloc_slots(kept.len())?;
             return Ok(W {
                 v: Val::Arr(Rc::new(kept)),
                 d: self.d,
@@ -554,6 +625,7 @@ impl std::ops::Div for W {
         if let (Val::TStr(a), Val::TStr(b)) = (&self.v, &rhs.v) {
             // `split/1`: count the pieces before building them, so that a
             // big string cannot become millions of elements.
+            tick_bytes(a.len())?;
             let pieces = split_pieces(a, b);
             check_coll_len(pieces)?;
             tick_n(pieces as u64)?;
@@ -619,16 +691,21 @@ impl std::ops::Add for W {
         }
         match (&self.v, &rhs.v) {
             (Val::TStr(a) | Val::BStr(a), Val::TStr(b) | Val::BStr(b)) => {
-                check_str_len(a.len().saturating_add(b.len()))?
+                let n = a.len().saturating_add(b.len());
+                check_str_len(n)?;
+                alloc_str(n)?;
             }
+            // The left side is extended in place when nothing else holds
+            // it, copied first otherwise.
             (Val::Arr(a), Val::Arr(b)) => {
                 let n = a.len().saturating_add(b.len());
                 check_coll_len(n)?;
-                tick_n(b.len() as u64)?;
+                alloc_slots(b.len() + copied(a))?;
             }
             (Val::Obj(a), Val::Obj(b)) => {
                 check_coll_len(a.len().saturating_add(b.len()))?;
-                tick_n(b.len() as u64)?;
+                alloc_slots(2 * (b.len() + copied(a)))?;
+                tick_bytes(b.keys().filter_map(str_len).sum())?;
             }
             _ => {}
         }
@@ -666,10 +743,12 @@ impl std::ops::Mul for W {
                     format!("repeating a string of {len} bytes {n} times"),
                 ));
             }
-            tick_n(n as u64)?;
+            // `repeat` doubles: log2(n) copies, the bytes of the result.
+            tick_n(u64::from(64 - (n as u64).leading_zeros()))?;
+            alloc_str(total as usize)?;
         }
         if let (Val::Obj(a), Val::Obj(b)) = (&self.v, &rhs.v) {
-            tick_n((a.len() + b.len()) as u64)?;
+            alloc_slots(2 * (a.len() + b.len()))?;
         }
         let d = self.d.max(rhs.d);
         let r = lift(self.v * rhs.v, d)?;
@@ -765,6 +844,7 @@ impl jaq_core::ValT for W {
                 preview_typed(&index.v)
             )));
         }
+        tick_bytes(str_len(&index.v).unwrap_or(0))?;
         let d = self.d.saturating_sub(1);
         lift(self.v.index(&index.v), d)
     }
@@ -796,6 +876,13 @@ impl jaq_core::ValT for W {
             })
         };
         let (start, end) = (whole(range.start), whole(range.end));
+        // A string slice counts characters from the start; an array slice
+        // copies its elements.
+        match &self.v {
+            Val::TStr(b) | Val::BStr(b) => tick_bytes(b.len())?,
+            Val::Arr(a) => alloc_slots(a.len())?,
+            _ => {}
+        }
         let r = start.as_ref()..end.as_ref();
         lift(self.v.range(r), d)
     }
@@ -809,6 +896,7 @@ impl jaq_core::ValT for W {
         let d = self.d;
         match self.v {
             Val::Arr(a) => {
+                alloc_slots(a.len() + copied(&a))?;
                 let a = Rc::try_unwrap(a).unwrap_or_else(|a| (*a).clone());
                 let mut out = Vec::with_capacity(a.len());
                 let mut nd = 0u32;
@@ -830,6 +918,7 @@ impl jaq_core::ValT for W {
                 })
             }
             Val::Obj(o) => {
+                alloc_slots(2 * (o.len() + copied(&o)))?;
                 let o = Rc::try_unwrap(o).unwrap_or_else(|o| (*o).clone());
                 let mut m = Map::default();
                 let mut nd = 0u32;
@@ -865,6 +954,8 @@ impl jaq_core::ValT for W {
         let d = self.d;
         match self.v {
             Val::Obj(o) => {
+                alloc_slots(2 * copied(&o))?;
+                tick_bytes(str_len(&index.v).unwrap_or(0))?;
                 let mut m = Rc::try_unwrap(o).unwrap_or_else(|o| (*o).clone());
                 let old = m.get(&index.v).cloned();
                 let existed = old.is_some();
@@ -903,6 +994,7 @@ impl jaq_core::ValT for W {
                     let msg = format!("index {} out of bounds", index.v);
                     return opt.fail(W { v: Val::Arr(a), d }, |_| Exn::from(Error::str(msg)));
                 };
+                alloc_slots(copied(&a))?;
                 let mut a = Rc::try_unwrap(a).unwrap_or_else(|a| (*a).clone());
                 let x = W {
                     v: std::mem::take(&mut a[i]),
@@ -954,6 +1046,7 @@ impl jaq_core::ValT for W {
                 };
                 let s = bound(range.start, 0)?;
                 let e = bound(range.end, len)?.max(s);
+                alloc_slots(copied(&a) + (e - s))?;
                 let mut a = Rc::try_unwrap(a).unwrap_or_else(|a| (*a).clone());
                 let slice = W {
                     v: Val::Arr(Rc::new(a[s..e].to_vec())),
@@ -993,7 +1086,8 @@ impl jaq_core::ValT for W {
             Val::TStr(_) => self,
             Val::BStr(b) => W::scalar(Val::TStr(b)),
             v => match super::format::to_json_limited(&v, caps().max_string) {
-                Ok(s) => W::scalar(Val::utf8_str(s)),
+                Ok(s) if alloc_str(s.len()).is_ok() => W::scalar(Val::utf8_str(s)),
+                Ok(_) => W::scalar(Val::Null),
                 Err(_) => {
                     let _ = check_str_len(usize::MAX);
                     W::scalar(Val::Null)
@@ -1008,7 +1102,7 @@ impl jaq_std::ValT for W {
         let d = self.d.saturating_sub(1);
         match self.v {
             Val::Arr(a) => {
-                let _ = tick_n(a.len() as u64);
+                let _ = alloc_slots(a.len());
                 Ok(match Rc::try_unwrap(a) {
                     Ok(a) => a.into_iter().map(|v| W { v, d }).collect(),
                     Err(a) => a.iter().cloned().map(|v| W { v, d }).collect(),
@@ -1046,7 +1140,8 @@ impl jaq_std::ValT for W {
     }
 
     fn from_utf8_bytes(b: impl AsRef<[u8]> + Send + 'static) -> Self {
-        if check_str_len(b.as_ref().len()).is_err() {
+        let len = b.as_ref().len();
+        if check_str_len(len).is_err() || alloc_str(len).is_err() {
             return W::scalar(Val::Null);
         }
         W::scalar(Val::from_utf8_bytes(b))

@@ -131,6 +131,7 @@ impl CompiledDefinition {
             };
             for p in &paths {
                 let p = as_path(p)?;
+                crate::budget::copy_of(v).map_err(|err| err.at(e.location()))?;
                 let v = keep.merge(get_path(doc, p), v.clone());
                 set_path(doc, p, v).map_err(|err| err.at(e.location()))?;
             }
@@ -152,6 +153,8 @@ impl CompiledDefinition {
             // written for them).
             if let Some(v) = values.get(id) {
                 let p = as_path(p)?;
+                crate::budget::copy_of(v)
+                    .map_err(|err| err.at(e.location()).in_component(&c.name, Some(id)))?;
                 let v = keep.merge(get_path(doc, p), v.clone());
                 set_path(doc, p, v)
                     .map_err(|err| err.at(e.location()).in_component(&c.name, Some(id)))?;
@@ -174,8 +177,9 @@ enum Keep {
 
 impl Keep {
     fn merge(self, old: Option<&Value>, new: Value) -> Value {
-        let (Some(Value::Object(old)), Value::Object(mut new)) = (old, new.clone()) else {
-            return new;
+        let (old, mut new) = match (old, new) {
+            (Some(Value::Object(old)), Value::Object(new)) => (old, new),
+            (_, new) => return new,
         };
         let keep_foreign =
             |old: &Map<String, Value>, new: &mut Map<String, Value>, fields: &[&str]| {

@@ -209,6 +209,7 @@ impl CompiledDefinition {
     /// an evaluation error is reported in the explanation's `error`, with
     /// every category explained as far as possible.
     pub fn explain_status(&self, obj: &Value) -> Result<StatusExplanation> {
+        let _call = crate::budget::Call::enter(&self.limits);
         workload_ref(obj)?;
         let input = Input::new(obj, &self.limits).map_err(crate::compile::eval_error)?;
         let mut components = Vec::new();

@@ -11,11 +11,13 @@ use crate::update::{UpdateResult, as_path, set_path};
 impl CompiledDefinition {
     /// Apply the `suspendActions` of every component that has them.
     pub fn suspend(&self, obj: &Value) -> Result<UpdateResult> {
+        let _call = crate::budget::Call::enter(&self.limits);
         self.actions(obj, Direction::Suspend)
     }
 
     /// Apply the `resumeActions` of every component that has them.
     pub fn resume(&self, obj: &Value) -> Result<UpdateResult> {
+        let _call = crate::budget::Call::enter(&self.limits);
         self.actions(obj, Direction::Resume)
     }
 
@@ -35,6 +37,7 @@ impl CompiledDefinition {
                 ),
             ));
         }
+        crate::budget::copy_of(obj)?;
         let mut doc = obj.clone();
         for c in &self.comps {
             let Some(actions) = &c.suspend else { continue };
@@ -44,13 +47,15 @@ impl CompiledDefinition {
                     .eval_paths(&input, &self.limits)
                     .map_err(|err| err.in_component(&c.name, None))?;
                 for p in paths {
+                    crate::budget::copy_of(value)
+                        .map_err(|err| err.at(e.location()).in_component(&c.name, None))?;
                     set_path(&mut doc, as_path(&p)?, value.clone())
                         .map_err(|err| err.at(e.location()).in_component(&c.name, None))?;
                 }
             }
         }
         Ok(UpdateResult {
-            patch: patch::diff(obj, &doc),
+            patch: patch::diff(obj, &doc)?,
             object: doc,
         })
     }

@@ -3,5 +3,6 @@
 //! public API does not expose, so they live inside the crate. They name
 //! the crate `workload_lens` like the integration tests in `tests/` do.
 
+mod costs;
 mod source;
 mod validate;

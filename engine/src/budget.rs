@@ -1,0 +1,274 @@
+//! The whole-call budget: one meter per top-level call.
+//!
+//! Every public operation (resolve, update, attribute, gang groups, explain,
+//! validate, evaluate, ...) opens a [`Call`]. Everything the call does draws
+//! from the same three meters, whatever the number of expressions,
+//! documents, pods, components or matchers it takes:
+//!
+//! - `maxSteps`: units of work. A jq value operation costs one step; a
+//!   primitive that touches `n` bytes costs about `n / BYTES_PER_STEP`
+//!   more, one that touches `n` elements `n` more; the engine's own loops
+//!   (pods times selectors, documents, writes) cost steps too.
+//! - `maxMemoryBytes`: bytes the call allocates for values it builds
+//!   (strings, arrays, objects, copies of shared values, written values),
+//!   counted as they are built and never given back, so the total is
+//!   deterministic and bounds the peak.
+//! - `maxOutputBytes`: bytes of JSON the call's expressions hand back to
+//!   the engine (every output of every expression, added up).
+//!
+//! A call opened while another is open on the same thread joins it: an
+//! operation made of operations (resolve with pods, the CLI's documents)
+//! is one call. The meters live in thread-locals, so they cost a few
+//! instructions; nothing here reads a clock, so the same input breaches
+//! the same limit at the same point on every runtime.
+
+use std::cell::Cell;
+
+use crate::error::Error;
+use crate::limits::Limits;
+
+/// Bytes of string work that cost one step (comparison, search, hashing,
+/// case mapping, serialisation, copying).
+pub(crate) const BYTES_PER_STEP: usize = 64;
+
+/// Nodes of a JSON value the engine walks (copies, compares, converts) per
+/// step: a walk does ~10 ns of work per node, a jq step ~100-200 ns.
+pub(crate) const NODES_PER_STEP: u64 = 16;
+
+/// Bytes counted for one element of an array or entry of an object
+/// (the size of a value slot, plus a key slot for objects).
+pub(crate) const SLOT_BYTES: usize = 16;
+
+thread_local! {
+    static STEPS: Cell<u64> = const { Cell::new(u64::MAX) };
+    static MEMORY: Cell<u64> = const { Cell::new(u64::MAX) };
+    static OUTPUT: Cell<u64> = const { Cell::new(u64::MAX) };
+    static LIMITS: Cell<(u64, u64, u64)> = const { Cell::new((u64::MAX, u64::MAX, u64::MAX)) };
+    static OPEN: Cell<u32> = const { Cell::new(0) };
+}
+
+/// An open call. Dropping the outermost one closes the meters.
+pub(crate) struct Call {
+    outermost: bool,
+}
+
+impl Call {
+    /// Open a call with `limits`, or join the call already open on this
+    /// thread (whose limits then apply).
+    pub(crate) fn enter(limits: &Limits) -> Call {
+        let open = OPEN.with(|o| {
+            let n = o.get();
+            o.set(n + 1);
+            n
+        });
+        if open > 0 {
+            return Call { outermost: false };
+        }
+        let (s, m, o) = (
+            limits.max_steps,
+            limits.max_memory_bytes as u64,
+            limits.max_output_bytes as u64,
+        );
+        STEPS.with(|c| c.set(s));
+        MEMORY.with(|c| c.set(m));
+        OUTPUT.with(|c| c.set(o));
+        LIMITS.with(|c| c.set((s, m, o)));
+        Call { outermost: true }
+    }
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        OPEN.with(|o| o.set(o.get().saturating_sub(1)));
+        if self.outermost {
+            STEPS.with(|c| c.set(u64::MAX));
+            MEMORY.with(|c| c.set(u64::MAX));
+            OUTPUT.with(|c| c.set(u64::MAX));
+            LIMITS.with(|c| c.set((u64::MAX, u64::MAX, u64::MAX)));
+        }
+    }
+}
+
+/// Which meter ran out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Meter {
+    Steps,
+    Memory,
+    Output,
+}
+
+impl Meter {
+    pub(crate) fn limit(self) -> &'static str {
+        match self {
+            Meter::Steps => "maxSteps",
+            Meter::Memory => "maxMemoryBytes",
+            Meter::Output => "maxOutputBytes",
+        }
+    }
+
+    /// The message of a breach.
+    pub(crate) fn message(self) -> String {
+        let (s, m, o) = LIMITS.with(|c| c.get());
+        match self {
+            Meter::Steps => format!("the call did too much work (more than {s} evaluation steps)"),
+            Meter::Memory => {
+                format!("the call would allocate more than the limit of {m} bytes")
+            }
+            Meter::Output => {
+                format!(
+                    "the call's expressions produced more than the limit of {o} bytes of output"
+                )
+            }
+        }
+    }
+
+    fn cell(self) -> &'static std::thread::LocalKey<Cell<u64>> {
+        match self {
+            Meter::Steps => &STEPS,
+            Meter::Memory => &MEMORY,
+            Meter::Output => &OUTPUT,
+        }
+    }
+
+    /// Take `n` units; `Err` (and the meter emptied) when fewer are left.
+    #[inline]
+    pub(crate) fn take(self, n: u64) -> Result<(), Meter> {
+        if let Meter::Steps = self {
+            return take_steps(n);
+        }
+        self.cell().with(|c| {
+            let left = c.get();
+            if left >= n {
+                c.set(left - n);
+                Ok(())
+            } else {
+                c.set(0);
+                Err(self)
+            }
+        })
+    }
+
+    /// Units left.
+    pub(crate) fn left(self) -> u64 {
+        self.cell().with(|c| c.get())
+    }
+
+    /// Empty the meter (after a breach elsewhere, so everything after it
+    /// fails fast).
+    pub(crate) fn exhaust(self) {
+        self.cell().with(|c| c.set(0));
+    }
+}
+
+/// [`Meter::take`] of steps: the hot path of every jq operation.
+#[inline(always)]
+fn take_steps(n: u64) -> Result<(), Meter> {
+    STEPS.with(|c| {
+        let left = c.get();
+        if left >= n {
+            c.set(left - n);
+            Ok(())
+        } else {
+            c.set(0);
+            Err(Meter::Steps)
+        }
+    })
+}
+
+/// Steps for touching `bytes` bytes.
+#[inline]
+pub(crate) fn byte_steps(bytes: usize) -> u64 {
+    (bytes / BYTES_PER_STEP) as u64
+}
+
+impl From<Meter> for Error {
+    fn from(m: Meter) -> Error {
+        Error::limit_error(m.limit(), m.message())
+    }
+}
+
+/// Charge `n` steps of the engine's own work.
+#[inline]
+pub(crate) fn steps(n: u64) -> Result<(), Error> {
+    Meter::Steps.take(n).map_err(Error::from)
+}
+
+/// Charge `bytes` of memory the engine is about to allocate.
+#[inline]
+pub(crate) fn memory(bytes: usize) -> Result<(), Error> {
+    Meter::Memory.take(bytes as u64).map_err(Error::from)
+}
+
+/// Nodes and string bytes (keys included) of a JSON value, counted
+/// without recursion.
+pub(crate) fn json_size(v: &serde_json::Value) -> (u64, usize) {
+    use serde_json::Value;
+    let (mut nodes, mut bytes) = (0u64, 0usize);
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        nodes += 1;
+        match v {
+            Value::String(s) => bytes += s.len(),
+            Value::Array(a) => stack.extend(a.iter()),
+            Value::Object(o) => {
+                for (k, v) in o {
+                    bytes += k.len();
+                    stack.push(v);
+                }
+            }
+            _ => {}
+        }
+    }
+    (nodes, bytes)
+}
+
+/// A walk over JSON nodes: a step per [`NODES_PER_STEP`] nodes.
+#[derive(Default)]
+pub(crate) struct Walk {
+    nodes: u64,
+}
+
+impl Walk {
+    /// One more node visited.
+    #[inline]
+    pub(crate) fn node(&mut self) -> Result<(), Error> {
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(NODES_PER_STEP) {
+            steps(1)?;
+        }
+        Ok(())
+    }
+}
+
+/// Charge steps and memory for building a copy of `v` (a JSON value the
+/// engine is about to clone or write), walking it without recursion. The
+/// walk itself stops as soon as either meter runs out.
+pub(crate) fn copy_of(v: &serde_json::Value) -> Result<(), Error> {
+    use serde_json::Value;
+    let mut stack = vec![v];
+    let mut walk = Walk::default();
+    while let Some(v) = stack.pop() {
+        walk.node()?;
+        let bytes = match v {
+            Value::String(s) => {
+                steps(byte_steps(s.len()))?;
+                s.len() + SLOT_BYTES
+            }
+            Value::Array(a) => {
+                stack.extend(a.iter());
+                SLOT_BYTES * (a.len() + 1)
+            }
+            Value::Object(o) => {
+                for (k, v) in o {
+                    steps(byte_steps(k.len()))?;
+                    memory(k.len())?;
+                    stack.push(v);
+                }
+                2 * SLOT_BYTES * (o.len() + 1)
+            }
+            _ => SLOT_BYTES,
+        };
+        memory(bytes)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,173 @@
+//! Every primitive's cost grows with the work it does (issue: whole-call
+//! budgets). White-box: the steps a run takes are read from the call's
+//! meter.
+
+use crate::Limits;
+use crate::budget::{Call, Meter};
+use crate::jq::{ExprMode, Input, Program};
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+/// Steps one run of `code` on `input` takes (the run must succeed).
+fn cost(code: &str, input: &Value) -> u64 {
+    let limits = Limits {
+        max_steps: u64::MAX / 4,
+        max_memory_bytes: usize::MAX / 4,
+        max_collection_len: usize::MAX / 4,
+        ..Limits::default()
+    };
+    let p = Program::compile(code, ExprMode::Read, &[], &limits).expect("compiles");
+    let _call = Call::enter(&limits);
+    let before = Meter::Steps.left();
+    let input = Input::new(input, &limits).expect("input");
+    let after_input = Meter::Steps.left();
+    p.run(&input, &limits)
+        .unwrap_or_else(|e| panic!("{code}: {e:?}"));
+    let _ = before;
+    after_input - Meter::Steps.left()
+}
+
+/// Expressions over a string `$s` (the input's `.s`) and a needle `.n`:
+/// each touches every byte of `.s` (or of both).
+const STRING_PRIMITIVES: &[&str] = &[
+    ".s | length",
+    ".s | contains(\"zz\")",
+    ".s | index(\"zz\")",
+    ".s | indices(\"zz\") | length",
+    ".s | ascii_downcase | length",
+    ".s | ascii_upcase | length",
+    ".s | tojson | length",
+    ".s | test(\"zz\")",
+    ".s | test(\"[a-z]+z\")",
+    ".s | explode | length",
+    ".s | @base64 | length",
+    ".s | @html | length",
+    ".s | @uri | length",
+    ".s | split(\"zz\") | length",
+    ".s | ltrimstr(.) | length",
+    ".s | startswith(.)",
+    ".s | trim | length",
+    ".s == (.s + \"\")",
+    ".s < (.s + \"x\")",
+    "[.s, .s] | sort | length",
+    "[.s, .s] | group_by(.) | length",
+    ".s + .s | length",
+    "{(.s): 1} | keys | length",
+    ".s | tostring | length",
+    "[.s] | tostring | length",
+    ".s | sub(\"b\"; \"c\") | length",
+    ".s | .[1:] | length",
+];
+
+fn text(n: usize) -> String {
+    "ab".repeat(n / 2)
+}
+
+#[test]
+fn every_string_primitive_costs_in_proportion_to_its_input() {
+    for code in STRING_PRIMITIVES {
+        let small = cost(code, &json!({"s": text(64 * 1024)}));
+        let big = cost(code, &json!({"s": text(1024 * 1024)}));
+        // Sixteen times the bytes: at least eight times the steps, and at
+        // least a step per 64 bytes of the big input.
+        assert!(
+            big >= 8 * small.max(1) && big >= (1024 * 1024 / 64),
+            "{code}: {small} steps for 64 KiB, {big} for 1 MiB"
+        );
+    }
+}
+
+/// Expressions over an array `.a`: each touches every element.
+const ARRAY_PRIMITIVES: &[&str] = &[
+    ".a | sort | length",
+    ".a | group_by(. % 7) | length",
+    ".a | unique | length",
+    ".a | reverse | length",
+    ".a | map(. + 1) | length",
+    ".a | .[1:] | length",
+    ".a | add",
+    ".a | tojson | length",
+    ".a | index(5)",
+    ".a | contains([-1])",
+    ".a - [1] | length",
+    ".a + .a | length",
+    ".a | to_entries | length",
+    ".a | min",
+    ".a | [.[] | select(. > 3)] | length",
+    ".a as $x | $x | setpath([0]; 1) | length",
+];
+
+#[test]
+fn every_array_primitive_costs_in_proportion_to_its_input() {
+    for code in ARRAY_PRIMITIVES {
+        let small = cost(code, &json!({"a": (0..1000).collect::<Vec<_>>()}));
+        let big = cost(code, &json!({"a": (0..16000).collect::<Vec<_>>()}));
+        // Serialising costs its bytes (a few per number here), everything
+        // else at least a step per element.
+        let floor = if code.contains("tojson") {
+            16000 / 64
+        } else {
+            16000
+        };
+        assert!(
+            big >= 8 * small.max(1) && big >= floor,
+            "{code}: {small} steps for 1,000 elements, {big} for 16,000"
+        );
+    }
+}
+
+#[test]
+fn a_shared_array_written_once_per_step_pays_for_its_copies() {
+    // Each write to an array that something else still holds copies it.
+    let small = cost(
+        ".a as $x | [.b[] | $x | setpath([0]; 1) | length] | length",
+        &json!({"a": (0..1000).collect::<Vec<_>>(), "b": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}),
+    );
+    let big = cost(
+        ".a as $x | [.b[] | $x | setpath([0]; 1) | length] | length",
+        &json!({"a": (0..16000).collect::<Vec<_>>(), "b": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}),
+    );
+    assert!(big >= 8 * small, "{small} vs {big}");
+}
+
+#[test]
+fn regex_search_is_charged_the_matchers_worst_case() {
+    // A counted repetition makes the automaton big: the search is charged
+    // input length times automaton size, before it runs.
+    let cheap = cost(".s | test(\"ab\")", &json!({"s": text(256 * 1024)}));
+    let costly = cost(".s | test(\"(ab){200}c\")", &json!({"s": text(256 * 1024)}));
+    assert!(costly > 50 * cheap, "{cheap} vs {costly}");
+    // A bounded pattern matching everywhere is linear in its matches; an
+    // unbounded one that may read to the end is charged that per search.
+    let bounded = cost(
+        "[.s | match(\"a\"; \"g\")] | length",
+        &json!({"s": text(4096)}),
+    );
+    let bounded4 = cost(
+        "[.s | match(\"a\"; \"g\")] | length",
+        &json!({"s": text(4 * 4096)}),
+    );
+    assert!(bounded4 < 6 * bounded, "{bounded} vs {bounded4}");
+    let unbounded = cost(
+        "[.s | match(\"a+\"; \"g\")] | length",
+        &json!({"s": text(4096)}),
+    );
+    let unbounded4 = cost(
+        "[.s | match(\"a+\"; \"g\")] | length",
+        &json!({"s": text(4 * 4096)}),
+    );
+    assert!(unbounded4 > 10 * unbounded, "{unbounded} vs {unbounded4}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Costs are monotonic in the input's size, for every primitive.
+    #[test]
+    fn costs_grow_with_the_input(i in 0..STRING_PRIMITIVES.len(), n in 1usize..2000, k in 2usize..8) {
+        let code = STRING_PRIMITIVES[i];
+        let small = cost(code, &json!({"s": text(n * 64)}));
+        let big = cost(code, &json!({"s": text(n * 64 * k)}));
+        prop_assert!(big >= small, "{}: {} then {}", code, small, big);
+    }
+}

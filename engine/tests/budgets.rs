@@ -1,0 +1,223 @@
+//! The whole-call budgets (docs/reliability.md): one meter of steps, memory
+//! and output per call, shared by everything the call does; defaults with
+//! room to spare for real workloads.
+
+#[path = "../benches/common/workloads.rs"]
+mod workloads;
+
+use serde_json::{Value, json};
+use workload_lens::{Engine, ErrorCode, Limits};
+
+/// A tenth of the default budgets of a call.
+fn tenth() -> Limits {
+    let d = Limits::default();
+    Limits {
+        max_steps: d.max_steps / 10,
+        max_memory_bytes: d.max_memory_bytes / 10,
+        max_output_bytes: d.max_output_bytes / 10,
+        ..d
+    }
+}
+
+#[test]
+fn catalog_fixtures_and_benchmark_workloads_fit_a_tenth_of_the_default_budgets() {
+    let engine = Engine::builder().limits(tenth()).build().unwrap();
+    let full = workloads::engine();
+    let mut checked = 0;
+    for obj in workloads::fixture_objects() {
+        // Fixtures of failure states may not resolve at all; those that
+        // resolve with the defaults must resolve with a tenth of them.
+        if full.resolve(&obj).is_err() {
+            continue;
+        }
+        let name = obj["metadata"]["name"].clone();
+        engine
+            .resolve(&obj)
+            .unwrap_or_else(|e| panic!("{} {name}: {e}", obj["kind"]));
+        engine.explain_status(&obj).unwrap();
+        checked += 1;
+    }
+    assert!(checked > 50, "{checked} fixtures");
+    for obj in [
+        workloads::jobset_example(),
+        workloads::milvus_large(),
+        workloads::dynamo(50),
+        workloads::jobset(1000),
+    ] {
+        engine
+            .resolve(&obj)
+            .unwrap_or_else(|e| panic!("{}: {e}", obj["kind"]));
+    }
+}
+
+/// A definition whose every component evaluates `expr` (one output).
+fn many_components(n: usize, expr: &str) -> String {
+    let mut children = String::new();
+    for i in 0..n {
+        children.push_str(&format!(
+            "      - name: c{i}\n        kind: {{group: example.com, version: v1, kind: C{i}}}\n        ownerRef: app\n        specDefinition:\n          podTemplateSpecPath: '{expr}'\n"
+        ));
+    }
+    format!(
+        "apiVersion: run.ai/v1alpha1\nkind: Karta\nmetadata: {{name: many}}\nspec:\n  structureDefinition:\n    rootComponent:\n      name: app\n      kind: {{group: example.com, version: v1, kind: App}}\n      statusDefinition: {{statusMappings: {{}}}}\n    childComponents:\n{children}"
+    )
+}
+
+fn app() -> Value {
+    json!({"apiVersion": "example.com/v1", "kind": "App", "metadata": {"name": "a", "namespace": "ns"}, "spec": {"n": 1}})
+}
+
+#[test]
+fn steps_are_shared_by_every_component_of_a_call() {
+    // Each component's expression alone takes ~30,000 steps: far below the
+    // budget one at a time, 3,000,000 for 100 components.
+    let expr = "[(1,1,1,1,1,1,1,1,1,1) as $a | (1,1,1,1,1,1,1,1,1,1) as $b | (1,1,1,1,1,1,1,1,1,1) as $c | (1,1,1,1,1,1,1,1,1,1) as $d | $a] | null";
+    let limits = Limits {
+        max_steps: 200_000,
+        ..Limits::default()
+    };
+    let mut one = Engine::builder()
+        .limits(limits)
+        .catalog(false)
+        .build()
+        .unwrap();
+    one.add_definitions(&many_components(1, expr)).unwrap();
+    one.resolve(&app()).expect("one component fits");
+    let mut many = Engine::builder()
+        .limits(limits)
+        .catalog(false)
+        .build()
+        .unwrap();
+    many.add_definitions(&many_components(100, expr)).unwrap();
+    let e = many.resolve(&app()).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Limit);
+    assert_eq!(e.limit(), Some("maxSteps"), "{e}");
+    // A fresh call has the whole budget again.
+    one.resolve(&app()).expect("the next call starts afresh");
+}
+
+#[test]
+fn memory_is_counted_across_the_values_of_a_call() {
+    // 100 distinct strings of 2 MiB each: every one is within
+    // maxStringBytes, together 200 MiB. (Steps raised: with the defaults,
+    // the steps of building 64 MiB run out about when the memory does.)
+    let limits = Limits {
+        max_steps: 100_000_000,
+        ..Limits::default()
+    };
+    let e = workload_lens::evaluate(
+        r#"[(0,1,2,3,4,5,6,7,8,9) as $i | (0,1,2,3,4,5,6,7,8,9) as $j | ("x" * 2097152) + "\($i)\($j)"] | length"#,
+        &Value::Null,
+        &limits,
+    )
+    .unwrap_err();
+    assert_eq!(e.limit(), Some("maxMemoryBytes"), "{e}");
+}
+
+#[test]
+fn output_bytes_are_counted_across_the_outputs_of_a_call() {
+    let limits = Limits {
+        max_output_bytes: 1 << 20,
+        ..Limits::default()
+    };
+    // Ten outputs of 200 KB: each alone fits, together 2 MB do not.
+    let e = workload_lens::evaluate(
+        r#"("x" * 200000) as $s | (0,1,2,3,4,5,6,7,8,9) | $s"#,
+        &Value::Null,
+        &limits,
+    )
+    .unwrap_err();
+    assert_eq!(e.limit(), Some("maxOutputBytes"), "{e}");
+    let ok = workload_lens::evaluate(
+        r#"("x" * 200000) as $s | (0,1,2,3) | $s"#,
+        &Value::Null,
+        &limits,
+    )
+    .unwrap();
+    assert_eq!(ok.len(), 4);
+}
+
+/// A definition with one child whose pod template is `.spec.template`, a
+/// suspend action writing `value` at every path of `paths`.
+fn writer(paths: &str, value: &str) -> String {
+    format!(
+        "apiVersion: run.ai/v1alpha1\nkind: Karta\nmetadata: {{name: w}}\nspec:\n  structureDefinition:\n    rootComponent:\n      name: app\n      kind: {{group: example.com, version: v1, kind: App}}\n      statusDefinition: {{statusMappings: {{}}}}\n      suspendDefinition:\n        suspendActions:\n          - path: '{paths}'\n            value: {value}\n        resumeActions:\n          - path: '.spec.suspend'\n            value: 'false'\n"
+    )
+}
+
+fn suspend(def: &str, obj: &Value) -> workload_lens::Result<workload_lens::UpdateResult> {
+    let mut engine = Engine::builder().catalog(false).build().unwrap();
+    engine.add_definitions(def).unwrap();
+    engine.suspend(obj)
+}
+
+#[test]
+fn a_write_at_a_huge_index_pays_for_its_padding() {
+    // Each path pads an array to 900,000 elements: one is fine, ten are
+    // 9 million slots.
+    let one = suspend(&writer(".spec.a[900000]", "'1'"), &app());
+    assert!(one.is_ok(), "{:?}", one.err());
+    let e = suspend(
+        &writer(".spec.a0[900000], .spec.a1[900000], .spec.a2[900000], .spec.a3[900000], .spec.a4[900000], .spec.a5[900000], .spec.a6[900000], .spec.a7[900000], .spec.a8[900000], .spec.a9[900000]", "'1'"),
+        &app(),
+    )
+    .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Limit);
+    assert!(
+        matches!(e.limit(), Some("maxSteps" | "maxMemoryBytes")),
+        "{e}"
+    );
+}
+
+#[test]
+fn one_large_value_written_at_many_paths_pays_for_every_copy() {
+    // A 100 KB value (in the definition) written at 1,000 paths: 100 MB.
+    let big = format!("'\"{}\"'", "x".repeat(100_000));
+    let with = |n: usize| {
+        let mut obj = app();
+        obj["spec"]["list"] = json!(vec![0; n]);
+        obj
+    };
+    let e = suspend(&writer(".spec.list[]", &big), &with(1000)).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Limit);
+    assert!(
+        matches!(e.limit(), Some("maxSteps" | "maxMemoryBytes")),
+        "{}",
+        e.code()
+    );
+    // Ten copies are fine.
+    let ok = suspend(&writer(".spec.list[]", &big), &with(10)).unwrap();
+    assert_eq!(ok.patch.len(), 10);
+}
+
+#[test]
+fn a_patch_repeating_a_long_path_pays_for_every_operation() {
+    // 1,000 writes under one 128 KB key: every patch operation's path
+    // repeats the key (128 MB of paths).
+    let key = "k".repeat(131_072);
+    let mut obj = app();
+    let fields: serde_json::Map<String, Value> =
+        (0..1000).map(|i| (format!("f{i}"), json!(0))).collect();
+    obj["spec"][&key] = Value::Object(fields);
+    let def = writer(&format!(".spec[\"{key}\"][]"), "'1'");
+    // The paths the action's expression outputs repeat the key too: raise
+    // the output budget so that the patch is what is measured.
+    let limits = Limits {
+        max_expression_bytes: 1 << 20,
+        max_output_bytes: 1 << 30,
+        ..Limits::default()
+    };
+    let mut engine = Engine::builder()
+        .limits(limits)
+        .catalog(false)
+        .build()
+        .unwrap();
+    engine.add_definitions(&def).unwrap();
+    let e = engine.suspend(&obj).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Limit);
+    assert!(
+        matches!(e.limit(), Some("maxSteps" | "maxMemoryBytes")),
+        "{:?}",
+        e.limit()
+    );
+}
