@@ -290,15 +290,24 @@ impl CompiledDefinition {
         };
         let compiled = (|| -> Result<(Vec<Comp>, Option<crate::gang::Gang>)> {
             let defs: Vec<ComponentDefinition> = definition.components().cloned().collect();
+            // Owners by name, in one pass (validation guarantees the names
+            // exist and there is no cycle); the tree's depth is checked
+            // before anything is compiled.
+            let parents = crate::resolve::owners(&defs);
+            crate::resolve::check_tree_depth(&parents, |i| defs[i].name.clone(), &effective)
+                .map_err(|mut e| {
+                    if let Some(s) = spans {
+                        s.locate(&mut e.0.location);
+                    }
+                    e
+                })?;
             let mut comps = Vec::with_capacity(defs.len());
             for (i, d) in defs.iter().enumerate() {
                 comps.push(compile_component(&ctx, i, d)?);
             }
-            // Link parents and children (validation guarantees the names
-            // exist and there is no cycle).
-            for i in 1..comps.len() {
-                let owner = comps[i].def.owner_ref.clone().unwrap_or_default();
-                if let Some(p) = comps.iter().position(|c| c.name == owner) {
+            // Link parents and children.
+            for (i, p) in parents.into_iter().enumerate() {
+                if let Some(p) = p {
                     comps[i].parent = Some(p);
                     comps[p].children.push(i);
                 }

@@ -3,6 +3,7 @@
 use crate::compile::{Comp, CompiledDefinition, Expr};
 use crate::error::{Error, ErrorCode, Location, Result};
 use crate::jq::{Input, format};
+use crate::limits::Limits;
 use crate::model::Gvk;
 use crate::pods::{PodDef, PodTemplates};
 use crate::resolved::{
@@ -31,6 +32,211 @@ pub(crate) fn preview(v: &Value) -> String {
         s = format!("{}...", &s[..cut]);
     }
     format!("{t} ({s})")
+}
+
+/// Most bytes of a list shown in a message ([`preview_list`],
+/// [`preview_join`]).
+pub(crate) const PREVIEW_BYTES: usize = 200;
+
+/// Most items of a list shown in a message ([`preview_list`]).
+pub(crate) const PREVIEW_ITEMS: usize = 10;
+
+/// The longest prefix of `s` of at most `max` bytes that ends on a
+/// character boundary.
+fn head(s: &str, max: usize) -> &str {
+    let cut = (0..=max.min(s.len()))
+        .rev()
+        .find(|i| s.is_char_boundary(*i))
+        .unwrap_or(0);
+    &s[..cut]
+}
+
+/// A list for a message: the items joined by `sep` when there are at most
+/// [`PREVIEW_ITEMS`] of them in at most [`PREVIEW_BYTES`]; otherwise the
+/// first ones that fit (a cut first item ending in `...` when even that
+/// does not fit), then `and N more`. Only the shown items are copied.
+pub(crate) fn preview_list<'a>(items: impl ExactSizeIterator<Item = &'a str>, sep: &str) -> String {
+    let total = items.len();
+    let mut out = String::new();
+    let mut shown = 0usize;
+    for item in items.take(PREVIEW_ITEMS) {
+        let extra = if shown == 0 { 0 } else { sep.len() };
+        if out.len() + extra + item.len() > PREVIEW_BYTES {
+            if shown == 0 {
+                out.push_str(head(item, PREVIEW_BYTES));
+                out.push_str("...");
+                shown = 1;
+            }
+            break;
+        }
+        if shown > 0 {
+            out.push_str(sep);
+        }
+        out.push_str(item);
+        shown += 1;
+    }
+    if shown < total {
+        if shown > 0 {
+            out.push_str(sep);
+        }
+        out.push_str(&format!("and {} more", total - shown));
+    }
+    out
+}
+
+/// `items` joined by `sep`, and whether that is the whole list: at most
+/// [`PREVIEW_BYTES`] of it (cut on a character boundary) are copied,
+/// however long the items are.
+pub(crate) fn preview_join(items: &[String], sep: &str) -> (String, bool) {
+    let mut out = String::new();
+    for (i, item) in items.iter().enumerate() {
+        for part in [if i == 0 { "" } else { sep }, item.as_str()] {
+            let room = PREVIEW_BYTES - out.len();
+            if part.len() > room {
+                out.push_str(head(part, room));
+                return (out, false);
+            }
+            out.push_str(part);
+        }
+    }
+    (out, true)
+}
+
+/// The deepest component tree a definition may have: `maxDepth / 4` levels
+/// below the root component (32 with the default `maxDepth` of 128; at most
+/// 128, a quarter of the ceiling [`crate::HARD_MAX_DEPTH`]).
+///
+/// The resolved structure nests two JSON levels per tree level (a node's
+/// `children` array and the child node), plus a few above the root, so a
+/// tree within the bound gives JSON at most about `maxDepth / 2 + 3`
+/// levels deep: within `maxDepth` itself, within serde_json's default
+/// recursion limit (128) under the default limits, and within what every
+/// runtime's serializer and the engine's own recursive serialization,
+/// comparison and drop of [`TreeNode`] handle on a 1 MiB stack; the gang
+/// rules (subtree scales, ancestor candidates) walk at most as deep.
+///
+/// Compiling refuses a definition whose ownership chains are deeper (a
+/// `limit` error naming `maxDepth`, at the `ownerRef` of the first
+/// component, in definition order, one level past the bound), and every
+/// resolve checks it again against the limits the definition evaluates
+/// with (see [`CompiledDefinition::with_limits`]), before any work.
+pub(crate) fn max_tree_depth(limits: &Limits) -> usize {
+    limits.effective().max_depth / 4
+}
+
+/// The depth of every component below the root (the root and any other
+/// component without an owner: 0), given each component's owner, without
+/// recursion. Each component's chain is walked up to the first component
+/// whose depth is already known, so every component is walked once:
+/// linear in the number of components. Components on an ownership cycle
+/// (which validation refuses) get `usize::MAX`.
+pub(crate) fn component_depths(parents: &[Option<usize>]) -> Vec<usize> {
+    let n = parents.len();
+    let mut depth: Vec<Option<usize>> = vec![None; n];
+    let mut on_walk = vec![false; n];
+    let mut walk: Vec<usize> = Vec::new();
+    for start in 0..n {
+        let mut cur = start;
+        // Depth of the topmost component of the walk.
+        let top = loop {
+            if let Some(d) = depth[cur] {
+                break d.saturating_add(1);
+            }
+            if on_walk[cur] {
+                break usize::MAX;
+            }
+            on_walk[cur] = true;
+            walk.push(cur);
+            match parents[cur].filter(|&p| p < n) {
+                Some(p) => cur = p,
+                None => break 0,
+            }
+        };
+        let mut d = top;
+        for &c in walk.iter().rev() {
+            depth[c] = Some(d);
+            on_walk[c] = false;
+            d = d.saturating_add(1);
+        }
+        walk.clear();
+    }
+    depth.into_iter().map(|d| d.unwrap_or(0)).collect()
+}
+
+/// The owner of every component (none for the root, index 0): the first
+/// component named by its `ownerRef`, found through a map of names, so
+/// linking is linear in the number of components.
+pub(crate) fn owners(defs: &[crate::model::ComponentDefinition]) -> Vec<Option<usize>> {
+    let mut by_name: std::collections::HashMap<&str, usize> =
+        std::collections::HashMap::with_capacity(defs.len());
+    for (i, d) in defs.iter().enumerate() {
+        by_name.entry(d.name.as_str()).or_insert(i);
+    }
+    defs.iter()
+        .enumerate()
+        .map(|(i, d)| {
+            if i == 0 {
+                return None;
+            }
+            by_name
+                .get(d.owner_ref.as_deref().unwrap_or_default())
+                .copied()
+        })
+        .collect()
+}
+
+/// The `ownerRef` field of component `index` (0 is the root).
+fn owner_ref_field(index: usize) -> String {
+    if index == 0 {
+        "spec.structureDefinition.rootComponent.ownerRef".into()
+    } else {
+        format!(
+            "spec.structureDefinition.childComponents[{}].ownerRef",
+            index - 1
+        )
+    }
+}
+
+/// The typed `maxDepth` error when the component tree given by `parents`
+/// is deeper than [`max_tree_depth`]: located at the `ownerRef` of the
+/// first component (in definition order) one level past the bound. Linear
+/// in the number of components.
+pub(crate) fn check_tree_depth(
+    parents: &[Option<usize>],
+    name: impl Fn(usize) -> String,
+    limits: &Limits,
+) -> Result<()> {
+    let bound = max_tree_depth(limits);
+    let depths = component_depths(parents);
+    if depths.iter().all(|&d| d <= bound) {
+        return Ok(());
+    }
+    let first = depths
+        .iter()
+        .position(|&d| d == bound + 1)
+        .or_else(|| depths.iter().position(|&d| d > bound))
+        .unwrap_or(0);
+    let component = name(first);
+    Err(Error::limit_error(
+        "maxDepth",
+        format!(
+            "component '{}{}' is more than {bound} levels below the root component: \
+             ownership chains may be at most maxDepth / 4 = {bound} levels deep \
+             (maxDepth {}), so that the resolved component tree nests within the limit",
+            head(&component, PREVIEW_BYTES),
+            if component.len() > PREVIEW_BYTES {
+                "..."
+            } else {
+                ""
+            },
+            limits.effective().max_depth
+        ),
+    )
+    .at(Location {
+        field: Some(owner_ref_field(first)),
+        ..Location::default()
+    })
+    .in_component(&component, None))
 }
 
 pub(crate) fn conversion(expr: &Expr, index: usize, target: &str, v: &Value) -> Error {
@@ -88,6 +294,8 @@ struct Extracted {
 impl CompiledDefinition {
     /// Resolve an object (parsed JSON) into the resolved structure.
     pub fn resolve(&self, obj: &Value) -> Result<Resolved> {
+        let _call = crate::budget::Call::enter(&self.limits);
+        self.check_tree_depth()?;
         let workload = workload_ref(obj)?;
         let mut warnings = Vec::new();
         let gvk = Gvk::from_api_version(&workload.api_version, &workload.kind);
@@ -174,12 +382,14 @@ impl CompiledDefinition {
 
     /// Parse YAML/JSON text (one document) and resolve it.
     pub fn resolve_text(&self, text: &str) -> Result<Resolved> {
+        let _call = crate::budget::Call::enter(&self.limits);
         let obj = parse_object(text, &self.limits)?;
         self.resolve(&obj)
     }
 
     /// Only the root status of an object.
     pub fn status(&self, obj: &Value) -> Result<Option<Status>> {
+        let _call = crate::budget::Call::enter(&self.limits);
         workload_ref(obj)?;
         let input = Input::new(obj, &self.limits).map_err(crate::compile::eval_error)?;
         match &self.comps[0].status {
@@ -188,15 +398,48 @@ impl CompiledDefinition {
         }
     }
 
-    fn tree(&self, i: usize) -> TreeNode {
-        TreeNode {
-            component: self.comps[i].name.clone(),
-            children: self.comps[i]
+    /// The tree of components is within [`max_tree_depth`] of the limits
+    /// the definition evaluates with.
+    pub(crate) fn check_tree_depth(&self) -> Result<()> {
+        let parents: Vec<Option<usize>> = self.comps.iter().map(|c| c.parent).collect();
+        check_tree_depth(&parents, |i| self.comps[i].name.clone(), &self.limits)
+    }
+
+    /// The component tree below component `root`, built without recursion:
+    /// nodes are made in reverse depth-first order, so each node's children
+    /// are complete when it is made. A component met twice (an ownership
+    /// cycle, which validation refuses) is left out the second time.
+    fn tree(&self, root: usize) -> TreeNode {
+        let n = self.comps.len();
+        let mut order = Vec::with_capacity(n);
+        let mut seen = vec![false; n];
+        let mut todo = vec![root];
+        while let Some(i) = todo.pop() {
+            if i >= n || std::mem::replace(&mut seen[i], true) {
+                continue;
+            }
+            order.push(i);
+            todo.extend(self.comps[i].children.iter().rev().copied());
+        }
+        let mut built: Vec<Option<TreeNode>> = (0..n).map(|_| None).collect();
+        for &i in order.iter().rev() {
+            let children = self.comps[i]
                 .children
                 .iter()
-                .map(|c| self.tree(*c))
-                .collect(),
+                .filter_map(|c| built.get_mut(*c).and_then(Option::take))
+                .collect();
+            built[i] = Some(TreeNode {
+                component: self.comps[i].name.clone(),
+                children,
+            });
         }
+        built
+            .get_mut(root)
+            .and_then(Option::take)
+            .unwrap_or_else(|| TreeNode {
+                component: String::new(),
+                children: Vec::new(),
+            })
     }
 
     /// Instance ids of a component.
@@ -225,14 +468,16 @@ impl CompiledDefinition {
             }
         }
         if ids.iter().any(String::is_empty) {
-            return Err(Error::new(
-                ErrorCode::Conversion,
-                format!(
-                    "instance id path contained empty string values [{}]",
-                    ids.join(",")
+            // The ids whole when short; else a preview and the counts.
+            let message = match preview_join(&ids, ",") {
+                (all, true) => format!("instance id path contained empty string values [{all}]"),
+                (head, false) => format!(
+                    "instance id path contained empty string values [{head}...] ({} ids, {} empty)",
+                    ids.len(),
+                    ids.iter().filter(|i| i.is_empty()).count()
                 ),
-            )
-            .at(e.location()));
+            };
+            return Err(Error::new(ErrorCode::Conversion, message).at(e.location()));
         }
         let mut sorted: Vec<&String> = ids.iter().collect();
         sorted.sort();
@@ -286,18 +531,32 @@ impl CompiledDefinition {
             let (pod_resources, resources) = match &templates[i] {
                 Some(t) if has_pods => {
                     let spec = t.get("spec").cloned().unwrap_or(Value::Null);
-                    let list = resources::pod_request(&spec).map_err(|e| {
+                    // A quantity that is wrong is a conversion error; one
+                    // whose count does not fit 64 bits (alone or summed over
+                    // the pod) is an overflow, code `limit`.
+                    let bad = |e: resources::ResourceError| {
+                        let code = if e.is_overflow() {
+                            ErrorCode::Limit
+                        } else {
+                            ErrorCode::Conversion
+                        };
+                        let at = if e.path.is_empty() {
+                            "spec".to_string()
+                        } else {
+                            format!("spec.{}", e.path)
+                        };
                         Error::new(
-                            ErrorCode::Conversion,
-                            format!("invalid pod resources at spec.{}: {}", e.path, e.message),
+                            code,
+                            format!("invalid pod resources at {at}: {}", e.message),
                         )
                         .at(Location {
-                            object_path: Some(format!("spec.{}", e.path)),
+                            object_path: Some(at),
                             ..Location::default()
                         })
                         .in_component(&c.name, Some(id))
-                    })?;
-                    let per_pod = ResourceSummary::from_list(&list);
+                    };
+                    let list = resources::pod_request(&spec).map_err(bad)?;
+                    let per_pod = ResourceSummary::try_from_list(&list).map_err(bad)?;
                     let total = per_pod.times(desired).map_err(|e| {
                         Error::new(ErrorCode::Limit, e.message).in_component(&c.name, Some(id))
                     })?;

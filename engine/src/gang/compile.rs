@@ -37,11 +37,18 @@ pub(crate) fn compile(ctx: &Ctx<'_>, def: &Definition, comps: &[Comp]) -> Result
         v2: gs.pod_group.clone(),
         ..Gang::default()
     };
+    // Components by name (the first of a name), so each member is looked
+    // up, not searched for.
+    let mut by_name: std::collections::HashMap<&str, usize> =
+        std::collections::HashMap::with_capacity(comps.len());
+    for (i, c) in comps.iter().enumerate() {
+        by_name.entry(c.name.as_str()).or_insert(i);
+    }
     for (gi, g) in gs.pod_groups.iter().flatten().enumerate() {
         let mut members = Vec::new();
         for (mi, m) in g.members.iter().enumerate() {
             let mf = format!("{base}.podGroups[{gi}].members[{mi}]");
-            let Some(component) = comps.iter().position(|c| c.name == m.component_name) else {
+            let Some(&component) = by_name.get(m.component_name.as_str()) else {
                 continue;
             };
             let mut keys = Vec::new();
@@ -65,26 +72,31 @@ pub(crate) fn compile(ctx: &Ctx<'_>, def: &Definition, comps: &[Comp]) -> Result
         gang.groups.push((g.name.clone(), members));
     }
     // Candidates: walk each component and its ancestors; own members first,
-    // then ancestors' (nearest first), each in group then member order.
-    for ci in 0..comps.len() {
-        let mut chain = vec![ci];
-        let mut cur = comps[ci].parent;
-        while let Some(p) = cur {
-            if chain.contains(&p) {
-                break;
+    // then ancestors' (nearest first), each in group then member order. The
+    // members of each component are gathered once (in group then member
+    // order), and each walk marks the components it has met, so a walk
+    // costs its length (at most the tree's depth, bounded when the
+    // definition is compiled) and stops at a repeat (a cycle, which
+    // validation refuses).
+    let mut own: Vec<Vec<(usize, usize)>> = vec![Vec::new(); comps.len()];
+    for (gi, (_, members)) in gang.groups.iter().enumerate() {
+        for (mi, m) in members.iter().enumerate() {
+            if let Some(list) = own.get_mut(m.component) {
+                list.push((gi, mi));
             }
-            chain.push(p);
-            cur = comps[p].parent;
         }
+    }
+    let mut met = vec![usize::MAX; comps.len()];
+    for ci in 0..comps.len() {
         let mut cands = Vec::new();
-        for x in chain {
-            for (gi, (_, members)) in gang.groups.iter().enumerate() {
-                for (mi, m) in members.iter().enumerate() {
-                    if m.component == x {
-                        cands.push((gi, mi));
-                    }
-                }
+        let mut cur = Some(ci);
+        while let Some(x) = cur {
+            match met.get_mut(x) {
+                Some(m) if *m != ci => *m = ci,
+                _ => break,
             }
+            cands.extend_from_slice(&own[x]);
+            cur = comps[x].parent;
         }
         gang.candidates.push(cands);
     }

@@ -14,6 +14,7 @@ use crate::resolved::Resolved;
 use crate::selectors::{PodFinding, single_value, value_text};
 use serde::Serialize;
 use serde_json::Value;
+use std::collections::HashMap;
 
 /// The gang-scheduling answer for one pod.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -124,11 +125,181 @@ fn uid_of(workload: &Value) -> String {
         .to_string()
 }
 
-impl CompiledDefinition {
-    fn has_scale_definition(&self) -> bool {
-        self.comps.iter().any(|c| c.def.scale_definition.is_some())
+/// Subtree scales of one resolved workload, computed without recursion and
+/// remembered for the call: each component's scale over all its instances
+/// is worked out once (a walk of its subtree that reuses what is known), and
+/// each (component, instance) once, so a gang call costs the tree once plus
+/// a lookup per pod.
+struct Scales<'a> {
+    def: &'a CompiledDefinition,
+    r: &'a Resolved,
+    /// Some component has a `scaleDefinition`.
+    has_scale: bool,
+    /// Per component: its scale over all its instances, once known.
+    all: Vec<Option<i64>>,
+    /// Per (component, instance index): its scale, once known.
+    one: HashMap<(usize, usize), i64>,
+    /// Per component: its instances by id, built on first use.
+    ids: Vec<Option<HashMap<&'a str, usize>>>,
+}
+
+fn mismatch() -> Error {
+    Error::new(
+        ErrorCode::Usage,
+        "resolved structure does not match the definition",
+    )
+}
+
+fn not_found(i: &str) -> Error {
+    Error::new(ErrorCode::Usage, format!("instance id {i} not found"))
+}
+
+fn combine(own: i64, sum: i64) -> i64 {
+    if sum == 0 {
+        own
+    } else if own == 0 {
+        sum
+    } else {
+        own.saturating_mul(sum)
+    }
+}
+
+impl<'a> Scales<'a> {
+    fn new(def: &'a CompiledDefinition, r: &'a Resolved) -> Self {
+        let n = def.comps.len();
+        Scales {
+            def,
+            r,
+            has_scale: def.comps.iter().any(|c| c.def.scale_definition.is_some()),
+            all: vec![None; n],
+            one: HashMap::new(),
+            ids: vec![None; n],
+        }
     }
 
+    /// The index of instance `id` of component `x`.
+    fn find(&mut self, x: usize, id: &str) -> Option<usize> {
+        let rc = self.r.components.get(x)?;
+        let ids = self.ids.get_mut(x)?.get_or_insert_with(|| {
+            let mut m = HashMap::with_capacity(rc.instances.len());
+            for (i, inst) in rc.instances.iter().enumerate() {
+                m.entry(inst.id.as_str()).or_insert(i);
+            }
+            m
+        });
+        ids.get(id).copied()
+    }
+
+    /// The subtree scale (minimum members) of component `x`, of its
+    /// instance `inst` when given.
+    fn scale(&mut self, x: usize, inst: Option<&str>) -> Result<i64> {
+        let Some(i) = inst else {
+            return self.scale_all(x);
+        };
+        let c = self.def.comps.get(x).ok_or_else(mismatch)?;
+        let rc = self.r.components.get(x).ok_or_else(mismatch)?;
+        if self.has_scale {
+            let idx = self.find(x, i).ok_or_else(|| not_found(i))?;
+            if c.scale.is_none() {
+                return Err(not_found(i));
+            }
+            if let Some(v) = self.one.get(&(x, idx)) {
+                return Ok(*v);
+            }
+            let own = eff_min(rc.instances.get(idx).and_then(|n| n.scale));
+            let v = if c.children.is_empty() {
+                own
+            } else {
+                let mut sum = 0i64;
+                for &ch in &c.children {
+                    sum = sum.saturating_add(self.walk(ch, 1)?);
+                }
+                combine(own, sum)
+            };
+            self.one.insert((x, idx), v);
+            Ok(v)
+        } else if !matches!(c.pod, PodDef::None) {
+            if c.ids.is_none() || self.find(x, i).is_some() {
+                Ok(1)
+            } else {
+                Err(not_found(i))
+            }
+        } else {
+            self.scale_all(x)
+        }
+    }
+
+    /// The subtree scale of component `x` over all its instances.
+    fn scale_all(&mut self, x: usize) -> Result<i64> {
+        self.walk(x, 0)
+    }
+
+    /// The scale over all instances of `x` (at `depth` below the component
+    /// asked about), by an explicit depth-first walk in the order of the
+    /// rule: a component is checked, then its children one subtree after
+    /// another, then summed up.
+    fn walk(&mut self, x: usize, depth: usize) -> Result<i64> {
+        let comps = &self.def.comps;
+        let mut stack: Vec<(usize, usize, bool)> = vec![(x, depth, false)];
+        while let Some((n, d, expanded)) = stack.pop() {
+            if self.all.get(n).copied().flatten().is_some() {
+                continue;
+            }
+            let c = comps.get(n).ok_or_else(mismatch)?;
+            if !expanded {
+                crate::budget::steps(1)?;
+                if d > comps.len() {
+                    return Err(Error::new(
+                        ErrorCode::Validation,
+                        "ownership cycle in the definition",
+                    ));
+                }
+                self.r.components.get(n).ok_or_else(mismatch)?;
+                let descend = if self.has_scale {
+                    !c.children.is_empty()
+                } else {
+                    matches!(c.pod, PodDef::None)
+                };
+                if descend {
+                    stack.push((n, d, true));
+                    stack.extend(c.children.iter().rev().map(|&ch| (ch, d + 1, false)));
+                    continue;
+                }
+            }
+            let rc = self.r.components.get(n).ok_or_else(mismatch)?;
+            let children = |all: &[Option<i64>]| {
+                c.children.iter().fold(0i64, |sum, &ch| {
+                    sum.saturating_add(all.get(ch).copied().flatten().unwrap_or(0))
+                })
+            };
+            let v = if self.has_scale {
+                let own = rc
+                    .instances
+                    .iter()
+                    .fold(0i64, |sum, i| sum.saturating_add(eff_min(i.scale)));
+                if c.children.is_empty() {
+                    own
+                } else {
+                    combine(own, children(&self.all))
+                }
+            } else if !matches!(c.pod, PodDef::None) {
+                if c.ids.is_none() {
+                    1
+                } else {
+                    rc.instances.len() as i64
+                }
+            } else {
+                children(&self.all)
+            };
+            if let Some(slot) = self.all.get_mut(n) {
+                *slot = Some(v);
+            }
+        }
+        Ok(self.all.get(x).copied().flatten().unwrap_or(0))
+    }
+}
+
+impl CompiledDefinition {
     /// The subtree scale (minimum members) of a component, optionally of one
     /// of its instances, from a resolved workload.
     pub fn subtree_scale(
@@ -137,6 +308,7 @@ impl CompiledDefinition {
         component: &str,
         instance: Option<&str>,
     ) -> Result<i64> {
+        let _call = crate::budget::Call::enter(&self.limits);
         let ci = self
             .comps
             .iter()
@@ -147,86 +319,12 @@ impl CompiledDefinition {
         if instance == Some("") {
             return Err(Error::new(ErrorCode::Usage, "instance id is empty"));
         }
-        self.scale_of(resolved, ci, ci, instance, 0)
-    }
-
-    fn scale_of(
-        &self,
-        r: &Resolved,
-        x: usize,
-        root: usize,
-        inst: Option<&str>,
-        depth: usize,
-    ) -> Result<i64> {
-        if depth > self.comps.len() {
-            return Err(Error::new(
-                ErrorCode::Validation,
-                "ownership cycle in the definition",
-            ));
-        }
-        let c = &self.comps[x];
-        let rc = r.components.get(x).ok_or_else(|| {
-            Error::new(
-                ErrorCode::Usage,
-                "resolved structure does not match the definition",
-            )
-        })?;
-        let not_found =
-            |i: &str| Error::new(ErrorCode::Usage, format!("instance id {i} not found"));
-        if self.has_scale_definition() {
-            let own = match inst.filter(|_| x == root) {
-                Some(i) => {
-                    let found = rc
-                        .instances
-                        .iter()
-                        .find(|n| n.id == i)
-                        .ok_or_else(|| not_found(i))?;
-                    if c.scale.is_none() {
-                        return Err(not_found(i));
-                    }
-                    eff_min(found.scale)
-                }
-                None => rc.instances.iter().map(|n| eff_min(n.scale)).sum(),
-            };
-            if c.children.is_empty() {
-                return Ok(own);
-            }
-            let mut sum = 0i64;
-            for ch in &c.children {
-                sum = sum.saturating_add(self.scale_of(r, *ch, root, inst, depth + 1)?);
-            }
-            Ok(if sum == 0 {
-                own
-            } else if own == 0 {
-                sum
-            } else {
-                own.saturating_mul(sum)
-            })
-        } else if !matches!(c.pod, PodDef::None) {
-            if c.ids.is_none() {
-                return Ok(1);
-            }
-            match inst.filter(|_| x == root) {
-                Some(i) => {
-                    if rc.instances.iter().any(|n| n.id == i) {
-                        Ok(1)
-                    } else {
-                        Err(not_found(i))
-                    }
-                }
-                None => Ok(rc.instances.len() as i64),
-            }
-        } else {
-            let mut sum = 0i64;
-            for ch in &c.children {
-                sum = sum.saturating_add(self.scale_of(r, *ch, root, inst, depth + 1)?);
-            }
-            Ok(sum)
-        }
+        Scales::new(self, resolved).scale(ci, instance)
     }
 
     /// The gang answer for each pod and the groups the pods form.
     pub fn gang_groups(&self, workload: &Value, pods: &[Value]) -> Result<GangReport> {
+        let _call = crate::budget::Call::enter(&self.limits);
         let Some(gang) = &self.gang else {
             // No gang instructions: nothing is scheduled as a gang.
             return Ok(GangReport {
@@ -241,6 +339,15 @@ impl CompiledDefinition {
             groups: Vec::new(),
             pods: Vec::new(),
         };
+        // Components by name (the first of a name, as a search would find).
+        let mut by_name: HashMap<&str, usize> = HashMap::with_capacity(self.comps.len());
+        for (i, c) in self.comps.iter().enumerate() {
+            by_name.entry(c.name.as_str()).or_insert(i);
+        }
+        let index_of = |a: &crate::selectors::PodAttribution| {
+            a.component.as_deref().and_then(|n| by_name.get(n).copied())
+        };
+        let mut scales = Scales::new(self, &resolved);
 
         if let Some(v2) = &gang.v2 {
             let name = format!("pg-{uid}-{}", v2.name);
@@ -266,7 +373,7 @@ impl CompiledDefinition {
                             format!("component {} not found", sg.component_name),
                         )
                     })?;
-                let min = self.scale_of(&resolved, ci, ci, None, 0)?;
+                let min = scales.scale(ci, None)?;
                 if min == 0 {
                     return Err(Error::new(
                         ErrorCode::Validation,
@@ -284,22 +391,30 @@ impl CompiledDefinition {
                 });
             }
             if group.sub_groups.is_empty() {
-                group.min_member = self.scale_of(&resolved, 0, 0, None, 0)?;
+                group.min_member = scales.scale(0, None)?;
             } else {
                 group.min_sub_groups = Some(group.sub_groups.len() as u64);
             }
+            // The components of each subgroup's subtree, in the order they
+            // are tried, found once.
+            let subtrees: Vec<Vec<usize>> = v2
+                .sub_groups
+                .iter()
+                .map(|sg| self.subtree(by_name.get(sg.component_name.as_str()).copied()))
+                .collect();
             for (pod, a) in pods.iter().zip(&attribution.pods) {
                 let input = Input::new(pod, &self.limits).map_err(crate::compile::eval_error)?;
-                let member = self.placed(a);
-                for (k, sg) in v2.sub_groups.iter().enumerate() {
+                let member = self.placed(index_of(a), a);
+                for (k, subtree) in subtrees.iter().enumerate() {
                     if member
-                        && self.pod_in_subtree(&sg.component_name, &input, pod)?
+                        && self.pod_in_subtree(subtree, &input, pod)?
                         && let Some(s) = group.sub_groups.get_mut(k)
                     {
                         s.members.push(a.name.clone());
                     }
                 }
                 if member {
+                    crate::budget::memory(name.len())?;
                     group.members.push(a.name.clone());
                 }
                 report.pods.push(PodGang {
@@ -317,7 +432,11 @@ impl CompiledDefinition {
             return Ok(report);
         }
 
+        // Groups by name: the index of each in `report.groups` (order of
+        // first member).
+        let mut groups: HashMap<String, usize> = HashMap::new();
         for (pod, a) in pods.iter().zip(&attribution.pods) {
+            crate::budget::steps(1)?;
             let mut pg = PodGang {
                 pod: a.name.clone(),
                 component: a.component.clone(),
@@ -328,12 +447,7 @@ impl CompiledDefinition {
                 group_name: None,
                 findings: a.findings.clone(),
             };
-            let Some(ci) = a
-                .component
-                .as_ref()
-                .filter(|_| self.placed(a))
-                .and_then(|n| self.comps.iter().position(|c| &c.name == n))
-            else {
+            let Some(ci) = index_of(a).filter(|&ci| self.placed(Some(ci), a)) else {
                 report.pods.push(pg);
                 continue;
             };
@@ -391,70 +505,79 @@ impl CompiledDefinition {
                 name.push('-');
                 name.push_str(k);
             }
+            // The name is built (and kept) for every pod: its bytes count.
+            crate::budget::memory(name.len())?;
+            crate::budget::steps(crate::budget::byte_steps(name.len()))?;
             pg.group_name = Some(name.clone());
-            let min = self.scale_of(
-                &resolved,
-                m.component,
-                m.component,
-                pg.instance.as_deref(),
-                0,
-            )?;
-            match report.groups.iter_mut().find(|g| g.name == name) {
-                Some(g) => {
-                    g.members.push(a.name.clone());
-                    g.min_member = g.min_member.max(min);
+            let min = scales.scale(m.component, pg.instance.as_deref())?;
+            match groups.get(&name) {
+                Some(&gi) => {
+                    if let Some(g) = report.groups.get_mut(gi) {
+                        g.members.push(a.name.clone());
+                        g.min_member = g.min_member.max(min);
+                    }
                 }
-                None => report.groups.push(GangGroup {
-                    name,
-                    pod_group: gname.clone(),
-                    keys: pg.group_keys.clone(),
-                    component: pg.effective_component.clone(),
-                    min_member: min,
-                    members: vec![a.name.clone()],
-                    sub_groups: Vec::new(),
-                    min_sub_groups: None,
-                    topology: None,
-                }),
+                None => {
+                    groups.insert(name.clone(), report.groups.len());
+                    report.groups.push(GangGroup {
+                        name,
+                        pod_group: gname.clone(),
+                        keys: pg.group_keys.clone(),
+                        component: pg.effective_component.clone(),
+                        min_member: min,
+                        members: vec![a.name.clone()],
+                        sub_groups: Vec::new(),
+                        min_sub_groups: None,
+                        topology: None,
+                    });
+                }
             }
             report.pods.push(pg);
         }
         Ok(report)
     }
 
-    /// Is the pod one of the workload's: attributed to a component and, for
-    /// a multi-instance component, to one of its instances? Only such pods
-    /// are gang members (pods that belong nowhere would form groups of
-    /// their own).
-    fn placed(&self, a: &crate::selectors::PodAttribution) -> bool {
-        let Some(c) = a
-            .component
-            .as_ref()
-            .and_then(|n| self.comps.iter().find(|c| &c.name == n))
-        else {
+    /// Is the pod one of the workload's: attributed to a component (`ci`,
+    /// its index) and, for a multi-instance component, to one of its
+    /// instances? Only such pods are gang members (pods that belong nowhere
+    /// would form groups of their own).
+    fn placed(&self, ci: Option<usize>, a: &crate::selectors::PodAttribution) -> bool {
+        let Some(c) = ci.and_then(|ci| self.comps.get(ci)) else {
             return false;
         };
         c.ids.is_none() || a.instance.is_some()
     }
 
-    /// Does the pod match the type selector of the component or of any of
-    /// its descendants?
-    fn pod_in_subtree(&self, component: &str, pod: &Input, pod_json: &Value) -> Result<bool> {
-        let Some(start) = self.comps.iter().position(|c| c.name == component) else {
-            return Ok(false);
+    /// The components of the subtree of `start` (none without one), in the
+    /// order their type selectors are tried: depth first, the last child
+    /// first, each component once.
+    fn subtree(&self, start: Option<usize>) -> Vec<usize> {
+        let Some(start) = start else {
+            return Vec::new();
         };
+        let mut order = Vec::new();
+        let mut seen = vec![false; self.comps.len()];
         let mut todo = vec![start];
-        let mut seen = Vec::new();
         while let Some(i) = todo.pop() {
-            if seen.contains(&i) {
-                continue;
+            match seen.get_mut(i) {
+                Some(s) if !*s => *s = true,
+                _ => continue,
             }
-            seen.push(i);
+            order.push(i);
+            todo.extend(self.comps[i].children.iter().copied());
+        }
+        order
+    }
+
+    /// Does the pod match the type selector of a component of `subtree`
+    /// ([`Self::subtree`])?
+    fn pod_in_subtree(&self, subtree: &[usize], pod: &Input, pod_json: &Value) -> Result<bool> {
+        for &i in subtree {
             if let Some(sel) = &self.comps[i].type_selector
                 && self.type_matches(sel, pod, pod_json)?
             {
                 return Ok(true);
             }
-            todo.extend(self.comps[i].children.iter().copied());
         }
         Ok(false)
     }

@@ -9,10 +9,18 @@ use crate::compile::{Comp, CompiledDefinition, Expr};
 use crate::error::{Error, ErrorCode, Result};
 use crate::jq::{Input, format};
 use crate::pods::PodDef;
+use crate::resolve::preview_list;
 use crate::resolved::Resolved;
 use crate::resources::{self, ResourceSummary};
 use serde::Serialize;
 use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+/// A component's instance ids in order, and the same as a set.
+struct InstanceIds<'a> {
+    list: &'a [String],
+    set: HashSet<&'a str>,
+}
 
 /// Why a pod could not be attributed cleanly.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -121,6 +129,13 @@ pub(crate) fn value_text(v: &Value) -> String {
     format::to_jq_string(v)
 }
 
+/// The value at a path of object keys (what `Value::pointer` finds for
+/// such a path, without parsing and unescaping the pointer on every call:
+/// this runs for every pod).
+fn at<'v>(v: &'v Value, keys: &[&str]) -> Option<&'v Value> {
+    keys.iter().try_fold(v, |v, k| v.get(*k))
+}
+
 fn pod_state(pod: &Value) -> (String, Option<String>, bool, Option<String>) {
     let status = pod.get("status");
     let phase = status
@@ -128,11 +143,10 @@ fn pod_state(pod: &Value) -> (String, Option<String>, bool, Option<String>) {
         .and_then(Value::as_str)
         .unwrap_or("Unknown")
         .to_string();
-    let conds = status
+    let conds: &[Value] = status
         .and_then(|s| s.get("conditions"))
         .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+        .map_or(&[], Vec::as_slice);
     let cond = |t: &str| {
         conds
             .iter()
@@ -147,11 +161,8 @@ fn pod_state(pod: &Value) -> (String, Option<String>, bool, Option<String>) {
         .filter_map(|k| status.and_then(|s| s.get(*k)).and_then(Value::as_array))
         .flatten()
         .find_map(|c| {
-            c.pointer("/state/waiting/reason")
-                .or_else(|| {
-                    c.pointer("/state/terminated/reason")
-                        .filter(|_| phase == "Failed")
-                })
+            at(c, &["state", "waiting", "reason"])
+                .or_else(|| at(c, &["state", "terminated", "reason"]).filter(|_| phase == "Failed"))
                 .and_then(Value::as_str)
                 .map(str::to_string)
         });
@@ -166,8 +177,7 @@ fn pod_state(pod: &Value) -> (String, Option<String>, bool, Option<String>) {
         .map(str::to_string)
         .or(waiting)
         .or(unschedulable);
-    let node = pod
-        .pointer("/spec/nodeName")
+    let node = at(pod, &["spec", "nodeName"])
         .and_then(Value::as_str)
         .filter(|n| !n.is_empty())
         .map(str::to_string);
@@ -187,9 +197,11 @@ impl CompiledDefinition {
         pod: &Input,
         pod_json: &Value,
     ) -> Result<bool> {
+        // One step per selector tried and per label compared: pods x
+        // selectors is the engine's own work, metered for the whole call.
+        crate::budget::steps(1 + sel.match_labels.len() as u64)?;
         for (k, v) in &sel.match_labels {
-            let have = pod_json
-                .pointer("/metadata/labels")
+            let have = at(pod_json, &["metadata", "labels"])
                 .and_then(|l| l.get(k))
                 .and_then(Value::as_str);
             if have != Some(v.as_str()) {
@@ -216,18 +228,22 @@ impl CompiledDefinition {
     /// The component of a pod (§7.4 of the reference semantics): with one
     /// pod-bearing component every pod belongs to it; otherwise the first
     /// pod-bearing component whose type selector matches, root first.
+    /// `leaves` are the pod-bearing components ([`Self::leaves`], found
+    /// once per call).
     pub(crate) fn infer_component(
         &self,
+        leaves: &[usize],
         pod: &Input,
         pod_json: &Value,
         findings: &mut Vec<PodFinding>,
     ) -> Result<Option<usize>> {
-        let leaves = self.leaves();
         if leaves.len() == 1 {
             return Ok(leaves.first().copied());
         }
+        // Every pod-bearing component is looked at for every pod.
+        crate::budget::steps(leaves.len() as u64)?;
         let mut matched = Vec::new();
-        for i in leaves {
+        for &i in leaves {
             let Some(sel) = &self.comps[i].type_selector else {
                 continue;
             };
@@ -245,15 +261,12 @@ impl CompiledDefinition {
             }
         }
         if matched.len() > 1 {
-            let names: Vec<&str> = matched
-                .iter()
-                .map(|i| self.comps[*i].name.as_str())
-                .collect();
+            // The first few names, then how many more.
+            let names = preview_list(matched.iter().map(|i| self.comps[*i].name.as_str()), ", ");
             findings.push(PodFinding {
                 code: "ambiguous-component".into(),
                 message: format!(
-                    "the pod matches the selectors of several components ({}); attributed to the first",
-                    names.join(", ")
+                    "the pod matches the selectors of several components ({names}); attributed to the first"
                 ),
             });
         }
@@ -269,13 +282,13 @@ impl CompiledDefinition {
     fn pod_instance(
         &self,
         c: &Comp,
-        ids: Option<&[String]>,
+        ids: Option<&InstanceIds<'_>>,
         pod: &Input,
         findings: &mut Vec<PodFinding>,
     ) -> Result<Option<String>> {
         let multi = c.ids.is_some();
         let Some(e) = &c.instance_selector else {
-            if multi && ids.is_some_and(|ids| !ids.is_empty()) {
+            if multi && ids.is_some_and(|ids| !ids.list.is_empty()) {
                 findings.push(PodFinding {
                     code: "no-instance".into(),
                     message: "no instance selector provided but instance ids are not empty".into(),
@@ -299,13 +312,14 @@ impl CompiledDefinition {
             }
         };
         if let Some(ids) = ids
-            && !ids.contains(&id)
+            && !ids.set.contains(id.as_str())
         {
+            // The first few ids, then how many more.
             findings.push(PodFinding {
                 code: "unknown-instance".into(),
                 message: format!(
                     "could not match instance id {id:?}. existing instance ids [{}]",
-                    ids.join(" ")
+                    preview_list(ids.list.iter().map(String::as_str), " ")
                 ),
             });
             return Ok(None);
@@ -316,6 +330,7 @@ impl CompiledDefinition {
     /// Attribute pods to components, instances and replicas. With the
     /// workload, instance ids are checked against the workload's instances.
     pub fn attribute_pods(&self, workload: Option<&Value>, pods: &[Value]) -> Result<Attribution> {
+        let _call = crate::budget::Call::enter(&self.limits);
         let ids: Option<Vec<Vec<String>>> = match workload {
             None => None,
             Some(w) => {
@@ -329,14 +344,26 @@ impl CompiledDefinition {
                 )
             }
         };
+        // Each component's ids with a set of them: a pod's id is looked up,
+        // not searched for.
+        let ids: Option<Vec<InstanceIds<'_>>> = ids.as_ref().map(|all| {
+            all.iter()
+                .map(|list| InstanceIds {
+                    list,
+                    set: list.iter().map(String::as_str).collect(),
+                })
+                .collect()
+        });
         let namespace = workload
-            .and_then(|w| w.pointer("/metadata/namespace"))
+            .and_then(|w| at(w, &["metadata", "namespace"]))
             .and_then(Value::as_str)
             .filter(|ns| !ns.is_empty());
+        let leaves = self.leaves();
         let mut out = Vec::with_capacity(pods.len());
         let mut unattributed = Vec::new();
         for pod in pods {
-            let a = self.attribute_one(pod, ids.as_deref(), namespace)?;
+            crate::budget::steps(1)?;
+            let a = self.attribute_one(pod, &leaves, ids.as_deref(), namespace)?;
             if a.component.is_none() {
                 unattributed.push(a.name.clone());
             }
@@ -351,16 +378,15 @@ impl CompiledDefinition {
     fn attribute_one(
         &self,
         pod: &Value,
-        ids: Option<&[Vec<String>]>,
+        leaves: &[usize],
+        ids: Option<&[InstanceIds<'_>]>,
         workload_namespace: Option<&str>,
     ) -> Result<PodAttribution> {
-        let name = pod
-            .pointer("/metadata/name")
+        let name = at(pod, &["metadata", "name"])
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string();
-        let namespace = pod
-            .pointer("/metadata/namespace")
+        let namespace = at(pod, &["metadata", "namespace"])
             .and_then(Value::as_str)
             .map(str::to_string);
         let (phase, reason, ready, node) = pod_state(pod);
@@ -402,8 +428,11 @@ impl CompiledDefinition {
             });
             return Ok(a);
         }
-        match pod.get("spec").map(resources::pod_request) {
-            Some(Ok(list)) => a.resources = ResourceSummary::from_list(&list),
+        match pod
+            .get("spec")
+            .map(|s| resources::pod_request(s).and_then(|l| ResourceSummary::try_from_list(&l)))
+        {
+            Some(Ok(summary)) => a.resources = summary,
             Some(Err(e)) => a.findings.push(PodFinding {
                 code: "invalid-pod".into(),
                 message: format!("invalid resources at spec.{}: {}", e.path, e.message),
@@ -411,17 +440,12 @@ impl CompiledDefinition {
             None => {}
         }
         let input = Input::new(pod, &self.limits).map_err(crate::compile::eval_error)?;
-        let Some(ci) = self.infer_component(&input, pod, &mut a.findings)? else {
+        let Some(ci) = self.infer_component(leaves, &input, pod, &mut a.findings)? else {
             return Ok(a);
         };
         let c = &self.comps[ci];
         a.component = Some(c.name.clone());
-        a.instance = self.pod_instance(
-            c,
-            ids.and_then(|v| v.get(ci)).map(Vec::as_slice),
-            &input,
-            &mut a.findings,
-        )?;
+        a.instance = self.pod_instance(c, ids.and_then(|v| v.get(ci)), &input, &mut a.findings)?;
         if let Some(e) = &c.replica_selector {
             match single_value(e, &input, &self.limits) {
                 Ok(v) => a.replica_key = Some(value_text(&v)),
@@ -443,44 +467,74 @@ impl CompiledDefinition {
     /// instance the attributed pods, how many are ready, and their nodes;
     /// pods that belong nowhere are listed in `pods.unattributed`.
     pub fn resolve_with_pods(&self, obj: &Value, pods: &[Value]) -> Result<Resolved> {
+        let _call = crate::budget::Call::enter(&self.limits);
         let mut r = self.resolve(obj)?;
         let att = self.attribute_pods(Some(obj), pods)?;
-        let mut rest = Vec::new();
-        for p in att.pods {
-            let slot = p.component.as_ref().and_then(|c| {
-                r.components
-                    .iter_mut()
-                    .find(|x| &x.name == c)
-                    .and_then(|comp| {
-                        let multi = comp.multi_instance;
-                        comp.instances.iter_mut().find(|i| {
-                            if multi {
-                                Some(&i.id) == p.instance.as_ref()
-                            } else {
-                                i.id.is_empty()
+        // Where each pod goes, through maps of components by name and of
+        // instances by id (resolve keeps the definition's component order).
+        let slots: Vec<Option<(usize, usize)>> = {
+            let mut by_name: HashMap<&str, usize> = HashMap::with_capacity(r.components.len());
+            for (ci, c) in r.components.iter().enumerate() {
+                by_name.entry(c.name.as_str()).or_insert(ci);
+            }
+            let mut by_id: Vec<Option<HashMap<&str, usize>>> = vec![None; r.components.len()];
+            let mut slots = Vec::with_capacity(att.pods.len());
+            for p in &att.pods {
+                crate::budget::steps(1)?;
+                let slot = p
+                    .component
+                    .as_deref()
+                    .and_then(|c| by_name.get(c).copied())
+                    .and_then(|ci| {
+                        let comp = &r.components[ci];
+                        let want = if comp.multi_instance {
+                            p.instance.as_deref()?
+                        } else {
+                            ""
+                        };
+                        let ids = by_id[ci].get_or_insert_with(|| {
+                            let mut m = HashMap::with_capacity(comp.instances.len());
+                            for (ii, i) in comp.instances.iter().enumerate() {
+                                m.entry(i.id.as_str()).or_insert(ii);
                             }
-                        })
-                    })
-            });
-            match slot {
-                Some(inst) => {
-                    let live = inst.live.get_or_insert_with(|| Live {
-                        pods: Vec::new(),
-                        ready: 0,
-                        nodes: Vec::new(),
+                            m
+                        });
+                        ids.get(want).map(|&ii| (ci, ii))
                     });
-                    if p.ready {
-                        live.ready += 1;
-                    }
-                    if let Some(n) = &p.node
-                        && !live.nodes.contains(n)
-                    {
-                        live.nodes.push(n.clone());
-                        live.nodes.sort();
-                    }
-                    live.pods.push(p);
+                slots.push(slot);
+            }
+            slots
+        };
+        let mut rest = Vec::new();
+        // The nodes of each instance, sorted and made unique once at the end.
+        let mut touched: Vec<(usize, usize)> = Vec::new();
+        for (p, slot) in att.pods.into_iter().zip(slots) {
+            let Some((ci, ii)) = slot else {
+                rest.push(p);
+                continue;
+            };
+            let inst = &mut r.components[ci].instances[ii];
+            let live = inst.live.get_or_insert_with(|| {
+                touched.push((ci, ii));
+                Live {
+                    pods: Vec::new(),
+                    ready: 0,
+                    nodes: Vec::new(),
                 }
-                None => rest.push(p),
+            });
+            if p.ready {
+                live.ready += 1;
+            }
+            if let Some(n) = &p.node {
+                live.nodes.push(n.clone());
+            }
+            live.pods.push(p);
+        }
+        for (ci, ii) in touched {
+            if let Some(live) = r.components[ci].instances[ii].live.as_mut() {
+                crate::budget::steps(live.nodes.len() as u64)?;
+                live.nodes.sort_unstable();
+                live.nodes.dedup();
             }
         }
         for c in &mut r.components {

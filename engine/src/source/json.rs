@@ -106,13 +106,47 @@ pub(super) struct JsonScan {
     yaml_hint: bool,
 }
 
+/// One open array or object of the scan. Paths are not built while
+/// scanning (a long key above many values would be copied into every path
+/// below it): each frame keeps only its own step from its parent, and
+/// [`render_path`] spells the path out when an error needs it.
 pub(super) struct JsonFrame {
     object: bool,
     node: u32,
-    path: String,
+    /// The step from the parent container to this one (`None` for the root).
+    step: Option<Segment>,
     index: usize,
-    /// Node and path of the entry whose key was just read.
-    entry: Option<(u32, String)>,
+    /// Node and key of the entry whose key was just read.
+    entry: Option<(u32, Box<str>)>,
+}
+
+/// The path of the open containers of `stack`, then `last`, in the spelling
+/// of [`path_push_key`] and [`path_push_index`], built in one pass (linear
+/// in the length of the path). Only called for errors.
+fn render_path(stack: &[JsonFrame], last: Option<&Segment>) -> String {
+    let mut out = String::new();
+    for step in stack.iter().filter_map(|f| f.step.as_ref()).chain(last) {
+        match step {
+            Segment::Key(k) => {
+                if is_identifier(k) {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(k);
+                } else {
+                    out.push('[');
+                    out.push_str(&Value::String(k.to_string()).to_string());
+                    out.push(']');
+                }
+            }
+            Segment::Index(i) => {
+                out.push('[');
+                out.push_str(&i.to_string());
+                out.push(']');
+            }
+        }
+    }
+    out
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -217,10 +251,10 @@ pub(super) fn scan_json(text: &str, limits: &Limits) -> Result<JsonScan> {
                     continue;
                 }
                 let pos = cur.pos();
-                let (node, path) = match stack.last_mut() {
-                    None => (spans.set_root(pos), String::new()),
+                let (node, step) = match stack.last_mut() {
+                    None => (spans.set_root(pos), None),
                     Some(top) if top.object => match top.entry.take() {
-                        Some(entry) => entry,
+                        Some((node, key)) => (node, Some(Segment::Key(key))),
                         None => break,
                     },
                     Some(top) => {
@@ -229,23 +263,25 @@ pub(super) fn scan_json(text: &str, limits: &Limits) -> Result<JsonScan> {
                             Segment::Index(top.index),
                             (clamp_u32(pos.0), clamp_u32(pos.1)),
                         );
-                        (node, path_push_index(&top.path, top.index))
+                        (node, Some(Segment::Index(top.index)))
                     }
                 };
                 nodes += 1;
                 if nodes > limits.max_input_nodes {
+                    let path = render_path(&stack, step.as_ref());
                     return Err(at_position(nodes_error(limits), 0, pos.0, pos.1, &path));
                 }
                 match c {
                     b'{' | b'[' => {
                         if stack.len() + 1 > limits.max_depth {
+                            let path = render_path(&stack, step.as_ref());
                             return Err(at_position(depth_error(limits), 0, pos.0, pos.1, &path));
                         }
                         let object = c == b'{';
                         stack.push(JsonFrame {
                             object,
                             node,
-                            path,
+                            step,
                             index: 0,
                             entry: None,
                         });
@@ -311,15 +347,17 @@ pub(super) fn scan_json(text: &str, limits: &Limits) -> Result<JsonScan> {
                 let Some(Ok(key)) = text.get(cur.i..end).map(serde_json::from_str::<String>) else {
                     break;
                 };
-                let Some(top) = stack.last_mut() else { break };
-                let path = path_push_key(&top.path, &key);
-                if let Some((l, col)) = spans.lookup(top.node, Segment::Key(key.clone().into())) {
+                let Some(top) = stack.last() else { break };
+                let parent = top.node;
+                let key: Box<str> = key.into();
+                if let Some((l, col)) = spans.lookup(parent, Segment::Key(key.clone())) {
+                    let path = render_path(&stack, Some(&Segment::Key(key.clone())));
                     return Err(at_position(
                         Error::new(
                             ErrorCode::Parse,
                             format!(
                                 "duplicate mapping key {} (first defined at line {l}, column {col})",
-                                Value::String(key)
+                                Value::String(key.into())
                             ),
                         ),
                         0,
@@ -329,11 +367,12 @@ pub(super) fn scan_json(text: &str, limits: &Limits) -> Result<JsonScan> {
                     ));
                 }
                 let node = spans.child(
-                    top.node,
-                    Segment::Key(key.into()),
+                    parent,
+                    Segment::Key(key.clone()),
                     (clamp_u32(pos.0), clamp_u32(pos.1)),
                 );
-                top.entry = Some((node, path));
+                let Some(top) = stack.last_mut() else { break };
+                top.entry = Some((node, key));
                 cur.advance_to(end);
                 state = JsonState::Colon;
             }
