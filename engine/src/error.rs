@@ -10,6 +10,41 @@
 use serde::Serialize;
 use std::fmt;
 
+/// Longest message an [`Error`] or a [`Finding`] keeps, in bytes; a longer
+/// one is cut to a [`preview`]. Far above every message the engine writes
+/// itself (those preview values at a few hundred bytes); it bounds messages
+/// that repeat input (`error(x)` with a huge `x`, lists of ids).
+pub(crate) const MAX_MESSAGE_BYTES: usize = 8 * 1024;
+
+/// Longest component name, instance id, definition field or object path a
+/// [`Location`] keeps, in bytes; a longer one is cut to a [`preview`].
+pub(crate) const MAX_LOCATION_BYTES: usize = 512;
+
+/// Longest jq expression a [`Location`] keeps, in bytes: four times the
+/// default `maxExpressionBytes`, so that with default limits the expression
+/// (and the `span` into it) is always whole.
+pub(crate) const MAX_LOCATION_EXPRESSION_BYTES: usize = 64 * 1024;
+
+/// `s` if it has at most `max` bytes; otherwise its first `max` bytes (cut
+/// back to a character boundary), `...` and how many bytes were left out,
+/// e.g. `abc... (4194301 more bytes)`.
+pub(crate) fn preview(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = s.get(..end).unwrap_or_default();
+    format!("{head}... ({} more bytes)", s.len() - end)
+}
+
+/// [`preview`] of a string taken by value: no copy when it is short enough.
+fn bounded(s: String, max: usize) -> String {
+    if s.len() <= max { s } else { preview(&s, max) }
+}
+
 /// Stable error classes. The string form (`as_str`, and the JSON form) is part
 /// of the public contract: conformance cases and bindings match on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
@@ -129,9 +164,29 @@ impl Location {
     /// A location naming a definition field.
     pub fn field(path: impl Into<String>) -> Self {
         Location {
-            field: Some(path.into()),
+            field: Some(bounded(path.into(), MAX_LOCATION_BYTES)),
             ..Location::default()
         }
+    }
+
+    /// Every string part cut to its [`preview`] bound (names, ids and paths
+    /// to [`MAX_LOCATION_BYTES`], the expression to
+    /// [`MAX_LOCATION_EXPRESSION_BYTES`]).
+    fn bounded(mut self) -> Self {
+        for part in [
+            &mut self.field,
+            &mut self.component,
+            &mut self.instance,
+            &mut self.object_path,
+        ] {
+            if let Some(s) = part.take() {
+                *part = Some(bounded(s, MAX_LOCATION_BYTES));
+            }
+        }
+        if let Some(s) = self.expression.take() {
+            self.expression = Some(bounded(s, MAX_LOCATION_EXPRESSION_BYTES));
+        }
+        self
     }
 
     fn describe(&self) -> String {
@@ -192,7 +247,7 @@ impl Finding {
         Finding {
             code: code.to_string(),
             severity: Severity::Error,
-            message: message.into(),
+            message: bounded(message.into(), MAX_MESSAGE_BYTES),
             location: Location::field(field),
         }
     }
@@ -264,11 +319,12 @@ impl schemars::JsonSchema for Error {
 }
 
 impl Error {
-    /// A new error without location.
+    /// A new error without location. A message longer than 8 KiB is cut
+    /// to a preview (its head and the number of bytes left out).
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Error(Box::new(ErrorData {
             code,
-            message: message.into(),
+            message: bounded(message.into(), MAX_MESSAGE_BYTES),
             location: Location::default(),
             limit: None,
             findings: Vec::new(),
@@ -315,8 +371,14 @@ impl Error {
         &self.0.findings
     }
 
-    /// Set the location, keeping parts already set.
-    pub fn at(mut self, loc: Location) -> Self {
+    /// Set the location, keeping parts already set. Names, ids and paths
+    /// longer than 512 bytes (an expression: 64 KiB) are cut to a preview.
+    pub fn at(self, loc: Location) -> Self {
+        self.at_bounded(loc.bounded())
+    }
+
+    /// [`Error::at`] of a location whose strings are bounded already.
+    fn at_bounded(mut self, loc: Location) -> Self {
         let l = &mut self.0.location;
         macro_rules! keep {
             ($($f:ident),*) => { $( if l.$f.is_none() { l.$f = loc.$f; } )* };
@@ -342,16 +404,20 @@ impl Error {
 
     /// Set the component (and instance, when not empty) unless set already.
     pub fn in_component(self, component: &str, instance: Option<&str>) -> Self {
-        self.at(Location {
-            component: Some(component.to_string()),
-            instance: instance.filter(|i| !i.is_empty()).map(str::to_string),
+        // Previewed here, so a huge id is never copied whole.
+        self.at_bounded(Location {
+            component: Some(preview(component, MAX_LOCATION_BYTES)),
+            instance: instance
+                .filter(|i| !i.is_empty())
+                .map(|i| preview(i, MAX_LOCATION_BYTES)),
             ..Location::default()
         })
     }
 
     /// Prefix the message with context (`"failed to extract scales: ..."`).
     pub fn context(mut self, prefix: &str) -> Self {
-        self.0.message = format!("{prefix}: {}", self.0.message);
+        let message = format!("{}: {}", preview(prefix, MAX_MESSAGE_BYTES), self.0.message);
+        self.0.message = bounded(message, MAX_MESSAGE_BYTES);
         self
     }
 }
@@ -382,3 +448,60 @@ impl std::error::Error for Error {}
 
 /// Result with the engine's error.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preview_cuts_at_a_char_boundary() {
+        assert_eq!(preview("abc", 3), "abc");
+        assert_eq!(preview("abcd", 3), "abc... (1 more bytes)");
+        // "é" is two bytes: a cut inside it moves back.
+        assert_eq!(preview("aéb", 2), "a... (3 more bytes)");
+        assert_eq!(preview("ééé", 0), "... (6 more bytes)");
+        assert_eq!(bounded("x".repeat(10), 10), "x".repeat(10));
+    }
+
+    #[test]
+    fn messages_and_locations_are_bounded() {
+        let huge = "i".repeat(4 << 20);
+        let e = Error::new(ErrorCode::JqRuntime, huge.clone())
+            .in_component(&huge, Some(&huge))
+            .at(Location {
+                field: Some(huge.clone()),
+                object_path: Some(huge.clone()),
+                expression: Some(huge.clone()),
+                ..Location::default()
+            })
+            .context(&huge);
+        assert!(e.message().len() < MAX_MESSAGE_BYTES + 64);
+        let l = e.location();
+        for part in [&l.component, &l.instance, &l.field, &l.object_path] {
+            let part = part.as_deref().unwrap_or_default();
+            assert!(part.len() < MAX_LOCATION_BYTES + 64, "{}", part.len());
+            assert!(
+                part.ends_with(&format!("({} more bytes)", huge.len() - 512)),
+                "{}",
+                &part[500..]
+            );
+        }
+        let expression = l.expression.as_deref().unwrap_or_default();
+        assert!(expression.len() < MAX_LOCATION_EXPRESSION_BYTES + 64);
+        assert!(e.to_string().len() < 16 * 1024);
+        let f = Finding::warning("w", huge.clone(), huge.clone());
+        assert!(f.message.len() < MAX_MESSAGE_BYTES + 64);
+        assert!(f.location.field.as_deref().unwrap_or_default().len() < MAX_LOCATION_BYTES + 64);
+    }
+
+    #[test]
+    fn short_strings_are_kept_whole() {
+        let e = Error::new(ErrorCode::Conversion, "bad")
+            .in_component("worker", Some("a-1"))
+            .at(Location::field("spec.x"))
+            .context("ctx");
+        assert_eq!(e.message(), "ctx: bad");
+        assert_eq!(e.location().instance.as_deref(), Some("a-1"));
+        assert_eq!(e.location().field.as_deref(), Some("spec.x"));
+    }
+}

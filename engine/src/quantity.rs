@@ -117,10 +117,16 @@ pub enum QuantityErrorKind {
     InvalidExponent,
     /// The value (or its exponent) is outside the supported range.
     OutOfRange,
-    /// Arithmetic on quantities left the supported range.
+    /// Arithmetic on quantities left the supported range, or a value does
+    /// not fit the unsigned 64-bit count it is converted to
+    /// ([`Quantity::checked_ceil_u64`]).
     Overflow,
     /// A JSON value that is neither a string nor a number.
     NotAQuantity,
+    /// A negative value where only counts make sense
+    /// ([`Quantity::checked_ceil_u64`]); Kubernetes rejects negative
+    /// resource quantities.
+    Negative,
 }
 
 /// Why a text or JSON value is not a usable quantity, or why arithmetic on
@@ -164,6 +170,15 @@ impl QuantityError {
             kind: QuantityErrorKind::Overflow,
             input: operation,
             detail: String::new(),
+        }
+    }
+
+    /// `value` (already rounded up to whole `unit`s) does not fit in a `u64`.
+    fn u64_overflow(value: &Quantity, unit: &str) -> QuantityError {
+        QuantityError {
+            kind: QuantityErrorKind::Overflow,
+            input: value.to_canonical_string(),
+            detail: unit.to_owned(),
         }
     }
 
@@ -212,10 +227,22 @@ impl fmt::Display for QuantityError {
                 "invalid quantity {input:?}: out of the supported range (the magnitude \
                  must not exceed 2^96, about 7.9e28)"
             ),
+            QuantityErrorKind::Overflow if !self.detail.is_empty() => write!(
+                f,
+                "quantity overflow: {input} does not fit in an unsigned 64-bit count of {} \
+                 (at most {})",
+                self.detail,
+                u64::MAX
+            ),
             QuantityErrorKind::Overflow => write!(
                 f,
                 "quantity arithmetic overflow: {input} exceeds the supported magnitude of \
                  2^96 (about 7.9e28)"
+            ),
+            QuantityErrorKind::Negative => write!(
+                f,
+                "invalid quantity {input:?}: negative; a resource quantity must be zero or \
+                 more (Kubernetes rejects negative requests and limits)"
             ),
             QuantityErrorKind::NotAQuantity => write!(
                 f,
@@ -582,19 +609,70 @@ impl Quantity {
     /// The value rounded up to a whole number, as a `u64`: negative values
     /// give `0` and values above `u64::MAX` give `u64::MAX`.
     ///
-    /// Used for byte counts (memory, storage) and device counts
-    /// (`nvidia.com/gpu`): `1.5Gi` → `1610612736`, `0.5` → `1`.
+    /// For display only: it clamps. Totals use [`checked_ceil_u64`], which
+    /// refuses what does not fit.
+    ///
+    /// [`checked_ceil_u64`]: Quantity::checked_ceil_u64
     pub fn ceil_to_u64(&self) -> u64 {
-        ceil_div_saturating(self.nanos, NANOS_PER_UNIT)
+        self.checked_ceil_u64().unwrap_or_else(|e| match e.kind {
+            QuantityErrorKind::Negative => 0,
+            _ => u64::MAX,
+        })
     }
 
     /// The value in milli-units rounded up, as a `u64`: negative values give
     /// `0` and values above `u64::MAX` give `u64::MAX`.
     ///
+    /// For display only: it clamps. Totals use [`checked_milli_ceil_u64`],
+    /// which refuses what does not fit.
+    ///
+    /// [`checked_milli_ceil_u64`]: Quantity::checked_milli_ceil_u64
+    pub fn milli_ceil_u64(&self) -> u64 {
+        self.checked_milli_ceil_u64()
+            .unwrap_or_else(|e| match e.kind {
+                QuantityErrorKind::Negative => 0,
+                _ => u64::MAX,
+            })
+    }
+
+    /// The value rounded up to a whole number, as a `u64`, never clamped:
+    /// a negative value is an error of kind [`QuantityErrorKind::Negative`]
+    /// and one above `u64::MAX` of kind [`QuantityErrorKind::Overflow`].
+    ///
+    /// Used for byte counts (memory, storage) and device counts
+    /// (`nvidia.com/gpu`): `1.5Gi` → `1610612736`, `0.5` → `1`.
+    ///
+    /// ```
+    /// use workload_lens::Quantity;
+    ///
+    /// assert_eq!(Quantity::parse("1.5Gi")?.checked_ceil_u64()?, 1_610_612_736);
+    /// assert!(Quantity::parse("1e20")?.checked_ceil_u64().is_err());
+    /// assert!(Quantity::parse("-1")?.checked_ceil_u64().is_err());
+    /// # Ok::<(), workload_lens::QuantityError>(())
+    /// ```
+    pub fn checked_ceil_u64(&self) -> Result<u64, QuantityError> {
+        self.checked_ceil_div(NANOS_PER_UNIT, "units")
+    }
+
+    /// The value in milli-units rounded up, as a `u64`, never clamped (see
+    /// [`checked_ceil_u64`](Quantity::checked_ceil_u64) for the errors).
+    ///
     /// Used for CPU in millicores: `500m` → `500`, `2` → `2000`,
     /// `1.0001` → `1001`.
-    pub fn milli_ceil_u64(&self) -> u64 {
-        ceil_div_saturating(self.nanos, NANOS_PER_MILLI)
+    pub fn checked_milli_ceil_u64(&self) -> Result<u64, QuantityError> {
+        self.checked_ceil_div(NANOS_PER_MILLI, "milli-units")
+    }
+
+    /// `ceil(nanos / unit)` as a `u64` (`unit` is positive).
+    fn checked_ceil_div(&self, unit: i128, unit_name: &str) -> Result<u64, QuantityError> {
+        if self.nanos < 0 {
+            return Err(QuantityError::new(
+                QuantityErrorKind::Negative,
+                &self.to_canonical_string(),
+            ));
+        }
+        let quotient = self.nanos / unit + i128::from(self.nanos % unit != 0);
+        u64::try_from(quotient).map_err(|_| QuantityError::u64_overflow(self, unit_name))
     }
 
     /// The value as the nearest-ish `f64`, for display or ratios only; it may
@@ -605,15 +683,6 @@ impl Quantity {
         let frac = self.nanos % NANOS_PER_UNIT;
         whole as f64 + frac as f64 / 1e9
     }
-}
-
-/// `ceil(nanos / unit)` clamped to `0..=u64::MAX` (`unit` is positive).
-fn ceil_div_saturating(nanos: i128, unit: i128) -> u64 {
-    if nanos <= 0 {
-        return 0;
-    }
-    let quotient = nanos / unit + i128::from(nanos % unit != 0);
-    u64::try_from(quotient).unwrap_or(u64::MAX)
 }
 
 /// At most `max` bytes of `s`, cut at a character boundary.
@@ -1388,6 +1457,57 @@ mod tests {
         assert_eq!(q("-100m").milli_ceil_u64(), 0);
         assert_eq!(q("1e20").milli_ceil_u64(), u64::MAX);
         assert_eq!(q("1Ki").milli_ceil_u64(), 1_024_000);
+
+        // The checked forms never clamp.
+        assert_eq!(q("1.5Gi").checked_ceil_u64(), Ok(1_610_612_736));
+        assert_eq!(q("0").checked_ceil_u64(), Ok(0));
+        assert_eq!(q("-0").checked_ceil_u64(), Ok(0));
+        assert_eq!(q("18446744073709551615").checked_ceil_u64(), Ok(u64::MAX));
+        assert_eq!(q("18446744073709551614.5").checked_ceil_u64(), Ok(u64::MAX));
+        for over in [
+            "18446744073709551615.001",
+            "18446744073709551616",
+            "1e28",
+            "20E",
+        ] {
+            let e = q(over).checked_ceil_u64().err();
+            assert_eq!(
+                e.as_ref().map(QuantityError::kind),
+                Some(QuantityErrorKind::Overflow)
+            );
+            let message = e.map(|e| e.to_string()).unwrap_or_default();
+            assert!(
+                message.contains("overflow") && message.contains("64-bit"),
+                "{message}"
+            );
+        }
+        for negative in ["-1", "-1n", "-0.5"] {
+            let e = q(negative).checked_ceil_u64().err();
+            assert_eq!(
+                e.as_ref().map(QuantityError::kind),
+                Some(QuantityErrorKind::Negative)
+            );
+            let e = q(negative).checked_milli_ceil_u64().err();
+            assert_eq!(
+                e.as_ref().map(QuantityError::kind),
+                Some(QuantityErrorKind::Negative)
+            );
+        }
+        assert_eq!(q("1.0001").checked_milli_ceil_u64(), Ok(1001));
+        assert_eq!(
+            q("18446744073709551615m").checked_milli_ceil_u64(),
+            Ok(u64::MAX)
+        );
+        let e = q("18446744073709552").checked_milli_ceil_u64().err();
+        assert_eq!(
+            e.as_ref().map(QuantityError::kind),
+            Some(QuantityErrorKind::Overflow)
+        );
+        assert!(
+            e.map(|e| e.to_string())
+                .unwrap_or_default()
+                .contains("milli-units")
+        );
 
         assert!((q("1.5").to_f64_lossy() - 1.5).abs() < 1e-12);
         assert!((q("-250m").to_f64_lossy() + 0.25).abs() < 1e-12);

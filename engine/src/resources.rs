@@ -37,6 +37,15 @@
 //! [`path`](ResourceError::path) names the exact location relative to the
 //! object given, e.g. `containers[1].resources.requests.cpu`.
 //!
+//! A negative quantity anywhere (a request, a limit, pod-level resources,
+//! overhead) is such an error too, never summed: the API server rejects
+//! the object (`must be greater than or equal to 0`), so a negative request
+//! cannot cancel a positive one. GPUs, CPU, memory and ephemeral storage
+//! are reported as unsigned 64-bit counts (see [`ResourceSummary`]): a pod
+//! request of one of them that does not fit is an overflow error
+//! ([`ResourceError::is_overflow`]) naming the quantity or the container
+//! whose addition overflowed, never a clamped count.
+//!
 //! (The test `init_containers_and_sidecars_example` walks through an example.)
 
 use std::collections::BTreeMap;
@@ -45,7 +54,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::quantity::Quantity;
+use crate::quantity::{Quantity, QuantityError};
 
 /// Resource name to quantity, like a Kubernetes `ResourceList`
 /// (`{"cpu": "500m", "memory": "1Gi"}`), ordered by name.
@@ -76,6 +85,9 @@ pub struct ResourceError {
     pub path: String,
     /// What is wrong, phrased for a person.
     pub message: String,
+    /// An arithmetic overflow (a total that does not fit), rather than a
+    /// value that is wrong in itself.
+    overflow: bool,
 }
 
 impl ResourceError {
@@ -83,7 +95,22 @@ impl ResourceError {
         ResourceError {
             path: path.into(),
             message: message.into(),
+            overflow: false,
         }
+    }
+
+    fn overflow(path: impl Into<String>, message: impl Into<String>) -> ResourceError {
+        ResourceError {
+            overflow: true,
+            ..ResourceError::new(path, message)
+        }
+    }
+
+    /// Whether this is an arithmetic overflow of a total (the message then
+    /// says "overflow"): the engine reports those with code `limit`, like
+    /// every total that does not fit in 64 bits.
+    pub fn is_overflow(&self) -> bool {
+        self.overflow
     }
 }
 
@@ -155,7 +182,7 @@ pub fn pod_request(spec: &Value) -> Result<ResourceList, ResourceError> {
     )? {
         let requests = resource_list(field(pod_resources, "requests"), "resources.requests")?;
         let limits = resource_list(field(pod_resources, "limits"), "resources.limits")?;
-        apply_pod_level(&mut total, &requests, &limits);
+        apply_pod_level(&mut total, &requests, &limits)?;
     }
 
     // Pod overhead (RuntimeClass) comes on top.
@@ -206,23 +233,50 @@ pub struct ResourceSummary {
 
 impl ResourceSummary {
     /// Summarizes a resource list: `nvidia.com/gpu`, `cpu`, `memory` and
-    /// `ephemeral-storage` become rounded-up integer counts (negative values
-    /// count as zero, values beyond `u64::MAX` saturate); every other name is
-    /// copied to [`extended`](ResourceSummary::extended).
+    /// `ephemeral-storage` become rounded-up integer counts; every other
+    /// name is copied to [`extended`](ResourceSummary::extended).
+    ///
+    /// A list from [`pod_request`] always fits (it refuses negative
+    /// quantities and counts beyond `u64::MAX`). For any other list, see
+    /// [`try_from_list`](ResourceSummary::try_from_list): here a negative
+    /// value counts as zero and one beyond `u64::MAX` as `u64::MAX`.
     pub fn from_list(list: &ResourceList) -> ResourceSummary {
+        Self::summarize(list, |name, quantity| {
+            Ok(match name {
+                CPU => quantity.milli_ceil_u64(),
+                _ => quantity.ceil_to_u64(),
+            })
+        })
+        .unwrap_or_default()
+    }
+
+    /// Like [`from_list`](ResourceSummary::from_list), never clamping: a
+    /// negative count is an error, and a count beyond `u64::MAX` an
+    /// overflow error ([`ResourceError::is_overflow`]); the path names the
+    /// resource.
+    pub fn try_from_list(list: &ResourceList) -> Result<ResourceSummary, ResourceError> {
+        Self::summarize(list, |name, quantity| {
+            count(quantity, name, &child("", name))
+        })
+    }
+
+    fn summarize(
+        list: &ResourceList,
+        count: impl Fn(&str, &Quantity) -> Result<u64, ResourceError>,
+    ) -> Result<ResourceSummary, ResourceError> {
         let mut summary = ResourceSummary::default();
         for (name, quantity) in list {
             match name.as_str() {
-                NVIDIA_GPU => summary.gpu = quantity.ceil_to_u64(),
-                CPU => summary.cpu_millis = quantity.milli_ceil_u64(),
-                MEMORY => summary.memory_bytes = quantity.ceil_to_u64(),
-                EPHEMERAL_STORAGE => summary.ephemeral_storage_bytes = quantity.ceil_to_u64(),
+                NVIDIA_GPU => summary.gpu = count(name, quantity)?,
+                CPU => summary.cpu_millis = count(name, quantity)?,
+                MEMORY => summary.memory_bytes = count(name, quantity)?,
+                EPHEMERAL_STORAGE => summary.ephemeral_storage_bytes = count(name, quantity)?,
                 _ => {
                     summary.extended.insert(name.clone(), quantity.clone());
                 }
             }
         }
-        summary
+        Ok(summary)
     }
 
     /// Every amount multiplied by `n` (e.g. per-pod resources times the
@@ -231,17 +285,19 @@ impl ResourceSummary {
     pub fn times(&self, n: u64) -> Result<ResourceSummary, ResourceError> {
         let mul = |field: &str, value: u64| {
             value.checked_mul(n).ok_or_else(|| {
-                ResourceError::new(
+                ResourceError::overflow(
                     field,
-                    format!("{value} * {n} does not fit in an unsigned 64-bit count"),
+                    format!(
+                        "{field} overflow: {value} * {n} does not fit in an unsigned 64-bit count"
+                    ),
                 )
             })
         };
         let mut extended = BTreeMap::new();
         for (name, quantity) in &self.extended {
-            let product = quantity
-                .mul_u64(n)
-                .map_err(|e| ResourceError::new(child("extended", name), e.to_string()))?;
+            let product = quantity.mul_u64(n).map_err(|e| {
+                ResourceError::overflow(child("extended", name), format!("{name:?}: {e}"))
+            })?;
             extended.insert(name.clone(), product);
         }
         Ok(ResourceSummary {
@@ -259,18 +315,18 @@ impl ResourceSummary {
     pub fn plus(&self, other: &ResourceSummary) -> Result<ResourceSummary, ResourceError> {
         let add = |field: &str, a: u64, b: u64| {
             a.checked_add(b).ok_or_else(|| {
-                ResourceError::new(
+                ResourceError::overflow(
                     field,
-                    format!("{a} + {b} does not fit in an unsigned 64-bit count"),
+                    format!("{field} overflow: {a} + {b} does not fit in an unsigned 64-bit count"),
                 )
             })
         };
         let mut extended = self.extended.clone();
         for (name, quantity) in &other.extended {
             let sum = match extended.get(name) {
-                Some(existing) => existing
-                    .add(quantity)
-                    .map_err(|e| ResourceError::new(child("extended", name), e.to_string()))?,
+                Some(existing) => existing.add(quantity).map_err(|e| {
+                    ResourceError::overflow(child("extended", name), format!("{name:?}: {e}"))
+                })?,
                 None => quantity.clone(),
             };
             extended.insert(name.clone(), sum);
@@ -302,10 +358,19 @@ fn requirements(resources: Option<&Value>, path: &str) -> Result<ResourceList, R
     let Some(resources) = as_object(resources, path, "a ResourceRequirements object")? else {
         return Ok(ResourceList::new());
     };
-    let mut requests = resource_list(field(resources, "requests"), &child(path, "requests"))?;
-    let limits = resource_list(field(resources, "limits"), &child(path, "limits"))?;
+    let requests_path = child(path, "requests");
+    let limits_path = child(path, "limits");
+    let mut requests = resource_list(field(resources, "requests"), &requests_path)?;
+    let limits = resource_list(field(resources, "limits"), &limits_path)?;
+    // Every effective request is summed or compared: it must fit its count.
+    for (name, request) in &requests {
+        fits(request, name, &child(&requests_path, name))?;
+    }
     for (name, limit) in limits {
-        requests.entry(name).or_insert(limit);
+        if let std::collections::btree_map::Entry::Vacant(slot) = requests.entry(name) {
+            fits(&limit, slot.key(), &child(&limits_path, slot.key()))?;
+            slot.insert(limit);
+        }
     }
     Ok(requests)
 }
@@ -346,13 +411,27 @@ fn resource_list(value: Option<&Value>, path: &str) -> Result<ResourceList, Reso
         }
         let quantity = Quantity::from_json(raw)
             .map_err(|e| ResourceError::new(child(path, name), e.to_string()))?;
+        if quantity.is_negative() {
+            return Err(ResourceError::new(
+                child(path, name),
+                format!(
+                    "negative quantity {}: {name} must be zero or more (Kubernetes rejects \
+                     negative resource quantities)",
+                    quantity.to_canonical_string()
+                ),
+            ));
+        }
         list.insert(name.clone(), quantity.round_up_to_milli());
     }
     Ok(list)
 }
 
 /// Applies pod-level requests and limits (see the module docs, step 4).
-fn apply_pod_level(total: &mut ResourceList, requests: &ResourceList, limits: &ResourceList) {
+fn apply_pod_level(
+    total: &mut ResourceList,
+    requests: &ResourceList,
+    limits: &ResourceList,
+) -> Result<(), ResourceError> {
     for (name, limit) in limits {
         if !is_pod_level_resource(name) || requests.contains_key(name) {
             continue;
@@ -361,14 +440,45 @@ fn apply_pod_level(total: &mut ResourceList, requests: &ResourceList, limits: &R
         // containers ask for the resource, and to the limit otherwise.
         // Huge pages cannot be overcommitted: the request defaults to the limit.
         if name.starts_with(HUGEPAGES_PREFIX) || !total.contains_key(name) {
+            fits(limit, name, &child("resources.limits", name))?;
             total.insert(name.clone(), limit.clone());
         }
     }
     for (name, request) in requests {
         if is_pod_level_resource(name) {
+            fits(request, name, &child("resources.requests", name))?;
             total.insert(name.clone(), request.clone());
         }
     }
+    Ok(())
+}
+
+/// The count a summary reports for resource `name` (whole GPUs, CPU
+/// millicores, bytes), or an error at `path`: the quantity is negative, or
+/// the count does not fit in a `u64` (an overflow). Other resources are
+/// kept as exact quantities and count as 0 here.
+fn count(quantity: &Quantity, name: &str, path: &str) -> Result<u64, ResourceError> {
+    count_of(quantity, name).map_err(|e| {
+        if quantity.is_negative() {
+            ResourceError::new(path, format!("{name}: {e}"))
+        } else {
+            ResourceError::overflow(path, format!("{name}: {e}"))
+        }
+    })
+}
+
+/// [`count`] without a path.
+fn count_of(quantity: &Quantity, name: &str) -> Result<u64, QuantityError> {
+    match name {
+        CPU => quantity.checked_milli_ceil_u64(),
+        NVIDIA_GPU | MEMORY | EPHEMERAL_STORAGE => quantity.checked_ceil_u64(),
+        _ => Ok(0),
+    }
+}
+
+/// [`count`] as a check.
+fn fits(quantity: &Quantity, name: &str, path: &str) -> Result<(), ResourceError> {
+    count(quantity, name, path).map(|_| ())
 }
 
 /// Resources that pod-level `resources` govern.
@@ -386,9 +496,11 @@ fn add_into(
         let sum = match total.get(name) {
             Some(existing) => existing
                 .add(quantity)
-                .map_err(|e| ResourceError::new(path, format!("summing {name:?}: {e}")))?,
+                .map_err(|e| ResourceError::overflow(path, format!("summing {name:?}: {e}")))?,
             None => quantity.clone(),
         };
+        count_of(&sum, name)
+            .map_err(|e| ResourceError::overflow(path, format!("summing {name:?}: {e}")))?;
         total.insert(name.clone(), sum);
     }
     Ok(())
@@ -946,14 +1058,165 @@ mod tests {
 
     #[test]
     fn overflow_is_an_error_not_a_panic() {
+        // 2^96: the largest exact quantity; twice it leaves the range.
         let huge = "79228162514264337593543950336";
         let spec = json!({"containers": [
-            container(json!({"requests": {"cpu": huge}})),
-            container(json!({"requests": {"cpu": huge}})),
+            container(json!({"requests": {"rdma/ib": huge}})),
+            container(json!({"requests": {"rdma/ib": huge}})),
         ]});
         let e = error(spec);
         assert_eq!(e.path, "containers[1]");
         assert!(e.message.contains("overflow"), "{}", e.message);
+        assert!(e.is_overflow());
+    }
+
+    #[test]
+    fn negative_quantities_are_errors_never_summed() {
+        // A negative request would cancel the positive one (0 GPUs).
+        let e = error(json!({"containers": [
+            container(json!({"limits": {"nvidia.com/gpu": 4}})),
+            container(json!({"limits": {"nvidia.com/gpu": -4}})),
+        ]}));
+        assert_eq!(e.path, "containers[1].resources.limits[\"nvidia.com/gpu\"]");
+        assert!(e.message.contains("negative"), "{}", e.message);
+        assert!(!e.is_overflow());
+        // Everywhere a quantity is read, whatever the resource, also in a
+        // limit that a request overrides and as a string or a float.
+        for (spec, path) in [
+            (
+                json!({"containers": [container(json!({"requests": {"cpu": "-500m"}}))]}),
+                "containers[0].resources.requests.cpu",
+            ),
+            (
+                json!({"containers": [container(json!({
+                    "requests": {"memory": "1Gi"}, "limits": {"memory": "-1Gi"}}))]}),
+                "containers[0].resources.limits.memory",
+            ),
+            (
+                json!({"initContainers": [sidecar(json!({"requests": {"rdma/ib": -0.5}}))]}),
+                "initContainers[0].resources.requests[\"rdma/ib\"]",
+            ),
+            (
+                json!({"initContainers": [container(json!({"limits": {"ephemeral-storage": "-1"}}))]}),
+                "initContainers[0].resources.limits[\"ephemeral-storage\"]",
+            ),
+            (
+                json!({"resources": {"requests": {"cpu": "-1"}}}),
+                "resources.requests.cpu",
+            ),
+            (json!({"overhead": {"memory": "-1Mi"}}), "overhead.memory"),
+        ] {
+            let e = error(spec.clone());
+            assert_eq!(e.path, path, "{spec}");
+            assert!(e.message.contains("negative"), "{spec}: {}", e.message);
+        }
+        // Zero and negative zero are fine.
+        assert_eq!(
+            request(json!({"containers": [container(json!({"requests": {"cpu": "-0"}}))]})),
+            list(&[("cpu", "0")])
+        );
+    }
+
+    #[test]
+    fn counts_beyond_u64_are_overflow_errors() {
+        // One quantity: 1e20 GPUs would saturate to u64::MAX.
+        let e = error(json!({"containers": [
+            container(json!({"limits": {"nvidia.com/gpu": "1e20"}})),
+        ]}));
+        assert_eq!(e.path, "containers[0].resources.limits[\"nvidia.com/gpu\"]");
+        assert!(e.is_overflow());
+        assert!(e.message.contains("overflow"), "{}", e.message);
+        // CPU counts millicores: 2e16 cores are 2e19 millicores.
+        let e = error(json!({"containers": [container(json!({"requests": {"cpu": "2e16"}}))]}));
+        assert_eq!(e.path, "containers[0].resources.requests.cpu");
+        assert!(e.is_overflow());
+        // A sum across containers: each fits, the sum does not.
+        let e = error(json!({"containers": [
+            container(json!({"requests": {"memory": "8Ei"}})),
+            container(json!({"requests": {"memory": "8Ei"}})),
+            container(json!({"requests": {"memory": "8Ei"}})),
+        ]}));
+        assert_eq!(e.path, "containers[2]");
+        assert!(e.is_overflow());
+        assert!(e.message.contains("summing \"memory\""), "{}", e.message);
+        // Sidecars while an init container runs, and overhead on top.
+        let e = error(json!({"initContainers": [
+            sidecar(json!({"requests": {"nvidia.com/gpu": "10E"}})),
+            container(json!({"requests": {"nvidia.com/gpu": "10E"}})),
+        ]}));
+        assert_eq!(e.path, "initContainers[1]");
+        assert!(e.is_overflow());
+        let e = error(json!({
+            "containers": [container(json!({"requests": {"ephemeral-storage": "18E"}}))],
+            "overhead": {"ephemeral-storage": "1E"},
+        }));
+        assert_eq!(e.path, "overhead");
+        assert!(e.is_overflow());
+        // Pod-level resources that replace the containers' values.
+        let e = error(json!({"resources": {"limits": {"memory": "1e30"}}}));
+        assert!(
+            e.message.contains("out of the supported range"),
+            "{}",
+            e.message
+        );
+        let e = error(json!({"resources": {"requests": {"cpu": "1e17"}}}));
+        assert_eq!(e.path, "resources.requests.cpu");
+        assert!(e.is_overflow());
+        // A limit that a request overrides is not counted, so it may be huge.
+        assert_eq!(
+            request(json!({"containers": [container(json!({
+                "requests": {"nvidia.com/gpu": 1}, "limits": {"nvidia.com/gpu": "1e20"}}))]})),
+            list(&[("nvidia.com/gpu", "1")])
+        );
+        // Exactly u64::MAX fits.
+        assert_eq!(
+            request(json!({"containers": [container(json!({
+                "requests": {"memory": "18446744073709551615"}}))]})),
+            list(&[("memory", "18446744073709551615")])
+        );
+        // Extended resources are exact quantities, not counts.
+        assert_eq!(
+            request(json!({"containers": [container(json!({"requests": {"rdma/ib": "1e20"}}))]})),
+            list(&[("rdma/ib", "100e18")])
+        );
+    }
+
+    #[test]
+    fn try_from_list_never_clamps() {
+        let list = |pairs: &[(&str, &str)]| -> ResourceList {
+            pairs
+                .iter()
+                .filter_map(|(k, v)| Some(((*k).to_owned(), Quantity::parse(v).ok()?)))
+                .collect()
+        };
+        let ok =
+            ResourceSummary::try_from_list(&list(&[("cpu", "1500m"), ("nvidia.com/gpu", "2")]));
+        assert_eq!(ok.map(|s| (s.cpu_millis, s.gpu)), Ok((1500, 2)));
+        let e = match ResourceSummary::try_from_list(&list(&[("nvidia.com/gpu", "1e20")])) {
+            Ok(v) => panic!("{v:?}"),
+            Err(e) => e,
+        };
+        assert_eq!(e.path, "[\"nvidia.com/gpu\"]");
+        assert!(
+            e.is_overflow() && e.message.contains("overflow"),
+            "{}",
+            e.message
+        );
+        let e = match ResourceSummary::try_from_list(&list(&[("memory", "-1")])) {
+            Ok(v) => panic!("{v:?}"),
+            Err(e) => e,
+        };
+        assert_eq!(e.path, "memory");
+        assert!(
+            !e.is_overflow() && e.message.contains("negative"),
+            "{}",
+            e.message
+        );
+        // from_list keeps its documented clamping for lists made by hand.
+        assert_eq!(
+            ResourceSummary::from_list(&list(&[("nvidia.com/gpu", "1e20")])).gpu,
+            u64::MAX
+        );
     }
 
     #[test]
@@ -1126,6 +1389,8 @@ mod tests {
         };
         assert_eq!(e.path, "cpuMillis");
         assert!(e.message.contains("64-bit"));
+        assert!(e.message.contains("cpuMillis overflow"), "{}", e.message);
+        assert!(e.is_overflow());
         let e = match big.plus(&big) {
             Ok(v) => panic!("{v:?}"),
             Err(e) => e,
