@@ -6,11 +6,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 use serde_json::{Value, json};
 use workload_lens::{
-    Component, Engine, Error, ErrorCode, GangReport, Instance, Limits, PodAttribution, Resolved,
-    ResourceSummary, TreeNode,
+    Component, Engine, Error, ErrorCode, GangReport, HARD_MAX_DEPTH, Instance, Limits,
+    PodAttribution, Resolved, ResourceSummary, TreeNode,
 };
 
-use crate::failure::{Failure, error_message};
+use crate::failure::{EXIT_LIMIT, Failure, error_message};
 use crate::input::{
     self, InputPath, check_single_stdin, object_gvk, object_label, read_objects, read_text,
 };
@@ -40,6 +40,9 @@ pub fn run(
             .chain(options.pods.as_ref()),
     )?;
     let engine = input::engine(definitions, limits)?;
+    // One command, one budget: every document of the input, the pods and
+    // every operation share it (docs/reliability.md, whole-call budgets).
+    let _call = engine.call();
     let name = file.display();
     let text = read_text(file, limits)?;
     let (objects, collection) = read_objects(&engine, &text, &name)?;
@@ -81,12 +84,43 @@ pub fn run(
             }
         }
     }
+    if format != Format::Human {
+        resolved.iter().try_for_each(check_tree_depth)?;
+    }
     match (format, resolved.as_slice()) {
         (Format::Human, _) => Ok(human),
         (Format::Json, [one]) if !collection => output::json(one),
         (Format::Json, all) => output::json(all),
         (Format::Yaml, all) => output::yaml_documents(all),
     }
+}
+
+/// JSON and YAML are written recursively (serde): a component tree deeper
+/// than [`HARD_MAX_DEPTH`] levels (the nesting the engine guarantees to fit
+/// a 1 MiB stack) is refused with a limit failure before it is written,
+/// rather than overflow the stack. The human tree has no such bound.
+fn check_tree_depth(r: &Resolved) -> Result<(), Failure> {
+    check_depth(&r.tree, &format!("{}/{}", r.workload.kind, r.workload.name))
+}
+
+/// [`check_tree_depth`] of a tree; `label` names the workload.
+fn check_depth(tree: &TreeNode, label: &str) -> Result<(), Failure> {
+    let mut deepest = 0;
+    let mut stack = vec![(tree, 1usize)];
+    while let Some((node, depth)) = stack.pop() {
+        deepest = deepest.max(depth);
+        stack.extend(node.children.iter().map(|c| (c, depth + 1)));
+    }
+    if deepest <= HARD_MAX_DEPTH {
+        return Ok(());
+    }
+    Err(Failure::new(
+        EXIT_LIMIT,
+        format!(
+            "{label}: the component tree is {deepest} levels deep; JSON and YAML output \
+             write at most {HARD_MAX_DEPTH} (use -o human)"
+        ),
+    ))
 }
 
 fn resolution_warnings(r: &Resolved) {
@@ -186,6 +220,9 @@ fn live(
             r.workload.kind, r.workload.name
         ));
     }
+    if format != Format::Human {
+        check_tree_depth(&r)?;
+    }
     let report = LiveReport {
         resolved: &r,
         gang: gang_report,
@@ -237,7 +274,8 @@ fn pod_warnings(r: &Resolved, gang: Option<&GangReport>) {
 }
 
 /// The human description of one resolved workload; with `live`, of the
-/// workload and its pods.
+/// workload and its pods. Object data reaches it only through
+/// [`columns`] and [`escape`](output::escape).
 fn render(r: &Resolved, live: Option<&LiveView<'_>>) -> String {
     let mut out = String::new();
     let mut header = vec![format!("{}/{}", r.workload.kind, r.workload.name)];
@@ -248,8 +286,7 @@ fn render(r: &Resolved, live: Option<&LiveView<'_>>) -> String {
         "definition: {} ({})",
         r.definition.name, r.definition.origin
     ));
-    out.push_str(&header.join("   "));
-    out.push('\n');
+    out.push_str(&columns(&[header], 3));
     if live.is_none() {
         out.push_str("(file mode: no live pods)\n");
     }
@@ -261,16 +298,17 @@ fn render(r: &Resolved, live: Option<&LiveView<'_>>) -> String {
         pod_limit: live.and_then(|l| l.pod_limit),
     };
     let mut rows = Rows::default();
-    tree_rows(&r.tree, &ctx, "", None, &mut rows);
+    tree_rows(&r.tree, &ctx, &mut rows);
     out.push_str(&rows.render());
 
     if let Some(status) = &r.status {
-        out.push_str("\nStatus: ");
         let names: Vec<&str> = status.matched_statuses.iter().map(|s| s.as_str()).collect();
-        out.push_str(&names.join(","));
+        let mut line = format!("Status: {}", names.join(","));
         if let Some(phase) = &status.phase {
-            out.push_str(&format!(" (phase: {phase})"));
+            line.push_str(&format!(" (phase: {phase})"));
         }
+        out.push('\n');
+        out.push_str(&output::escape(&line));
         out.push('\n');
     }
 
@@ -401,6 +439,7 @@ fn pod_cells(p: &PodAttribution) -> Vec<String> {
 }
 
 /// A row below a tree node.
+#[derive(Clone)]
 enum Child<'a> {
     Instance(&'a Instance),
     Pod(&'a PodAttribution),
@@ -462,25 +501,112 @@ impl Rows {
     }
 }
 
-/// The label of a tree row and the prefix of its own children. `last` is
-/// `None` for the root, else whether the row is the last of its siblings.
-fn branch(prefix: &str, last: Option<bool>, name: &str) -> (String, String) {
-    match last {
-        None => (name.to_string(), String::new()),
+/// Tree levels drawn with their own indentation; deeper rows keep the
+/// indentation of this level and show their depth (`[depth 70] name`), so
+/// a row stays short however deep the tree (a 16,000-level chain would
+/// otherwise print half a gigabyte of indentation).
+const MAX_DRAWN_DEPTH: usize = 32;
+
+/// Where a tree row goes: the prefix drawn before it, whether it is the
+/// last of its siblings (`None` for the root) and its depth (root: 0).
+struct Place<'p> {
+    prefix: &'p str,
+    last: Option<bool>,
+    depth: usize,
+}
+
+/// The label of a tree row and the prefix of its own children.
+fn branch(at: &Place<'_>, name: &str) -> (String, String) {
+    let prefix = at.prefix;
+    let name = if at.depth > MAX_DRAWN_DEPTH {
+        format!("[depth {}] {name}", at.depth)
+    } else {
+        name.to_string()
+    };
+    let (label, child_prefix) = match at.last {
+        None => (name, String::new()),
         Some(true) => (format!("{prefix}`-- {name}"), format!("{prefix}    ")),
         Some(false) => (format!("{prefix}|-- {name}"), format!("{prefix}|   ")),
+    };
+    if at.depth >= MAX_DRAWN_DEPTH {
+        (label, prefix.to_string())
+    } else {
+        (label, child_prefix)
     }
 }
 
-/// Rows of the component tree below (and including) `node`.
-fn tree_rows(
-    node: &TreeNode,
-    ctx: &TreeCtx<'_>,
-    prefix: &str,
-    last: Option<bool>,
+/// The children of one tree row still to draw: `pods` tells whether
+/// instances have pods (and so cells).
+struct Level<'a> {
+    children: Vec<Child<'a>>,
+    next: usize,
+    pods: bool,
+    prefix: String,
+    depth: usize,
+}
+
+/// Rows of the component tree: depth first, with an explicit stack, so the
+/// depth of the tree (which the definition chooses) never meets the depth
+/// of the call stack.
+fn tree_rows(root: &TreeNode, ctx: &TreeCtx<'_>, rows: &mut Rows) {
+    let root_place = Place {
+        prefix: "",
+        last: None,
+        depth: 0,
+    };
+    let mut stack = vec![component_row(root, ctx, &root_place, rows)];
+    while let Some(level) = stack.last_mut() {
+        let Some(child) = level.children.get(level.next).cloned() else {
+            stack.pop();
+            continue;
+        };
+        level.next += 1;
+        let at = Place {
+            prefix: &level.prefix,
+            last: Some(level.next == level.children.len()),
+            depth: level.depth + 1,
+        };
+        let pods = level.pods;
+        let below = match child {
+            Child::Component(node) => Some(component_row(node, ctx, &at, rows)),
+            Child::Instance(i) => {
+                let (label, prefix) = branch(&at, instance_name(i));
+                let mut row = vec![label];
+                if pods {
+                    row.extend(instance_cells(i, ctx.live));
+                }
+                rows.push(row);
+                Some(Level {
+                    children: pod_children(i, ctx),
+                    next: 0,
+                    pods,
+                    prefix,
+                    depth: at.depth,
+                })
+            }
+            Child::Pod(p) => {
+                let mut row = vec![branch(&at, pod_name(Some(&p.name))).0];
+                row.extend(pod_cells(p));
+                rows.push(row);
+                None
+            }
+            Child::More(text) => {
+                rows.push_free(output::escape(&branch(&at, &text).0).into_owned());
+                None
+            }
+        };
+        stack.extend(below);
+    }
+}
+
+/// The row of one component, and its children to draw below it.
+fn component_row<'a>(
+    node: &'a TreeNode,
+    ctx: &TreeCtx<'a>,
+    at: &Place<'_>,
     rows: &mut Rows,
-) {
-    let (label, child_prefix) = branch(prefix, last, &node.component);
+) -> Level<'a> {
+    let (label, prefix) = branch(at, &node.component);
     let comp = ctx.comps.get(node.component.as_str()).copied();
     let mut row = vec![label];
     let instances: &[Instance] = comp.map(|c| c.instances.as_slice()).unwrap_or_default();
@@ -495,38 +621,12 @@ fn tree_rows(
     }
     rows.push(row);
     children.extend(node.children.iter().map(Child::Component));
-    child_rows(&children, pods, ctx, &child_prefix, rows);
-}
-
-/// Rows of the children of one tree row; `pods` tells whether instances
-/// have pods (and so cells).
-fn child_rows(
-    children: &[Child<'_>],
-    pods: bool,
-    ctx: &TreeCtx<'_>,
-    prefix: &str,
-    rows: &mut Rows,
-) {
-    for (n, child) in children.iter().enumerate() {
-        let last = Some(n + 1 == children.len());
-        match child {
-            Child::Component(node) => tree_rows(node, ctx, prefix, last, rows),
-            Child::Instance(i) => {
-                let (label, inner) = branch(prefix, last, instance_name(i));
-                let mut row = vec![label];
-                if pods {
-                    row.extend(instance_cells(i, ctx.live));
-                }
-                rows.push(row);
-                child_rows(&pod_children(i, ctx), pods, ctx, &inner, rows);
-            }
-            Child::Pod(p) => {
-                let mut row = vec![branch(prefix, last, pod_name(Some(&p.name))).0];
-                row.extend(pod_cells(p));
-                rows.push(row);
-            }
-            Child::More(text) => rows.push_free(branch(prefix, last, text).0),
-        }
+    Level {
+        children,
+        next: 0,
+        pods,
+        prefix,
+        depth: at.depth,
     }
 }
 
@@ -632,4 +732,110 @@ fn resources_table(r: &Resolved) -> String {
     }
     table.push(cells("TOTAL".into(), r.totals.pods.to_string(), totals));
     columns(&table, 3)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chain of `n` nested components `c0 > c1 > ...`.
+    fn chain(n: usize) -> TreeNode {
+        let mut node = TreeNode {
+            component: format!("c{}", n - 1),
+            children: Vec::new(),
+        };
+        for i in (0..n - 1).rev() {
+            node = TreeNode {
+                component: format!("c{i}"),
+                children: vec![node],
+            };
+        }
+        node
+    }
+
+    /// Drop a tree without recursion (the derived drop recurses).
+    fn dismantle(tree: TreeNode) {
+        let mut stack = vec![tree];
+        while let Some(mut node) = stack.pop() {
+            stack.append(&mut node.children);
+        }
+    }
+
+    fn rows_of(tree: &TreeNode) -> String {
+        let ctx = TreeCtx {
+            comps: BTreeMap::new(),
+            live: false,
+            pod_limit: None,
+        };
+        let mut rows = Rows::default();
+        tree_rows(tree, &ctx, &mut rows);
+        rows.render()
+    }
+
+    #[test]
+    fn a_deep_tree_is_drawn_without_recursion_and_with_bounded_rows() {
+        // Far deeper than the 2 MiB stack of a test thread allows recursion.
+        let tree = chain(20_000);
+        let text = rows_of(&tree);
+        dismantle(tree);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 20_000);
+        assert_eq!(lines[0], "c0");
+        assert_eq!(lines[1], "`-- c1");
+        assert_eq!(lines[2], "    `-- c2");
+        let indent = 4 * (MAX_DRAWN_DEPTH - 1);
+        assert_eq!(
+            lines[MAX_DRAWN_DEPTH],
+            format!("{}`-- c{MAX_DRAWN_DEPTH}", " ".repeat(indent))
+        );
+        let next = MAX_DRAWN_DEPTH + 1;
+        assert_eq!(
+            lines[next],
+            format!("{}`-- [depth {next}] c{next}", " ".repeat(indent))
+        );
+        assert_eq!(
+            lines[19_999],
+            format!("{}`-- [depth 19999] c19999", " ".repeat(indent))
+        );
+        assert!(lines.iter().all(|l| l.len() < 4 * MAX_DRAWN_DEPTH + 40));
+    }
+
+    #[test]
+    fn siblings_and_nesting_are_drawn_as_before() {
+        let leaf = |n: &str| TreeNode {
+            component: n.into(),
+            children: Vec::new(),
+        };
+        let tree = TreeNode {
+            component: "root".into(),
+            children: vec![
+                TreeNode {
+                    component: "a".into(),
+                    children: vec![leaf("a1"), leaf("a2")],
+                },
+                TreeNode {
+                    component: "b".into(),
+                    children: vec![leaf("b1")],
+                },
+            ],
+        };
+        assert_eq!(
+            rows_of(&tree),
+            "root\n|-- a\n|   |-- a1\n|   `-- a2\n`-- b\n    `-- b1\n"
+        );
+    }
+
+    #[test]
+    fn json_output_refuses_trees_deeper_than_the_hard_limit() {
+        let depth_of = |n: usize| {
+            let tree = chain(n);
+            let result = check_depth(&tree, "App/a").map_err(|f| (f.exit, f.message));
+            dismantle(tree);
+            result
+        };
+        assert!(depth_of(HARD_MAX_DEPTH).is_ok());
+        let err = depth_of(HARD_MAX_DEPTH + 1).err();
+        assert_eq!(err.as_ref().map(|e| e.0), Some(EXIT_LIMIT));
+        assert!(err.is_some_and(|e| e.1.contains(&format!("{} levels deep", HARD_MAX_DEPTH + 1))));
+    }
 }

@@ -9,6 +9,8 @@ use std::io::Write;
 
 use workload_lens::{Error, ErrorCode, Finding, Location, Severity};
 
+use crate::output::escape;
+
 /// Success.
 pub const EXIT_OK: u8 = 0;
 /// The engine failed while resolving (jq runtime, conversion, count mismatch,
@@ -163,16 +165,17 @@ pub fn describe_location(loc: &Location, message: &str) -> String {
     parts.join(", ")
 }
 
-/// Print a failure: its stdout part, then `error: ...` and one line per
-/// finding on stderr.
+/// Print a failure: its stdout part (JSON, YAML or human text as made),
+/// then `error: ...` and one line per finding on stderr, escaped
+/// ([`escape`](crate::output::escape)): messages quote names, ids and values.
 pub fn report(f: &Failure) {
     if let Some(out) = &f.stdout {
         let _ = crate::output::print(out);
     }
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "error: {}", f.message);
+    let _ = writeln!(err, "error: {}", escape(&f.message));
     for finding in &f.findings {
-        let _ = writeln!(err, "{}", finding_line(finding));
+        let _ = writeln!(err, "{}", escape(&finding_line(finding)));
     }
 }
 

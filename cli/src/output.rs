@@ -1,5 +1,9 @@
-//! Output helpers: formats, aligned columns, quantities, JSON and YAML.
+//! Output helpers: formats, aligned columns, quantities, JSON and YAML,
+//! and [`escape`], which every piece of object data goes through on its way
+//! into human output.
 
+use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::io::Write;
 
 use clap::ValueEnum;
@@ -22,12 +26,56 @@ pub enum Format {
 }
 
 /// Print a warning on stderr (`warning: ...`), ignoring a closed stderr.
+/// The message is escaped ([`escape`]).
 pub fn warn(message: &str) {
     let _ = writeln!(
         std::io::stderr().lock(),
         "warning: {}",
-        crate::failure::one_line(message)
+        escape(&crate::failure::one_line(message))
     );
+}
+
+/// Whether `c` must not reach a terminal raw: C0 controls (newline and tab
+/// included), DEL, C1 controls, and the invisible characters that reorder
+/// or break lines (bidirectional overrides, embeddings and isolates, the
+/// marks, the line and paragraph separators).
+fn is_unsafe(c: char) -> bool {
+    matches!(c,
+        '\u{0}'..='\u{1f}'
+        | '\u{7f}'..='\u{9f}'
+        | '\u{61c}'
+        | '\u{200e}'
+        | '\u{200f}'
+        | '\u{2028}'..='\u{202e}'
+        | '\u{2066}'..='\u{2069}')
+}
+
+/// Text from objects, definitions and messages made safe for a terminal:
+/// every [unsafe](is_unsafe) character is written as an escape (`\n`,
+/// `\r`, `\t`, `\x1b`, `\u{9b}`, `\u{202e}`), so names, ids, messages and
+/// reasons can neither move the cursor, recolour, retitle or clear the
+/// terminal, nor reorder or split a line. Human output only: JSON and YAML
+/// stay exact. Text without such characters is returned as is.
+pub fn escape(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_unsafe) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x80 && is_unsafe(c) => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if is_unsafe(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// Pretty JSON with a 2-space indent and a trailing newline.
@@ -59,17 +107,22 @@ fn ensure_newline(mut s: String) -> String {
 }
 
 /// Rows of cells as aligned columns: every column but the last padded to its
-/// widest cell plus `gap` spaces; trailing spaces removed.
+/// widest cell plus `gap` spaces; trailing spaces removed. Every cell is
+/// [escaped](escape): tables and trees are made of object data.
 pub fn columns(rows: &[Vec<String>], gap: usize) -> String {
+    let rows: Vec<Vec<Cow<'_, str>>> = rows
+        .iter()
+        .map(|row| row.iter().map(|cell| escape(cell)).collect())
+        .collect();
     let ncols = rows.iter().map(Vec::len).max().unwrap_or(0);
     let mut widths = vec![0usize; ncols];
-    for row in rows {
+    for row in &rows {
         for (i, cell) in row.iter().enumerate() {
             widths[i] = widths[i].max(cell.chars().count());
         }
     }
     let mut out = String::new();
-    for row in rows {
+    for row in &rows {
         let mut line = String::new();
         for (i, cell) in row.iter().enumerate() {
             line.push_str(cell);
@@ -147,6 +200,36 @@ mod tests {
         assert_eq!(bytes(1 << 60), "1Ei");
         assert_eq!(bytes(1 << 62), "4Ei");
         assert_eq!(bytes(u64::MAX), u64::MAX.to_string());
+    }
+
+    #[test]
+    fn escapes_what_a_terminal_would_obey() {
+        assert!(matches!(escape("plain-name_1.x/y"), Cow::Borrowed(_)));
+        assert!(matches!(escape("ünïcode 名前 ✓"), Cow::Borrowed(_)));
+        assert_eq!(escape("a\u{1b}[31mred\u{1b}[0m"), "a\\x1b[31mred\\x1b[0m");
+        assert_eq!(escape("l1\nl2\r\tx"), "l1\\nl2\\r\\tx");
+        assert_eq!(escape("\u{0}\u{7}\u{8}\u{7f}"), "\\x00\\x07\\x08\\x7f");
+        assert_eq!(escape("\u{9b}2J\u{85}"), "\\u{9b}2J\\u{85}");
+        assert_eq!(escape("abc\u{202e}fed"), "abc\\u{202e}fed");
+        assert_eq!(
+            escape("\u{2066}\u{2069}\u{200e}\u{200f}\u{61c}\u{2028}\u{2029}"),
+            "\\u{2066}\\u{2069}\\u{200e}\\u{200f}\\u{61c}\\u{2028}\\u{2029}"
+        );
+        // Backslashes are data like any other: nothing reaches the
+        // terminal raw either way.
+        assert_eq!(escape("\\x1b"), "\\x1b");
+    }
+
+    #[test]
+    fn columns_escape_and_align_on_the_escaped_text() {
+        let rows = vec![
+            vec!["\u{1b}]0;pwned\u{7}".to_string(), "x".to_string()],
+            vec!["ok".to_string(), "y".to_string()],
+        ];
+        assert_eq!(
+            columns(&rows, 1),
+            "\\x1b]0;pwned\\x07 x\nok               y\n"
+        );
     }
 
     #[test]

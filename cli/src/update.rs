@@ -47,6 +47,9 @@ pub fn run(
     };
     check_single_stdin(definitions.iter().chain([file]).chain(values))?;
     let engine = input::engine(definitions, limits)?;
+    // One command, one budget: every document of the input, the pods and
+    // every operation share it (docs/reliability.md, whole-call budgets).
+    let _call = engine.call();
     let name = file.display();
     let text = read_text(file, limits)?;
     let (mut objects, _) = read_objects(&engine, &text, &name)?;

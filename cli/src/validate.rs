@@ -5,7 +5,7 @@ use workload_lens::{DefinitionVerdict, Engine, Limits, ValidationReport};
 
 use crate::failure::{EXIT_INVALID_DEFINITION, EXIT_OK, Failure, finding_line, report};
 use crate::input::{InputPath, check_single_stdin, read_text};
-use crate::output::{self, Format};
+use crate::output::{self, Format, escape};
 
 /// Run `validate`; returns stdout text and the exit code.
 pub fn run(files: &[InputPath], format: Format, limits: &Limits) -> Result<(String, u8), Failure> {
@@ -16,6 +16,9 @@ pub fn run(files: &[InputPath], format: Format, limits: &Limits) -> Result<(Stri
         .catalog(false)
         .build()
         .map_err(|e| Failure::engine(&e))?;
+    // One command, one budget: every file and document shares it
+    // (docs/reliability.md, whole-call budgets).
+    let _call = engine.call();
     let mut all = ValidationReport {
         definitions: Vec::new(),
     };
@@ -56,20 +59,23 @@ fn validate_file(engine: &Engine, file: &InputPath) -> Result<ValidationReport, 
         .map_err(|e| Failure::engine(&e).context(&name))
 }
 
+/// The verdicts for people; names and findings come from the definitions,
+/// so every line is escaped.
 fn human(verdicts: &[DefinitionVerdict]) -> String {
     let mut out = String::new();
     for v in verdicts {
-        if v.valid {
-            out.push_str(&format!("OK: {} is a valid definition", v.name));
-            if let Some(gvk) = &v.gvk {
-                out.push_str(&format!(" (GVK: {gvk})"));
-            }
+        let mut line = if v.valid {
+            format!("OK: {} is a valid definition", v.name)
         } else {
-            out.push_str(&format!("INVALID: {}", v.name));
+            format!("INVALID: {}", v.name)
+        };
+        if let Some(gvk) = v.gvk.as_ref().filter(|_| v.valid) {
+            line.push_str(&format!(" (GVK: {gvk})"));
         }
+        out.push_str(&escape(&line));
         out.push('\n');
         for f in &v.findings {
-            out.push_str(&finding_line(f));
+            out.push_str(&escape(&finding_line(f)));
             out.push('\n');
         }
     }

@@ -1434,6 +1434,33 @@ fn exit_5_limit_exceeded() {
     assert_eq!(r.stdout, run(&["describe", EXAMPLE]).stdout);
 }
 
+#[test]
+fn the_documents_of_one_command_share_one_budget() {
+    // A budget that one copy of the example fits (about 300 steps) and
+    // fifty copies in one file do not: the command is one call.
+    let dir = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(e) => panic!("{e}"),
+    };
+    let example = match std::fs::read_to_string(EXAMPLE) {
+        Ok(t) => t,
+        Err(e) => panic!("{e}"),
+    };
+    let limits = dir.path().join("limits.yaml");
+    let many = dir.path().join("many.yaml");
+    let writes = std::fs::write(&limits, "maxSteps: 2000\n")
+        .and_then(|()| std::fs::write(&many, vec![example.as_str(); 50].join("\n---\n")));
+    if let Err(e) = writes {
+        panic!("{e}");
+    }
+    let limits = limits.to_string_lossy().into_owned();
+    let one = run(&["describe", "--limits", &limits, EXAMPLE]);
+    assert_exit(&one, 0);
+    let r = run(&["describe", "--limits", &limits, &many.to_string_lossy()]);
+    assert_exit(&r, 5);
+    assert!(r.stderr.contains("maxSteps"), "{}", r.stderr);
+}
+
 // ----------------------------------------------------------- robustness
 
 #[test]
