@@ -177,6 +177,173 @@ fn json_errors_keep_their_paths() {
     );
 }
 
+/// A YAML chain of `depth` mappings whose explicit keys (`? key`) are about
+/// `key_len` bytes, alternating identifiers (`k0kkk…`, spelled `.k0kkk…` in
+/// a path) and keys that need quoting (`1.kkk…`, spelled `["1.kkk…"]`),
+/// with `tail` as the content of the innermost mapping. Returns the text and
+/// the path of the innermost mapping.
+fn yaml_key_chain(depth: usize, key_len: usize, tail: &str) -> (String, String) {
+    let key = |d: usize| {
+        if d.is_multiple_of(2) {
+            format!("k{d}{}", "k".repeat(key_len))
+        } else {
+            format!("{d}.{}", "k".repeat(key_len))
+        }
+    };
+    let mut text = String::new();
+    let mut path = String::new();
+    for d in 0..depth {
+        let indent = "  ".repeat(d);
+        text.push_str(&format!("{indent}? {}\n{indent}:\n", key(d)));
+        if d.is_multiple_of(2) {
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(&key(d));
+        } else {
+            path.push_str(&format!("[\"{}\"]", key(d)));
+        }
+    }
+    text.push_str(&"  ".repeat(depth));
+    text.push_str(tail);
+    text.push('\n');
+    (text, path)
+}
+
+#[test]
+fn yaml_deep_chain_of_long_keys_reads_in_linear_time() {
+    // 120 levels of 100 KB explicit keys (12 MB): the path of each open
+    // mapping used to hold every key above it (2.7 s and 1.5 GB of memory
+    // in the release CLI).
+    within(60, || {
+        let depth = 120;
+        let (text, path) = yaml_key_chain(depth, 100_000, "x: [1, 2, 3]");
+        let docs = parse_documents(&text, &Limits::default()).unwrap();
+        assert_eq!(docs.len(), 1);
+        // Positions are still recorded for every level.
+        let line = 2 * depth + 1;
+        assert_eq!(
+            docs[0].spans.get(&path),
+            Some((2 * depth - 1, 2 * depth + 1))
+        );
+        assert_eq!(
+            docs[0].spans.get(&format!("{path}.x")),
+            Some((line, 2 * depth + 1))
+        );
+        assert_eq!(
+            docs[0].spans.get(&format!("{path}.x[2]")),
+            Some((line, 2 * depth + 11))
+        );
+        let mut value = &docs[0].value;
+        for _ in 0..depth {
+            let Value::Object(map) = value else {
+                panic!("not a mapping")
+            };
+            assert_eq!(map.len(), 1);
+            value = map.values().next().unwrap();
+        }
+        assert_eq!(value, &json!({"x": [1, 2, 3]}));
+    });
+}
+
+#[test]
+fn yaml_errors_deep_in_a_chain_of_long_keys_keep_their_exact_paths() {
+    // The path is built only for the error, and is still the whole path.
+    within(60, || {
+        let depth = 120;
+        let line = 2 * depth + 1;
+        let (text, path) = yaml_key_chain(depth, 100_000, "x: [1, 2, {y: 1, y: 2}]");
+        let e = parse_documents(&text, &Limits::default()).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Parse);
+        assert_eq!(
+            e.message(),
+            format!(
+                "duplicate mapping key \"y\" (first defined at line {line}, column {})",
+                2 * depth + 12
+            )
+        );
+        // The error keeps a 512-byte preview of the field, with the length
+        // of the whole path.
+        let full = format!("{path}.x[2].y");
+        let preview = format!("{}... ({} more bytes)", &full[..512], full.len() - 512);
+        assert_eq!(e.location().field.as_deref(), Some(preview.as_str()));
+        assert_eq!(
+            (e.location().line, e.location().column),
+            (Some(line), Some(2 * depth + 18))
+        );
+
+        // The same error, and others, deep in such a chain with keys short
+        // enough for the whole path to be kept.
+        let depth = 40;
+        let (text, path) = yaml_key_chain(depth, 4, "x: [1, 2, {y: 1, y: 2}]");
+        assert!(path.len() < 400);
+        let e = parse_documents(&text, &Limits::default()).unwrap_err();
+        assert_eq!(
+            e.location().field.as_deref(),
+            Some(format!("{path}.x[2].y").as_str())
+        );
+        let line = 2 * depth + 1;
+        let cases = [
+            (
+                "x: [1, 2, {<<: 3}]",
+                "the merge key '<<' needs a mapping or a sequence of mappings",
+                ".x[2][\"<<\"]",
+            ),
+            (
+                "x: [1, .inf]",
+                "value .inf is not representable in JSON (infinity and NaN are not allowed)",
+                ".x[1]",
+            ),
+            (
+                "x: {a: 1, ~: 2}",
+                "a null mapping key is not supported (quote the key to make it a string)",
+                ".x",
+            ),
+            (
+                "x: &a [1, *a]",
+                "alias refers to an anchor that is not complete yet (recursive aliases are not supported)",
+                ".x[1]",
+            ),
+        ];
+        for (tail, message, field) in cases {
+            let (text, path) = yaml_key_chain(depth, 4, tail);
+            let e = parse_documents(&text, &Limits::default()).unwrap_err();
+            assert_eq!(e.message(), message, "{tail}");
+            let want = format!("{path}{field}");
+            assert_eq!(e.location().field.as_deref(), Some(want.as_str()), "{tail}");
+            assert_eq!(e.location().line, Some(line), "{tail}");
+        }
+
+        // A limit deep in the chain names the path of the value refused.
+        let (text, path) = yaml_key_chain(depth, 4, "x: [1, 2, [[1]]]");
+        let limits = Limits {
+            max_depth: depth + 2,
+            ..Limits::default()
+        };
+        let e = parse_documents(&text, &limits).unwrap_err();
+        assert_eq!(e.limit(), Some("maxDepth"));
+        assert_eq!(
+            e.location().field.as_deref(),
+            Some(format!("{path}.x[2]").as_str())
+        );
+        let (text, path) = yaml_key_chain(depth, 4, "x: [1, 2, 3]");
+        let limits = Limits {
+            max_input_nodes: depth + 3,
+            ..Limits::default()
+        };
+        let e = parse_documents(&text, &limits).unwrap_err();
+        assert_eq!(e.limit(), Some("maxInputNodes"));
+        assert_eq!(
+            e.location().field.as_deref(),
+            Some(format!("{path}.x[1]").as_str())
+        );
+        assert_eq!(
+            (e.location().line, e.location().column),
+            (Some(line), Some(2 * depth + 8))
+        );
+    });
+}
+
 // ---------------------------------------------------------------------------
 // Pod attribution
 // ---------------------------------------------------------------------------

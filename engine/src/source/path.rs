@@ -26,20 +26,46 @@ pub(super) fn is_identifier(key: &str) -> bool {
 /// `a["app.kubernetes.io/name"]` (the key as a JSON string). The empty path is
 /// the root: `path_push_key("", "spec")` is `spec`.
 pub fn path_push_key(path: &str, key: &str) -> String {
-    if is_identifier(key) {
-        if path.is_empty() {
-            key.to_string()
-        } else {
-            format!("{path}.{key}")
-        }
-    } else {
-        format!("{path}[{}]", Value::String(key.to_string()))
-    }
+    let mut out = path.to_string();
+    push_key_step(&mut out, key);
+    out
 }
 
 /// `path` extended by a sequence index: `a[3]`.
 pub fn path_push_index(path: &str, i: usize) -> String {
-    format!("{path}[{i}]")
+    let mut out = path.to_string();
+    push_index_step(&mut out, i);
+    out
+}
+
+/// Append a mapping key to the path `out` in place, in the spelling of
+/// [`path_push_key`]: building a path step by step this way is linear in its
+/// length (`path_push_key` copies the whole prefix at every step).
+pub(crate) fn push_key_step(out: &mut String, key: &str) {
+    if is_identifier(key) {
+        if !out.is_empty() {
+            out.push('.');
+        }
+        out.push_str(key);
+    } else {
+        out.push('[');
+        out.push_str(&Value::String(key.to_string()).to_string());
+        out.push(']');
+    }
+}
+
+/// Append a sequence index to the path `out` in place: `[3]`.
+pub(crate) fn push_index_step(out: &mut String, i: usize) {
+    use std::fmt::Write as _;
+    let _ = write!(out, "[{i}]");
+}
+
+/// Append one step to the path `out` in place.
+pub(crate) fn push_step(out: &mut String, step: &Segment) {
+    match step {
+        Segment::Key(k) => push_key_step(out, k),
+        Segment::Index(i) => push_index_step(out, *i),
+    }
 }
 
 /// Split a path into steps. The flag is false when the path does not parse
@@ -151,13 +177,11 @@ impl FieldPath {
 }
 
 impl std::fmt::Display for FieldPath {
+    /// Linear in the length of the path: every step is appended once.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut out = String::new();
         for s in &self.0 {
-            out = match s {
-                Segment::Key(k) => path_push_key(&out, k),
-                Segment::Index(i) => path_push_index(&out, *i),
-            };
+            push_step(&mut out, s);
         }
         f.write_str(&out)
     }

@@ -50,10 +50,15 @@ pub(super) enum FrameKind {
     },
 }
 
+/// One open sequence or mapping. Paths are not built while reading (a long
+/// key above many values would be copied into every path below it): the
+/// step from a frame to the value being read inside it is its current slot
+/// (see [`YamlBuilder::slot_step`]), which does not change while that value
+/// is open, so the path of any open value is the slots of the frames above
+/// it, spelled out by [`YamlBuilder::slot_path`] when an error needs it.
 pub(super) struct Frame {
     kind: FrameKind,
     node: u32,
-    path: String,
     anchor: usize,
     nodes_at_start: usize,
     aliases_at_start: usize,
@@ -188,19 +193,40 @@ impl<'l> YamlBuilder<'l> {
         )
     }
 
-    /// Path of the value about to be added.
-    fn slot_path(&self) -> String {
-        match self.stack.last() {
-            None => String::new(),
-            Some(top) => match &top.kind {
-                FrameKind::Seq(items) => path_push_index(&top.path, items.len()),
-                FrameKind::Map {
-                    key: Some(PendingKey::Key(k, _)),
-                    ..
-                } => path_push_key(&top.path, k),
-                FrameKind::Map { .. } => path_push_key(&top.path, "<<"),
-            },
+    /// The step from `frame` to the value being read in it: the next index
+    /// of a sequence, the pending key of a mapping (`<<` for a merge key,
+    /// and when no key is pending).
+    fn slot_step(frame: &Frame, out: &mut String) {
+        match &frame.kind {
+            FrameKind::Seq(items) => push_index_step(out, items.len()),
+            FrameKind::Map {
+                key: Some(PendingKey::Key(k, _)),
+                ..
+            } => push_key_step(out, k),
+            FrameKind::Map { .. } => push_key_step(out, "<<"),
         }
+    }
+
+    /// Path of the innermost open sequence or mapping (the empty path, the
+    /// root, when none is open), built in one pass: linear in its length.
+    /// Only called for errors.
+    fn top_path(&self) -> String {
+        let mut out = String::new();
+        let parents = self.stack.len().saturating_sub(1);
+        for frame in self.stack.iter().take(parents) {
+            Self::slot_step(frame, &mut out);
+        }
+        out
+    }
+
+    /// Path of the value about to be added (built in one pass, only for
+    /// errors).
+    fn slot_path(&self) -> String {
+        let mut out = String::new();
+        for frame in &self.stack {
+            Self::slot_step(frame, &mut out);
+        }
+        out
     }
 
     /// Span node of the value about to be added.
@@ -278,11 +304,7 @@ impl<'l> YamlBuilder<'l> {
             let value = match resolve_scalar(text, style, tag) {
                 Ok(v) => v,
                 Err(m) => {
-                    let path = self
-                        .stack
-                        .last()
-                        .map(|f| f.path.clone())
-                        .unwrap_or_default();
+                    let path = self.top_path();
                     return Err(self.parse_error(m, span, &path));
                 }
             };
@@ -326,11 +348,6 @@ impl<'l> YamlBuilder<'l> {
 
     /// Use a resolved scalar as the pending key of the current mapping.
     fn set_key(&mut self, key: Value, span: &Span) -> Result<()> {
-        let parent_path = self
-            .stack
-            .last()
-            .map(|f| f.path.clone())
-            .unwrap_or_default();
         let key = match key {
             Value::String(s) => s,
             Value::Number(n) => n.to_string(),
@@ -340,7 +357,7 @@ impl<'l> YamlBuilder<'l> {
                     "a null mapping key is not supported (quote the key to make it a string)"
                         .to_string(),
                     span,
-                    &parent_path,
+                    &self.top_path(),
                 ));
             }
             Value::Array(_) | Value::Object(_) => {
@@ -348,11 +365,10 @@ impl<'l> YamlBuilder<'l> {
                     "complex mapping keys (a sequence or mapping used as a key) are not supported"
                         .to_string(),
                     span,
-                    &parent_path,
+                    &self.top_path(),
                 ));
             }
         };
-        let path = path_push_key(&parent_path, &key);
         let (line, column) = position_of(span);
         let Some(top) = self.stack.last() else {
             return Ok(());
@@ -366,6 +382,8 @@ impl<'l> YamlBuilder<'l> {
                 .lookup(parent, Segment::Key(key.clone().into()))
                 .map(|(l, c)| format!(" (first defined at line {l}, column {c})"))
                 .unwrap_or_default();
+            let mut path = self.top_path();
+            push_key_step(&mut path, &key);
             return Err(self.parse_error(
                 format!("duplicate mapping key {}{first}", Value::String(key)),
                 span,
@@ -389,11 +407,7 @@ impl<'l> YamlBuilder<'l> {
 
     fn start(&mut self, map: bool, anchor: usize, span: &Span) -> Result<()> {
         if self.expecting_key() {
-            let path = self
-                .stack
-                .last()
-                .map(|f| f.path.clone())
-                .unwrap_or_default();
+            let path = self.top_path();
             return Err(self.parse_error(
                 "complex mapping keys (a sequence or mapping used as a key) are not supported"
                     .to_string(),
@@ -401,8 +415,8 @@ impl<'l> YamlBuilder<'l> {
                 &path,
             ));
         }
-        let path = self.slot_path();
         if self.stack.len() + 1 > self.limits.max_depth {
+            let path = self.slot_path();
             return Err(self.error_at(depth_error(self.limits), span, &path));
         }
         self.count_node(span)?;
@@ -419,7 +433,6 @@ impl<'l> YamlBuilder<'l> {
         self.stack.push(Frame {
             kind,
             node,
-            path,
             anchor,
             nodes_at_start: self.nodes,
             aliases_at_start: self.aliases,
@@ -463,13 +476,12 @@ impl<'l> YamlBuilder<'l> {
     }
 
     fn alias(&mut self, id: usize, span: &Span) -> Result<()> {
-        let path = self.slot_path();
         let Some(anchored) = self.anchors.get(&id) else {
             return Err(self.parse_error(
                 "alias refers to an anchor that is not complete yet (recursive aliases are not supported)"
                     .to_string(),
                 span,
-                &path,
+                &self.slot_path(),
             ));
         };
         let (nodes, aliases, height, bytes) = (
@@ -489,18 +501,18 @@ impl<'l> YamlBuilder<'l> {
                     ),
                 ),
                 span,
-                &path,
+                &self.slot_path(),
             ));
         }
         if self.stack.len() + height > self.limits.max_depth {
-            return Err(self.error_at(depth_error(self.limits), span, &path));
+            return Err(self.error_at(depth_error(self.limits), span, &self.slot_path()));
         }
         self.count_bytes(bytes, span)?;
         let key_position = self.expecting_key();
         if !key_position {
             self.nodes = self.nodes.saturating_add(nodes);
             if self.nodes > self.limits.max_input_nodes {
-                return Err(self.error_at(nodes_error(self.limits), span, &path));
+                return Err(self.error_at(nodes_error(self.limits), span, &self.slot_path()));
             }
         }
         let value = match self.anchors.get(&id) {
@@ -553,11 +565,9 @@ impl<'l> YamlBuilder<'l> {
         if merge_ok {
             return Ok(());
         }
-        let path = self
-            .stack
-            .last()
-            .map(|f| path_push_key(&f.path, "<<"))
-            .unwrap_or_default();
+        // The merge key has been taken from the slot, so the slot path
+        // ends in `<<`, as the merge key's own path does.
+        let path = self.slot_path();
         Err(self.parse_error(
             "the merge key '<<' needs a mapping or a sequence of mappings".to_string(),
             span,
