@@ -29,6 +29,7 @@
 use crate::error::{Error, ErrorCode, Finding, Result};
 use crate::limits::Limits;
 use crate::model::{self, Definition, Generation};
+use crate::source::path::{push_index_step, push_key_step};
 use crate::source::{self, FieldPath, Segment, SpanIndex, path_push_index, path_push_key};
 use serde_json::Value;
 
@@ -235,8 +236,8 @@ fn ignored_path(path: &serde_ignored::Path<'_>) -> String {
     let mut out = String::new();
     for step in steps.iter().rev() {
         match step {
-            serde_ignored::Path::Seq { index, .. } => out = path_push_index(&out, *index),
-            serde_ignored::Path::Map { key, .. } => out = path_push_key(&out, key),
+            serde_ignored::Path::Seq { index, .. } => push_index_step(&mut out, *index),
+            serde_ignored::Path::Map { key, .. } => push_key_step(&mut out, key),
             _ => {}
         }
     }
@@ -247,11 +248,9 @@ fn type_error(e: serde_path_to_error::Error<serde_json::Error>) -> Error {
     let mut field = String::new();
     for segment in e.path().iter() {
         match segment {
-            serde_path_to_error::Segment::Seq { index } => field = path_push_index(&field, *index),
-            serde_path_to_error::Segment::Map { key } => field = path_push_key(&field, key),
-            serde_path_to_error::Segment::Enum { variant } => {
-                field = path_push_key(&field, variant)
-            }
+            serde_path_to_error::Segment::Seq { index } => push_index_step(&mut field, *index),
+            serde_path_to_error::Segment::Map { key } => push_key_step(&mut field, key),
+            serde_path_to_error::Segment::Enum { variant } => push_key_step(&mut field, variant),
             serde_path_to_error::Segment::Unknown => {}
         }
     }
@@ -261,7 +260,7 @@ fn type_error(e: serde_path_to_error::Error<serde_json::Error>) -> Error {
         .and_then(|r| r.strip_suffix('`'))
     {
         Some(name) => {
-            field = path_push_key(&field, name);
+            push_key_step(&mut field, name);
             format!("missing required field '{name}'")
         }
         None => raw.replace('`', ""),

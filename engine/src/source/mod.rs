@@ -80,7 +80,7 @@ pub struct SourceDocument {
 
 mod json;
 mod objects;
-mod path;
+pub(crate) mod path;
 mod spans;
 mod yaml;
 
