@@ -166,6 +166,14 @@ impl Ctx<'_> {
             s.locate(&mut loc);
             loc.line.zip(loc.column)
         });
+        // Compiling is work of the call too: 100,000 matchers are not
+        // compiled for free.
+        crate::budget::compile(code).map_err(|e| {
+            e.at(Location {
+                field: Some(field.clone()),
+                ..Location::default()
+            })
+        })?;
         Program::compile(code, mode, &[], self.limits)
             .map(|program| Expr {
                 program,
@@ -225,6 +233,7 @@ impl CompiledDefinition {
         limits: Limits,
         origin: Origin,
     ) -> Result<CompiledDefinition> {
+        let _call = crate::budget::Call::enter(&limits);
         let findings = crate::validate::validate_static(&definition, &limits);
         Self::build(definition, limits, origin, findings, None)
     }
@@ -249,6 +258,7 @@ impl CompiledDefinition {
         limits: Limits,
         origin: Origin,
     ) -> Result<Vec<CompiledDefinition>> {
+        let _call = crate::budget::Call::enter(&limits);
         let loaded = crate::definition::read_definitions(text, &limits)?;
         let mut out = Vec::with_capacity(loaded.len());
         for l in loaded {

@@ -107,6 +107,9 @@ fn verdict(item: &SourceItem, limits: &Limits) -> Result<DefinitionVerdict> {
         Err(e) => return Ok(unreadable(name, &e)),
     };
     let mut findings = validate_loaded(&loaded, limits);
+    if let Some(m) = crate::budget::breached() {
+        return Err(crate::Error::from(m).context(&name));
+    }
     if !has_errors(&findings) {
         // The validator checks every expression; compiling is the final
         // word on whether the definition is usable.

@@ -134,6 +134,8 @@ fn indices(x: &Val, y: &Val) -> ValR<W> {
                 let mut found = Vec::new();
                 let mut at = 0;
                 while let Some(i) = finder.find(&a[at..]) {
+                    // Each occurrence was compared whole.
+                    value::tick_bytes(b.len())?;
                     value::alloc_slots(1)?;
                     found.push(W::from(at + i));
                     at += i + 1;

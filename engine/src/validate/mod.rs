@@ -306,6 +306,11 @@ impl<'a> Validator<'a> {
             return;
         }
         let checked = if self.deep {
+            // Charged to the call; once it runs out, the caller reports
+            // the limit (`budget::breached`) instead of findings.
+            if crate::budget::compile(expr).is_err() {
+                return;
+            }
             Program::compile(expr, mode, &[], self.limits).map(drop)
         } else {
             check_expression(expr, mode, self.limits)
