@@ -21,7 +21,7 @@ if (existsSync(wasmFile)) {
   await wasm.init(readFileSync(wasmFile));
   builds.push(['wasm-node', wasm]);
 }
-const { runCase, compare } = await import(join(pkg, 'testing', 'conformance-runner.mjs'));
+const { expandCase, runExpanded, compare } = await import(join(pkg, 'testing', 'conformance-runner.mjs'));
 
 function time(f, ms = 800) {
   for (let i = 0; i < 3; i += 1) f();
@@ -61,12 +61,13 @@ console.log(`\n### Hostile group, per case (ms)\n`);
 console.log(`| case | ${builds.map(([b]) => b).join(' | ')} |`);
 console.log(`|---|${builds.map(() => '---:').join('|')}|`);
 const totals = builds.map(() => ({ worst: 0, total: 0, bad: 0 }));
-for (const c of group.cases) {
+for (const raw of group.cases) {
+  const c = expandCase(raw, group); // generators expanded before the clock starts
   const cells = builds.map(([name, wl], i) => {
     const t0 = process.hrtime.bigint();
     let mark = '';
     try {
-      const actual = runCase(wl, c, group);
+      const actual = runExpanded(wl, c, group);
       const d = compare(c.expect, actual);
       if (d) {
         mark = ' (UNEXPECTED)';

@@ -9,6 +9,9 @@
 #                (engine, CLI, conformance; the gojq differential tests),
 #                the engine benches once, the fuzz targets' build
 #   python       the Python package: build, install, pytest (bindings-python/test.sh)
+#   hostile      the hostile corpus under a 1 GiB address-space cap, Rust
+#                (release) and Python: no abort, every outcome as expected
+#                (scripts/hostile-capped.sh)
 #   node         the Node package: native addon, node --test (bindings-node/test.sh)
 #   wasm         the WebAssembly build: size budget, conformance in Node and
 #                headless Chromium (bindings-wasm/test.sh)
@@ -38,7 +41,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
-ORDER=(rust python node wasm playground conformance)
+ORDER=(rust python hostile node wasm playground conformance)
 usage() {
   cat <<'EOF'
 usage: bash scripts/test.sh [STAGE...]    (default: all)
@@ -46,6 +49,7 @@ usage: bash scripts/test.sh [STAGE...]    (default: all)
 stages (run in this order, whatever order they are given in):
   rust          cargo fmt --check, clippy, cargo test, engine benches once, fuzz targets' build
   python        the Python package (bindings-python/test.sh)
+  hostile       the hostile corpus under a 1 GiB address-space cap, Rust and Python (scripts/hostile-capped.sh)
   node          the Node package (bindings-node/test.sh)
   wasm          the WebAssembly build: size budget, conformance in Node and Chromium (bindings-wasm/test.sh)
   playground    the playground's end-to-end tests in headless Chromium (playground/test.sh)
@@ -61,7 +65,7 @@ for a in "$@"; do
   case "$a" in
     -h | --help) usage; exit 0 ;;
     all) for s in "${ORDER[@]}"; do want[$s]=1; done ;;
-    rust | python | node | wasm | playground | conformance) want[$a]=1 ;;
+    rust | python | hostile | node | wasm | playground | conformance) want[$a]=1 ;;
     *) echo "error: unknown stage '$a'" >&2; usage >&2; exit 2 ;;
   esac
 done
@@ -190,6 +194,11 @@ if has python; then
   stage "Python package: build, install and test (bindings-python/test.sh)"
   CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
     bash bindings-python/test.sh
+fi
+
+if has hostile; then
+  stage "hostile corpus under a 1 GiB address-space cap (scripts/hostile-capped.sh)"
+  bash scripts/hostile-capped.sh
 fi
 
 if has node; then

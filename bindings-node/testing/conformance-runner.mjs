@@ -9,6 +9,10 @@
 // suite.json, and writes the results where it can. Used by
 // tests/conformance.test.mjs (runtime `node`) and by the WASM tests
 // (`wasm-node`, `wasm-chromium`).
+//
+// Cases may write big inputs small with generators (conformance/README.md,
+// "Generated inputs"); runCase expands them (expandCase) and compare expands
+// the expectation's, with the rules of conformance/src/generate.rs.
 
 export const FORMAT = 'workload-lens-conformance/v1';
 
@@ -63,6 +67,184 @@ export function rustJson(v) {
   });
 }
 
+// --- generators (conformance/src/generate.rs) -------------------------------
+
+/** Values one case may generate. */
+export const GENERATE_MAX_ELEMENTS = 10_000_000;
+/** Bytes of strings (UTF-8, keys included) one case may generate. */
+export const GENERATE_MAX_BYTES = 64 * 1024 * 1024;
+/** Deepest nesting the expansion walks. */
+export const GENERATE_MAX_NESTING = 256;
+
+const DIRECTIVES = new Set(['$generate', '$repeat', '$concat']);
+
+/** UTF-8 length of a JS string (lone surrogates count 3, as WTF-8). */
+function utf8Length(s) {
+  let n = s.length;
+  for (let i = 0; i < s.length; i += 1) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 2; // 4 bytes for 2 units
+        i += 1;
+        continue;
+      }
+    }
+    if (c >= 0x800) n += 2;
+    else if (c >= 0x80) n += 1;
+  }
+  return n;
+}
+
+function charge(budget, elements, bytes) {
+  budget.elements += elements;
+  budget.bytes += bytes;
+  if (budget.elements > GENERATE_MAX_ELEMENTS) {
+    throw new CannotRun(`generators: more than ${GENERATE_MAX_ELEMENTS} generated values in one case`);
+  }
+  if (budget.bytes > GENERATE_MAX_BYTES) {
+    throw new CannotRun(`generators: more than ${GENERATE_MAX_BYTES} generated string bytes in one case`);
+  }
+}
+
+function directive(v) {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return null;
+  const keys = Object.keys(v);
+  return keys.length === 1 && DIRECTIVES.has(keys[0]) ? keys[0] : null;
+}
+
+function fieldsOf(arg, what, keys, optional = []) {
+  if (arg === null || typeof arg !== 'object' || Array.isArray(arg) || !keys.every((k) => k in arg)
+    || !Object.keys(arg).every((k) => keys.includes(k) || optional.includes(k))) {
+    throw new CannotRun(`${what} takes ${JSON.stringify(keys)} (and optionally ${JSON.stringify(optional)})`);
+  }
+  return arg;
+}
+
+function countOf(o, key, what) {
+  const n = o[key];
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) {
+    throw new CannotRun(`${what}: \`${key}\` must be a non-negative integer`);
+  }
+  return n;
+}
+
+/** Values and UTF-8 string bytes (keys included) of an expanded value. */
+function sizeOf(v) {
+  if (typeof v === 'string') return [1, utf8Length(v)];
+  if (Array.isArray(v)) {
+    let n = 1;
+    let b = 0;
+    for (const x of v) {
+      const [m, c] = sizeOf(x);
+      n += m;
+      b += c;
+    }
+    return [n, b];
+  }
+  if (v !== null && typeof v === 'object') {
+    let n = 1;
+    let b = 0;
+    for (const [k, x] of Object.entries(v)) {
+      const [m, c] = sizeOf(x);
+      n += m;
+      b += c + utf8Length(k);
+    }
+    return [n, b];
+  }
+  return [1, 0];
+}
+
+function replaceIndex(s, i) {
+  if (!s.includes('{i')) return s;
+  return s.replaceAll('{i-1}', String(i - 1)).replaceAll('{i}', String(i));
+}
+
+function substitute(v, i) {
+  if (typeof v === 'string') return replaceIndex(v, i);
+  if (Array.isArray(v)) return v.map((x) => substitute(x, i));
+  if (v !== null && typeof v === 'object') {
+    const out = {};
+    for (const [k, x] of Object.entries(v)) out[replaceIndex(k, i)] = substitute(x, i);
+    return out;
+  }
+  return v;
+}
+
+function expandAt(v, budget, depth) {
+  if (depth > GENERATE_MAX_NESTING) {
+    throw new CannotRun(`generators: a case value nested deeper than ${GENERATE_MAX_NESTING} levels`);
+  }
+  const name = directive(v);
+  if (name === '$repeat') {
+    const o = fieldsOf(v[name], '$repeat', ['string', 'times']);
+    if (typeof o.string !== 'string') throw new CannotRun('$repeat: `string` must be a string');
+    const times = countOf(o, 'times', '$repeat');
+    charge(budget, 1, utf8Length(o.string) * times);
+    if (o.string === '') return '';
+    if (!o.string.includes('{i')) return o.string.repeat(times);
+    const parts = new Array(times);
+    for (let i = 0; i < times; i += 1) parts[i] = replaceIndex(o.string, i);
+    return parts.join('');
+  }
+  if (name === '$concat') {
+    if (!Array.isArray(v[name])) throw new CannotRun('$concat takes an array');
+    const items = v[name].map((x) => expandAt(x, budget, depth + 1));
+    if (items.length > 0 && items.every(Array.isArray)) {
+      charge(budget, 1, 0);
+      return items.flat(1);
+    }
+    if (!items.every((x) => typeof x === 'string')) {
+      throw new CannotRun('$concat: the items must be all strings or all arrays');
+    }
+    charge(budget, 1, items.reduce((n, x) => n + utf8Length(x), 0));
+    return items.join('');
+  }
+  if (name === '$generate') {
+    const o = fieldsOf(v[name], '$generate', ['count', 'template'], ['start']);
+    const count = countOf(o, 'count', '$generate');
+    const start = 'start' in o ? Math.min(countOf(o, 'start', '$generate'), 2 ** 53) : 0;
+    const template = expandAt(o.template, budget, depth + 1);
+    const [nodes, bytes] = sizeOf(template);
+    charge(budget, count * nodes + 1, count * bytes);
+    const out = new Array(count);
+    for (let i = 0; i < count; i += 1) out[i] = substitute(template, start + i);
+    return out;
+  }
+  if (Array.isArray(v)) return v.map((x) => expandAt(x, budget, depth + 1));
+  if (v !== null && typeof v === 'object') {
+    const out = {};
+    for (const [k, x] of Object.entries(v)) out[k] = expandAt(x, budget, depth + 1);
+    return out;
+  }
+  return v;
+}
+
+/** `v` with every generator expanded (throws CannotRun when one is malformed or too big). */
+export function expand(v, budget = { elements: 0, bytes: 0 }) {
+  return expandAt(v, budget, 0);
+}
+
+/**
+ * The case with every generator expanded and `definition: {ref}` replaced
+ * by the group's definition (expanded too): what runExpanded runs.
+ */
+export function expandCase(c, group) {
+  const budget = { elements: 0, bytes: 0 };
+  const out = { ...c };
+  if (only(c.definition, 'ref')) {
+    const name = typeof c.definition.ref === 'string' ? c.definition.ref : '';
+    const defs = group.definitions ?? {};
+    if (!(name in defs)) throw new CannotRun(`no group definition ${name}`);
+    out.definition = defs[name];
+  }
+  for (const k of ['definition', 'object', 'objectText', 'pods', 'request', 'input', 'expect']) {
+    if (out[k] !== undefined && out[k] !== null) out[k] = expand(out[k], budget);
+  }
+  return out;
+}
+
 // --- outcomes ---------------------------------------------------------------
 
 export function findingValue(f) {
@@ -86,11 +268,16 @@ export function errorValue(e) {
 
 /**
  * The canonical outcome of one case: `{result}` or `{error}`; throws
- * CannotRun for a malformed case.
+ * CannotRun for a malformed case. Expands the case's generators first.
  *
  * @param {object} wl the public API (index.mjs or browser.mjs)
  */
 export function runCase(wl, c, group) {
+  return runExpanded(wl, expandCase(c, group), group);
+}
+
+/** runCase of a case whose generators are expanded (expandCase). */
+export function runExpanded(wl, c, group) {
   const attempt = (f) => {
     try {
       return f();
@@ -151,6 +338,7 @@ function definitionOf(wl, c, group, limits, attempt) {
 
 function objectOf(wl, c, limits, attempt) {
   if (c.objectText !== undefined && c.objectText !== null) {
+    if (typeof c.objectText !== 'string') throw new CannotRun('objectText must be a string');
     const docs = attempt(() => wl.parse(c.objectText, limits));
     if (docs.length === 1) return docs[0];
     throw new Outcome({ error: { code: 'usage' } });
@@ -168,6 +356,7 @@ function run(wl, c, group, attempt) {
   }
   if (op === 'parse') {
     if (c.objectText === undefined || c.objectText === null) throw new CannotRun('parse needs objectText');
+    if (typeof c.objectText !== 'string') throw new CannotRun('objectText must be a string');
     return attempt(() => wl.parse(c.objectText, limits));
   }
   if (op === 'validate') {
@@ -232,22 +421,33 @@ function run(wl, c, group, attempt) {
 
 // --- comparison (conformance/src/lib.rs `compare`) -------------------------
 
-/** null when the outcome is as expected, else the difference. */
-export function compare(expect, actual) {
+/** A value's canonical JSON for a message: at most 300 bytes of it (conformance/src/lib.rs `shown`). */
+function shown(v) {
+  const s = canonical(v);
+  const bytes = new TextEncoder().encode(s);
+  if (bytes.length <= 300) return s;
+  let end = 300;
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end -= 1;
+  return `${new TextDecoder().decode(bytes.subarray(0, end))}... (${bytes.length - end} more bytes)`;
+}
+
+/** null when the outcome is as expected (generators in it expanded), else the difference. */
+export function compare(expectation, actual) {
+  const expect = expand(expectation);
   if (isObj(expect) && 'error' in expect) {
     const want = expect.error;
     const got = actual.error;
     if (isObj(want) && isObj(got)) {
       for (const [k, w] of Object.entries(want)) {
         if (canonical(w) !== canonical(got[k])) {
-          return `error.${k}: expected ${canonical(w)}, got ${canonical(got[k])}`;
+          return `error.${k}: expected ${shown(w)}, got ${shown(got[k])}`;
         }
       }
       return null;
     }
-    return `expected an error, got ${canonical(actual)}`;
+    return `expected an error, got ${shown(actual)}`;
   }
-  if ('error' in actual) return `unexpected error ${canonical(actual)}`;
+  if ('error' in actual) return `unexpected error ${shown(actual)}`;
   if (canonical(expect) === canonical(actual)) return null;
   return diff(expect, actual);
 }
@@ -264,13 +464,13 @@ function diffInto(a, b, path, out) {
     for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort(byCodePoint)) {
       const p = `${path}.${k}`;
       if (k in a && k in b) diffInto(a[k], b[k], p, out);
-      else if (k in a) out.push(`${p}: expected ${canonical(a[k])}, missing`);
-      else out.push(`${p}: unexpected ${canonical(b[k])}`);
+      else if (k in a) out.push(`${p}: expected ${shown(a[k])}, missing`);
+      else out.push(`${p}: unexpected ${shown(b[k])}`);
     }
   } else if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
     a.forEach((v, i) => diffInto(v, b[i], `${path}[${i}]`, out));
   } else {
-    out.push(`${path}: expected ${canonical(a)}, got ${canonical(b)}`);
+    out.push(`${path}: expected ${shown(a)}, got ${shown(b)}`);
   }
 }
 
@@ -304,7 +504,8 @@ export function runSuite(wl, suite, runtime, { onCase } = {}) {
       skipped += 1;
     } else {
       try {
-        message = compare(c.expect, runCase(wl, c, group));
+        const x = expandCase(c, group);
+        message = compare(x.expect, runExpanded(wl, x, group));
       } catch (e) {
         message = e instanceof CannotRun ? `cannot run: ${e.message}` : `threw ${e?.stack ?? e}`;
       }

@@ -3,7 +3,10 @@
 A line-by-line mirror of the Rust runner (`conformance/src/lib.rs`): the
 same operations on the same inputs, the same canonical outcome
 (`{"result": R}` or `{"error": E}`) and the same comparison rules. See
-`conformance/README.md`.
+`conformance/README.md`. Cases may write big inputs small with generators
+("Generated inputs" there): `run_case` expands them (`expand_case`) and
+`compare` expands the expectation's, with the rules of
+`conformance/src/generate.rs`.
 """
 
 from __future__ import annotations
@@ -44,6 +47,161 @@ class _Outcome(Exception):
     def __init__(self, value: Dict[str, Any]) -> None:
         super().__init__()
         self.value = value
+
+
+# --- generators (conformance/src/generate.rs) -------------------------------
+
+GENERATE_MAX_ELEMENTS = 10_000_000
+"""Values one case may generate."""
+GENERATE_MAX_BYTES = 64 << 20
+"""Bytes of strings (UTF-8, keys included) one case may generate."""
+GENERATE_MAX_NESTING = 256
+"""Deepest nesting the expansion walks."""
+
+_DIRECTIVES = ("$generate", "$repeat", "$concat")
+
+
+def _utf8_len(s: str) -> int:
+    return len(s.encode("utf-8", "surrogatepass"))
+
+
+class _Budget:
+    def __init__(self) -> None:
+        self.elements = 0
+        self.bytes = 0
+
+    def charge(self, elements: int, nbytes: int) -> None:
+        self.elements += elements
+        self.bytes += nbytes
+        if self.elements > GENERATE_MAX_ELEMENTS:
+            raise CannotRun(f"generators: more than {GENERATE_MAX_ELEMENTS} generated values in one case")
+        if self.bytes > GENERATE_MAX_BYTES:
+            raise CannotRun(f"generators: more than {GENERATE_MAX_BYTES} generated string bytes in one case")
+
+
+def _directive(v: Any) -> Optional[str]:
+    if isinstance(v, dict) and len(v) == 1:
+        (k,) = v
+        if k in _DIRECTIVES:
+            return k  # type: ignore[no-any-return]
+    return None
+
+
+def _fields(arg: Any, what: str, keys: Tuple[str, ...], optional: Tuple[str, ...] = ()) -> Dict[str, Any]:
+    if (
+        not isinstance(arg, dict)
+        or not all(k in arg for k in keys)
+        or not all(k in keys or k in optional for k in arg)
+    ):
+        raise CannotRun(f"{what} takes {list(keys)} (and optionally {list(optional)})")
+    return arg
+
+
+def _count_of(o: Dict[str, Any], key: str, what: str) -> int:
+    n = o[key]
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise CannotRun(f"{what}: `{key}` must be a non-negative integer")
+    return n
+
+
+def _size(v: Any) -> Tuple[int, int]:
+    """Values and UTF-8 string bytes (keys included) of an expanded value."""
+    if isinstance(v, str):
+        return 1, _utf8_len(v)
+    if isinstance(v, list):
+        n, b = 1, 0
+        for x in v:
+            m, c = _size(x)
+            n, b = n + m, b + c
+        return n, b
+    if isinstance(v, dict):
+        n, b = 1, 0
+        for k, x in v.items():
+            m, c = _size(x)
+            n, b = n + m, b + c + _utf8_len(k)
+        return n, b
+    return 1, 0
+
+
+def _replace_index(s: str, i: int) -> str:
+    if "{i" not in s:
+        return s
+    return s.replace("{i-1}", str(i - 1)).replace("{i}", str(i))
+
+
+def _substitute(v: Any, i: int) -> Any:
+    if isinstance(v, str):
+        return _replace_index(v, i)
+    if isinstance(v, list):
+        return [_substitute(x, i) for x in v]
+    if isinstance(v, dict):
+        return {_replace_index(k, i): _substitute(x, i) for k, x in v.items()}
+    return v
+
+
+def _expand_at(v: Any, budget: _Budget, depth: int) -> Any:
+    if depth > GENERATE_MAX_NESTING:
+        raise CannotRun(f"generators: a case value nested deeper than {GENERATE_MAX_NESTING} levels")
+    name = _directive(v)
+    if name == "$repeat":
+        o = _fields(v[name], "$repeat", ("string", "times"))
+        if not isinstance(o["string"], str):
+            raise CannotRun("$repeat: `string` must be a string")
+        times = _count_of(o, "times", "$repeat")
+        budget.charge(1, _utf8_len(o["string"]) * times)
+        if not o["string"]:
+            return ""
+        if "{i" not in o["string"]:
+            return o["string"] * times  # type: ignore[no-any-return]
+        return "".join(_replace_index(o["string"], i) for i in range(times))
+    if name == "$concat":
+        if not isinstance(v[name], list):
+            raise CannotRun("$concat takes an array")
+        items = [_expand_at(x, budget, depth + 1) for x in v[name]]
+        if items and all(isinstance(x, list) for x in items):
+            budget.charge(1, 0)
+            return [y for x in items for y in x]
+        if not all(isinstance(x, str) for x in items):
+            raise CannotRun("$concat: the items must be all strings or all arrays")
+        out = "".join(items)
+        budget.charge(1, _utf8_len(out))
+        return out
+    if name == "$generate":
+        o = _fields(v[name], "$generate", ("count", "template"), ("start",))
+        count = _count_of(o, "count", "$generate")
+        start = min(_count_of(o, "start", "$generate"), 1 << 53) if "start" in o else 0
+        template = _expand_at(o["template"], budget, depth + 1)
+        nodes, nbytes = _size(template)
+        budget.charge(count * nodes + 1, count * nbytes)
+        return [_substitute(template, start + i) for i in range(count)]
+    if isinstance(v, list):
+        return [_expand_at(x, budget, depth + 1) for x in v]
+    if isinstance(v, dict):
+        return {k: _expand_at(x, budget, depth + 1) for k, x in v.items()}
+    return v
+
+
+def expand(v: Any) -> Any:
+    """`v` with every generator expanded (CannotRun when one is malformed or too big)."""
+    return _expand_at(v, _Budget(), 0)
+
+
+def expand_case(case: Dict[str, Any], group: Dict[str, Any]) -> Dict[str, Any]:
+    """The case with every generator expanded and `definition: {ref}` replaced
+    by the group's definition (expanded too): what `run_expanded` runs."""
+    budget = _Budget()
+    out = dict(case)
+    d = case.get("definition")
+    if isinstance(d, dict) and len(d) == 1 and "ref" in d:
+        name = d["ref"] if isinstance(d["ref"], str) else ""
+        defs = group.get("definitions") or {}
+        if name not in defs:
+            raise CannotRun(f"no group definition {name}")
+        out["definition"] = defs[name]
+    for k in ("definition", "object", "objectText", "pods", "request", "input", "expect"):
+        if out.get(k) is not None:
+            out[k] = _expand_at(out[k], budget, 0)
+    return out
 
 
 # --- canonical JSON (conformance/src/lib.rs `canonical`) --------------------
@@ -161,6 +319,8 @@ def _trim_yaml(f: str) -> str:
 def _object_of(case: Dict[str, Any], limits: Any) -> Any:
     text = case.get("objectText")
     if text is not None:
+        if not isinstance(text, str):
+            raise CannotRun("objectText must be a string")
         docs = _attempt(wl.parse, text, limits=limits)
         if len(docs) == 1:
             return docs[0]
@@ -172,7 +332,13 @@ def _object_of(case: Dict[str, Any], limits: Any) -> Any:
 
 
 def run_case(case: Dict[str, Any], group: Dict[str, Any]) -> Dict[str, Any]:
-    """The canonical outcome of one case; CannotRun for a malformed case."""
+    """The canonical outcome of one case; CannotRun for a malformed case.
+    Expands the case's generators first."""
+    return run_expanded(expand_case(case, group), group)
+
+
+def run_expanded(case: Dict[str, Any], group: Dict[str, Any]) -> Dict[str, Any]:
+    """`run_case` of a case whose generators are expanded (`expand_case`)."""
     try:
         return {"result": _run(case, group)}
     except _Outcome as o:
@@ -191,6 +357,8 @@ def _run(case: Dict[str, Any], group: Dict[str, Any]) -> Any:
         text = case.get("objectText")
         if text is None:
             raise CannotRun("parse needs objectText")
+        if not isinstance(text, str):
+            raise CannotRun("objectText must be a string")
         return _attempt(wl.parse, text, limits=limits)
     if op == "validate":
         d = case.get("definition")
@@ -254,8 +422,20 @@ def _run(case: Dict[str, Any], group: Dict[str, Any]) -> Any:
 # --- comparison (conformance/src/lib.rs `compare`) --------------------------
 
 
-def compare(expect: Any, actual: Dict[str, Any]) -> Optional[str]:
-    """None when the outcome is as expected, else the difference."""
+def _shown(v: Any) -> str:
+    """A value's canonical JSON for a message: at most 300 bytes of it (conformance/src/lib.rs `shown`)."""
+    b = canonical(v).encode("utf-8", "surrogatepass")
+    if len(b) <= 300:
+        return b.decode("utf-8", "surrogatepass")
+    end = 300
+    while end > 0 and (b[end] & 0xC0) == 0x80:
+        end -= 1
+    return f"{b[:end].decode('utf-8', 'surrogatepass')}... ({len(b) - end} more bytes)"
+
+
+def compare(expectation: Any, actual: Dict[str, Any]) -> Optional[str]:
+    """None when the outcome is as expected (generators in it expanded), else the difference."""
+    expect = expand(expectation)
     want = expect.get("error") if isinstance(expect, dict) else None
     got = actual.get("error")
     if isinstance(expect, dict) and "error" in expect:
@@ -263,11 +443,11 @@ def compare(expect: Any, actual: Dict[str, Any]) -> Optional[str]:
             for k, w in want.items():
                 g = got.get(k)
                 if canonical(w) != canonical(g):
-                    return f"error.{k}: expected {canonical(w)}, got {canonical(g)}"
+                    return f"error.{k}: expected {_shown(w)}, got {_shown(g)}"
             return None
-        return f"expected an error, got {canonical(actual)}"
+        return f"expected an error, got {_shown(actual)}"
     if "error" in actual:
-        return f"unexpected error {canonical(actual)}"
+        return f"unexpected error {_shown(actual)}"
     if canonical(expect) == canonical(actual):
         return None
     return diff(expect, actual)
@@ -288,11 +468,11 @@ def _diff_into(a: Any, b: Any, path: str, out: List[str]) -> None:
             if k in a and k in b:
                 _diff_into(a[k], b[k], p, out)
             elif k in a:
-                out.append(f"{p}: expected {canonical(a[k])}, missing")
+                out.append(f"{p}: expected {_shown(a[k])}, missing")
             else:
-                out.append(f"{p}: unexpected {canonical(b[k])}")
+                out.append(f"{p}: unexpected {_shown(b[k])}")
     elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         for i, (v, w) in enumerate(zip(a, b)):
             _diff_into(v, w, f"{path}[{i}]", out)
     else:
-        out.append(f"{path}: expected {canonical(a)}, got {canonical(b)}")
+        out.append(f"{path}: expected {_shown(a)}, got {_shown(b)}")

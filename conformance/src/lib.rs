@@ -5,9 +5,13 @@
 //! for runtimes without a YAML reader, generated from the YAML and checked to
 //! be current. A runner executes each case's operation, turns the outcome
 //! into a canonical JSON value (`{"result": ...}` or `{"error": {...}}`) and
-//! compares it with the expectation.
+//! compares it with the expectation. Big inputs are written small with the
+//! generator syntax of [`generate`], which every runner expands before it
+//! runs a case ([`expand_case`]).
 
 #![forbid(unsafe_code)]
+
+pub mod generate;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -52,9 +56,10 @@ pub struct Case {
     /// The workload object (JSON value).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object: Option<Value>,
-    /// The workload object as text (for malformed inputs).
+    /// The workload object as text (for malformed inputs): a string, or a
+    /// generator that gives one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub object_text: Option<String>,
+    pub object_text: Option<Value>,
     /// Pods, for `attribute`, `gang` and `resolve` with live state: a list
     /// of pods, one pod, or a `PodList` (read as every runtime reads pods).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -292,13 +297,29 @@ fn definition_of(
     Ok(engine.compile(&text))
 }
 
+/// The case's `objectText`, which must be a string once expanded.
+fn object_text(case: &Case) -> Result<Option<&str>, String> {
+    match &case.object_text {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err("objectText must be a string".into()),
+    }
+}
+
+/// A value of the case as a binding hands it to the engine: its JSON text,
+/// read with the case's limits (so `maxInputBytes`, `maxInputNodes` and
+/// `maxDepth` apply to it in every runtime).
+fn read_value_as_bindings_do(v: &Value, engine: &Engine) -> Result<Value, Error> {
+    engine.read_object(&v.to_string())
+}
+
 fn object_of(case: &Case, engine: &Engine) -> Result<Result<Value, Error>, String> {
-    if let Some(t) = &case.object_text {
+    if let Some(t) = object_text(case)? {
         return Ok(engine.read_object(t));
     }
     case.object
-        .clone()
-        .map(Ok)
+        .as_ref()
+        .map(|v| read_value_as_bindings_do(v, engine))
         .ok_or_else(|| "the case needs an object".to_string())
 }
 
@@ -311,8 +332,48 @@ fn pods_of(case: &Case, engine: &Engine) -> Result<Vec<Value>, Error> {
     }
 }
 
-/// Run one case and return its canonical outcome value.
+/// The case with every generator expanded ([`generate`]), and a
+/// `definition: {ref: NAME}` replaced by the group's definition (expanded
+/// too): what the runners run. An error when a generator is malformed or
+/// too big, or the group has no such definition.
+pub fn expand_case(case: &Case, group: &Group) -> Result<Case, String> {
+    let mut budget = generate::Budget::default();
+    let mut ex = |v: &Option<Value>| -> Result<Option<Value>, String> {
+        v.as_ref()
+            .map(|v| generate::expand(v, &mut budget))
+            .transpose()
+    };
+    let definition = match &case.definition {
+        Some(Value::Object(o)) if o.contains_key("ref") && o.len() == 1 => {
+            let name = o["ref"].as_str().unwrap_or_default();
+            let v = group
+                .definitions
+                .get(name)
+                .ok_or_else(|| format!("no group definition {name}"))?;
+            Some(v.clone())
+        }
+        d => d.clone(),
+    };
+    Ok(Case {
+        definition: ex(&definition)?,
+        object: ex(&case.object)?,
+        object_text: ex(&case.object_text)?,
+        pods: ex(&case.pods)?,
+        request: ex(&case.request)?,
+        input: ex(&case.input)?,
+        expect: ex(&Some(case.expect.clone()))?.unwrap_or_default(),
+        ..case.clone()
+    })
+}
+
+/// Run one case and return its canonical outcome value: [`expand_case`],
+/// then [`run_expanded`].
 pub fn run_case(case: &Case, group: &Group) -> Result<Value, String> {
+    run_expanded(&expand_case(case, group)?, group)
+}
+
+/// Run one case whose generators are expanded ([`expand_case`]).
+pub fn run_expanded(case: &Case, group: &Group) -> Result<Value, String> {
     let limits = limits_of(case)?;
     macro_rules! attempt {
         ($e:expr) => {
@@ -332,14 +393,14 @@ pub fn run_case(case: &Case, group: &Group) -> Result<Value, String> {
                 .expression
                 .as_deref()
                 .ok_or("evaluate needs an expression")?;
-            let input = case.input.clone().unwrap_or(Value::Null);
+            let input = attempt!(read_value_as_bindings_do(
+                case.input.as_ref().unwrap_or(&Value::Null),
+                &engine
+            ));
             json!({"outputs": attempt!(workload_lens::evaluate(expr, &input, &limits))})
         }
         "parse" => {
-            let text = case
-                .object_text
-                .as_deref()
-                .ok_or("parse needs objectText")?;
+            let text = object_text(case)?.ok_or("parse needs objectText")?;
             let docs = attempt!(parse_documents(text, &limits));
             json!(docs.into_iter().map(|d| d.value).collect::<Vec<_>>())
         }
@@ -394,15 +455,21 @@ pub fn run_case(case: &Case, group: &Group) -> Result<Value, String> {
                 }
                 "update" => {
                     let obj = attempt!(object_of(case, &engine)?);
+                    let req = attempt!(read_value_as_bindings_do(
+                        case.request.as_ref().unwrap_or(&json!({})),
+                        &engine
+                    ));
                     let req: UpdateRequest =
-                        serde_json::from_value(case.request.clone().unwrap_or(json!({})))
-                            .map_err(|e| format!("bad request: {e}"))?;
+                        serde_json::from_value(req).map_err(|e| format!("bad request: {e}"))?;
                     to_value(&attempt!(def.update(&obj, &req)))
                 }
                 "suspend" => to_value(&attempt!(def.suspend(&attempt!(object_of(case, &engine)?)))),
                 "resume" => to_value(&attempt!(def.resume(&attempt!(object_of(case, &engine)?)))),
                 "attribute" => {
-                    let obj = case.object.clone();
+                    let obj = match &case.object {
+                        Some(v) => Some(attempt!(read_value_as_bindings_do(v, &engine))),
+                        None => None,
+                    };
                     let pods = attempt!(pods_of(case, &engine));
                     to_value(&attempt!(def.attribute_pods(obj.as_ref(), &pods)))
                 }
@@ -421,9 +488,11 @@ pub fn run_case(case: &Case, group: &Group) -> Result<Value, String> {
     Ok(json!({ "result": result }))
 }
 
-/// Compare an outcome with the expectation. Results compare whole; errors
-/// compare only the keys the expectation gives.
+/// Compare an outcome with the expectation (its generators expanded).
+/// Results compare whole; errors compare only the keys the expectation
+/// gives.
 pub fn compare(expect: &Value, actual: &Value) -> Result<(), String> {
+    let expect = &generate::expand(expect, &mut generate::Budget::default())?;
     match (expect.get("error"), actual.get("error")) {
         (Some(Value::Object(want)), Some(Value::Object(got))) => {
             for (k, w) in want {
@@ -431,15 +500,15 @@ pub fn compare(expect: &Value, actual: &Value) -> Result<(), String> {
                 if canonical(w) != canonical(g) {
                     return Err(format!(
                         "error.{k}: expected {}, got {}",
-                        canonical(w),
-                        canonical(g)
+                        shown(w),
+                        shown(g)
                     ));
                 }
             }
             Ok(())
         }
-        (Some(_), _) => Err(format!("expected an error, got {}", canonical(actual))),
-        (None, Some(_)) => Err(format!("unexpected error {}", canonical(actual))),
+        (Some(_), _) => Err(format!("expected an error, got {}", shown(actual))),
+        (None, Some(_)) => Err(format!("unexpected error {}", shown(actual))),
         (None, None) => {
             let (w, g) = (canonical(expect), canonical(actual));
             if w == g {
@@ -449,6 +518,20 @@ pub fn compare(expect: &Value, actual: &Value) -> Result<(), String> {
             }
         }
     }
+}
+
+/// A value's canonical JSON for a message: at most 300 bytes of it (a
+/// generated result is megabytes).
+fn shown(v: &Value) -> String {
+    let s = canonical(v);
+    if s.len() <= 300 {
+        return s;
+    }
+    let mut end = 300;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} more bytes)", &s[..end], s.len() - end)
 }
 
 /// The first differences between two values, as JSON paths.
@@ -472,8 +555,8 @@ fn diff_into(a: &Value, b: &Value, path: &str, out: &mut Vec<String>) {
                 let p = format!("{path}.{k}");
                 match (x.get(k), y.get(k)) {
                     (Some(v), Some(w)) => diff_into(v, w, &p, out),
-                    (Some(v), None) => out.push(format!("{p}: expected {}, missing", canonical(v))),
-                    (None, Some(w)) => out.push(format!("{p}: unexpected {}", canonical(w))),
+                    (Some(v), None) => out.push(format!("{p}: expected {}, missing", shown(v))),
+                    (None, Some(w)) => out.push(format!("{p}: unexpected {}", shown(w))),
                     (None, None) => {}
                 }
             }
@@ -483,11 +566,7 @@ fn diff_into(a: &Value, b: &Value, path: &str, out: &mut Vec<String>) {
                 diff_into(v, w, &format!("{path}[{i}]"), out);
             }
         }
-        _ => out.push(format!(
-            "{path}: expected {}, got {}",
-            canonical(a),
-            canonical(b)
-        )),
+        _ => out.push(format!("{path}: expected {}, got {}", shown(a), shown(b))),
     }
 }
 
@@ -500,7 +579,11 @@ pub fn run_one(case: &Case, group: &Group) -> Outcome {
     {
         return Outcome::Known(reason.clone());
     }
-    match run_case(case, group) {
+    let case = match expand_case(case, group) {
+        Ok(c) => c,
+        Err(e) => return Outcome::Fail(format!("cannot run: {e}")),
+    };
+    match run_expanded(&case, group) {
         Ok(actual) => match compare(&case.expect, &actual) {
             Ok(()) => Outcome::Pass,
             Err(d) => Outcome::Fail(d),

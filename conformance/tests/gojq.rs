@@ -12,7 +12,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use workload_lens::{Engine, ErrorCode, Limits, evaluate};
-use workload_lens_conformance::{canonical, load_groups, suite_dir};
+use workload_lens_conformance::{canonical, expand_case, load_groups, suite_dir};
 
 fn have_gojq() -> bool {
     Command::new("gojq").arg("--version").output().is_ok()
@@ -157,6 +157,7 @@ fn suite_evaluate_cases_agree_with_gojq() {
             if c.known_differences.contains_key("gojq") || c.limits.is_some() || limit_case {
                 continue;
             }
+            let c = &expand_case(c, g).unwrap();
             let (Some(expr), input) = (&c.expression, c.input.clone().unwrap_or(Value::Null))
             else {
                 continue;
