@@ -64,6 +64,23 @@ pub fn expand(v: &Value, budget: &mut Budget) -> Result<Value, String> {
     expand_at(v, budget, 0)
 }
 
+/// Whether `v` holds a generator (the runners skip expanding, and copying,
+/// a value without one). Iterative: any depth.
+pub fn has_generators(v: &Value) -> bool {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        if directive(v).is_some() {
+            return true;
+        }
+        match v {
+            Value::Array(a) => stack.extend(a),
+            Value::Object(o) => stack.extend(o.values()),
+            _ => {}
+        }
+    }
+    false
+}
+
 fn directive(v: &Value) -> Option<(&str, &Value)> {
     match v {
         Value::Object(o) if o.len() == 1 => {
