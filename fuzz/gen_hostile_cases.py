@@ -781,8 +781,8 @@ case("call-owner-fan-out-10000", "status", {"result": {"matchedStatuses": ["Unde
                                                   "childComponents": gen(10_000, {"name": "c{i}", "ownerRef": "c-1"}, start=10_000)}}},
      object=obj())
 
-case("call-owner-fan-out-100000", "status", {"result": {"matchedStatuses": ["Undefined"]}},
-     note="The same at 10x.",
+case("call-owner-fan-out-100000", "status", lim("maxMemoryBytes"),
+     note="The same at 10x: a compiled component takes a few KB, charged before they are allocated (this asked for 380 MB at once and aborted the runner under the 1 GiB cap of scripts/hostile-capped.sh).",
      definition={"apiVersion": "run.ai/v1alpha1", "kind": "Karta", "metadata": {"name": "fan"},
                  "spec": {"structureDefinition": {"rootComponent": chain_root,
                                                   "childComponents": gen(100_000, {"name": "c{i}", "ownerRef": "c-1"}, start=100_000)}}},

@@ -311,6 +311,10 @@ impl CompiledDefinition {
                     }
                     e
                 })?;
+            // A compiled component takes a few KB: its memory is charged
+            // before the components are allocated (100,000 components of
+            // a 16 MB definition asked for 380 MB at once).
+            crate::budget::memory(defs.len().saturating_mul(std::mem::size_of::<Comp>()))?;
             let mut comps = Vec::with_capacity(defs.len());
             for (i, d) in defs.iter().enumerate() {
                 comps.push(compile_component(&ctx, i, d)?);
