@@ -23,6 +23,7 @@
 //! the same limit at the same point on every runtime.
 
 use std::cell::Cell;
+use std::thread::LocalKey;
 
 use crate::error::Error;
 use crate::limits::Limits;
@@ -61,22 +62,14 @@ pub(crate) const COMPILE_STEPS: u64 = 200;
 /// refused however the limits are set (about 5,000 fit the default).
 pub(crate) fn compile(code: &str) -> Result<(), Error> {
     let n = COMPILE_STEPS + (code.len() / 16) as u64;
-    COMPILE.with(|c| {
-        let left = c.get();
-        if left >= n {
-            c.set(left - n);
-            Ok(())
-        } else {
-            c.set(0);
-            BREACHED.with(|b| b.set(b.get().or(Some(Meter::Steps))));
-            let budget = LIMITS.with(|l| l.get().0).max(Limits::default().max_steps);
-            Err(Error::limit_error(
-                "maxSteps",
-                format!(
-                    "the call compiles too many expressions (more than {budget} steps of compiling, {COMPILE_STEPS} and a step per 16 bytes each)"
-                ),
-            ))
-        }
+    take_from(&COMPILE, n, Meter::Steps).map_err(|_| {
+        let budget = LIMITS.with(|l| l.get().0).max(Limits::default().max_steps);
+        Error::limit_error(
+            "maxSteps",
+            format!(
+                "the call compiles too many expressions (more than {budget} steps of compiling, {COMPILE_STEPS} and a step per 16 bytes each)"
+            ),
+        )
     })
 }
 
@@ -165,7 +158,7 @@ impl Meter {
         }
     }
 
-    fn cell(self) -> &'static std::thread::LocalKey<Cell<u64>> {
+    fn cell(self) -> &'static LocalKey<Cell<u64>> {
         match self {
             Meter::Steps => &STEPS,
             Meter::Memory => &MEMORY,
@@ -176,20 +169,7 @@ impl Meter {
     /// Take `n` units; `Err` (and the meter emptied) when fewer are left.
     #[inline]
     pub(crate) fn take(self, n: u64) -> Result<(), Meter> {
-        if let Meter::Steps = self {
-            return take_steps(n);
-        }
-        self.cell().with(|c| {
-            let left = c.get();
-            if left >= n {
-                c.set(left - n);
-                Ok(())
-            } else {
-                c.set(0);
-                BREACHED.with(|b| b.set(b.get().or(Some(self))));
-                Err(self)
-            }
-        })
+        take_from(self.cell(), n, self)
     }
 
     /// Units left.
@@ -204,18 +184,19 @@ impl Meter {
     }
 }
 
-/// [`Meter::take`] of steps: the hot path of every jq operation.
+/// Take `n` units from `cell`; when fewer are left, empty it and record
+/// the breach as `meter`'s.
 #[inline(always)]
-fn take_steps(n: u64) -> Result<(), Meter> {
-    STEPS.with(|c| {
+fn take_from(cell: &'static LocalKey<Cell<u64>>, n: u64, meter: Meter) -> Result<(), Meter> {
+    cell.with(|c| {
         let left = c.get();
         if left >= n {
             c.set(left - n);
             Ok(())
         } else {
             c.set(0);
-            BREACHED.with(|b| b.set(b.get().or(Some(Meter::Steps))));
-            Err(Meter::Steps)
+            BREACHED.with(|b| b.set(b.get().or(Some(meter))));
+            Err(meter)
         }
     })
 }

@@ -126,25 +126,7 @@ pub(super) struct JsonFrame {
 fn render_path(stack: &[JsonFrame], last: Option<&Segment>) -> String {
     let mut out = String::new();
     for step in stack.iter().filter_map(|f| f.step.as_ref()).chain(last) {
-        match step {
-            Segment::Key(k) => {
-                if is_identifier(k) {
-                    if !out.is_empty() {
-                        out.push('.');
-                    }
-                    out.push_str(k);
-                } else {
-                    out.push('[');
-                    out.push_str(&Value::String(k.to_string()).to_string());
-                    out.push(']');
-                }
-            }
-            Segment::Index(i) => {
-                out.push('[');
-                out.push_str(&i.to_string());
-                out.push(']');
-            }
-        }
+        super::path::push_step(&mut out, step);
     }
     out
 }
