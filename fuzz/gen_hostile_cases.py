@@ -510,6 +510,17 @@ case("call-regex-counted-class-over-256kib", "evaluate", lim("maxSteps"),
 case("call-regex-nested-counted-repetition", "evaluate", lim("maxSteps"),
      expression=f'{A256K} | [match("(?:a|b){{100}}(?:a|c){{100}}d"; "g")] | length', input=None)
 
+case("call-regex-capture-slots-from-the-object", "evaluate", lim("maxMemoryBytes"),
+     note="A pattern from the object with 3,000 capture groups: the matcher keeps a slot per group for each of its ~36,000 states (3.5 GB of tables), charged to maxMemoryBytes before it searches one byte.",
+     expression='.p as $p | "a" | test($p)', input={"p": rep("(a*)", 3000)})
+case("call-regex-60k-groups-from-the-object", "evaluate", lim("maxMemoryBytes"),
+     note="60,000 groups: hundreds of GB of slot tables, which aborted the process (or overflowed the table's size on 32-bit WASM) before they were charged.",
+     expression='.p as $p | "a" | test($p)', input={"p": rep("(a)", 60000)})
+case("call-regex-automaton-over-the-unit-limit", "evaluate", err("jq_runtime"),
+     note="Nested counts expand to 300,000 states: refused before it is built, with the same message natively and in WASM (the size is read from the pattern, not the host's memory layout).",
+     expression='"a" | test("(a{100}){100}{30}")', input=None)
+case("call-regex-long-pattern-from-the-object", "evaluate", err("jq_runtime"),
+     expression='.p as $p | "a" | test($p)', input={"p": rep("ab", 150000)})
 case("call-length-of-4mib-100k-times", "evaluate", lim("maxSteps"),
      note="length counts a string's characters: 100,000 times over 4 MiB is 400 GB of work unless each call costs its bytes.",
      expression=f"{S4M} as $s | " + count_of("$s | length"), input=None)

@@ -47,7 +47,7 @@ test('the WASM build: init, same results and errors as native, recovery from a t
   const trap = (() => {
     try {
       wl.evaluate('"xxxxxxxxxxxxxxxx" * 250000000 | length', null,
-        { maxStringBytes: 4e9, maxOutputBytes: 4e9, maxSteps: 4e9 });
+        { maxStringBytes: 4e9, maxOutputBytes: 4e9, maxSteps: 4e9, maxMemoryBytes: 4294967295 });
     } catch (e) {
       return e;
     }

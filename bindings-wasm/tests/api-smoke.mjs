@@ -128,7 +128,7 @@ export async function runApiSmoke(wl) {
   let trap;
   try {
     wl.evaluate('"xxxxxxxxxxxxxxxx" * 250000000 | length', null, {
-      maxStringBytes: 4_000_000_000, maxOutputBytes: 4_000_000_000, maxSteps: 4_000_000_000,
+      maxStringBytes: 4_000_000_000, maxOutputBytes: 4_000_000_000, maxSteps: 4_000_000_000, maxMemoryBytes: 4_294_967_295,
     });
   } catch (e) {
     trap = e;

@@ -60,76 +60,341 @@ impl Flags {
 
 const CACHE_SIZE: usize = 64;
 
-/// A compiled pattern, the size of its automaton (bytes, within a factor
-/// of two), which sets the matcher's worst-case work per haystack byte,
-/// and the longest match it can make, if bounded.
-type Compiled = (Rc<Regex>, usize, Option<usize>);
+/// A compiled pattern, the size of its automaton in units (see
+/// [`automaton_units`]), the slots its matcher keeps per state, and the
+/// longest match it can make, if bounded.
+#[derive(Clone)]
+struct Compiled {
+    re: Rc<Regex>,
+    units: usize,
+    slots: usize,
+    longest: Option<usize>,
+}
 
 thread_local! {
     static CACHE: RefCell<HashMap<(String, Flags), Compiled>> = RefCell::new(HashMap::new());
 }
 
-/// The smallest automaton size tried, and the largest accepted (the
-/// matcher's own default).
-const MIN_NFA_BYTES: usize = 1 << 8;
+/// The largest automaton accepted, in units. A unit is a state, a class
+/// range or a split target: at most 32 bytes of automaton on a 64-bit
+/// host, so 200,000 units stay under the matcher's own 10 MiB size limit
+/// (kept as a backstop). The count comes from the pattern's text, not
+/// from the compiled automaton, whose size in bytes depends on the
+/// pointer width: a pattern costs the same steps and passes or fails the
+/// same way natively and in WASM.
+const MAX_UNITS: usize = 200_000;
+const UNIT_BYTES: usize = 32;
 const MAX_NFA_BYTES: usize = 10 << 20;
+/// Bytes of one capture slot in the matcher's tables, counted as on a
+/// 64-bit host everywhere.
+const SLOT_BYTES: usize = 8;
+/// A compiled pattern is kept for later calls only if its matcher's slot
+/// tables are at most this big, so the cache (64 patterns) holds at most
+/// a few MiB between calls.
+const MAX_CACHED_TABLE_BYTES: usize = 64 << 10;
 
-/// Haystack bytes times automaton bytes that cost one step. The matcher
-/// (a Pike VM, which has no fuel of its own) does at most work
-/// proportional to that product per search: measured at up to 0.29 ns per
-/// unit in a release build (`a{200}b` over 100 KB), so a step of 1,024
-/// units is at most ~0.3 us, the cost of a step elsewhere. A search is
-/// charged before it runs, from where it starts to the end of the input:
-/// the matcher may read that far even after it found a match (`(a*b)|a`
-/// over `aaa...` is quadratic over its matches), so a global match over a
-/// long input costs the remaining length per match.
-pub(crate) const MATCH_UNITS_PER_STEP: u64 = 1 << 10;
+/// Matcher work units (automaton units times haystack bytes, plus slot
+/// copies) that cost one step. The matcher (a Pike VM, which has no fuel
+/// of its own) does at most (units + slots) per haystack byte and search:
+/// each live thread is a state, and moving a thread copies its capture
+/// slots. Measured at up to 3 ns per unit in a release build, so a step
+/// of 64 units is at most ~0.2 us, the cost of a step elsewhere. A search
+/// is charged before it runs, from where it starts to the end of the
+/// input: the matcher may read that far even after it found a match
+/// (`(a*b)|a` over `aaa...` is quadratic over its matches), so a global
+/// match over a long input costs the remaining length per match.
+pub(crate) const MATCH_UNITS_PER_STEP: u64 = 16;
+/// Capture slots a thread copies for the work of one unit.
+const SLOTS_PER_UNIT: u64 = 32;
+
+/// The bytes of the matcher's two slot tables (one row per state, one
+/// column per capture slot), allocated when it first searches.
+fn table_bytes(units: usize, slots: usize) -> usize {
+    units
+        .saturating_add(1)
+        .saturating_mul(slots)
+        .saturating_mul(SLOT_BYTES * 2)
+}
 
 fn compiled(pattern: &str, f: Flags) -> Result<Compiled, value::Error> {
-    let key = (pattern.to_string(), f);
-    if let Some(re) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
-        return Ok(re);
+    // Reading the pattern, then building its automaton: charged on every
+    // use, cached or not, so a call's cost never depends on earlier calls.
+    value::tick_bytes(pattern.len())?;
+    let units = automaton_units(pattern, f.case_insensitive);
+    if units > MAX_UNITS {
+        return Err(value::Error::str(format_args!(
+            "invalid regex: the pattern compiles to an automaton of about {units} units, \
+             over the limit of {MAX_UNITS}"
+        )));
     }
-    // Build with a doubling size limit: the first limit that fits is the
-    // automaton's size (within a factor of two). Each attempt costs the
-    // steps of building that much.
-    let mut limit = MIN_NFA_BYTES;
-    let (re, size) = loop {
-        value::tick_bytes(limit)?;
-        value::tick_bytes(pattern.len())?;
-        let built = RegexBuilder::new(pattern)
-            .case_insensitive(f.case_insensitive)
-            .multi_line(f.multi_line)
-            .dot_matches_new_line(f.dot_all)
-            .swap_greed(f.swap_greed)
-            .ignore_whitespace(f.extended)
-            .size_limit(limit)
-            .build();
-        match built {
-            Ok(re) => break (re, limit),
-            Err(e) => {
-                let too_big = e.to_string().contains("size limit");
-                if !too_big || limit >= MAX_NFA_BYTES {
-                    return Err(value::Error::str(format_args!("invalid regex: {e}")));
-                }
-                limit = (limit * 2).min(MAX_NFA_BYTES);
-            }
-        }
-    };
+    let nfa_bytes = units * UNIT_BYTES;
+    value::tick_bytes(nfa_bytes)?;
+    value::alloc(nfa_bytes)?;
+    let key = (pattern.to_string(), f);
+    if let Some(c) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
+        return Ok(c);
+    }
+    let re = RegexBuilder::new(pattern)
+        .case_insensitive(f.case_insensitive)
+        .multi_line(f.multi_line)
+        .dot_matches_new_line(f.dot_all)
+        .swap_greed(f.swap_greed)
+        .ignore_whitespace(f.extended)
+        .size_limit(MAX_NFA_BYTES)
+        .build()
+        .map_err(|e| value::Error::str(format_args!("invalid regex: {e}")))?;
     let longest = if f.extended {
         None
     } else {
         longest_match(pattern)
     };
-    let re = (Rc::new(re), size, longest);
-    CACHE.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.len() >= CACHE_SIZE {
-            c.clear();
+    let slots = re.captures_len().saturating_mul(2);
+    let c = Compiled {
+        re: Rc::new(re),
+        units,
+        slots,
+        longest,
+    };
+    if table_bytes(units, slots) <= MAX_CACHED_TABLE_BYTES {
+        CACHE.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            if cache.len() >= CACHE_SIZE {
+                cache.clear();
+            }
+            cache.insert(key, c.clone());
+        });
+    }
+    Ok(c)
+}
+
+/// An upper bound on the size of the automaton a pattern compiles to, in
+/// units (states, class ranges and split targets), read from its text the
+/// way the matcher compiles it:
+/// - a character is a state (three units under case folding: a class of
+///   its cases); `.` and escapes such as `\w` are a class of up to eight
+///   ranges; a bracket class counts three ranges per byte of its text (six
+///   under case folding);
+/// - a capturing group adds two states, an alternation a split and an end
+///   state and one target per branch;
+/// - `x{n}` is n copies of x, `x{n,m}` m copies and a split per optional
+///   copy, `x{n,}` n copies and a loop; `?`, `*` and `+` add a split and
+///   an end state.
+///
+/// Inline flags may turn case folding on anywhere, so a pattern with any
+/// `(?` counts characters as folded. Whatever this reading does not
+/// understand counts as characters, which only makes the bound larger;
+/// malformed patterns are refused by the compiler afterwards.
+fn automaton_units(p: &str, case_insensitive: bool) -> usize {
+    let folded = case_insensitive || p.contains("(?");
+    let char_units = if folded { 3 } else { 1 };
+    // Per open group: completed branches, the current branch, its last
+    // atom, the number of branches, and whether it captures.
+    struct Group {
+        branches: usize,
+        seq: usize,
+        last: usize,
+        count: usize,
+        capture: bool,
+    }
+    let open = |capture| Group {
+        branches: 0,
+        seq: 0,
+        last: 0,
+        count: 1,
+        capture,
+    };
+    let close = |g: &Group| -> usize {
+        let body = g.branches.saturating_add(g.seq);
+        let alternation = if g.count > 1 { 2 + g.count } else { 0 };
+        body.saturating_add(alternation)
+            .saturating_add(if g.capture { 2 } else { 1 })
+    };
+    let atom = |stack: &mut Vec<Group>, n: usize| {
+        let top = stack.last_mut().expect("one group");
+        top.seq = top.seq.saturating_add(n);
+        top.last = n;
+    };
+    let repeat = |stack: &mut Vec<Group>, f: &dyn Fn(usize) -> usize| {
+        let top = stack.last_mut().expect("one group");
+        let new = f(top.last);
+        top.seq = (top.seq - top.last).saturating_add(new);
+        top.last = new;
+    };
+    let mut stack = vec![open(true)];
+    let b = p.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => {
+                let e = b.get(i + 1).copied().unwrap_or(b'\\');
+                i += 2;
+                match e {
+                    b'b' | b'B' | b'A' | b'z' | b'<' | b'>' => atom(&mut stack, 1),
+                    b'd' | b'D' | b'w' | b'W' | b's' | b'S' => atom(&mut stack, 9),
+                    b'p' | b'P' => {
+                        // Not supported by the matcher; bounded anyway.
+                        atom(&mut stack, 9);
+                    }
+                    _ => atom(&mut stack, char_units),
+                }
+                continue;
+            }
+            b'[' => {
+                let (end, ranges) = class_ranges(b, i, folded);
+                atom(&mut stack, ranges.saturating_add(1));
+                i = end;
+                continue;
+            }
+            b'(' => {
+                let capture = if b.get(i + 1) == Some(&b'?') {
+                    let rest = &b[i + 2..];
+                    let named = rest.first() == Some(&b'P') || rest.first() == Some(&b'<');
+                    if !named {
+                        // `(?flags)` is no group; `(?flags:...)` is one
+                        // that does not capture.
+                        let end = rest.iter().position(|&c| c == b')' || c == b':');
+                        if let Some(end) = end
+                            && rest[end] == b')'
+                        {
+                            i += 2 + end + 1;
+                            continue;
+                        }
+                    }
+                    named
+                } else {
+                    true
+                };
+                stack.push(open(capture));
+                i += 1;
+                continue;
+            }
+            b')' if stack.len() > 1 => {
+                let g = stack.pop().expect("an open group");
+                atom(&mut stack, close(&g));
+            }
+            b'|' => {
+                let top = stack.last_mut().expect("one group");
+                top.branches = top.branches.saturating_add(top.seq);
+                top.seq = 0;
+                top.last = 0;
+                top.count += 1;
+            }
+            b'?' => repeat(&mut stack, &|x| x.saturating_add(3)),
+            b'*' => repeat(&mut stack, &|x| x.saturating_add(8)),
+            b'+' => repeat(&mut stack, &|x| x.saturating_add(3)),
+            b'{' => {
+                let body = b[i + 1..]
+                    .iter()
+                    .position(|&c| c == b'}')
+                    .and_then(|close| {
+                        let body = std::str::from_utf8(&b[i + 1..i + 1 + close]).ok()?;
+                        let num = |s: &str| s.trim().parse::<usize>().ok();
+                        let (n, m) = match body.split_once(',') {
+                            None => (num(body)?, Some(num(body)?)),
+                            Some((n, m)) if m.trim().is_empty() => (num(n)?, None),
+                            Some((n, m)) => (num(n)?, Some(num(m)?)),
+                        };
+                        Some((close, n, m))
+                    });
+                match body {
+                    Some((close, n, m)) => {
+                        match m {
+                            Some(m) => repeat(&mut stack, &|x| {
+                                x.saturating_mul(m.max(n).max(1))
+                                    .saturating_add(m.saturating_sub(n).saturating_mul(4))
+                                    .saturating_add(2)
+                            }),
+                            None => repeat(&mut stack, &|x| {
+                                x.saturating_mul(n.max(1)).saturating_add(8)
+                            }),
+                        }
+                        i += close + 2;
+                        continue;
+                    }
+                    None => atom(&mut stack, char_units),
+                }
+            }
+            b'^' | b'$' => atom(&mut stack, 1),
+            b'.' => atom(&mut stack, 3),
+            _ => atom(&mut stack, char_units),
         }
-        c.insert(key, re.clone());
-    });
-    Ok(re)
+        i += 1;
+    }
+    // Unclosed groups (a compile error anyway) close at the end.
+    while stack.len() > 1 {
+        let g = stack.pop().expect("an open group");
+        atom(&mut stack, close(&g));
+    }
+    // The whole pattern is group 0, behind an unanchored `.*?` prefix, and
+    // ends in a match state.
+    close(&stack[0]).saturating_add(8)
+}
+
+/// The end of the bracket class opening at `b[start]` (past its closing
+/// bracket, or the pattern's end if unclosed) and an upper bound on the
+/// ranges it compiles to: one per character or range, eight per escape
+/// class (`\\w`, `\\d`, `\\s` and negations) or POSIX class, twice that under
+/// case folding (a folded copy of each range), plus one per negation (the
+/// complement of n ranges has at most n + 1). Nested classes and set
+/// operations count their items the same way.
+fn class_ranges(b: &[u8], start: usize, folded: bool) -> (usize, usize) {
+    let mut j = start + 1;
+    let mut ranges = 0usize;
+    let mut depth = 1;
+    // A `]` right after the opening `[` or `[^` is a literal.
+    let mut at_open = true;
+    while depth > 0 && j < b.len() {
+        let c = b[j];
+        if at_open && c == b'^' {
+            ranges += 1;
+            j += 1;
+            continue;
+        }
+        let was_open = std::mem::replace(&mut at_open, false);
+        match c {
+            b']' if was_open => {
+                ranges += 1;
+                j += 1;
+            }
+            b']' => {
+                depth -= 1;
+                j += 1;
+            }
+            b'[' if b.get(j + 1) == Some(&b':') => {
+                // `[:name:]` or `[:^name:]`.
+                let close = b[j..].windows(2).position(|w| w == b":]");
+                ranges += 9;
+                j = close.map_or(b.len(), |c| j + c + 2);
+            }
+            b'[' => {
+                depth += 1;
+                at_open = true;
+                j += 1;
+            }
+            b'\\' => {
+                ranges += match b.get(j + 1) {
+                    Some(b'd' | b'D' | b'w' | b'W' | b's' | b'S') => 8,
+                    _ => 1,
+                };
+                j += 2;
+            }
+            b'-' if !was_open && j + 1 < b.len() && b[j + 1] != b']' && b[j + 1] != b'[' => {
+                // A range's end: part of the range counted at its start
+                // (an escape there is counted on its own, harmlessly).
+                j += 2;
+            }
+            _ => {
+                ranges += 1;
+                j += 1;
+            }
+        }
+    }
+    let ranges = if folded {
+        ranges.saturating_mul(2)
+    } else {
+        ranges
+    };
+    (j.min(b.len()), ranges)
 }
 
 /// The longest match a pattern can make, in bytes, when the syntax bounds
@@ -302,13 +567,23 @@ pub(crate) fn run(input: &W, re: &W, flags: &W, mismatches: bool, matches: bool)
     };
     let flags = Flags::parse(&flags)
         .map_err(|c| value::Error::str(format_args!("invalid regex flag: {c}")))?;
-    let (re, nfa, longest) = compiled(&text(re)?, flags)?;
+    let Compiled {
+        re,
+        units,
+        slots,
+        longest,
+    } = compiled(&text(re)?, flags)?;
     let s = input.try_as_utf8_bytes()?;
+    // The matcher's tables, allocated and cleared before it searches.
+    let table = table_bytes(units, slots);
+    value::alloc(table)?;
+    value::tick_bytes(table)?;
     // The matcher's worst-case work, charged before it is done: bytes it
-    // may read times the automaton's size.
+    // may read times the automaton's size and the slots each thread copies.
+    let per_byte = (units as u64).saturating_mul(1 + slots as u64 / SLOTS_PER_UNIT);
     let charge = |bytes: usize| -> Result<(), value::Error> {
-        let units = (bytes as u64 + 1).saturating_mul(nfa as u64);
-        value::tick_n(units / MATCH_UNITS_PER_STEP)
+        let work = (bytes as u64 + 1).saturating_mul(per_byte);
+        value::tick_n(work / MATCH_UNITS_PER_STEP)
     };
     // A bounded pattern: the whole input once (the stretches between
     // matches), then `longest` per search. Unbounded: before each search,
@@ -387,7 +662,94 @@ pub(crate) fn run(input: &W, re: &W, flags: &W, mismatches: bool, matches: bool)
 
 #[cfg(test)]
 mod tests {
-    use super::longest_match;
+    use super::{UNIT_BYTES, automaton_units, longest_match};
+    use proptest::prelude::*;
+    use regex_bites::bytes::RegexBuilder;
+
+    /// Patterns from a grammar of what definitions use: literals, `.`,
+    /// escapes, bracket classes, groups of every kind, alternation and
+    /// every quantifier, nested.
+    fn pattern() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            "[a-z0-9]{1,4}",
+            Just(".".to_string()),
+            Just("\\w".to_string()),
+            Just("\\W".to_string()),
+            Just("\\S".to_string()),
+            Just("\\d".to_string()),
+            Just("\\b".to_string()),
+            Just("^".to_string()),
+            Just("[a-z]".to_string()),
+            Just("[^a-c0-9_]".to_string()),
+            Just("[-a]".to_string()),
+            Just("[]a]".to_string()),
+            Just("[\\w\\W\\s]".to_string()),
+            Just("[[:alpha:][:^digit:]]".to_string()),
+            Just("[a-z&&[^aeiou]]".to_string()),
+            Just("[!-~]".to_string()),
+            Just("\\x{41}".to_string()),
+        ];
+        leaf.prop_recursive(4, 48, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 1..4).prop_map(|v| v.concat()),
+                prop::collection::vec(inner.clone(), 2..4).prop_map(|v| v.join("|")),
+                inner.clone().prop_map(|x| format!("({x})")),
+                inner.clone().prop_map(|x| format!("(?:{x})")),
+                inner.clone().prop_map(|x| format!("(?P<n>{x})")),
+                inner.clone().prop_map(|x| format!("(?i:{x})")),
+                (
+                    inner.clone(),
+                    prop_oneof![
+                        Just("?".to_string()),
+                        Just("*".to_string()),
+                        Just("+".to_string()),
+                        Just("*?".to_string()),
+                        (0u32..12).prop_map(|n| format!("{{{n}}}")),
+                        (0u32..6, 0u32..12).prop_map(|(n, m)| format!("{{{n},{}}}", n + m)),
+                        (0u32..8).prop_map(|n| format!("{{{n},}}")),
+                    ]
+                )
+                    .prop_map(|(x, q)| format!("(?:{x}){q}")),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// The units read from a pattern's text bound its automaton: on a
+        /// 64-bit host (where the automaton is biggest) it always fits in
+        /// units times 32 bytes, so costs charged from the text are never
+        /// below the work.
+        #[test]
+        #[cfg(target_pointer_width = "64")]
+        fn units_bound_the_automaton(p in pattern(), ci in any::<bool>()) {
+            let units = automaton_units(&p, ci);
+            let built = RegexBuilder::new(&p)
+                .case_insensitive(ci)
+                .size_limit(units * UNIT_BYTES)
+                .build();
+            if let Err(e) = built {
+                // Only a pattern the matcher refuses for its syntax may
+                // fail, never one over the bound.
+                prop_assert!(!e.to_string().contains("size limit"), "{p} ({units} units): {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn units_grow_with_repetition_and_classes() {
+        let u = |p: &str| automaton_units(p, false);
+        assert!(u("a{1000}") >= 1000);
+        assert!(u("(a{100}){100}") >= 10_000);
+        assert!(u("(?:a|b){100}") >= 200);
+        assert!(u("(a)(a)(a)") > u("aaa"));
+        assert!(u("[a-z]") < u("[abcdefghij]"));
+        assert!(automaton_units("a", true) > u("a"));
+        // Not understood, or malformed: counted as characters.
+        assert!(u("a{") >= 2);
+        assert!(u("((a") >= 1);
+    }
 
     #[test]
     fn longest_match_bounds_what_the_syntax_bounds() {

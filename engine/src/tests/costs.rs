@@ -159,6 +159,27 @@ fn regex_search_is_charged_the_matchers_worst_case() {
     assert!(unbounded4 > 10 * unbounded, "{unbounded} vs {unbounded4}");
 }
 
+#[test]
+fn regex_costs_do_not_depend_on_earlier_calls() {
+    // The first use builds and caches the pattern; later uses are charged
+    // the same, so whether a call fits its budget never depends on what
+    // ran before it on the thread.
+    let code = ".s | test(\"(ab|cd){40}x\")";
+    let input = json!({"s": text(1024)});
+    let first = cost(code, &input);
+    assert_eq!(cost(code, &input), first);
+}
+
+#[test]
+fn regex_capture_slots_are_charged() {
+    // Each thread of the matcher copies its capture slots: many groups
+    // cost more than the same automaton without them.
+    let input = json!({"s": text(4096)});
+    let plain = cost(&format!(".s | test(\"{}\")", "(?:a?)".repeat(200)), &input);
+    let groups = cost(&format!(".s | test(\"{}\")", "(a?)".repeat(200)), &input);
+    assert!(groups > 4 * plain, "{plain} vs {groups}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
