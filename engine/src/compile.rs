@@ -259,9 +259,10 @@ impl CompiledDefinition {
         origin: Origin,
     ) -> Result<Vec<CompiledDefinition>> {
         let _call = crate::budget::Call::enter(&limits);
-        let loaded = crate::definition::read_definitions(text, &limits)?;
-        let mut out = Vec::with_capacity(loaded.len());
-        for l in loaded {
+        let mut out = Vec::new();
+        // Each definition is compiled as it is read: a text whose first
+        // definitions use up the call's budget is not parsed further.
+        crate::definition::for_each_definition(text, &limits, |l| {
             let mut findings = crate::validate::validate_loaded_static(&l, &limits);
             if crate::validate::has_errors(&findings) {
                 // Report what `validate` reports: every finding, the jq
@@ -278,7 +279,8 @@ impl CompiledDefinition {
                 },
             )?;
             out.push(c);
-        }
+            Ok(())
+        })?;
         Ok(out)
     }
 

@@ -58,22 +58,47 @@ pub struct LoadedDefinition {
 /// definition fails the whole read; its error names the document (when the
 /// text has several) and, for a list item, a field path starting with
 /// `items[i]`.
+#[cfg(test)]
 pub fn read_definitions(text: &str, limits: &Limits) -> Result<Vec<LoadedDefinition>> {
-    let docs = source::parse_documents(text, limits)?;
     let mut out = Vec::new();
-    for split in crate::source::split(docs) {
-        out.push(load_item(&split.map_err(|m| m.error)?, limits)?);
-    }
+    for_each_definition(text, limits, |l| {
+        out.push(l);
+        Ok(())
+    })?;
     Ok(out)
+}
+
+/// [`read_definitions`], handing each definition to `f` as it is read: the
+/// documents are read one at a time, so the first error (an invalid
+/// document, or `f`'s, such as a breach of the call's budget while
+/// compiling) stops the read before the rest of the text is parsed.
+pub(crate) fn for_each_definition(
+    text: &str,
+    limits: &Limits,
+    mut f: impl FnMut(LoadedDefinition) -> Result<()>,
+) -> Result<()> {
+    let mut items = Vec::new();
+    for doc in source::document_stream(text, &limits.effective())? {
+        let (doc, several) = doc?;
+        crate::source::split_into(doc, several, &mut items);
+        for split in items.drain(..) {
+            f(load_item(split.map_err(|m| m.error)?, limits)?)?;
+        }
+    }
+    Ok(())
 }
 
 /// Read one definition from an item of a text; an error's field is
 /// relative to the document and carries the position.
 pub(crate) fn load_item(
-    item: &crate::source::SourceItem,
+    mut item: crate::source::SourceItem,
     limits: &Limits,
 ) -> Result<LoadedDefinition> {
-    load(&item.value, item.spans.clone(), item.document, limits).map_err(|mut e| {
+    // The value and its positions move into the definition (a definition
+    // of megabytes is not copied); an error is located by them first.
+    let value = std::mem::take(&mut item.value);
+    let spans = std::mem::replace(&mut item.spans, SpanIndex::new());
+    load(value, spans, item.document, limits).map_err(|mut e| {
         item.locate(&mut e.0.location);
         e
     })
@@ -82,7 +107,7 @@ pub(crate) fn load_item(
 /// Read one definition from a JSON value (no positions).
 #[cfg(test)]
 pub(crate) fn definition_from_value(value: &Value, limits: &Limits) -> Result<LoadedDefinition> {
-    load(value, SpanIndex::new(), None, limits)
+    load(value.clone(), SpanIndex::new(), None, limits)
 }
 
 fn type_name(v: &Value) -> &'static str {
@@ -105,7 +130,7 @@ fn display_str(v: Option<&Value>) -> String {
 }
 
 fn load(
-    value: &Value,
+    value: Value,
     spans: SpanIndex,
     document: Option<usize>,
     limits: &Limits,
@@ -137,14 +162,14 @@ fn load(
     })
 }
 
-fn decode(value: &Value, limits: &Limits) -> Result<(Definition, Vec<Finding>)> {
-    source::check_value_limits(value, limits)?;
+fn decode(mut value: Value, limits: &Limits) -> Result<(Definition, Vec<Finding>)> {
+    source::check_value_limits(&value, limits)?;
     let Some(obj) = value.as_object() else {
         return Err(Error::new(
             ErrorCode::Parse,
             format!(
                 "a workload definition must be a map, found {}",
-                type_name(value)
+                type_name(&value)
             ),
         ));
     };
@@ -177,7 +202,6 @@ fn decode(value: &Value, limits: &Limits) -> Result<(Definition, Vec<Finding>)> 
         .at_field("apiVersion"));
     }
 
-    let mut value = value.clone();
     strip_known_nulls(&mut value, Shape::Definition);
     let mut ignored: Vec<String> = Vec::new();
     let mut on_ignored = |path: serde_ignored::Path<'_>| ignored.push(ignored_path(&path));
@@ -849,7 +873,8 @@ mod tests {
         }
         assert!(checked > 80, "{checked}");
         // And every schema field of a component round-trips through the model.
-        let (_, warnings) = decode(&value, &Limits::default()).unwrap_or_else(|e| panic!("{e}"));
+        let (_, warnings) =
+            decode(value.clone(), &Limits::default()).unwrap_or_else(|e| panic!("{e}"));
         assert!(
             warnings.iter().all(|w| w.code != "unknown-field"),
             "{warnings:?}"

@@ -59,12 +59,18 @@ fn placeholder(document: Option<usize>) -> String {
 /// definition is a [`ErrorCode::Validation`] error.
 pub(crate) fn validate_text(text: &str, limits: &Limits) -> Result<ValidationReport> {
     let _call = crate::budget::Call::enter(limits);
-    let docs = source::parse_documents(text, limits)?;
+    // One document at a time: a text whose first documents use up the
+    // call's budget is not read any further.
     let mut definitions = Vec::new();
-    for split in source::split(docs) {
-        match split {
-            Ok(item) => definitions.push(verdict(&item, limits)?),
-            Err(m) => definitions.push(unreadable(placeholder(m.document), &m.error)),
+    let mut items = Vec::new();
+    for doc in source::document_stream(text, &limits.effective())? {
+        let (doc, several) = doc?;
+        source::split_into(doc, several, &mut items);
+        for split in items.drain(..) {
+            match split {
+                Ok(item) => definitions.push(verdict(item, limits)?),
+                Err(m) => definitions.push(unreadable(placeholder(m.document), &m.error)),
+            }
         }
     }
     if definitions.is_empty() {
@@ -92,7 +98,7 @@ fn unreadable(name: String, e: &crate::Error) -> DefinitionVerdict {
     }
 }
 
-fn verdict(item: &SourceItem, limits: &Limits) -> Result<DefinitionVerdict> {
+fn verdict(item: SourceItem, limits: &Limits) -> Result<DefinitionVerdict> {
     let name = item
         .value
         .get("metadata")
@@ -101,6 +107,7 @@ fn verdict(item: &SourceItem, limits: &Limits) -> Result<DefinitionVerdict> {
         .filter(|n| !n.is_empty())
         .map(str::to_string)
         .unwrap_or_else(|| placeholder(item.document));
+    let document = item.document;
     let loaded = match load_item(item, limits) {
         Ok(l) => l,
         Err(e) if e.code() == ErrorCode::Limit => return Err(e),
@@ -124,7 +131,7 @@ fn verdict(item: &SourceItem, limits: &Limits) -> Result<DefinitionVerdict> {
                 ..e.location().clone()
             };
             loaded.spans.locate(&mut location);
-            location.document = location.document.or(item.document);
+            location.document = location.document.or(document);
             findings.push(Finding {
                 code: e.code().as_str().to_string(),
                 severity: Severity::Error,

@@ -221,3 +221,40 @@ fn a_patch_repeating_a_long_path_pays_for_every_operation() {
         e.limit()
     );
 }
+
+/// Documents are read one at a time: once the first documents have used
+/// up the call's budget, the rest of the text is not read (a malformed
+/// document at its end is never reached), and validating or loading a
+/// text of many documents costs what the documents before the breach
+/// cost, not the whole text's parse.
+#[test]
+fn documents_after_a_breach_are_not_read() {
+    let doc = many_components(100, ".spec.t");
+    let mut text = String::new();
+    for _ in 0..200 {
+        text.push_str("---\n");
+        text.push_str(&doc);
+    }
+    text.push_str("---\n{ this is: [not yaml\n");
+    let engine = Engine::new().unwrap();
+    let e = engine.validate(&text).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Limit, "{e}");
+    assert_eq!(e.limit(), Some("maxSteps"), "{e}");
+    let e = workload_lens::CompiledDefinition::from_text(&text, Limits::default()).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Limit, "{e}");
+    // With room for every document, the malformed one is reached: the same
+    // parse error as before documents were streamed.
+    let roomy = Limits {
+        max_steps: 1 << 40,
+        max_memory_bytes: usize::MAX / 4,
+        ..Limits::default()
+    };
+    let e = Engine::builder()
+        .limits(roomy)
+        .build()
+        .unwrap()
+        .validate(&text)
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Parse, "{e}");
+    assert_eq!(e.location().document, Some(200), "{e}");
+}

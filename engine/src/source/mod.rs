@@ -95,7 +95,7 @@ use yaml::*;
 
 pub(crate) use json::check_value_limits;
 pub use objects::read_objects;
-pub(crate) use objects::{SourceItem, split, type_name};
+pub(crate) use objects::{SourceItem, split_into, type_name};
 pub(crate) use path::{FieldPath, Segment, path_push_index, path_push_key};
 pub use spans::SpanIndex;
 
@@ -121,6 +121,75 @@ pub fn parse_documents(text: &str, limits: &Limits) -> Result<Vec<SourceDocument
         parse_json_text(text, limits)
     } else {
         parse_yaml(text, limits)
+    }
+}
+
+/// The documents of a text read one at a time, each with whether the text
+/// has several (which decides whether locations name the document): the
+/// same documents as [`parse_documents`], but a caller that stops early
+/// (its call's budget breached by the first documents' work) does not
+/// read the rest. A YAML text is read one document ahead; JSON is one
+/// document. An error ends the stream.
+pub(crate) struct DocumentStream<'a, 'l> {
+    inner: StreamInner<'a, 'l>,
+    ahead: Option<Result<SourceDocument>>,
+    yielded: usize,
+}
+
+enum StreamInner<'a, 'l> {
+    Read(std::vec::IntoIter<SourceDocument>),
+    Yaml(Box<YamlStream<'a, 'l>>),
+}
+
+impl StreamInner<'_, '_> {
+    fn next_document(&mut self) -> Option<Result<SourceDocument>> {
+        match self {
+            StreamInner::Read(docs) => docs.next().map(Ok),
+            StreamInner::Yaml(y) => y.next_document(),
+        }
+    }
+}
+
+/// [`parse_documents`], one document at a time (see [`DocumentStream`]).
+pub(crate) fn document_stream<'a, 'l>(
+    text: &'a str,
+    limits: &'l Limits,
+) -> Result<DocumentStream<'a, 'l>> {
+    check_input_size(text.len(), limits)?;
+    let trimmed = text.trim_start();
+    let inner = if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        StreamInner::Read(parse_json_text(text, limits)?.into_iter())
+    } else {
+        StreamInner::Yaml(Box::new(YamlStream::new(text, limits)))
+    };
+    Ok(DocumentStream {
+        inner,
+        ahead: None,
+        yielded: 0,
+    })
+}
+
+impl Iterator for DocumentStream<'_, '_> {
+    /// A document, and whether the text has more than one.
+    type Item = Result<(SourceDocument, bool)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let current = match self.ahead.take() {
+            Some(d) => d,
+            None => self.inner.next_document()?,
+        };
+        let doc = match current {
+            Ok(doc) => doc,
+            Err(e) => return Some(Err(e)),
+        };
+        self.yielded += 1;
+        if self.yielded > 1 {
+            return Some(Ok((doc, true)));
+        }
+        // The first document: read the next one to know if there is one.
+        self.ahead = self.inner.next_document();
+        let several = self.ahead.is_some();
+        Some(Ok((doc, several)))
     }
 }
 

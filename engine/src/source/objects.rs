@@ -83,6 +83,15 @@ pub(crate) fn split(docs: Vec<SourceDocument>) -> Vec<Split> {
     let several = docs.len() > 1;
     let mut out = Vec::new();
     for doc in docs {
+        split_into(doc, several, &mut out);
+    }
+    out
+}
+
+/// Split one document of a text (`several`: the text has more than one)
+/// into items, appended to `out`.
+pub(crate) fn split_into(doc: SourceDocument, several: bool, out: &mut Vec<Split>) {
+    {
         let document = (several || doc.document > 0).then_some(doc.document);
         let SourceDocument { value, spans, .. } = doc;
         match value {
@@ -113,7 +122,7 @@ pub(crate) fn split(docs: Vec<SourceDocument>) -> Vec<Split> {
                         .and_then(Value::as_str)
                         .map(str::to_string);
                     let Some(Value::Array(items)) = obj.remove("items") else {
-                        continue;
+                        return;
                     };
                     let item_spans = spans.element_subtrees("items", items.len());
                     let doc_spans = Rc::new(spans);
@@ -162,7 +171,6 @@ pub(crate) fn split(docs: Vec<SourceDocument>) -> Vec<Split> {
             value => out.push(Ok(whole(value, document, spans))),
         }
     }
-    out
 }
 
 /// A document that is one object: its own positions are the document's.

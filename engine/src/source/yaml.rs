@@ -8,19 +8,59 @@ use super::*;
 // ---------------------------------------------------------------------------
 
 pub(super) fn parse_yaml(text: &str, limits: &Limits) -> Result<Vec<SourceDocument>> {
-    let mut options = granit_parser::Options::default();
-    options.emit_comments = false;
-    options.flow_nesting_limit = limits.max_depth;
-    options.block_nesting_limit = limits.max_depth;
-    let parser = Parser::new_from_str_with_options(text, options);
-    let mut builder = YamlBuilder::new(limits);
-    for item in parser {
-        match item {
-            Ok((event, span)) => builder.event(event, span)?,
-            Err(e) => return Err(builder.scan_error(&e)),
+    let mut stream = YamlStream::new(text, limits);
+    let mut docs = Vec::new();
+    while let Some(doc) = stream.next_document() {
+        docs.push(doc?);
+    }
+    Ok(docs)
+}
+
+/// The documents of a YAML text, read one at a time: a caller that stops
+/// (a budget breached by the first documents' work) never reads the rest.
+pub(super) struct YamlStream<'a, 'l> {
+    parser: Parser<'a, granit_parser::StrInput<'a>>,
+    builder: YamlBuilder<'l>,
+    ended: bool,
+}
+
+impl<'a, 'l> YamlStream<'a, 'l> {
+    pub(super) fn new(text: &'a str, limits: &'l Limits) -> Self {
+        let mut options = granit_parser::Options::default();
+        options.emit_comments = false;
+        options.flow_nesting_limit = limits.max_depth;
+        options.block_nesting_limit = limits.max_depth;
+        YamlStream {
+            parser: Parser::new_from_str_with_options(text, options),
+            builder: YamlBuilder::new(limits),
+            ended: false,
         }
     }
-    Ok(builder.docs)
+
+    /// Read events up to the end of the next non-empty document (or of
+    /// the text). An error ends the stream.
+    pub(super) fn next_document(&mut self) -> Option<Result<SourceDocument>> {
+        while !self.ended && self.builder.docs.is_empty() {
+            match self.parser.next() {
+                Some(Ok((event, span))) => {
+                    if let Err(e) = self.builder.event(event, span) {
+                        self.ended = true;
+                        return Some(Err(e));
+                    }
+                }
+                Some(Err(e)) => {
+                    self.ended = true;
+                    return Some(Err(self.builder.scan_error(&e)));
+                }
+                None => self.ended = true,
+            }
+        }
+        if self.builder.docs.is_empty() {
+            None
+        } else {
+            Some(Ok(self.builder.docs.remove(0)))
+        }
+    }
 }
 
 /// A completed anchored node.
