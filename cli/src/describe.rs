@@ -23,6 +23,9 @@ pub struct Options {
     pub pods: Option<InputPath>,
     /// `--pod-limit N`: at most N pod rows per instance.
     pub pod_limit: Option<usize>,
+    /// `--strict`: an object no definition covers fails the run instead of
+    /// being skipped.
+    pub strict: bool,
 }
 
 /// Run `describe`; returns the text for stdout.
@@ -63,8 +66,14 @@ pub fn run(
     }
     let mut resolved = Vec::with_capacity(objects.len());
     let mut human = String::new();
+    // Objects no definition covers (a Service in `kubectl get all`): skipped
+    // and listed, unless --strict or nothing at all was covered.
+    let mut skipped: Vec<(usize, &Value, Error)> = Vec::new();
     for (n, obj) in objects.iter().enumerate() {
         match engine.resolve(obj) {
+            Err(e) if e.code() == ErrorCode::NoDefinition && !options.strict => {
+                skipped.push((n, obj, e));
+            }
             Ok(r) => {
                 resolution_warnings(&r);
                 if format == Format::Human {
@@ -84,6 +93,15 @@ pub fn run(
             }
         }
     }
+    if resolved.is_empty() {
+        // Nothing covered: the first object's failure, as with --strict.
+        if let Some((n, obj, e)) = skipped.first() {
+            return Err(object_failure(e, obj, collection.then_some(n + 1), format)?);
+        }
+    }
+    if !skipped.is_empty() {
+        warn(&skipped_summary(&skipped, objects.len()));
+    }
     if format != Format::Human {
         resolved.iter().try_for_each(check_tree_depth)?;
     }
@@ -93,6 +111,34 @@ pub fn run(
         (Format::Json, all) => output::json(all),
         (Format::Yaml, all) => output::yaml_documents(all),
     }
+}
+
+/// The stderr line for the objects no definition covers: how many, and
+/// each as `Kind/name (apiVersion)`, at most 20 of them.
+fn skipped_summary(skipped: &[(usize, &Value, Error)], total: usize) -> String {
+    const SHOWN: usize = 20;
+    let mut list: Vec<String> = skipped
+        .iter()
+        .take(SHOWN)
+        .map(|(n, obj, _)| {
+            let gvk = object_gvk(obj);
+            let api = if gvk.group.is_empty() {
+                gvk.version.clone()
+            } else {
+                format!("{}/{}", gvk.group, gvk.version)
+            };
+            format!("{} ({api})", object_label(obj, n + 1))
+        })
+        .collect();
+    if skipped.len() > SHOWN {
+        list.push(format!("and {} more", skipped.len() - SHOWN));
+    }
+    format!(
+        "skipped {} of {total} objects that no definition covers (--strict fails on them; \
+         --definition adds one): {}",
+        skipped.len(),
+        list.join(", ")
+    )
 }
 
 /// JSON and YAML are written recursively (serde): a component tree deeper

@@ -36,7 +36,8 @@ Exit codes:
   2  usage error, unreadable file, malformed YAML/JSON input, unknown component or instance
      in update values
   3  invalid definition (validation or jq compile errors, also in a --definition file)
-  4  no definition covers the object's type (or no definition has that name)
+  4  no definition covers the object's type (describe: none of the input's objects, or
+     any with --strict), or no definition has that name
   5  a limit was exceeded (raise it with --limits FILE)";
 
 /// The exit code of an engine error class.

@@ -55,7 +55,10 @@ enum Command {
             component tree, status and requested resources.\n\n\
             The input may hold one object, several YAML documents, a `kind: List` \
             (as `kubectl get ... -o yaml` prints for several objects) or a JSON/YAML array; \
-            every object is described.\n\nWith --pods (the output of `kubectl get pods -o \
+            every object a definition covers is described. Objects no definition covers \
+            (a Service in `kubectl get all`) are skipped and listed on stderr; the exit code \
+            is 0 when at least one object was described (--strict: the first one fails the \
+            run, exit 4).\n\nWith --pods (the output of `kubectl get pods -o \
             yaml`), one object is described live: ready pods and nodes per instance, a row \
             per pod, pods that belong nowhere (with why, as warnings), and the gang groups \
             the pods form.\n\n\
@@ -83,6 +86,10 @@ enum Command {
         /// ready) pods first
         #[arg(long, value_name = "N", requires = "pods")]
         pod_limit: Option<usize>,
+        /// Fail on the first object no definition covers (exit 4) instead
+        /// of skipping it
+        #[arg(long)]
+        strict: bool,
     },
     /// Update a workload through its definition (values, suspend, resume)
     #[command(
@@ -182,10 +189,12 @@ fn execute(cli: Cli) -> Result<u8, Failure> {
             output,
             pods,
             pod_limit,
+            strict,
         } => {
             let options = describe::Options {
                 pods: pods.map(InputPath),
                 pod_limit,
+                strict,
             };
             let text = describe::run(
                 &InputPath(file),

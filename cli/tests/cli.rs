@@ -1379,12 +1379,78 @@ fn exit_4_no_definition() {
 
     // The Trainer is unknown without its definition.
     assert_exit(&run(&["describe", TRAINER]), 4);
-    // In a list, the failing object is named.
-    let l = run(&["describe", LIST]);
+    // In a list, with --strict, the failing object is named.
+    let l = run(&["describe", "--strict", LIST]);
     assert_exit(&l, 4);
     assert_one_error(
         &l,
         "Trainer/collide: no definition covers example.com/v1, Kind=Trainer",
+    );
+}
+
+/// `kubectl get all -o yaml | workload-lens describe -`: every object a
+/// definition covers is described, the others are skipped and listed on
+/// stderr, exit 0; --strict fails on the first (exit 4); an input where no
+/// object is covered fails as before.
+#[test]
+fn objects_without_a_definition_are_skipped_and_listed() {
+    const GET_ALL: &str = "tests/fixtures/get-all.yaml";
+    let skipped = "warning: skipped 2 of 3 objects that no definition covers (--strict fails \
+                   on them; --definition adds one): Service/web (v1), ConfigMap/cfg (v1)\n";
+    let r = run(&["describe", GET_ALL]);
+    assert_exit(&r, 0);
+    assert!(r.stdout.starts_with("Deployment/web "), "{}", r.stdout);
+    assert_eq!(r.stderr, skipped);
+    // From stdin, as kubectl pipes it.
+    let piped = run_with(&["describe", "-"], Some(&read(GET_ALL)));
+    assert_exit(&piped, 0);
+    assert_eq!(piped.stdout, r.stdout);
+    // -o json: the described objects only (a list: the input held several).
+    let j = run(&["describe", GET_ALL, "-o", "json"]);
+    assert_exit(&j, 0);
+    let v = json(&j.stdout);
+    assert_eq!(v.as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(v[0]["workload"]["kind"], "Deployment");
+    assert_eq!(j.stderr, skipped);
+    // --strict: the first one fails the run, as before.
+    let s = run(&["describe", "--strict", GET_ALL]);
+    assert_exit(&s, 4);
+    assert_eq!(s.stdout, "");
+    assert_one_error(&s, "Service/web: no definition covers v1, Kind=Service");
+    // Nothing covered: the first object's failure, with or without --strict.
+    let none = run_with(
+        &["describe", "-", "-o", "json"],
+        Some(
+            "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Service, metadata: {name: a}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: b}}\n",
+        ),
+    );
+    assert_exit(&none, 4);
+    assert_eq!(json(&none.stdout)["gvk"], "v1, Kind=Service");
+    // A long list is cut after 20 names.
+    let mut many = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    for i in 0..25 {
+        many.push_str(&format!(
+            "- {{apiVersion: v1, kind: Service, metadata: {{name: s{i}}}}}\n"
+        ));
+    }
+    many.push_str(
+        &read(EXAMPLE)
+            .lines()
+            .map(|l| format!("  {l}\n"))
+            .collect::<String>()
+            .replacen("  ", "- ", 1),
+    );
+    let m = run_with(&["describe", "-"], Some(&many));
+    assert_exit(&m, 0);
+    assert!(
+        m.stderr.contains("skipped 25 of 26 objects"),
+        "{}",
+        m.stderr
+    );
+    assert!(
+        m.stderr.contains("Service/s19 (v1), and 5 more\n"),
+        "{}",
+        m.stderr
     );
 }
 
