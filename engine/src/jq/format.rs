@@ -335,6 +335,41 @@ fn json_num(n: &serde_json::Number) -> Num {
 
 /// The depth of a JSON value, computed without recursion; stops counting at
 /// `cap + 1`.
+/// The nesting depth of a value (as [`json_depth`], stopping past `cap`),
+/// its nodes and its string bytes (keys included), in one walk without
+/// recursion. Past `cap` the counts are partial.
+pub(crate) fn json_shape(v: &Value, cap: usize) -> (usize, u64, usize) {
+    let (mut max, mut nodes, mut bytes) = (0, 0u64, 0usize);
+    let mut stack: Vec<(&Value, usize)> = vec![(v, 1)];
+    while let Some((v, d)) = stack.pop() {
+        nodes += 1;
+        match v {
+            Value::String(s) => bytes += s.len(),
+            Value::Array(a) => {
+                if !a.is_empty() || d > 0 {
+                    max = max.max(d);
+                }
+                if d > cap {
+                    return (d, nodes, bytes);
+                }
+                stack.extend(a.iter().map(|x| (x, d + 1)));
+            }
+            Value::Object(o) => {
+                max = max.max(d);
+                if d > cap {
+                    return (d, nodes, bytes);
+                }
+                for (k, x) in o {
+                    bytes += k.len();
+                    stack.push((x, d + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+    (max, nodes, bytes)
+}
+
 pub fn json_depth(v: &Value, cap: usize) -> usize {
     let mut max = 0;
     let mut stack: Vec<(&Value, usize)> = vec![(v, 1)];

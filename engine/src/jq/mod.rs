@@ -44,7 +44,18 @@ impl Input {
     /// Convert a JSON value; fails when it nests deeper than `limits.maxDepth`.
     pub(crate) fn new(v: &Value, limits: &Limits) -> Result<Input, EvalError> {
         let limits = &limits.effective();
-        let depth = format::json_depth(v, limits.max_depth);
+        // One walk measures the value (depth, nodes, string bytes), and
+        // converting is charged before it is done: a call whose budget is
+        // spent converts nothing more. A node costs a step (each one
+        // allocates), a string a step per 64 bytes; a call that converts
+        // a big object again and again (an action per write, an operation
+        // per document) pays for each time.
+        let spent = |m: crate::budget::Meter| EvalError::Limit {
+            limit: m.limit(),
+            message: format!("{}, before reading an object for evaluation", m.message()),
+        };
+        crate::budget::Meter::Steps.take(1).map_err(spent)?;
+        let (depth, nodes, bytes) = format::json_shape(v, limits.max_depth);
         if depth > limits.max_depth {
             return Err(EvalError::Limit {
                 limit: "maxDepth",
@@ -54,15 +65,11 @@ impl Input {
                 ),
             });
         }
-        // Converting costs a step per 16 nodes and per 64 bytes of
-        // strings: a call that converts a big object again and again (an
-        // action per write) pays for each time. (Charged after: the input
-        // limits already bound one conversion.)
-        let mut size = (0, 0);
-        let (val, d) = format::from_value_sized(v, &mut size);
-        let (nodes, bytes) = size;
         crate::budget::Meter::Steps
-            .take(nodes / crate::budget::NODES_PER_STEP + crate::budget::byte_steps(bytes))
+            .take(
+                nodes.saturating_mul(crate::budget::STEPS_PER_BUILT_NODE)
+                    + crate::budget::byte_steps(bytes),
+            )
             .map_err(|m| EvalError::Limit {
                 limit: m.limit(),
                 message: format!(
@@ -70,6 +77,7 @@ impl Input {
                     m.message()
                 ),
             })?;
+        let (val, d) = format::from_value(v);
         Ok(Input {
             val: W { v: val, d },
         })

@@ -160,6 +160,33 @@ fn regex_search_is_charged_the_matchers_worst_case() {
 }
 
 #[test]
+fn converting_an_object_costs_a_step_per_node_and_nothing_once_spent() {
+    // Converting an object for jq allocates every node: a step each, not
+    // a step per 16 as a walk. Found by the whole_call fuzzer: a call
+    // scope whose budget was spent still converted the object for every
+    // later operation (30-70 ms each, seconds per call).
+    let limits = Limits {
+        max_steps: 150_000,
+        ..Limits::default()
+    };
+    let _call = Call::enter(&limits);
+    let big = json!({"items": (0..100_000).collect::<Vec<_>>()});
+    let before = Meter::Steps.left();
+    assert!(Input::new(&big, &limits).is_ok());
+    assert!(before - Meter::Steps.left() >= 100_000);
+    // The next one is over the budget: refused before it is converted,
+    // and from then on every conversion stops before it walks the value.
+    assert!(Input::new(&big, &limits).is_err());
+    match Input::new(&json!({"a": 1}), &limits) {
+        Err(crate::jq::EvalError::Limit { limit, message }) => {
+            assert_eq!(limit, "maxSteps");
+            assert!(message.contains("before reading"), "{message}");
+        }
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+}
+
+#[test]
 fn regex_costs_do_not_depend_on_earlier_calls() {
     // The first use builds and caches the pattern; later uses are charged
     // the same, so whether a call fits its budget never depends on what
