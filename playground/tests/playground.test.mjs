@@ -242,7 +242,10 @@ spec: {template: {spec: {containers: [{name: c}]}}}
 `;
 
 test('a hostile definition does not freeze the page: the worker is replaced', async () => {
-  const page = await open(`${base}?budget=1500`);
+  // The engine's whole-call budgets stop this definition with a limit error
+  // in well under a second (docs/reliability.md); the page's watchdog is the
+  // second line of defence, exercised here with its smallest time budget.
+  const page = await open(`${base}?budget=200`);
   await pickJobSetExample(page);
   await page.evaluate(({ d, o }) => window.__playground.setInputs({ definition: d, object: o, pods: '' }), { d: HOSTILE, o: BUSY });
   // While the engine is busy the page answers at once.
@@ -252,7 +255,7 @@ test('a hostile definition does not freeze the page: the worker is replaced', as
   await page.focus('#btn-link');
   assert.ok(Date.now() - t0 < 1000, `the page took ${Date.now() - t0} ms to answer`);
   await page.waitForFunction(() => Number(document.body.dataset.restarts) >= 1, null, { timeout: 15000 });
-  assert.match(await page.textContent('#banner'), /did not answer within 1\.5 s/);
+  assert.match(await page.textContent('#banner'), /did not answer within 0\.2 s/);
   await page.screenshot({ path: path.join(shots, 'hostile.png') });
   // The fresh worker answers.
   await pickJobSetExample(page);
