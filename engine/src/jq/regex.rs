@@ -69,6 +69,9 @@ struct Compiled {
     units: usize,
     slots: usize,
     longest: Option<usize>,
+    /// Kept for later uses (small automaton and tables): built once per
+    /// thread, its memory is not counted per use.
+    cached: bool,
 }
 
 thread_local! {
@@ -88,10 +91,15 @@ const MAX_NFA_BYTES: usize = 10 << 20;
 /// Bytes of one capture slot in the matcher's tables, counted as on a
 /// 64-bit host everywhere.
 const SLOT_BYTES: usize = 8;
-/// A compiled pattern is kept for later calls only if its matcher's slot
-/// tables are at most this big, so the cache (64 patterns) holds at most
-/// a few MiB between calls.
-const MAX_CACHED_TABLE_BYTES: usize = 64 << 10;
+/// A compiled pattern is kept for later uses only if its automaton and
+/// its matcher's slot tables are each at most this big, so the cache (64
+/// patterns) holds at most 8 MiB between calls. The memory of a cached
+/// pattern is not counted per use (it is built once and reused: a
+/// definition testing 5,000 pods with one pattern does not allocate 5,000
+/// automata); a pattern too big to cache is built for every use, and each
+/// use is charged its automaton and tables. Which patterns are cached
+/// depends on the pattern only, never on what ran before.
+const MAX_CACHED_BYTES: usize = 64 << 10;
 
 /// Matcher work units (automaton units times haystack bytes, plus slot
 /// copies) that cost one step. The matcher (a Pike VM, which has no fuel
@@ -117,8 +125,9 @@ fn table_bytes(units: usize, slots: usize) -> usize {
 }
 
 fn compiled(pattern: &str, f: Flags) -> Result<Compiled, value::Error> {
-    // Reading the pattern, then building its automaton: charged on every
-    // use, cached or not, so a call's cost never depends on earlier calls.
+    // Reading the pattern, then building its automaton: the steps are
+    // charged on every use, cached or not, so a call's cost never depends
+    // on earlier calls.
     value::tick_bytes(pattern.len())?;
     let units = automaton_units(pattern, f.case_insensitive);
     if units > MAX_UNITS {
@@ -129,7 +138,6 @@ fn compiled(pattern: &str, f: Flags) -> Result<Compiled, value::Error> {
     }
     let nfa_bytes = units * UNIT_BYTES;
     value::tick_bytes(nfa_bytes)?;
-    value::alloc(nfa_bytes)?;
     let key = (pattern.to_string(), f);
     if let Some(c) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
         return Ok(c);
@@ -149,13 +157,15 @@ fn compiled(pattern: &str, f: Flags) -> Result<Compiled, value::Error> {
         longest_match(pattern)
     };
     let slots = re.captures_len().saturating_mul(2);
+    let cached = nfa_bytes <= MAX_CACHED_BYTES && table_bytes(units, slots) <= MAX_CACHED_BYTES;
     let c = Compiled {
         re: Rc::new(re),
         units,
         slots,
         longest,
+        cached,
     };
-    if table_bytes(units, slots) <= MAX_CACHED_TABLE_BYTES {
+    if cached {
         CACHE.with(|cache| {
             let mut cache = cache.borrow_mut();
             if cache.len() >= CACHE_SIZE {
@@ -172,8 +182,8 @@ fn compiled(pattern: &str, f: Flags) -> Result<Compiled, value::Error> {
 /// way the matcher compiles it:
 /// - a character is a state (three units under case folding: a class of
 ///   its cases); `.` and escapes such as `\w` are a class of up to eight
-///   ranges; a bracket class counts three ranges per byte of its text (six
-///   under case folding);
+///   ranges; a bracket class a state and its ranges (see
+///   [`class_ranges`]);
 /// - a capturing group adds two states, an alternation a split and an end
 ///   state and one target per branch;
 /// - `x{n}` is n copies of x, `x{n,m}` m copies and a split per optional
@@ -572,12 +582,17 @@ pub(crate) fn run(input: &W, re: &W, flags: &W, mismatches: bool, matches: bool)
         units,
         slots,
         longest,
+        cached,
     } = compiled(&text(re)?, flags)?;
     let s = input.try_as_utf8_bytes()?;
-    // The matcher's tables, allocated and cleared before it searches.
-    let table = table_bytes(units, slots);
-    value::alloc(table)?;
-    value::tick_bytes(table)?;
+    // A pattern too big to cache was built for this use: its automaton,
+    // and the matcher's tables allocated and cleared before it searches.
+    if !cached {
+        let table = table_bytes(units, slots);
+        value::alloc(units * UNIT_BYTES)?;
+        value::alloc(table)?;
+        value::tick_bytes(table)?;
+    }
     // The matcher's worst-case work, charged before it is done: bytes it
     // may read times the automaton's size and the slots each thread copies.
     let per_byte = (units as u64).saturating_mul(1 + slots as u64 / SLOTS_PER_UNIT);

@@ -187,6 +187,30 @@ fn converting_an_object_costs_a_step_per_node_and_nothing_once_spent() {
 }
 
 #[test]
+fn a_small_pattern_used_many_times_does_not_add_up_its_memory() {
+    // A pattern with ten capture groups, small enough to cache: its
+    // automaton and tables are made once per thread and reused, so 10,000
+    // uses in one call do not charge 10,000 of them to maxMemoryBytes.
+    let limits = Limits {
+        max_steps: u64::MAX / 4,
+        ..Limits::default()
+    };
+    let code = format!(
+        "[.s as $s | {} as $_ | $s | test(\"^(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)$\")] | length",
+        ["(1,2,3,4,5,6,7,8,9,10)"; 4].join(" as $_ | ")
+    );
+    let p = Program::compile(&code, ExprMode::Read, &[], &limits).expect("compiles");
+    let _call = Call::enter(&limits);
+    // No match, so no match objects are built: what is left is the 10,000
+    // booleans collected, not 10,000 automata and tables (~3 KB each).
+    let input = Input::new(&json!({"s": "abcdefghiz"}), &limits).expect("input");
+    let before = Meter::Memory.left();
+    p.run(&input, &limits).expect("runs");
+    let used = before - Meter::Memory.left();
+    assert!(used < 1 << 20, "{used} bytes for 10,000 uses");
+}
+
+#[test]
 fn regex_costs_do_not_depend_on_earlier_calls() {
     // The first use builds and caches the pattern; later uses are charged
     // the same, so whether a call fits its budget never depends on what
