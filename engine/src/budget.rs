@@ -236,24 +236,43 @@ pub(crate) fn memory(bytes: usize) -> Result<(), Error> {
 /// Nodes and string bytes (keys included) of a JSON value, counted
 /// without recursion.
 pub(crate) fn json_size(v: &serde_json::Value) -> (u64, usize) {
+    let (_, nodes, bytes) = json_shape(v, usize::MAX);
+    (nodes, bytes)
+}
+
+/// The nesting depth of a value (a scalar is 0, a container one more than
+/// its deepest member), its nodes and its string bytes (keys included), in
+/// one walk without recursion. The walk stops at the first container
+/// deeper than `cap` (the counts are then partial).
+pub(crate) fn json_shape(v: &serde_json::Value, cap: usize) -> (usize, u64, usize) {
     use serde_json::Value;
-    let (mut nodes, mut bytes) = (0u64, 0usize);
-    let mut stack = vec![v];
-    while let Some(v) = stack.pop() {
+    let (mut max, mut nodes, mut bytes) = (0, 0u64, 0usize);
+    let mut stack: Vec<(&Value, usize)> = vec![(v, 1)];
+    while let Some((v, d)) = stack.pop() {
         nodes += 1;
         match v {
             Value::String(s) => bytes += s.len(),
-            Value::Array(a) => stack.extend(a.iter()),
+            Value::Array(a) => {
+                max = max.max(d);
+                if d > cap {
+                    return (d, nodes, bytes);
+                }
+                stack.extend(a.iter().map(|x| (x, d + 1)));
+            }
             Value::Object(o) => {
-                for (k, v) in o {
+                max = max.max(d);
+                if d > cap {
+                    return (d, nodes, bytes);
+                }
+                for (k, x) in o {
                     bytes += k.len();
-                    stack.push(v);
+                    stack.push((x, d + 1));
                 }
             }
             _ => {}
         }
     }
-    (nodes, bytes)
+    (max, nodes, bytes)
 }
 
 /// A walk over JSON nodes: a step per [`NODES_PER_STEP`] nodes.

@@ -278,28 +278,17 @@ pub(crate) fn num_to_value(n: &Num) -> Value {
 /// Convert JSON into a jq value with sorted object keys, returning its depth.
 /// Recursion is bounded: the caller checks the input depth first.
 pub(crate) fn from_value(v: &Value) -> (Val, u32) {
-    let mut size = (0, 0);
-    from_value_sized(v, &mut size)
-}
-
-/// [`from_value`], adding the nodes and string bytes (keys included) it
-/// converted to `size`. Recursive: callers check the depth first.
-pub(crate) fn from_value_sized(v: &Value, size: &mut (u64, usize)) -> (Val, u32) {
-    size.0 += 1;
     match v {
         Value::Null => (Val::Null, 0),
         Value::Bool(b) => (Val::Bool(*b), 0),
         Value::Number(n) => (Val::Num(json_num(n)), 0),
-        Value::String(s) => {
-            size.1 += s.len();
-            (Val::utf8_str(s.clone()), 0)
-        }
+        Value::String(s) => (Val::utf8_str(s.clone()), 0),
         Value::Array(a) => {
             let mut d = 0;
             let items = a
                 .iter()
                 .map(|x| {
-                    let (x, xd) = from_value_sized(x, size);
+                    let (x, xd) = from_value(x);
                     d = d.max(xd);
                     x
                 })
@@ -311,8 +300,7 @@ pub(crate) fn from_value_sized(v: &Value, size: &mut (u64, usize)) -> (Val, u32)
             // serde_json's map is a BTreeMap: keys come sorted.
             let mut m = Map::default();
             for (k, x) in o {
-                size.1 += k.len();
-                let (x, xd) = from_value_sized(x, size);
+                let (x, xd) = from_value(x);
                 d = d.max(xd);
                 m.insert(Val::utf8_str(k.clone()), x);
             }
@@ -335,64 +323,8 @@ fn json_num(n: &serde_json::Number) -> Num {
 
 /// The depth of a JSON value, computed without recursion; stops counting at
 /// `cap + 1`.
-/// The nesting depth of a value (as [`json_depth`], stopping past `cap`),
-/// its nodes and its string bytes (keys included), in one walk without
-/// recursion. Past `cap` the counts are partial.
-pub(crate) fn json_shape(v: &Value, cap: usize) -> (usize, u64, usize) {
-    let (mut max, mut nodes, mut bytes) = (0, 0u64, 0usize);
-    let mut stack: Vec<(&Value, usize)> = vec![(v, 1)];
-    while let Some((v, d)) = stack.pop() {
-        nodes += 1;
-        match v {
-            Value::String(s) => bytes += s.len(),
-            Value::Array(a) => {
-                if !a.is_empty() || d > 0 {
-                    max = max.max(d);
-                }
-                if d > cap {
-                    return (d, nodes, bytes);
-                }
-                stack.extend(a.iter().map(|x| (x, d + 1)));
-            }
-            Value::Object(o) => {
-                max = max.max(d);
-                if d > cap {
-                    return (d, nodes, bytes);
-                }
-                for (k, x) in o {
-                    bytes += k.len();
-                    stack.push((x, d + 1));
-                }
-            }
-            _ => {}
-        }
-    }
-    (max, nodes, bytes)
-}
-
 pub fn json_depth(v: &Value, cap: usize) -> usize {
-    let mut max = 0;
-    let mut stack: Vec<(&Value, usize)> = vec![(v, 1)];
-    while let Some((v, d)) = stack.pop() {
-        match v {
-            Value::Array(a) if !a.is_empty() || d > 0 => {
-                max = max.max(d);
-                if d > cap {
-                    return d;
-                }
-                stack.extend(a.iter().map(|x| (x, d + 1)));
-            }
-            Value::Object(o) => {
-                max = max.max(d);
-                if d > cap {
-                    return d;
-                }
-                stack.extend(o.values().map(|x| (x, d + 1)));
-            }
-            _ => {}
-        }
-    }
-    max
+    crate::budget::json_shape(v, cap).0
 }
 
 /// gojq's `tostring`: strings unchanged, everything else compact JSON.

@@ -55,7 +55,7 @@ impl Input {
             message: format!("{}, before reading an object for evaluation", m.message()),
         };
         crate::budget::Meter::Steps.take(1).map_err(spent)?;
-        let (depth, nodes, bytes) = format::json_shape(v, limits.max_depth);
+        let (depth, nodes, bytes) = crate::budget::json_shape(v, limits.max_depth);
         if depth > limits.max_depth {
             return Err(EvalError::Limit {
                 limit: "maxDepth",

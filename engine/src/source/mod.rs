@@ -114,14 +114,9 @@ impl SourceDocument {
 /// with positions. See the [module documentation](self) for the conversion
 /// rules and the limits applied.
 pub fn parse_documents(text: &str, limits: &Limits) -> Result<Vec<SourceDocument>> {
-    let limits = &limits.effective();
-    check_input_size(text.len(), limits)?;
-    let trimmed = text.trim_start();
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        parse_json_text(text, limits)
-    } else {
-        parse_yaml(text, limits)
-    }
+    document_stream(text, &limits.effective())?
+        .map(|d| d.map(|(doc, _)| doc))
+        .collect()
 }
 
 /// The documents of a text read one at a time, each with whether the text
