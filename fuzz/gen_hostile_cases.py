@@ -523,6 +523,9 @@ case("call-regex-long-pattern-from-the-object", "evaluate", err("jq_runtime"),
      note="A 300 KB pattern from the object: 300,000 automaton units, over the limit.",
      expression='.p as $p | "a" | test($p)', input={"p": rep("ab", 150000)},
      known={"gojq": "Go's regexp compiles a 300 KB literal (false here); workload-lens refuses automata over 200,000 units (docs/compatibility.md, jq engine)"})
+case("call-regex-nesting-from-the-object", "evaluate", err("jq_runtime"),
+     note="A 1 MiB pattern of `(` from the object: refused in constant memory (a frame per byte was 40 MB), past what the matcher nests.",
+     expression='.p as $p | "a" | test($p)', input={"p": rep("(", 1 << 20)})
 case("call-length-of-4mib-100k-times", "evaluate", lim("maxSteps"),
      note="length counts a string's characters: 100,000 times over 4 MiB is 400 GB of work unless each call costs its bytes.",
      expression=f"{S4M} as $s | " + count_of("$s | length"), input=None)

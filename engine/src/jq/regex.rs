@@ -88,6 +88,10 @@ thread_local! {
 const MAX_UNITS: usize = 200_000;
 const UNIT_BYTES: usize = 32;
 const MAX_NFA_BYTES: usize = 10 << 20;
+/// Groups nested deeper than this (the matcher's own limit is 250) make a
+/// pattern over [`MAX_UNITS`]: reading a 4 MiB pattern of `(` would
+/// otherwise keep a frame per byte (160 MB) before the matcher refused it.
+const MAX_GROUP_NESTING: usize = 512;
 /// Bytes of one capture slot in the matcher's tables, counted as on a
 /// 64-bit host everywhere.
 const SLOT_BYTES: usize = 8;
@@ -130,6 +134,11 @@ fn compiled(pattern: &str, f: Flags) -> Result<Compiled, value::Error> {
     // on earlier calls.
     value::tick_bytes(pattern.len())?;
     let units = automaton_units(pattern, f.case_insensitive);
+    if units == usize::MAX {
+        return Err(value::Error::str(format_args!(
+            "invalid regex: groups nested deeper than {MAX_GROUP_NESTING} levels"
+        )));
+    }
     if units > MAX_UNITS {
         return Err(value::Error::str(format_args!(
             "invalid regex: the pattern compiles to an automaton of about {units} units, \
@@ -274,6 +283,11 @@ fn automaton_units(p: &str, case_insensitive: bool) -> usize {
                 } else {
                     true
                 };
+                if stack.len() > MAX_GROUP_NESTING {
+                    // The matcher refuses nesting this deep anyway; this
+                    // reading stops before its own frames follow the input.
+                    return usize::MAX;
+                }
                 stack.push(open(capture));
                 i += 1;
                 continue;
@@ -764,6 +778,11 @@ mod tests {
         // Not understood, or malformed: counted as characters.
         assert!(u("a{") >= 2);
         assert!(u("((a") >= 1);
+        // Nesting past what the matcher accepts is over the limit, read in
+        // constant memory (10x the matcher's 250 levels and far beyond).
+        assert_eq!(u(&"(".repeat(2_500)), usize::MAX);
+        assert_eq!(u(&"(".repeat(4 << 20)), usize::MAX);
+        assert!(u(&format!("{}a{}", "(".repeat(200), ")".repeat(200))) < super::MAX_UNITS);
     }
 
     #[test]
