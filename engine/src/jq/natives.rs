@@ -9,6 +9,8 @@ use super::value::{self, W, caps};
 use jaq_core::native::{Fun, bome, run, v};
 use jaq_core::{RunPtr, ValR};
 use jaq_json::{Num, Val};
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
 
 /// jq definitions that complete the standard library for our value type.
 pub(crate) const DEFS: &str = r#"
@@ -530,21 +532,64 @@ fn ours() -> Vec<Filter> {
 /// Every native: ours first (the compiler takes the first match), then
 /// jaq's generic ones.
 pub(crate) fn funs() -> Vec<Fun<D>> {
-    let mine: Vec<Fun<D>> = ours().into_iter().map(run::<D>).collect();
-    let taken: Vec<(&'static str, usize)> = mine.iter().map(|(n, a, _)| (*n, a.len())).collect();
-    let generic: Vec<Fun<D>> = jaq_core::funs::<D>().chain(jaq_std::funs::<D>()).collect();
+    let shadowed = shadowed_generics();
+    let mine = ours().into_iter().map(run::<D>);
     // jaq's `limit` under another name, for our `limit` (which keeps jq's
     // meaning of a negative count: every output).
-    let alias: Vec<Fun<D>> = jaq_core::funs::<D>()
+    let alias = jaq_core::funs::<D>()
         .filter(|(n, a, _)| *n == "limit" && a.len() == 2)
-        .map(|(_, a, f)| ("_limit", a, f))
-        .collect();
-    mine.into_iter()
-        .chain(alias)
-        .chain(
-            generic
-                .into_iter()
-                .filter(|(n, a, _)| !taken.contains(&(*n, a.len()))),
-        )
+        .map(|(_, a, f)| ("_limit", a, f));
+    let generic = jaq_core::funs::<D>()
+        .chain(jaq_std::funs::<D>())
+        .zip(shadowed.iter())
+        .filter(|(_, shadowed)| !**shadowed)
+        .map(|(f, _)| f);
+    mine.chain(alias).chain(generic).collect()
+}
+
+/// For each of jaq's natives (in the order of `jaq_core::funs` then
+/// `jaq_std::funs`), whether one of ours has its name and arity (ours
+/// replaces it). Computed once.
+fn shadowed_generics() -> &'static [bool] {
+    static SHADOWED: OnceLock<Vec<bool>> = OnceLock::new();
+    SHADOWED.get_or_init(|| {
+        let taken: HashSet<(&str, usize)> = ours().iter().map(|(n, a, _)| (*n, a.len())).collect();
+        jaq_core::funs::<D>()
+            .chain(jaq_std::funs::<D>())
+            .map(|(n, a, _)| taken.contains(&(n, a.len())))
+            .collect()
+    })
+}
+
+/// Position of each native filter in [`funs`], by name. Computed once.
+fn positions_by_name() -> &'static (usize, HashMap<&'static str, Vec<usize>>) {
+    static POSITIONS: OnceLock<(usize, HashMap<&'static str, Vec<usize>>)> = OnceLock::new();
+    POSITIONS.get_or_init(|| {
+        let all = funs();
+        let mut by_name: HashMap<&'static str, Vec<usize>> = HashMap::new();
+        for (i, (name, _, _)) in all.iter().enumerate() {
+            by_name.entry(name).or_default().push(i);
+        }
+        (all.len(), by_name)
+    })
+}
+
+/// The native filters named in `names` (the words an expression and the
+/// standard definitions it reaches mention, see `reachable_prelude`):
+/// compiling with only those instead of all ~250 makes the compiler's name
+/// lookups proportional to the expression. A name resolves to the same
+/// native as with [`funs`] (the same list, filtered).
+pub(crate) fn funs_named(names: &HashSet<&str>) -> Vec<Fun<D>> {
+    let (len, by_name) = positions_by_name();
+    let mut keep = vec![false; *len];
+    for name in names {
+        for &i in by_name.get(name).into_iter().flatten() {
+            keep[i] = true;
+        }
+    }
+    funs()
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(f, keep)| keep.then_some(f))
         .collect()
 }

@@ -103,12 +103,26 @@ fn limits_trip() {
     );
 }
 
+/// `code` built against only what it can reach (the fast compile) and
+/// against the whole library: `None` when the narrowed build fails.
+fn narrowed_and_full(code: &str) -> (Option<Program>, Option<Program>) {
+    let (defs, want) = super::reachable_prelude(code);
+    let program = |f| Program {
+        filter: f,
+        code: code.to_string(),
+    };
+    let narrowed = super::Program::build(code, &[], defs, natives::funs_named(&want)).ok();
+    let full = super::Program::build(code, &[], super::prelude().clone(), natives::funs()).ok();
+    (narrowed.map(program), full.map(program))
+}
+
 #[test]
 fn the_reachable_prelude_is_enough() {
-    // Compiling against only the reachable standard definitions must not
-    // need the fallback for ordinary expressions (it would still be
-    // correct, only slower).
-    for code in [
+    // Compiling against only the reachable standard definitions and natives
+    // must not need the fallback for ordinary expressions (it would still
+    // be correct, only slower), and must mean the same: the same outputs
+    // and errors as the build against the whole library.
+    let mut codes: Vec<String> = [
         "map(.a) | add",
         ".xs | to_entries | from_entries",
         "with_entries(.value += 1) | keys",
@@ -117,19 +131,55 @@ fn the_reachable_prelude_is_enough() {
         "first(.[]), last, nth(1), limit(2; .[]), any, all, flatten, min_by(.x), unique_by(.x), group_by(.x)",
         "tostring, tojson, fromjson?, tonumber?, ltrimstr(\"x\"), todate?, isvalid(1)?",
         "in({}), inside([]), index(\",\"), rindex(\",\"), transpose?, combinations?, getpath([\"a\"]), paths?",
-    ] {
-        let defs = super::reachable_prelude(code);
+        "[.[] | numbers] | length, (.. | strings), (.a |= . + 1)?, del(.a), to_entries?, @text, @json, @html",
+        "reduce .[] as $x (0; . + 1), [foreach .[] as $x (0; . + 1)], [range(3)], splits(\"a\")?, ascii, @uri",
+        "limit(-1; .[]), first, input_line_number?, $__loc__, getpath([\"a\",\"b\"]), env.HOME?, now | type",
+    ]
+    .map(str::to_string)
+    .to_vec();
+    // Every expression of the reference catalog, when present beside the
+    // repository.
+    let reference = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/reference/catalog-expressions.txt");
+    if let Ok(text) = std::fs::read_to_string(&reference) {
+        codes.extend(
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(str::to_string),
+        );
+    }
+    let limits = Limits::default();
+    let inputs = [
+        json!(null),
+        json!({"a": 1, "xs": {"k": 2}, "spec": {"replicas": 3}}),
+        json!([1, "a,b", {"x": 2}, [3]]),
+        json!("text"),
+    ];
+    let mut narrowed_failures = Vec::new();
+    for code in &codes {
+        let (defs, _) = super::reachable_prelude(code);
         assert!(
             defs.len() < super::prelude().len() / 2,
             "{code}: {}",
             defs.len()
         );
-        if let Err(e) = super::Program::build(code, &[], defs) {
-            // Unknown builtins fail in both builds alike.
-            assert!(
-                super::Program::build(code, &[], super::prelude().clone()).is_err(),
-                "{code}: {e:?}"
-            );
+        match narrowed_and_full(code) {
+            (Some(narrowed), Some(full)) => {
+                for input in &inputs {
+                    let input = Input::new(input, &limits).unwrap();
+                    let a = narrowed.run(&input, &limits).map_err(|e| format!("{e:?}"));
+                    let b = full.run(&input, &limits).map_err(|e| format!("{e:?}"));
+                    assert_eq!(a, b, "{code}");
+                }
+            }
+            (Some(_), None) => panic!("{code}: only the narrowed build compiles"),
+            (None, Some(_)) => narrowed_failures.push(code.clone()),
+            (None, None) => {} // unknown builtins fail in both builds alike
         }
     }
+    assert!(
+        narrowed_failures.is_empty(),
+        "needs the fallback: {narrowed_failures:?}"
+    );
 }
