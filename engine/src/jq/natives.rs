@@ -9,7 +9,7 @@ use super::value::{self, W, caps};
 use jaq_core::native::{Fun, bome, run, v};
 use jaq_core::{RunPtr, ValR};
 use jaq_json::{Num, Val};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::OnceLock;
 
 /// jq definitions that complete the standard library for our value type.
@@ -532,64 +532,87 @@ fn ours() -> Vec<Filter> {
 /// Every native: ours first (the compiler takes the first match), then
 /// jaq's generic ones.
 pub(crate) fn funs() -> Vec<Fun<D>> {
-    let shadowed = shadowed_generics();
-    let mine = ours().into_iter().map(run::<D>);
-    // jaq's `limit` under another name, for our `limit` (which keeps jq's
-    // meaning of a negative count: every output).
-    let alias = jaq_core::funs::<D>()
-        .filter(|(n, a, _)| *n == "limit" && a.len() == 2)
-        .map(|(_, a, f)| ("_limit", a, f));
-    let generic = jaq_core::funs::<D>()
-        .chain(jaq_std::funs::<D>())
-        .zip(shadowed.iter())
-        .filter(|(_, shadowed)| !**shadowed)
-        .map(|(f, _)| f);
-    mine.chain(alias).chain(generic).collect()
+    funs_where(None)
 }
 
-/// For each of jaq's natives (in the order of `jaq_core::funs` then
-/// `jaq_std::funs`), whether one of ours has its name and arity (ours
-/// replaces it). Computed once.
-fn shadowed_generics() -> &'static [bool] {
-    static SHADOWED: OnceLock<Vec<bool>> = OnceLock::new();
-    SHADOWED.get_or_init(|| {
+/// jaq's native lists, in the order they are offered to the compiler
+/// (after ours and the `_limit` alias).
+fn generic(list: usize) -> Box<dyn Iterator<Item = Fun<D>>> {
+    match list {
+        0 => Box::new(jaq_core::funs::<D>()),
+        1 => Box::new(jaq_std::base_funs::<D>()),
+        _ => Box::new(jaq_std::extra_funs::<D>()),
+    }
+}
+
+/// For each of jaq's lists, the name of each entry and whether one of ours
+/// has its name and arity (ours replaces it); and the names each list
+/// offers. Computed once.
+struct GenericIndex {
+    entries: [Vec<(&'static str, bool)>; 3],
+    names: [HashSet<&'static str>; 3],
+}
+
+fn generic_index() -> &'static GenericIndex {
+    static INDEX: OnceLock<GenericIndex> = OnceLock::new();
+    INDEX.get_or_init(|| {
         let taken: HashSet<(&str, usize)> = ours().iter().map(|(n, a, _)| (*n, a.len())).collect();
-        jaq_core::funs::<D>()
-            .chain(jaq_std::funs::<D>())
-            .map(|(n, a, _)| taken.contains(&(n, a.len())))
-            .collect()
-    })
-}
-
-/// Position of each native filter in [`funs`], by name. Computed once.
-fn positions_by_name() -> &'static (usize, HashMap<&'static str, Vec<usize>>) {
-    static POSITIONS: OnceLock<(usize, HashMap<&'static str, Vec<usize>>)> = OnceLock::new();
-    POSITIONS.get_or_init(|| {
-        let all = funs();
-        let mut by_name: HashMap<&'static str, Vec<usize>> = HashMap::new();
-        for (i, (name, _, _)) in all.iter().enumerate() {
-            by_name.entry(name).or_default().push(i);
-        }
-        (all.len(), by_name)
+        let entries: [Vec<(&'static str, bool)>; 3] = std::array::from_fn(|list| {
+            generic(list)
+                .map(|(n, a, _)| (n, taken.contains(&(n, a.len()))))
+                .collect()
+        });
+        let names = std::array::from_fn(|list| {
+            entries[list]
+                .iter()
+                .filter(|(_, shadowed)| !shadowed)
+                .map(|(n, _)| *n)
+                .collect()
+        });
+        GenericIndex { entries, names }
     })
 }
 
 /// The native filters named in `names` (the words an expression and the
 /// standard definitions it reaches mention, see `reachable_prelude`):
-/// compiling with only those instead of all ~250 makes the compiler's name
-/// lookups proportional to the expression. A name resolves to the same
-/// native as with [`funs`] (the same list, filtered).
+/// compiling with only those instead of all ~250 makes building the list
+/// and the compiler's name lookups proportional to the expression (a list
+/// of jaq's that offers none of the names is not even built). A name
+/// resolves to the same native as with [`funs`]: the same list, filtered.
 pub(crate) fn funs_named(names: &HashSet<&str>) -> Vec<Fun<D>> {
-    let (len, by_name) = positions_by_name();
-    let mut keep = vec![false; *len];
-    for name in names {
-        for &i in by_name.get(name).into_iter().flatten() {
-            keep[i] = true;
-        }
-    }
-    funs()
+    funs_where(Some(names))
+}
+
+/// The natives named in `names` (all of them for `None`).
+fn funs_where(names: Option<&HashSet<&str>>) -> Vec<Fun<D>> {
+    let keep = |n: &str| names.is_none_or(|names| names.contains(n));
+    let index = generic_index();
+    let mut out: Vec<Fun<D>> = ours()
         .into_iter()
-        .zip(keep)
-        .filter_map(|(f, keep)| keep.then_some(f))
-        .collect()
+        .filter(|(n, _, _)| keep(n))
+        .map(run::<D>)
+        .collect();
+    // jaq's `limit` under another name, for our `limit` (which keeps jq's
+    // meaning of a negative count: every output).
+    if keep("_limit") {
+        out.extend(
+            jaq_core::funs::<D>()
+                .filter(|(n, a, _)| *n == "limit" && a.len() == 2)
+                .map(|(_, a, f)| ("_limit", a, f)),
+        );
+    }
+    for list in 0..3 {
+        if let Some(names) = names
+            && !names.iter().any(|n| index.names[list].contains(n))
+        {
+            continue;
+        }
+        out.extend(
+            generic(list)
+                .zip(index.entries[list].iter())
+                .filter(|((n, _, _), (_, shadowed))| !shadowed && keep(n))
+                .map(|(f, _)| f),
+        );
+    }
+    out
 }
