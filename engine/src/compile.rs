@@ -43,18 +43,19 @@ pub(crate) struct Expr {
     /// `path(<expression>)`, compiled on first use by updates.
     pub paths: std::sync::OnceLock<std::result::Result<Program, JqIssue>>,
     pub mode: ExprMode,
-    /// Line and column of the field in the definition's text, when it was
-    /// read from text: runtime errors are located there too.
-    pub position: Option<(usize, usize)>,
+    /// Positions of the definition's text, when it was read from text:
+    /// runtime errors are located at the field too (looked up only then).
+    pub spans: Option<SpanIndex>,
 }
 
 impl Expr {
     pub(crate) fn location(&self) -> Location {
+        let position = self.spans.as_ref().and_then(|s| s.nearest(&self.field));
         Location {
             field: Some(self.field.clone()),
             expression: Some(self.program.code().to_string()),
-            line: self.position.map(|p| p.0),
-            column: self.position.map(|p| p.1),
+            line: position.map(|p| p.0),
+            column: position.map(|p| p.1),
             ..Location::default()
         }
     }
@@ -161,11 +162,6 @@ pub(crate) struct Ctx<'a> {
 
 impl Ctx<'_> {
     pub(crate) fn expr(&self, code: &str, field: String, mode: ExprMode) -> Result<Expr> {
-        let position = self.spans.and_then(|s| {
-            let mut loc = Location::field(field.clone());
-            s.locate(&mut loc);
-            loc.line.zip(loc.column)
-        });
         // Compiling is work of the call too: 100,000 matchers are not
         // compiled for free.
         crate::budget::compile(code).map_err(|e| {
@@ -180,7 +176,7 @@ impl Ctx<'_> {
                 field: field.clone(),
                 paths: std::sync::OnceLock::new(),
                 mode,
-                position,
+                spans: self.spans.cloned(),
             })
             .map_err(|issue| self.issue_error(issue, code, field))
     }
@@ -235,6 +231,9 @@ impl CompiledDefinition {
     ) -> Result<CompiledDefinition> {
         let _call = crate::budget::Call::enter(&limits);
         let findings = crate::validate::validate_static(&definition, &limits);
+        if crate::budget::breached().is_some() {
+            return Err(crate::budget::compile_error());
+        }
         Self::build(definition, limits, origin, findings, None)
     }
 
@@ -264,6 +263,12 @@ impl CompiledDefinition {
         // definitions use up the call's budget is not parsed further.
         crate::definition::for_each_definition(text, &limits, |l| {
             let mut findings = crate::validate::validate_loaded_static(&l, &limits);
+            if crate::budget::breached().is_some() {
+                return Err(crate::budget::compile_error().at(Location {
+                    document: l.document,
+                    ..Location::default()
+                }));
+            }
             if crate::validate::has_errors(&findings) {
                 // Report what `validate` reports: every finding, the jq
                 // ones (undefined functions) included.

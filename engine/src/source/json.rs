@@ -9,6 +9,21 @@ use super::*;
 // ---------------------------------------------------------------------------
 
 pub(super) fn parse_json_text(text: &str, limits: &Limits) -> Result<Vec<SourceDocument>> {
+    // The fast reader: one pass of serde_json, within the limits, no
+    // positions (they are found from the text when first asked). Anything
+    // it does not accept (broken JSON, a duplicate key, a limit, YAML that
+    // starts like JSON) is read by the careful reader below, whose errors
+    // carry the position and path.
+    if let Some(value) = read_json_counted(text, limits) {
+        if value.is_null() {
+            return Ok(Vec::new());
+        }
+        return Ok(vec![SourceDocument {
+            value,
+            document: 0,
+            spans: SpanIndex::lazy_json(text, limits),
+        }]);
+    }
     let scan = scan_json(text, limits)?;
     match serde_json::from_str::<Value>(text) {
         Ok(value) => {
@@ -50,6 +65,285 @@ pub(super) fn parse_json_text(text: &str, limits: &Limits) -> Result<Vec<SourceD
                 column,
                 "",
             ))
+        }
+    }
+}
+
+/// The value of a JSON text when serde_json reads all of it strictly (no
+/// duplicate key) within `limits` (nodes counted and depth checked as they
+/// are read, so no more is built than the limits allow); `None` otherwise.
+pub(super) fn read_json_counted(text: &str, limits: &Limits) -> Option<Value> {
+    let nodes = std::cell::Cell::new(0usize);
+    let seed = Counted {
+        nodes: &nodes,
+        depth: 0,
+        limits,
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = serde::de::DeserializeSeed::deserialize(seed, &mut de).ok()?;
+    de.end().ok()?;
+    Some(value)
+}
+
+/// A value read by [`read_json_counted`]: `depth` containers enclose it.
+#[derive(Clone, Copy)]
+struct Counted<'c> {
+    nodes: &'c std::cell::Cell<usize>,
+    depth: usize,
+    limits: &'c Limits,
+}
+
+impl Counted<'_> {
+    /// Count one more node; false past `maxInputNodes`.
+    fn count(&self) -> bool {
+        let n = self.nodes.get() + 1;
+        self.nodes.set(n);
+        n <= self.limits.max_input_nodes
+    }
+
+    /// The seed of a container's elements, `None` past `maxDepth`.
+    fn inner(self) -> Option<Self> {
+        (self.depth < self.limits.max_depth).then_some(Counted {
+            depth: self.depth + 1,
+            ..self
+        })
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Counted<'_> {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Counted<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<Value, E> {
+        self.scalar(Value::Bool(v))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<Value, E> {
+        self.scalar(Value::from(v))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Value, E> {
+        self.scalar(Value::from(v))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Value, E> {
+        match Number::from_f64(v) {
+            Some(n) => self.scalar(Value::Number(n)),
+            None => Err(E::custom("a number that JSON cannot represent")),
+        }
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Value, E> {
+        self.scalar(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E: serde::de::Error>(self, v: String) -> std::result::Result<Value, E> {
+        self.scalar(Value::String(v))
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Value, E> {
+        self.scalar(Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<Value, A::Error> {
+        let inner = self.container::<A::Error>()?;
+        let mut items = Vec::new();
+        while let Some(v) = seq.next_element_seed(inner)? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut access: A,
+    ) -> std::result::Result<Value, A::Error> {
+        let inner = self.container::<A::Error>()?;
+        let mut map = Map::new();
+        while let Some(key) = access.next_key::<String>()? {
+            if map.contains_key(&key) {
+                return Err(serde::de::Error::custom("duplicate key"));
+            }
+            let v = access.next_value_seed(inner)?;
+            map.insert(key, v);
+        }
+        Ok(Value::Object(map))
+    }
+}
+
+impl Counted<'_> {
+    fn scalar<E: serde::de::Error>(self, v: Value) -> std::result::Result<Value, E> {
+        if self.count() {
+            Ok(v)
+        } else {
+            Err(E::custom("maxInputNodes"))
+        }
+    }
+
+    fn container<E: serde::de::Error>(self) -> std::result::Result<Self, E> {
+        if !self.count() {
+            return Err(E::custom("maxInputNodes"));
+        }
+        self.inner().ok_or_else(|| E::custom("maxDepth"))
+    }
+}
+
+/// Where the value at `steps` is in a JSON text that the fast reader
+/// accepted, found by reading only what leads there (other values are
+/// skipped, nothing is built): the position of the deepest step found (for a
+/// mapping entry, its key; for the root, the root value) and how many steps
+/// were found. The positions are those of [`scan_json`]'s index.
+pub(super) fn locate_json(text: &str, steps: &[Segment]) -> (Option<(usize, usize)>, usize) {
+    let b = text.as_bytes();
+    let ws = |mut i: usize| {
+        while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            i += 1;
+        }
+        i
+    };
+    let mut i = ws(0);
+    if i >= b.len() {
+        return (None, 0);
+    }
+    let mut best = position_at(b, i);
+    for (found, step) in steps.iter().enumerate() {
+        match (step, b.get(i)) {
+            (Segment::Key(want), Some(b'{')) => {
+                i = ws(i + 1);
+                loop {
+                    if b.get(i) != Some(&b'"') {
+                        return (Some(best), found);
+                    }
+                    let key_at = i;
+                    let Some(end) = skip_string(b, i) else {
+                        return (Some(best), found);
+                    };
+                    let raw = text.get(key_at + 1..end - 1).unwrap_or("");
+                    let same = if raw.contains('\\') {
+                        text.get(key_at..end)
+                            .and_then(|k| serde_json::from_str::<String>(k).ok())
+                            .is_some_and(|k| *k == **want)
+                    } else {
+                        raw == &**want
+                    };
+                    i = ws(end);
+                    if b.get(i) != Some(&b':') {
+                        return (Some(best), found);
+                    }
+                    i = ws(i + 1);
+                    if same {
+                        best = position_at(b, key_at);
+                        break;
+                    }
+                    let Some(after) = skip_value(b, i) else {
+                        return (Some(best), found);
+                    };
+                    i = ws(after);
+                    if b.get(i) != Some(&b',') {
+                        return (Some(best), found);
+                    }
+                    i = ws(i + 1);
+                }
+            }
+            (Segment::Index(want), Some(b'[')) => {
+                i = ws(i + 1);
+                if b.get(i) == Some(&b']') {
+                    return (Some(best), found);
+                }
+                let mut n = 0usize;
+                while n < *want {
+                    let Some(after) = skip_value(b, i) else {
+                        return (Some(best), found);
+                    };
+                    i = ws(after);
+                    if b.get(i) != Some(&b',') {
+                        return (Some(best), found);
+                    }
+                    i = ws(i + 1);
+                    n += 1;
+                }
+                best = position_at(b, i);
+            }
+            _ => return (Some(best), found),
+        }
+    }
+    (Some(best), steps.len())
+}
+
+/// Line and column (characters, 1-based) of byte `i`, as [`Cursor`] counts
+/// them.
+fn position_at(b: &[u8], i: usize) -> (usize, usize) {
+    let before = b.get(..i).unwrap_or(b);
+    let line_start = memchr::memrchr(b'\n', before).map_or(0, |n| n + 1);
+    let line = 1 + memchr::memchr_iter(b'\n', before).count();
+    let column = 1 + before
+        .get(line_start..)
+        .unwrap_or_default()
+        .iter()
+        .filter(|&&c| c & 0xC0 != 0x80)
+        .count();
+    (line, column)
+}
+
+/// End (exclusive) of the string starting at the `"` at `i`.
+fn skip_string(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    loop {
+        j += memchr::memchr2(b'"', b'\\', b.get(j..)?)?;
+        match b.get(j)? {
+            b'\\' => j += 2,
+            _ => return Some(j + 1),
+        }
+    }
+}
+
+/// End (exclusive) of the value starting at `i` (valid JSON: the fast
+/// reader accepted the text), without recursion.
+fn skip_value(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i;
+    let mut depth = 0usize;
+    loop {
+        match b.get(j)? {
+            b'"' => j = skip_string(b, j)?,
+            b'{' | b'[' => {
+                depth += 1;
+                j += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                j += 1;
+            }
+            _ if depth == 0 => {
+                // A scalar: up to the next delimiter.
+                while !matches!(
+                    b.get(j),
+                    None | Some(b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+                ) {
+                    j += 1;
+                }
+                return Some(j);
+            }
+            _ => j += 1,
+        }
+        if depth == 0 {
+            return Some(j);
         }
     }
 }
@@ -97,7 +391,7 @@ pub(crate) fn check_value_limits(value: &Value, limits: &Limits) -> Result<()> {
 }
 
 pub(super) struct JsonScan {
-    spans: SpanIndex,
+    pub(super) spans: SpanIndex,
     /// True when the scanner understood the whole text.
     complete: bool,
     /// True when the scanner stopped at something that is YAML rather than

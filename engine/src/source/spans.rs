@@ -4,6 +4,9 @@
 use super::*;
 
 use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use crate::Limits;
 
 use crate::error::Location;
 use crate::source::path::{Segment, parse_path};
@@ -17,8 +20,59 @@ use crate::source::path::{Segment, parse_path};
 /// [`SpanIndex::locate`]).
 ///
 /// Paths use the syntax of [`path_push_key`] and [`path_push_index`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct SpanIndex {
+    inner: Inner,
+}
+
+#[derive(Debug, Clone)]
+enum Inner {
+    /// Built as the text was read (YAML, and JSON that needed the careful
+    /// reader).
+    Built(Arc<Built>),
+    /// A JSON text read by the fast reader: the index is built from the
+    /// text on the first question (most documents never need a position),
+    /// once for every item of the text. The steps lead from the text's
+    /// root to the root of this index (an item of a list).
+    Lazy(Arc<LazyText>, Arc<[Segment]>),
+}
+
+impl Default for Inner {
+    fn default() -> Self {
+        Inner::Built(Arc::new(Built::default()))
+    }
+}
+
+#[derive(Debug)]
+struct LazyText {
+    text: Box<str>,
+    limits: Limits,
+    built: OnceLock<Built>,
+    /// Questions answered by reading the text towards one path (a few
+    /// findings cost a few partial reads; after [`TARGETED_QUESTIONS`] the
+    /// whole index is built, so many questions cost one scan).
+    asked: std::sync::atomic::AtomicUsize,
+}
+
+/// Questions a lazy index answers by a targeted read before it builds.
+const TARGETED_QUESTIONS: usize = 16;
+
+impl LazyText {
+    /// `Some` while questions are still answered by a targeted read.
+    fn targeted(&self) -> Option<&str> {
+        if self.built.get().is_some() {
+            return None;
+        }
+        let n = self
+            .asked
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        (n < TARGETED_QUESTIONS).then_some(&*self.text)
+    }
+}
+
+/// The nodes and positions of one index.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Built {
     /// Position of every node; `(0, 0)` when unknown.
     positions: Vec<(u32, u32)>,
     /// `(parent node, step)` → child node. Node 0 is the root.
@@ -29,63 +83,36 @@ pub(super) fn clamp_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-impl SpanIndex {
-    /// An empty index.
-    pub fn new() -> Self {
-        SpanIndex::default()
-    }
-
+impl Built {
     /// True when no position is known.
-    pub fn is_empty(&self) -> bool {
+    fn is_empty(&self) -> bool {
         !self.positions.iter().any(|&(l, _)| l != 0)
     }
 
     /// Number of nodes with a known position.
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.positions.iter().filter(|&&(l, _)| l != 0).count()
     }
 
-    /// The position of the value at `path` (for a mapping entry, its key).
-    /// `None` when the path is not known or does not parse.
-    pub fn get(&self, path: &str) -> Option<(usize, usize)> {
-        let (segments, complete) = parse_path(path);
-        if !complete {
-            return None;
-        }
-        let mut node = 0u32;
+    /// The node at `segments` from `node`.
+    fn node_from(&self, mut node: u32, segments: &[Segment]) -> Option<u32> {
         if self.positions.is_empty() {
             return None;
         }
         for segment in segments {
-            node = *self.children.get(&(node, segment))?;
+            node = *self.children.get(&(node, segment.clone()))?;
         }
-        self.position(node)
+        Some(node)
     }
 
-    /// Fill `loc.line`/`loc.column` from `loc.field` when they are not set
-    /// yet. When the field itself has no known position, the position of its
-    /// nearest known ancestor is used.
-    pub fn locate(&self, loc: &mut Location) {
-        if loc.line.is_some() {
-            return;
-        }
-        let Some(field) = loc.field.as_deref() else {
-            return;
-        };
-        if let Some((line, column)) = self.nearest(field) {
-            loc.line = Some(line);
-            loc.column = Some(column);
-        }
-    }
-
-    /// The position of `path` or of its nearest known ancestor.
-    pub fn nearest(&self, path: &str) -> Option<(usize, usize)> {
+    /// The position of `path` or of its nearest known ancestor, below
+    /// `node`.
+    fn nearest_from(&self, node: u32, segments: Vec<Segment>) -> Option<(usize, usize)> {
         if self.positions.is_empty() {
             return None;
         }
-        let (segments, _) = parse_path(path);
-        let mut node = 0u32;
-        let mut best = self.position(0);
+        let mut node = node;
+        let mut best = self.position(node);
         for segment in segments {
             match self.children.get(&(node, segment)) {
                 Some(&child) => {
@@ -102,7 +129,7 @@ impl SpanIndex {
 
     /// Record a position for `path`, creating the intermediate steps (without
     /// positions) as needed. Returns false when the path does not parse.
-    pub fn insert(&mut self, path: &str, line: usize, column: usize) -> bool {
+    fn insert(&mut self, path: &str, line: usize, column: usize) -> bool {
         let (segments, complete) = parse_path(path);
         if !complete {
             return false;
@@ -118,55 +145,11 @@ impl SpanIndex {
         true
     }
 
-    /// A new index whose root is the value at `path` (e.g. `items[2]` of a
-    /// `List` document). Empty when the path is not known.
-    pub fn subtree(&self, path: &str) -> SpanIndex {
-        let (segments, complete) = parse_path(path);
-        if !complete || self.positions.is_empty() {
-            return SpanIndex::new();
-        }
-        let Some((last, parent)) = segments.split_last() else {
-            return self.clone();
-        };
-        self.node_at(parent)
-            .map(|node| self.copy_children_of(node, std::slice::from_ref(last)))
-            .and_then(|mut v| v.pop())
-            .unwrap_or_default()
-    }
-
-    /// The index of each element `0..n` of the sequence at `path` (empty for
-    /// an element that is not known): every item of a `List` at once, in
-    /// one pass over the index, so reading a list is linear in its size.
-    pub(crate) fn element_subtrees(&self, path: &str, n: usize) -> Vec<SpanIndex> {
-        let (segments, complete) = parse_path(path);
-        let node = if complete && !self.positions.is_empty() {
-            self.node_at(&segments)
-        } else {
-            None
-        };
-        match node {
-            Some(node) => {
-                let steps: Vec<Segment> = (0..n).map(Segment::Index).collect();
-                self.copy_children_of(node, &steps)
-            }
-            None => vec![SpanIndex::new(); n],
-        }
-    }
-
-    /// The node at a path from the root.
-    fn node_at(&self, segments: &[Segment]) -> Option<u32> {
-        let mut node = 0u32;
-        for segment in segments {
-            node = *self.children.get(&(node, segment.clone()))?;
-        }
-        Some(node)
-    }
-
     /// For each step, a new index rooted at the child of `node` by that step
     /// (empty when there is none). The children lists are grouped once and
     /// every node is copied at most once per step that reaches it, so the
     /// work is linear in the index.
-    fn copy_children_of(&self, node: u32, steps: &[Segment]) -> Vec<SpanIndex> {
+    fn copy_children_of(&self, node: u32, steps: &[Segment]) -> Vec<Built> {
         let mut by_parent: HashMap<u32, Vec<(&Segment, u32)>> = HashMap::new();
         for ((parent, segment), child) in &self.children {
             by_parent
@@ -178,7 +161,7 @@ impl SpanIndex {
         steps
             .iter()
             .map(|step| {
-                let mut out = SpanIndex::new();
+                let mut out = Built::default();
                 let Some(&root) = self.children.get(&(node, step.clone())) else {
                     return out;
                 };
@@ -196,6 +179,17 @@ impl SpanIndex {
                 out
             })
             .collect()
+    }
+
+    /// A copy of the subtree at `segments` (empty when it is not known).
+    fn subtree_at(&self, segments: &[Segment]) -> Built {
+        let Some((last, parent)) = segments.split_last() else {
+            return self.clone();
+        };
+        self.node_from(0, parent)
+            .map(|node| self.copy_children_of(node, std::slice::from_ref(last)))
+            .and_then(|mut v| v.pop())
+            .unwrap_or_default()
     }
 
     fn position(&self, node: u32) -> Option<(usize, usize)> {
@@ -219,8 +213,7 @@ impl SpanIndex {
         id
     }
 
-    /// Start a new document root at `pos`.
-    pub(super) fn set_root(&mut self, pos: (usize, usize)) -> u32 {
+    fn set_root(&mut self, pos: (usize, usize)) -> u32 {
         if self.positions.is_empty() {
             self.positions.push((0, 0));
         }
@@ -228,8 +221,7 @@ impl SpanIndex {
         0
     }
 
-    /// The child of `parent` at `segment`, created with `pos` when missing.
-    pub(super) fn child(&mut self, parent: u32, segment: Segment, pos: (u32, u32)) -> u32 {
+    fn child(&mut self, parent: u32, segment: Segment, pos: (u32, u32)) -> u32 {
         if let Some(&existing) = self.children.get(&(parent, segment.clone())) {
             if pos.0 != 0
                 && let Some(slot) = self.positions.get_mut(existing as usize)
@@ -244,14 +236,231 @@ impl SpanIndex {
         }
         id
     }
+}
+
+impl PartialEq for SpanIndex {
+    fn eq(&self, other: &Self) -> bool {
+        *self.materialized() == *other.materialized()
+    }
+}
+
+impl Eq for SpanIndex {}
+
+impl SpanIndex {
+    /// An empty index.
+    pub fn new() -> Self {
+        SpanIndex::default()
+    }
+
+    /// The positions of a JSON text that the fast reader has read (so the
+    /// careful scan will succeed within `limits`), found when first asked.
+    pub(super) fn lazy_json(text: &str, limits: &Limits) -> Self {
+        SpanIndex {
+            inner: Inner::Lazy(
+                Arc::new(LazyText {
+                    text: text.into(),
+                    limits: *limits,
+                    built: OnceLock::new(),
+                    asked: Default::default(),
+                }),
+                Arc::from(Vec::new()),
+            ),
+        }
+    }
+
+    /// The index of the whole text and the node of this index's root in it
+    /// (`None`: the root is not in the text).
+    fn view(&self) -> (&Built, Option<u32>) {
+        match &self.inner {
+            Inner::Built(b) => (b, (!b.positions.is_empty()).then_some(0)),
+            Inner::Lazy(text, steps) => {
+                let built = text
+                    .built
+                    .get_or_init(|| scan_positions(&text.text, &text.limits));
+                (built, built.node_from(0, steps))
+            }
+        }
+    }
+
+    /// This index as its own nodes (a lazy item's subtree copied out).
+    fn materialized(&self) -> std::borrow::Cow<'_, Built> {
+        match &self.inner {
+            Inner::Built(b) => std::borrow::Cow::Borrowed(b),
+            Inner::Lazy(_, steps) => {
+                let (built, _) = self.view();
+                std::borrow::Cow::Owned(built.subtree_at(steps))
+            }
+        }
+    }
+
+    /// The nodes, to be changed (copied first when shared).
+    fn built_mut(&mut self) -> &mut Built {
+        if let Inner::Lazy(..) = self.inner {
+            let own = self.materialized().into_owned();
+            self.inner = Inner::Built(Arc::new(own));
+        }
+        match &mut self.inner {
+            Inner::Built(b) => Arc::make_mut(b),
+            Inner::Lazy(..) => unreachable!("materialized above"),
+        }
+    }
+
+    /// True when no position is known.
+    pub fn is_empty(&self) -> bool {
+        match &self.inner {
+            Inner::Built(b) => b.is_empty(),
+            // The root of a JSON text always has a position.
+            Inner::Lazy(_, steps) if steps.is_empty() => false,
+            Inner::Lazy(..) => self.materialized().is_empty(),
+        }
+    }
+
+    /// Number of nodes with a known position.
+    pub fn len(&self) -> usize {
+        self.materialized().len()
+    }
+
+    /// The position of the value at `path` (for a mapping entry, its key).
+    /// `None` when the path is not known or does not parse.
+    pub fn get(&self, path: &str) -> Option<(usize, usize)> {
+        let (segments, complete) = parse_path(path);
+        if !complete {
+            return None;
+        }
+        if let Inner::Lazy(lazy, steps) = &self.inner
+            && let Some(text) = lazy.targeted()
+        {
+            let steps: Vec<Segment> = steps.iter().cloned().chain(segments).collect();
+            let (position, found) = super::json::locate_json(text, &steps);
+            return position.filter(|_| found == steps.len());
+        }
+        let (built, root) = self.view();
+        built.position(built.node_from(root?, &segments)?)
+    }
+
+    /// Fill `loc.line`/`loc.column` from `loc.field` when they are not set
+    /// yet. When the field itself has no known position, the position of its
+    /// nearest known ancestor is used.
+    pub fn locate(&self, loc: &mut Location) {
+        if loc.line.is_some() {
+            return;
+        }
+        let Some(field) = loc.field.as_deref() else {
+            return;
+        };
+        if let Some((line, column)) = self.nearest(field) {
+            loc.line = Some(line);
+            loc.column = Some(column);
+        }
+    }
+
+    /// The position of `path` or of its nearest known ancestor.
+    pub fn nearest(&self, path: &str) -> Option<(usize, usize)> {
+        if let Inner::Lazy(lazy, steps) = &self.inner
+            && let Some(text) = lazy.targeted()
+        {
+            let root = steps.len();
+            let steps: Vec<Segment> = steps.iter().cloned().chain(parse_path(path).0).collect();
+            let (position, found) = super::json::locate_json(text, &steps);
+            return position.filter(|_| found >= root);
+        }
+        let (built, root) = self.view();
+        built.nearest_from(root?, parse_path(path).0)
+    }
+
+    /// Record a position for `path`, creating the intermediate steps (without
+    /// positions) as needed. Returns false when the path does not parse.
+    pub fn insert(&mut self, path: &str, line: usize, column: usize) -> bool {
+        self.built_mut().insert(path, line, column)
+    }
+
+    /// A new index whose root is the value at `path` (e.g. `items[2]` of a
+    /// `List` document). Empty when the path is not known.
+    pub fn subtree(&self, path: &str) -> SpanIndex {
+        let (segments, complete) = parse_path(path);
+        if !complete {
+            return SpanIndex::new();
+        }
+        match &self.inner {
+            Inner::Built(b) if b.positions.is_empty() => SpanIndex::new(),
+            Inner::Built(b) => SpanIndex {
+                inner: Inner::Built(Arc::new(b.subtree_at(&segments))),
+            },
+            Inner::Lazy(text, steps) => SpanIndex {
+                inner: Inner::Lazy(
+                    text.clone(),
+                    steps.iter().cloned().chain(segments).collect(),
+                ),
+            },
+        }
+    }
+
+    /// The index of each element `0..n` of the sequence at `path` (empty for
+    /// an element that is not known): every item of a `List` at once, in
+    /// one pass over the index, so reading a list is linear in its size.
+    pub(crate) fn element_subtrees(&self, path: &str, n: usize) -> Vec<SpanIndex> {
+        let (segments, complete) = parse_path(path);
+        if !complete {
+            return vec![SpanIndex::new(); n];
+        }
+        match &self.inner {
+            Inner::Built(b) => match b.node_from(0, &segments) {
+                Some(node) => {
+                    let steps: Vec<Segment> = (0..n).map(Segment::Index).collect();
+                    b.copy_children_of(node, &steps)
+                        .into_iter()
+                        .map(|b| SpanIndex {
+                            inner: Inner::Built(Arc::new(b)),
+                        })
+                        .collect()
+                }
+                None => vec![SpanIndex::new(); n],
+            },
+            Inner::Lazy(text, steps) => {
+                let base: Vec<Segment> = steps.iter().cloned().chain(segments).collect();
+                (0..n)
+                    .map(|i| SpanIndex {
+                        inner: Inner::Lazy(
+                            text.clone(),
+                            base.iter().cloned().chain([Segment::Index(i)]).collect(),
+                        ),
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// Start a new document root at `pos`.
+    pub(super) fn set_root(&mut self, pos: (usize, usize)) -> u32 {
+        self.built_mut().set_root(pos)
+    }
+
+    /// The child of `parent` at `segment`, created with `pos` when missing.
+    pub(super) fn child(&mut self, parent: u32, segment: Segment, pos: (u32, u32)) -> u32 {
+        self.built_mut().child(parent, segment, pos)
+    }
 
     /// A node that is not reachable by any path (content of a merge key).
     pub(super) fn detached(&mut self) -> u32 {
-        self.alloc((0, 0))
+        self.built_mut().alloc((0, 0))
     }
 
     pub(super) fn lookup(&self, parent: u32, segment: Segment) -> Option<(usize, usize)> {
-        let child = *self.children.get(&(parent, segment))?;
-        self.position(child)
+        let (built, _) = self.view();
+        let child = *built.children.get(&(parent, segment))?;
+        built.position(child)
+    }
+}
+
+/// The positions of a JSON text the fast reader has read: the careful
+/// scan's index (empty should the scan fail, which it does not for a text
+/// the fast reader accepted within the same limits).
+fn scan_positions(text: &str, limits: &Limits) -> Built {
+    match super::json::scan_json(text, limits) {
+        Ok(scan) => match scan.spans.inner {
+            Inner::Built(b) => Arc::try_unwrap(b).unwrap_or_else(|b| (*b).clone()),
+            Inner::Lazy(..) => Built::default(),
+        },
+        Err(_) => Built::default(),
     }
 }

@@ -637,3 +637,93 @@ fn long_lists_read_in_linear_time() {
     assert_eq!(last.field.as_deref(), Some("[99999]"));
     assert_eq!(last.line, Some(100_000));
 }
+
+/// Every path of `v` (in the spelling of [`path_push_key`] /
+/// [`path_push_index`]), with paths that are not there beside them.
+fn all_paths(v: &serde_json::Value, path: &str, out: &mut Vec<String>) {
+    out.push(path.to_string());
+    match v {
+        serde_json::Value::Object(m) => {
+            out.push(path_push_key(path, "absent"));
+            for (k, x) in m {
+                all_paths(x, &path_push_key(path, k), out);
+            }
+        }
+        serde_json::Value::Array(xs) => {
+            out.push(path_push_index(path, xs.len()));
+            for (i, x) in xs.iter().enumerate() {
+                all_paths(x, &path_push_index(path, i), out);
+            }
+        }
+        _ => out.push(path_push_key(path, "below-a-scalar")),
+    }
+}
+
+fn json_value() -> impl Strategy<Value = serde_json::Value> {
+    let key = prop_oneof![
+        "[a-z]{1,3}",
+        Just("app.kubernetes.io/name".to_string()),
+        Just("quo\"te".to_string()),
+        Just("back\\slash".to_string()),
+        Just("new\nline".to_string()),
+        Just("ключ".to_string()),
+        Just("".to_string()),
+    ];
+    let leaf = prop_oneof![
+        Just(serde_json::Value::Null),
+        any::<bool>().prop_map(serde_json::Value::from),
+        any::<i64>().prop_map(serde_json::Value::from),
+        "[a-z\"\\\\{}\\[\\],: ä]{0,6}".prop_map(serde_json::Value::from),
+    ];
+    leaf.prop_recursive(5, 40, 5, move |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..5).prop_map(serde_json::Value::from),
+            proptest::collection::btree_map(key.clone(), inner, 0..5)
+                .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+
+    /// A JSON text read by the fast reader finds its positions lazily: the
+    /// first questions by reading towards the path alone, later ones from
+    /// the whole index. Both answer every question (paths that are there,
+    /// paths that are not, subtrees) as the careful scan's index does.
+    #[test]
+    fn targeted_positions_agree_with_the_whole_index(
+        v in json_value(),
+        pretty in any::<bool>(),
+        indent in "[ \t\r\n]{0,3}",
+    ) {
+        let text = if pretty {
+            serde_json::to_string_pretty(&v).unwrap()
+        } else {
+            serde_json::to_string(&v).unwrap()
+        };
+        prop_assume!(text.starts_with('{') || text.starts_with('['));
+        let text = format!("{indent}{text}");
+        let mut paths = Vec::new();
+        all_paths(&v, "", &mut paths);
+        let fresh = || parse(&text).remove(0).spans;
+        // The whole index: built once 16 questions have been asked.
+        let whole = fresh();
+        for _ in 0..20 {
+            whole.get("");
+        }
+        for path in &paths {
+            let (targeted_get, targeted_nearest) = (fresh().get(path), fresh().nearest(path));
+            prop_assert_eq!(targeted_get, whole.get(path), "get {}", path);
+            prop_assert_eq!(targeted_nearest, whole.nearest(path), "nearest {}", path);
+            prop_assert!(whole.get(path).is_some() || path.contains("absent") || path.contains("below") || path.ends_with(']'));
+            // Subtrees: relative questions agree too.
+            let sub_t = fresh().subtree(path);
+            let sub_w = whole.subtree(path);
+            for inner in ["", "absent", "[0]", "a"] {
+                prop_assert_eq!(sub_t.get(inner), sub_w.get(inner), "{} then {}", path, inner);
+                prop_assert_eq!(sub_t.nearest(inner), sub_w.nearest(inner), "{} then {}", path, inner);
+            }
+        }
+    }
+}

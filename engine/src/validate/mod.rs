@@ -186,7 +186,7 @@ pub(crate) fn locate(spans: &SpanIndex, document: Option<usize>, findings: &mut 
             f.location.document = document;
         }
     }
-    if !spans.is_empty() {
+    if !findings.is_empty() && !spans.is_empty() {
         findings.sort_by_key(|f| {
             (
                 f.location.line.unwrap_or(usize::MAX),
@@ -313,6 +313,11 @@ impl<'a> Validator<'a> {
             }
             Program::compile(expr, mode, &[], self.limits).map(drop)
         } else {
+            // Checking is work of the call too (100,000 expressions are
+            // not parsed for free).
+            if crate::budget::check(expr).is_err() {
+                return;
+            }
             check_expression(expr, mode, self.limits)
         };
         let Err(issue) = checked else {
