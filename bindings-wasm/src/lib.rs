@@ -17,6 +17,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use wasm_bindgen::prelude::*;
+
+#[cfg(target_arch = "wasm32")]
+mod allocator;
+
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: allocator::Allocator = allocator::Allocator::new();
 use workload_lens::abi::{self, Failure, Out};
 use workload_lens::{CompiledDefinition, Engine, Error, ErrorCode};
 
