@@ -194,7 +194,7 @@ impl CompiledDefinition {
         })
     }
 
-    pub(crate) fn input(&self, doc: &Value) -> Result<Input> {
+    pub(crate) fn input<'v>(&self, doc: &'v Value) -> Result<Input<'v>> {
         Input::new(doc, &self.limits).map_err(crate::compile::eval_error)
     }
 }

@@ -309,7 +309,7 @@ pub(crate) fn from_value(v: &Value) -> (Val, u32) {
     }
 }
 
-fn json_num(n: &serde_json::Number) -> Num {
+pub(crate) fn json_num(n: &serde_json::Number) -> Num {
     if let Some(i) = n.as_i64()
         && let Ok(i) = isize::try_from(i)
     {

@@ -5,6 +5,7 @@
 //! [`Input`]s, each run metered by the budget in [`value`].
 
 pub(crate) mod check;
+pub(crate) mod fast;
 pub(crate) mod format;
 mod natives;
 mod regex;
@@ -27,6 +28,9 @@ type D = JustLut<W>;
 pub(crate) struct Program {
     filter: jaq_core::Filter<D>,
     code: String,
+    /// The native form of the expression, when it is in the fast path's
+    /// subset ([`fast`]).
+    fast: Option<fast::Fast>,
 }
 
 impl std::fmt::Debug for Program {
@@ -35,22 +39,24 @@ impl std::fmt::Debug for Program {
     }
 }
 
-/// An object converted once for evaluation (sorted keys, depth known).
-#[derive(Clone)]
-pub(crate) struct Input {
-    val: W,
+/// An object to evaluate expressions on: the JSON value itself (which the
+/// fast path reads directly) and, converted on first need and then kept,
+/// jaq's form of it (sorted keys, depth known).
+pub(crate) struct Input<'a> {
+    json: &'a Value,
+    /// Nodes and string bytes of `json`, for the charge of converting it.
+    nodes: u64,
+    bytes: usize,
+    val: std::cell::OnceCell<W>,
 }
 
-impl Input {
-    /// Convert a JSON value; fails when it nests deeper than `limits.maxDepth`.
-    pub(crate) fn new(v: &Value, limits: &Limits) -> Result<Input, EvalError> {
+impl<'a> Input<'a> {
+    /// An input for `v`; fails when it nests deeper than `limits.maxDepth`.
+    /// Measuring it (one walk, without recursion) costs a step per
+    /// [`crate::budget::NODES_PER_STEP`] nodes; converting it for jaq is
+    /// charged when an expression first needs it ([`Input::val`]).
+    pub(crate) fn new(v: &'a Value, limits: &Limits) -> Result<Input<'a>, EvalError> {
         let limits = &limits.effective();
-        // One walk measures the value (depth, nodes, string bytes), and
-        // converting is charged before it is done: a call whose budget is
-        // spent converts nothing more. A node costs a step (each one
-        // allocates), a string a step per 64 bytes; a call that converts
-        // a big object again and again (an action per write, an operation
-        // per document) pays for each time.
         let spent = |m: crate::budget::Meter| EvalError::Limit {
             limit: m.limit(),
             message: format!("{}, before reading an object for evaluation", m.message()),
@@ -67,9 +73,35 @@ impl Input {
             });
         }
         crate::budget::Meter::Steps
+            .take(nodes / crate::budget::NODES_PER_STEP)
+            .map_err(spent)?;
+        Ok(Input {
+            json: v,
+            nodes,
+            bytes,
+            val: std::cell::OnceCell::new(),
+        })
+    }
+
+    /// The JSON value.
+    pub(crate) fn json(&self) -> &'a Value {
+        self.json
+    }
+
+    /// jaq's form of the value, converted on the first call. A node costs
+    /// a step (each one allocates), a string a step per 64 bytes, charged
+    /// before the conversion is done: a call whose budget is spent converts
+    /// nothing more. A call that converts a big object again and again (an
+    /// action per write, an operation per document) pays for each time.
+    fn val(&self) -> Result<&W, EvalError> {
+        if let Some(w) = self.val.get() {
+            return Ok(w);
+        }
+        let nodes = self.nodes;
+        crate::budget::Meter::Steps
             .take(
                 nodes.saturating_mul(crate::budget::STEPS_PER_BUILT_NODE)
-                    + crate::budget::byte_steps(bytes),
+                    + crate::budget::byte_steps(self.bytes),
             )
             .map_err(|m| EvalError::Limit {
                 limit: m.limit(),
@@ -78,10 +110,8 @@ impl Input {
                     m.message()
                 ),
             })?;
-        let (val, d) = format::from_value(v);
-        Ok(Input {
-            val: W { v: val, d },
-        })
+        let (val, d) = format::from_value(self.json);
+        Ok(self.val.get_or_init(|| W { v: val, d }))
     }
 }
 
@@ -200,6 +230,7 @@ impl Program {
         Ok(Program {
             filter,
             code: code.to_string(),
+            fast: fast::Fast::classify(code),
         })
     }
 
@@ -275,9 +306,10 @@ impl Program {
             max_output_bytes: limits.max_output_bytes,
         };
         let guard = BudgetGuard::enter(limits, caps);
+        let val = input.val()?.clone();
         let ctx = Ctx::<D>::new(&self.filter.lut, Vars::new(globals));
         let mut outputs = Vec::new();
-        let iter = self.filter.id.run((ctx, input.val.clone()));
+        let iter = self.filter.id.run((ctx, val));
         for r in iter {
             if let Some((limit, message)) = guard.breach() {
                 return Err(EvalError::Limit { limit, message });
@@ -311,9 +343,32 @@ impl Program {
 
     /// Run and convert every output to JSON.
     pub(crate) fn run(&self, input: &Input, limits: &Limits) -> Result<Vec<Value>, EvalError> {
+        if let Some(fast) = &self.fast
+            && FAST_PATH.with(std::cell::Cell::get)
+            && limits.max_outputs > 0
+            && let Some(r) = fast.run(input.json(), limits)
+        {
+            return r;
+        }
         let outs = self.run_w(input, Vec::new(), limits)?;
         to_json_values(&outs, limits)
     }
+}
+
+thread_local! {
+    /// Whether [`Program::run`] takes the fast path where it can (tests
+    /// turn it off to compare the two paths).
+    static FAST_PATH: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Run `f` with the fast path on or off on this thread (for the tests that
+/// compare the fast path with jaq).
+#[cfg(test)]
+pub(crate) fn with_fast_path<T>(on: bool, f: impl FnOnce() -> T) -> T {
+    let before = FAST_PATH.with(|c| c.replace(on));
+    let out = f();
+    FAST_PATH.with(|c| c.set(before));
+    out
 }
 
 /// Convert outputs to JSON values, drawing their sizes from the call's

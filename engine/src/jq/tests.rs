@@ -89,7 +89,8 @@ fn limits_trip() {
         &limits,
     )
     .unwrap();
-    let i = Input::new(&json!((0..200).collect::<Vec<_>>()), &limits).unwrap();
+    let v = json!((0..200).collect::<Vec<_>>());
+    let i = Input::new(&v, &limits).unwrap();
     let e = p.run(&i, &limits).unwrap_err();
     assert!(
         matches!(
@@ -110,6 +111,7 @@ fn narrowed_and_full(code: &str) -> (Option<Program>, Option<Program>) {
     let program = |f| Program {
         filter: f,
         code: code.to_string(),
+        fast: None,
     };
     let narrowed = super::Program::build(code, &[], defs, natives::funs_named(&want)).ok();
     let full = super::Program::build(code, &[], super::prelude().clone(), natives::funs()).ok();

@@ -166,17 +166,41 @@ fn converting_an_object_costs_a_step_per_node_and_nothing_once_spent() {
     // scope whose budget was spent still converted the object for every
     // later operation (30-70 ms each, seconds per call).
     let limits = Limits {
-        max_steps: 150_000,
+        max_steps: 200_000,
         ..Limits::default()
     };
     let _call = Call::enter(&limits);
     let big = json!({"items": (0..100_000).collect::<Vec<_>>()});
+    let jq = Program::compile(".items | length", ExprMode::Read, &[], &limits).expect("compiles");
+    let plain = Program::compile(".items", ExprMode::Read, &[], &limits).expect("compiles");
+    // Measuring the input is a walk (a step per 16 nodes); the fast path
+    // reads it as it is, converting nothing (the output it copies is
+    // charged a step per node).
     let before = Meter::Steps.left();
-    assert!(Input::new(&big, &limits).is_ok());
+    let input = Input::new(&big, &limits).expect("measured");
+    let measured = before - Meter::Steps.left();
+    assert!((6_000..7_000).contains(&measured), "{measured}");
+    let v = json!({"a": {"b": 1}});
+    let small = Input::new(&v, &limits).expect("measured");
+    let before = Meter::Steps.left();
+    let fast = Program::compile(".a.b", ExprMode::Read, &[], &limits).expect("compiles");
+    assert_eq!(fast.run(&small, &limits).expect("runs"), vec![json!(1)]);
+    assert!(before - Meter::Steps.left() < 10);
+    // A jq expression converts it once: a step per node.
+    let before = Meter::Steps.left();
+    assert_eq!(jq.run(&input, &limits).expect("runs"), vec![json!(100_000)]);
     assert!(before - Meter::Steps.left() >= 100_000);
-    // The next one is over the budget: refused before it is converted,
-    // and from then on every conversion stops before it walks the value.
-    assert!(Input::new(&big, &limits).is_err());
+    // Converted once per input: running again costs only the run.
+    let before = Meter::Steps.left();
+    jq.run(&input, &limits).expect("runs");
+    assert!(before - Meter::Steps.left() < 1_000);
+    // A second input of it cannot be converted within what is left:
+    // refused before it is converted, and from then on everything stops
+    // before it walks a value (the fast path's copy of it too).
+    let again = Input::new(&big, &limits).expect("measured");
+    assert!((80_000..100_000).contains(&Meter::Steps.left()));
+    assert!(jq.run(&again, &limits).is_err());
+    assert!(plain.run(&again, &limits).is_err());
     match Input::new(&json!({"a": 1}), &limits) {
         Err(crate::jq::EvalError::Limit { limit, message }) => {
             assert_eq!(limit, "maxSteps");
@@ -203,7 +227,8 @@ fn a_small_pattern_used_many_times_does_not_add_up_its_memory() {
     let _call = Call::enter(&limits);
     // No match, so no match objects are built: what is left is the 10,000
     // booleans collected, not 10,000 automata and tables (~3 KB each).
-    let input = Input::new(&json!({"s": "abcdefghiz"}), &limits).expect("input");
+    let v = json!({"s": "abcdefghiz"});
+    let input = Input::new(&v, &limits).expect("input");
     let before = Meter::Memory.left();
     p.run(&input, &limits).expect("runs");
     let used = before - Meter::Memory.left();

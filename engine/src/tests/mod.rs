@@ -4,5 +4,6 @@
 //! the crate `workload_lens` like the integration tests in `tests/` do.
 
 mod costs;
+mod fast;
 mod source;
 mod validate;
