@@ -1,7 +1,8 @@
 // One hostile case (or those whose name contains the argument) in the
 // native addon and the WASM build, timed: for profiling a case
 // (`node --cpu-prof bench/hostile-case.mjs NAME wasm`).
-//   node bench/hostile-case.mjs FILTER [native|wasm]
+//   node --expose-gc bench/hostile-case.mjs FILTER [native|wasm]
+// (with --expose-gc, garbage is collected before each timed call)
 import { readFileSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +24,7 @@ const group = suite.groups.find((g) => g.group === 'hostile');
 for (const raw of group.cases.filter((c) => c.name.includes(filter))) {
   const c = expandCase(raw, group);
   for (const [name, wl] of builds) {
+    globalThis.gc?.(); // the garbage of generating the input is not the case's
     const t0 = process.hrtime.bigint();
     const actual = runExpanded(wl, c, group);
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;

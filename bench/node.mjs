@@ -1,7 +1,9 @@
 // Node benchmarks for docs/performance.md and docs/reliability.md (a
 // measurement, not a test):
 //   WORKLOADS_DIR=target/bench-workloads cargo bench -p workload-lens --bench report
-//   node bench/node.mjs            (needs bindings-node built: bindings-node/test.sh)
+//   node --expose-gc bench/node.mjs   (needs bindings-node built: bindings-node/test.sh;
+//                                    with --expose-gc, garbage is collected
+//                                    before each timed hostile case)
 // 1. Per call, on the benchmark workloads: JSON.parse of the object's text
 //    (the in-process baseline), then Definition.resolve(object) with the
 //    native addon and with the WASM build in Node, as ratios.
@@ -64,6 +66,7 @@ const totals = builds.map(() => ({ worst: 0, total: 0, bad: 0 }));
 for (const raw of group.cases) {
   const c = expandCase(raw, group); // generators expanded before the clock starts
   const cells = builds.map(([name, wl], i) => {
+    globalThis.gc?.(); // the garbage of generating the input is not the case's
     const t0 = process.hrtime.bigint();
     let ms;
     let mark = '';
