@@ -1,60 +1,181 @@
-//! The native fast path: expressions of a small jq subset answered directly
-//! from the borrowed `serde_json::Value`, without converting the input into
+//! The native fast path: expressions of a jq subset answered directly from
+//! the borrowed `serde_json::Value`, without converting the input into
 //! jaq's values or running the interpreter.
 //!
-//! The subset today is the plain path of object keys: `.a.b`, `."a-b"`,
-//! `.["a"]`, `.metadata.labels["example.com/role"]`, each step optionally
-//! with `?`. That is the shape of most pod selector keys, instance ids,
-//! replica keys and template paths of the catalog, and what is evaluated
-//! once per pod.
+//! The subset is what definitions mostly are, each part giving one output:
+//! plain paths of object keys (`.a.b`, `."a-b"`, `.["a"]`,
+//! `.metadata.labels["example.com/role"]`, each step optionally with `?`),
+//! `.`, literals (numbers, strings, `true`, `false`, `null`, `[]`, `{}`),
+//! alternatives (`//`), comparisons (`==`, `!=`, `<`, `<=`, `>`, `>=`),
+//! arithmetic (`+`, `-`, `*`, `/`, `%`), `and`, `or`, `| not`, pipes and
+//! `if ... then ... elif ... else ... end`. That covers most pod selector
+//! keys, instance ids, replica keys, template paths, defaults and status
+//! matchers of the catalog (the share is measured by
+//! `most_catalog_expressions_take_the_fast_path`).
 //!
-//! The fast path answers only what it can answer exactly as jaq would: when
-//! every step meets an object or `null`, the output is the value found (or
-//! `null`). Anything else (indexing a string, an array, a number: an error
-//! or, with `?`, no output) is left to jaq ([`Fast::run`] returns `None`),
-//! so errors keep jaq's wording. The output is built as the jaq path builds
-//! it (numbers through the same conversions), charged to the same call's
-//! meters: a step per evaluation and per path step, the copy of the output
-//! by [`crate::budget::copy_of`], its size to `maxOutputBytes` by the rules
-//! of [`super::to_json_values`].
+//! The fast path answers only what it can answer exactly as jaq would: a
+//! path whose every step meets an object or `null` gives the value found
+//! (or `null`); anything else (indexing a string, an array, a number: an
+//! error or, with `?`, no output; arithmetic on the wrong types) leaves the
+//! whole expression to jaq ([`Fast::run`] returns `None`), so errors keep
+//! jaq's wording. Comparisons, arithmetic and truthiness are jaq's own (the
+//! engine's metered `W` operations on the operands converted as jaq
+//! converts them), and outputs are built as the jaq path builds them
+//! (numbers through the same conversions). Everything is charged to the
+//! same call's meters: a step per node of the expression and per path key,
+//! operands converted and outputs copied as any conversion or copy,
+//! outputs' sizes to `maxOutputBytes` by the rules of
+//! [`super::to_json_values`].
 
 use super::EvalError;
 use super::check::{lex, parse_term};
 use super::format;
+use super::value::{BudgetGuard, Caps, W};
 use crate::Limits;
 use crate::budget::Meter;
+use jaq_core::ValT;
 use jaq_core::load::lex::StrPart;
-use jaq_core::load::parse::Term;
+use jaq_core::load::parse::{BinaryOp, Term};
+use jaq_core::ops::{Cmp, Math};
 use jaq_core::path::Part;
+use jaq_json::Val;
 use serde_json::Value;
 
-/// An expression the fast path evaluates: the object keys of a plain path.
-#[derive(Debug, Clone, PartialEq)]
+/// An expression the fast path evaluates.
+#[derive(Debug, Clone)]
 pub(crate) struct Fast {
-    keys: Vec<String>,
+    node: Node,
+}
+
+/// A term of the subset; each gives exactly one output (or defers to jaq).
+#[derive(Debug, Clone)]
+enum Node {
+    /// The object keys of a plain path from `.`.
+    Path(Vec<String>),
+    /// A number, string, boolean or `null` literal.
+    Lit(Lit),
+    /// `l // r`
+    Alt(Box<Node>, Box<Node>),
+    /// `l <op> r`
+    Cmp(Box<Node>, Cmp, Box<Node>),
+    /// `l and r` (`stop` false) and `l or r` (`stop` true).
+    Logic(Box<Node>, bool, Box<Node>),
+    /// `x | not`
+    Not(Box<Node>),
+    /// `.`
+    Id,
+    /// `l | r`
+    Pipe(Box<Node>, Box<Node>),
+    /// `if c then t elif c2 then t2 ... else e end` (no `else`: `.`).
+    If(Vec<(Node, Node)>, Option<Box<Node>>),
+    /// `l + r`, `l - r`, `l * r`, `l / r`, `l % r`
+    Math(Box<Node>, Math, Box<Node>),
+}
+
+impl Node {
+    /// Nodes of the term: the steps one evaluation costs at most.
+    fn size(&self) -> u64 {
+        match self {
+            Node::Path(keys) => 1 + keys.len() as u64,
+            Node::Lit(_) | Node::Id => 1,
+            Node::Alt(l, r)
+            | Node::Cmp(l, _, r)
+            | Node::Logic(l, _, r)
+            | Node::Pipe(l, r)
+            | Node::Math(l, _, r) => 1 + l.size() + r.size(),
+            Node::Not(x) => 1 + x.size(),
+            Node::If(branches, otherwise) => {
+                1 + branches
+                    .iter()
+                    .map(|(c, t)| c.size() + t.size())
+                    .sum::<u64>()
+                    + otherwise.as_ref().map_or(0, |e| e.size())
+            }
+        }
+    }
+}
+
+/// A literal, kept as text where jaq's value of it is not `Send` (`Rc`),
+/// and made as jaq makes it when evaluated.
+#[derive(Debug, Clone)]
+enum Lit {
+    Null,
+    Bool(bool),
+    /// A number's text, and whether it is negated.
+    Num(String, bool),
+    Str(String),
+    /// `[]`
+    EmptyArr,
+    /// `{}`
+    EmptyObj,
+}
+
+impl Lit {
+    /// The literal, checked when the expression is classified.
+    fn new_num(text: &str, negated: bool) -> Option<Lit> {
+        let lit = Lit::Num(text.to_string(), negated);
+        lit.val()?;
+        Some(lit)
+    }
+
+    fn val(&self) -> Option<Val> {
+        Some(match self {
+            Lit::Null => Val::Null,
+            Lit::Bool(b) => Val::Bool(*b),
+            Lit::Num(text, false) => Val::from_num(text).ok()?,
+            Lit::Num(text, true) => (-Val::from_num(text).ok()?).ok()?,
+            Lit::Str(s) => Val::utf8_str(s.clone()),
+            Lit::EmptyArr => Val::Arr(Default::default()),
+            Lit::EmptyObj => Val::obj(Default::default()),
+        })
+    }
+}
+
+/// An intermediate output (and the input of what follows a pipe): a value
+/// of the input, or one the expression made.
+#[derive(Clone)]
+enum Out<'a> {
+    Json(&'a Value),
+    Made(Val),
+}
+
+impl Out<'_> {
+    /// jq's truthiness: everything but `null` and `false` is true.
+    fn truthy(&self) -> bool {
+        match self {
+            Out::Json(v) => !matches!(v, Value::Null | Value::Bool(false)),
+            Out::Made(v) => !matches!(v, Val::Null | Val::Bool(false)),
+        }
+    }
+}
+
+/// Why an evaluation stopped: jaq must answer, or a meter ran out.
+enum Stop {
+    Jaq,
+    Limit(EvalError),
 }
 
 impl Fast {
     /// The fast form of `code`, if it is in the subset. `code` has passed
     /// [`super::check_expression`].
     pub(crate) fn classify(code: &str) -> Option<Fast> {
-        // Cheap refusals first: most expressions that are not plain paths
+        // Cheap refusals first: most expressions that are not in the subset
         // are seen to be so without lexing them again.
-        let t = code.trim();
-        if !t.starts_with('.') || t.contains(['|', '(', ',', '$']) {
+        if !may_be_in_subset(code) {
             return None;
         }
         let tokens = lex(code).ok()?;
         let term = parse_term(code, &tokens).ok()?;
-        let mut keys = Vec::new();
-        path_keys(&term, &mut keys)?;
-        Some(Fast { keys })
+        Some(Fast { node: node(&term)? })
     }
 
-    /// The keys of the path.
+    /// The keys of the path, when the expression is a plain path.
     #[cfg(test)]
-    pub(crate) fn keys(&self) -> &[String] {
-        &self.keys
+    pub(crate) fn keys(&self) -> Option<&[String]> {
+        match &self.node {
+            Node::Path(keys) => Some(keys),
+            _ => None,
+        }
     }
 
     /// Run on `input`: `Some` with the outputs (or a limit error) when the
@@ -64,20 +185,211 @@ impl Fast {
         input: &Value,
         limits: &Limits,
     ) -> Option<Result<Vec<Value>, EvalError>> {
-        let _call = crate::budget::Call::enter(limits);
-        if let Err(m) = Meter::Steps.take(1 + self.keys.len() as u64) {
+        let limits = &limits.effective();
+        let guard = BudgetGuard::enter(limits, caps(limits));
+        if let Err(m) = Meter::Steps.take(self.node.size()) {
             return Some(Err(limit(m)));
         }
-        let mut v = input;
-        for k in &self.keys {
-            v = match v {
-                Value::Object(m) => m.get(k).unwrap_or(&Value::Null),
-                Value::Null => &Value::Null,
-                _ => return None,
-            };
-        }
-        Some(output(v, limits).map(|v| vec![v]))
+        let out = match eval(&self.node, &Out::Json(input), &guard) {
+            Ok(out) => out,
+            Err(Stop::Jaq) => return None,
+            Err(Stop::Limit(e)) => return Some(Err(e)),
+        };
+        Some(match out {
+            Out::Json(v) => output(v, limits).map(|v| vec![v]),
+            Out::Made(v) => super::to_json_values(&[W { v, d: 0 }], limits),
+        })
     }
+}
+
+/// Evaluate a term on `input`.
+fn eval<'a>(node: &Node, input: &Out<'a>, guard: &BudgetGuard) -> Result<Out<'a>, Stop> {
+    Ok(match node {
+        Node::Id => input.clone(),
+        Node::Path(keys) => {
+            let mut v = match input {
+                Out::Json(v) => *v,
+                Out::Made(Val::Null) => &Value::Null,
+                Out::Made(_) => return Err(Stop::Jaq),
+            };
+            for k in keys {
+                v = match v {
+                    Value::Object(m) => m.get(k).unwrap_or(&Value::Null),
+                    Value::Null => &Value::Null,
+                    _ => return Err(Stop::Jaq),
+                };
+            }
+            Out::Json(v)
+        }
+        Node::Lit(lit) => Out::Made(lit.val().ok_or(Stop::Jaq)?),
+        Node::Alt(l, r) => {
+            let l = eval(l, input, guard)?;
+            if l.truthy() {
+                l
+            } else {
+                eval(r, input, guard)?
+            }
+        }
+        Node::Logic(l, stop, r) => {
+            if eval(l, input, guard)?.truthy() == *stop {
+                Out::Made(Val::Bool(*stop))
+            } else {
+                Out::Made(Val::Bool(eval(r, input, guard)?.truthy()))
+            }
+        }
+        Node::Not(x) => Out::Made(Val::Bool(!eval(x, input, guard)?.truthy())),
+        Node::Pipe(l, r) => {
+            let l = eval(l, input, guard)?;
+            eval(r, &l, guard)?
+        }
+        Node::If(branches, otherwise) => {
+            for (c, t) in branches {
+                if eval(c, input, guard)?.truthy() {
+                    return eval(t, input, guard);
+                }
+            }
+            match otherwise {
+                Some(e) => eval(e, input, guard)?,
+                None => input.clone(),
+            }
+        }
+        Node::Cmp(l, op, r) => {
+            // jaq runs the right side first (its cartesian product), which
+            // only matters for errors: those are jaq's to give anyway.
+            let r = eval(r, input, guard)?;
+            let l = eval(l, input, guard)?;
+            let (l, r) = (operand(l)?, operand(r)?);
+            let b = op.run(&l, &r);
+            breached(guard)?;
+            Out::Made(Val::Bool(b))
+        }
+        Node::Math(l, op, r) => {
+            let r = eval(r, input, guard)?;
+            let l = eval(l, input, guard)?;
+            let (l, r) = (operand(l)?, operand(r)?);
+            let v = op.run(l, r);
+            breached(guard)?;
+            // A type error (adding a string to a number) is jaq's to give.
+            Out::Made(v.map_err(|_| Stop::Jaq)?.v)
+        }
+    })
+}
+
+/// The limit error of a breach recorded during a value operation.
+fn breached(guard: &BudgetGuard) -> Result<(), Stop> {
+    match guard.breach() {
+        Some((limit, message)) => Err(Stop::Limit(EvalError::Limit { limit, message })),
+        None => Ok(()),
+    }
+}
+
+/// An operand of a comparison as jaq's value: a value of the input is
+/// converted as the input would be (charged as a conversion).
+fn operand(o: Out<'_>) -> Result<W, Stop> {
+    match o {
+        Out::Made(v) => Ok(W { v, d: 0 }),
+        Out::Json(v) => {
+            if v.is_array() || v.is_object() {
+                crate::budget::copy_of(v).map_err(|e| Stop::Limit(from_error(e)))?;
+            }
+            let (v, d) = format::from_value(v);
+            Ok(W { v, d })
+        }
+    }
+}
+
+/// The caps of an evaluation under `limits`, as [`super::Program::run_w`]
+/// sets them.
+fn caps(limits: &Limits) -> Caps {
+    Caps {
+        max_string: limits.max_string_bytes,
+        max_collection: limits.max_collection_len,
+        max_depth: u32::try_from(limits.max_depth).unwrap_or(u32::MAX),
+        max_output_bytes: limits.max_output_bytes,
+    }
+}
+
+/// False when `code` is plainly outside the subset (a variable, a comma,
+/// an object or a format, `[` that does not open a quoted key, a function
+/// call): a refusal without lexing. Text in
+/// string literals may make it refuse what is in the subset; that only
+/// leaves the expression to jaq.
+fn may_be_in_subset(code: &str) -> bool {
+    let b = code.as_bytes();
+    if code.contains(['$', ',', '@', ';']) || code.contains("\\(") {
+        return false;
+    }
+    b.iter().enumerate().all(|(i, c)| match c {
+        b'[' => matches!(b.get(i + 1), Some(b'"' | b']')),
+        b'{' => b.get(i + 1) == Some(&b'}'),
+        b'(' => !(i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')),
+        _ => true,
+    })
+}
+
+/// The subset's form of a term, `None` for anything outside it.
+fn node(term: &Term<&str>) -> Option<Node> {
+    Some(match term {
+        Term::Path(..) => {
+            let mut keys = Vec::new();
+            path_keys(term, &mut keys)?;
+            Node::Path(keys)
+        }
+        Term::Num(n) => Node::Lit(Lit::new_num(n, false)?),
+        Term::Neg(x) => match &**x {
+            Term::Num(n) => Node::Lit(Lit::new_num(n, true)?),
+            _ => return None,
+        },
+        Term::Str(None, _) => Node::Lit(Lit::Str(literal(term)?)),
+        Term::Call("null", args) if args.is_empty() => Node::Lit(Lit::Null),
+        Term::Call("true", args) if args.is_empty() => Node::Lit(Lit::Bool(true)),
+        Term::Call("false", args) if args.is_empty() => Node::Lit(Lit::Bool(false)),
+        Term::Arr(None) => Node::Lit(Lit::EmptyArr),
+        Term::Obj(entries) if entries.is_empty() => Node::Lit(Lit::EmptyObj),
+        Term::Id => Node::Id,
+        Term::IfThenElse(branches, otherwise) => Node::If(
+            branches
+                .iter()
+                .map(|(c, t)| Some((node(c)?, node(t)?)))
+                .collect::<Option<_>>()?,
+            match otherwise {
+                Some(e) => Some(Box::new(node(e)?)),
+                None => None,
+            },
+        ),
+        Term::BinOp(l, op, r) => {
+            let (l, r) = (Box::new(node(l)?), r);
+            match op {
+                BinaryOp::Alt => Node::Alt(l, Box::new(node(r)?)),
+                BinaryOp::And => Node::Logic(l, false, Box::new(node(r)?)),
+                BinaryOp::Or => Node::Logic(l, true, Box::new(node(r)?)),
+                BinaryOp::Cmp(op) => Node::Cmp(l, *op, Box::new(node(r)?)),
+                BinaryOp::Math(op) => Node::Math(l, *op, Box::new(node(r)?)),
+                BinaryOp::Pipe(None) => match &**r {
+                    Term::Call("not", args) if args.is_empty() => Node::Not(l),
+                    r => Node::Pipe(l, Box::new(node(r)?)),
+                },
+                _ => return None,
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// The text of a string literal without interpolation.
+fn literal(term: &Term<&str>) -> Option<String> {
+    let Term::Str(None, parts) = term else {
+        return None;
+    };
+    let mut s = String::new();
+    for p in parts {
+        match p {
+            StrPart::Str(t) => s.push_str(t),
+            StrPart::Char(c) => s.push(*c),
+            StrPart::Term(_) => return None,
+        }
+    }
+    Some(s)
 }
 
 /// The keys of a plain path of object keys from `.`, appended to `keys`;
@@ -93,20 +405,20 @@ fn path_keys(term: &Term<&str>, keys: &mut Vec<String>) -> Option<()> {
     }
     for (part, _optional) in &path.0 {
         // `?` only changes what an error does; errors are jaq's to give.
-        let Part::Index(Term::Str(None, parts)) = part else {
+        let Part::Index(key @ Term::Str(None, _)) = part else {
             return None;
         };
-        let mut key = String::new();
-        for p in parts {
-            match p {
-                StrPart::Str(s) => key.push_str(s),
-                StrPart::Char(c) => key.push(*c),
-                StrPart::Term(_) => return None,
-            }
-        }
-        keys.push(key);
+        keys.push(literal(key)?);
     }
     Some(())
+}
+
+/// A limit error of the engine's as the evaluation's.
+fn from_error(e: crate::Error) -> EvalError {
+    match e.0.limit.as_deref() {
+        Some("maxMemoryBytes") => limit(Meter::Memory),
+        _ => limit(Meter::Steps),
+    }
 }
 
 fn limit(m: Meter) -> EvalError {
@@ -132,10 +444,7 @@ fn output(v: &Value, limits: &Limits) -> Result<Value, EvalError> {
         });
     };
     Meter::Output.take(size as u64).map_err(limit)?;
-    crate::budget::copy_of(v).map_err(|e| match e.0.limit.as_deref() {
-        Some("maxMemoryBytes") => limit(Meter::Memory),
-        _ => limit(Meter::Steps),
-    })?;
+    crate::budget::copy_of(v).map_err(from_error)?;
     Ok(normalized(v))
 }
 

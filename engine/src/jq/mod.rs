@@ -227,10 +227,20 @@ impl Program {
             Ok(f) => f,
             Err(_) => Self::build(code, globals, prelude().clone(), natives::funs())?,
         };
+        let fast = fast::Fast::classify(code);
+        #[cfg(test)]
+        COMPILED.with(|c| {
+            let (n, f) = c.get();
+            c.set((n + 1, f + u32::from(fast.is_some())))
+        });
+        #[cfg(test)]
+        if fast.is_none() && std::env::var_os("PRINT_SLOW").is_some() {
+            eprintln!("SLOW {code}");
+        }
         Ok(Program {
             filter,
             code: code.to_string(),
-            fast: fast::Fast::classify(code),
+            fast,
         })
     }
 
@@ -359,6 +369,13 @@ thread_local! {
     /// Whether [`Program::run`] takes the fast path where it can (tests
     /// turn it off to compare the two paths).
     static FAST_PATH: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Programs compiled on this thread, and how many of them have a fast
+    /// form (for the test that measures the catalog's share).
+    pub(crate) static COMPILED: std::cell::Cell<(u32, u32)> = const { std::cell::Cell::new((0, 0)) };
 }
 
 /// Run `f` with the fast path on or off on this thread (for the tests that
