@@ -45,6 +45,8 @@ use serde_json::Value;
 #[derive(Debug, Clone)]
 pub(crate) struct Fast {
     node: Node,
+    /// One output whatever the input ([`Node::single`]).
+    single: bool,
 }
 
 /// A term of the subset; each gives exactly one output (or defers to jaq).
@@ -52,6 +54,9 @@ pub(crate) struct Fast {
 enum Node {
     /// The object keys of a plain path from `.`.
     Path(Vec<String>),
+    /// A path from `.` that iterates (`.spec.replicatedJobs[].name`): many
+    /// outputs.
+    Iter(Vec<Step>),
     /// A number, string, boolean or `null` literal.
     Lit(Lit),
     /// `l // r`
@@ -77,6 +82,7 @@ impl Node {
     fn size(&self) -> u64 {
         match self {
             Node::Path(keys) => 1 + keys.len() as u64,
+            Node::Iter(steps) => 1 + steps.len() as u64,
             Node::Lit(_) | Node::Id => 1,
             Node::Alt(l, r)
             | Node::Cmp(l, _, r)
@@ -93,6 +99,16 @@ impl Node {
             }
         }
     }
+}
+
+/// A step of an iterating path.
+#[derive(Debug, Clone)]
+enum Step {
+    /// `.key`
+    Key(String),
+    /// `[]`: every element of an array, every value of an object (in
+    /// jaq's order: keys sorted).
+    Each,
 }
 
 /// A literal, kept as text where jaq's value of it is not `Send` (`Rc`),
@@ -131,6 +147,26 @@ impl Lit {
     }
 }
 
+impl Node {
+    /// True when the term gives one output on any input it answers.
+    fn single(&self) -> bool {
+        match self {
+            Node::Iter(_) => false,
+            Node::Path(_) | Node::Lit(_) | Node::Id => true,
+            Node::Alt(l, r)
+            | Node::Cmp(l, _, r)
+            | Node::Logic(l, _, r)
+            | Node::Pipe(l, r)
+            | Node::Math(l, _, r) => l.single() && r.single(),
+            Node::Not(x) => x.single(),
+            Node::If(branches, otherwise) => {
+                branches.iter().all(|(c, t)| c.single() && t.single())
+                    && otherwise.as_ref().is_none_or(|e| e.single())
+            }
+        }
+    }
+}
+
 /// An intermediate output (and the input of what follows a pipe): a value
 /// of the input, or one the expression made.
 #[derive(Clone)]
@@ -166,7 +202,11 @@ impl Fast {
         }
         let tokens = lex(code).ok()?;
         let term = parse_term(code, &tokens).ok()?;
-        Some(Fast { node: node(&term)? })
+        let node = node(&term)?;
+        Some(Fast {
+            single: node.single(),
+            node,
+        })
     }
 
     /// The keys of the path, when the expression is a plain path.
@@ -190,15 +230,182 @@ impl Fast {
         if let Err(m) = Meter::Steps.take(self.node.size()) {
             return Some(Err(limit(m)));
         }
-        let out = match eval(&self.node, &Out::Json(input), &guard) {
-            Ok(out) => out,
+        let outs = if self.single {
+            eval(&self.node, &Out::Json(input), &guard).map(|o| vec![o])
+        } else {
+            let mut outs = Vec::new();
+            eval_all(&self.node, &Out::Json(input), &guard, &mut outs).map(|()| outs)
+        };
+        let outs = match outs {
+            Ok(outs) => outs,
             Err(Stop::Jaq) => return None,
             Err(Stop::Limit(e)) => return Some(Err(e)),
         };
-        Some(match out {
-            Out::Json(v) => output(v, limits).map(|v| vec![v]),
-            Out::Made(v) => super::to_json_values(&[W { v, d: 0 }], limits),
-        })
+        if outs.len() > limits.max_outputs {
+            return Some(Err(EvalError::Limit {
+                limit: "maxOutputs",
+                message: format!(
+                    "the expression produced more than {} outputs",
+                    limits.max_outputs
+                ),
+            }));
+        }
+        let mut values = Vec::with_capacity(outs.len());
+        for out in outs {
+            let v = match out {
+                Out::Json(v) => output(v, limits),
+                Out::Made(v) => {
+                    super::to_json_values(&[W { v, d: 0 }], limits).map(|mut v| v.remove(0))
+                }
+            };
+            match v {
+                Ok(v) => values.push(v),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        Some(Ok(values))
+    }
+}
+
+/// Evaluate a term that may give many outputs on `input`, in jaq's order,
+/// appending them to `out`.
+fn eval_all<'a>(
+    node: &Node,
+    input: &Out<'a>,
+    guard: &BudgetGuard,
+    out: &mut Vec<Out<'a>>,
+) -> Result<(), Stop> {
+    if node.single() {
+        out.push(eval(node, input, guard)?);
+        return Ok(());
+    }
+    let all = |n: &Node, i: &Out<'a>| -> Result<Vec<Out<'a>>, Stop> {
+        let mut v = Vec::new();
+        eval_all(n, i, guard, &mut v)?;
+        Ok(v)
+    };
+    match node {
+        Node::Iter(steps) => {
+            let v = match input {
+                Out::Json(v) => *v,
+                Out::Made(Val::Null) => &Value::Null,
+                Out::Made(_) => return Err(Stop::Jaq),
+            };
+            walk(v, steps, out)?;
+        }
+        Node::Pipe(l, r) => {
+            for x in all(l, input)? {
+                eval_all(r, &x, guard, out)?;
+            }
+        }
+        Node::Alt(l, r) => {
+            let before = out.len();
+            out.extend(all(l, input)?.into_iter().filter(Out::truthy));
+            if out.len() == before {
+                eval_all(r, input, guard, out)?;
+            }
+        }
+        Node::Logic(l, stop, r) => {
+            for x in all(l, input)? {
+                if x.truthy() == *stop {
+                    out.push(Out::Made(Val::Bool(*stop)));
+                } else {
+                    for y in all(r, input)? {
+                        out.push(Out::Made(Val::Bool(y.truthy())));
+                    }
+                }
+            }
+        }
+        Node::Not(x) => {
+            for x in all(x, input)? {
+                out.push(Out::Made(Val::Bool(!x.truthy())));
+            }
+        }
+        Node::If(branches, otherwise) => {
+            eval_if(branches, otherwise.as_deref(), input, guard, out)?;
+        }
+        // jaq's cartesian product: for each output of the left side, every
+        // output of the right side.
+        Node::Cmp(l, op, r) => {
+            for x in all(l, input)? {
+                for y in all(r, input)? {
+                    let b = op.run(&operand(x.clone())?, &operand(y)?);
+                    breached(guard)?;
+                    out.push(Out::Made(Val::Bool(b)));
+                }
+            }
+        }
+        Node::Math(l, op, r) => {
+            for x in all(l, input)? {
+                for y in all(r, input)? {
+                    let v = op.run(operand(x.clone())?, operand(y)?);
+                    breached(guard)?;
+                    out.push(Out::Made(v.map_err(|_| Stop::Jaq)?.v));
+                }
+            }
+        }
+        Node::Path(_) | Node::Lit(_) | Node::Id => out.push(eval(node, input, guard)?),
+    }
+    Ok(())
+}
+
+/// `if` with many outputs: each output of the first condition chooses its
+/// branch; the rest of the chain is the `else` of the first.
+fn eval_if<'a>(
+    branches: &[(Node, Node)],
+    otherwise: Option<&Node>,
+    input: &Out<'a>,
+    guard: &BudgetGuard,
+    out: &mut Vec<Out<'a>>,
+) -> Result<(), Stop> {
+    let Some(((c, t), rest)) = branches.split_first() else {
+        match otherwise {
+            Some(e) => eval_all(e, input, guard, out)?,
+            None => out.push(input.clone()),
+        }
+        return Ok(());
+    };
+    let mut conds = Vec::new();
+    eval_all(c, input, guard, &mut conds)?;
+    for cond in conds {
+        if cond.truthy() {
+            eval_all(t, input, guard, out)?;
+        } else {
+            eval_if(rest, otherwise, input, guard, out)?;
+        }
+    }
+    Ok(())
+}
+
+/// The values at an iterating path: a step per element iterated.
+fn walk<'a>(v: &'a Value, steps: &[Step], out: &mut Vec<Out<'a>>) -> Result<(), Stop> {
+    let Some((step, rest)) = steps.split_first() else {
+        out.push(Out::Json(v));
+        return Ok(());
+    };
+    match step {
+        Step::Key(k) => match v {
+            Value::Object(m) => walk(m.get(k).unwrap_or(&Value::Null), rest, out),
+            Value::Null => walk(&Value::Null, rest, out),
+            _ => Err(Stop::Jaq),
+        },
+        Step::Each => {
+            let n = match v {
+                Value::Array(a) => a.len(),
+                Value::Object(o) => o.len(),
+                // Iterating anything else is jaq's error (or, with `?`,
+                // no output).
+                _ => return Err(Stop::Jaq),
+            };
+            Meter::Steps
+                .take(n as u64)
+                .map_err(|m| Stop::Limit(limit(m)))?;
+            match v {
+                Value::Array(a) => a.iter().try_for_each(|x| walk(x, rest, out)),
+                Value::Object(o) => o.values().try_for_each(|x| walk(x, rest, out)),
+                _ => Err(Stop::Jaq),
+            }
+        }
     }
 }
 
@@ -206,6 +413,7 @@ impl Fast {
 fn eval<'a>(node: &Node, input: &Out<'a>, guard: &BudgetGuard) -> Result<Out<'a>, Stop> {
     Ok(match node {
         Node::Id => input.clone(),
+        Node::Iter(_) => return Err(Stop::Jaq),
         Node::Path(keys) => {
             let mut v = match input {
                 Out::Json(v) => *v,
@@ -331,9 +539,21 @@ fn may_be_in_subset(code: &str) -> bool {
 fn node(term: &Term<&str>) -> Option<Node> {
     Some(match term {
         Term::Path(..) => {
-            let mut keys = Vec::new();
-            path_keys(term, &mut keys)?;
-            Node::Path(keys)
+            let mut steps = Vec::new();
+            path_steps(term, &mut steps)?;
+            if steps.iter().all(|s| matches!(s, Step::Key(_))) {
+                Node::Path(
+                    steps
+                        .into_iter()
+                        .filter_map(|s| match s {
+                            Step::Key(k) => Some(k),
+                            Step::Each => None,
+                        })
+                        .collect(),
+                )
+            } else {
+                Node::Iter(steps)
+            }
         }
         Term::Num(n) => Node::Lit(Lit::new_num(n, false)?),
         Term::Neg(x) => match &**x {
@@ -392,23 +612,24 @@ fn literal(term: &Term<&str>) -> Option<String> {
     Some(s)
 }
 
-/// The keys of a plain path of object keys from `.`, appended to `keys`;
-/// `None` for any other term.
-fn path_keys(term: &Term<&str>, keys: &mut Vec<String>) -> Option<()> {
+/// The steps of a path of object keys and iterations from `.`, appended to
+/// `steps`; `None` for any other term.
+fn path_steps(term: &Term<&str>, steps: &mut Vec<Step>) -> Option<()> {
     let Term::Path(base, path) = term else {
         return None;
     };
     match &**base {
         Term::Id => {}
-        inner @ Term::Path(..) => path_keys(inner, keys)?,
+        inner @ Term::Path(..) => path_steps(inner, steps)?,
         _ => return None,
     }
     for (part, _optional) in &path.0 {
         // `?` only changes what an error does; errors are jaq's to give.
-        let Part::Index(key @ Term::Str(None, _)) = part else {
-            return None;
-        };
-        keys.push(literal(key)?);
+        steps.push(match part {
+            Part::Index(key @ Term::Str(None, _)) => Step::Key(literal(key)?),
+            Part::Range(None, None) => Step::Each,
+            _ => return None,
+        });
     }
     Some(())
 }

@@ -75,6 +75,10 @@ fn the_subset_is_what_definitions_mostly_are() {
         ".spec.prefill | if . == null or .worker == null then null else (.template // {}) end",
         ".a // []",
         ".",
+        ".spec.replicatedJobs[].name",
+        ".spec.services[] | (.replicas // 1) * (.template.spec.parallelism // 1)",
+        ".[] | .a",
+        ".a[]?.b",
     ] {
         assert!(Fast::classify(code).is_some(), "{code}");
     }
@@ -92,6 +96,7 @@ fn the_subset_is_what_definitions_mostly_are() {
         "\"\\(.a)\"",
         "@base64 \"x\"",
         ".a[0] == 1",
+        ".a[1:]",
         "try .a",
         ".a?.b // error(\"x\")",
     ] {
@@ -113,7 +118,7 @@ fn most_catalog_expressions_take_the_fast_path() {
     }
     let (all, fast) = crate::jq::COMPILED.with(std::cell::Cell::get);
     eprintln!("bundled catalog: {fast} of {all} expressions take the fast path");
-    assert!(all > 200 && fast * 100 >= all * 55, "{fast} of {all}");
+    assert!(all > 200 && fast * 100 >= all * 60, "{fast} of {all}");
     // The reference catalog's expressions, when present beside the
     // repository.
     let reference = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -129,7 +134,7 @@ fn most_catalog_expressions_take_the_fast_path() {
             "reference catalog: {fast} of {} expressions take the fast path",
             lines.len()
         );
-        assert!(fast * 100 >= lines.len() * 55, "{fast} of {}", lines.len());
+        assert!(fast * 100 >= lines.len() * 90, "{fast} of {}", lines.len());
     }
 }
 
@@ -249,6 +254,14 @@ fn value() -> impl Strategy<Value = Value> {
     })
 }
 
+/// A step of a path that may iterate (`[]`, `[]?`).
+fn any_step() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => step(),
+        1 => any::<bool>().prop_map(|opt| if opt { "[]?" } else { "[]" }.to_string()),
+    ]
+}
+
 /// A step of a plain path written in one of jq's forms, sometimes with `?`.
 fn step() -> impl Strategy<Value = String> {
     (key(), 0..3u8, any::<bool>()).prop_map(|(k, form, opt)| {
@@ -283,7 +296,8 @@ fn expr() -> impl Strategy<Value = String> {
         Just("{}".to_string()),
         Just(".".to_string()),
     ];
-    let path = proptest::collection::vec(step(), 1..3).prop_map(|s| s.concat());
+    let path = (step(), proptest::collection::vec(any_step(), 0..3))
+        .prop_map(|(first, rest)| first + &rest.concat());
     let leaf = prop_oneof![3 => path, 1 => lit];
     leaf.prop_recursive(3, 16, 2, |inner| {
         let cmp = proptest::sample::select(&["==", "!=", "<", "<=", ">", ">="][..]);
@@ -306,6 +320,37 @@ fn expr() -> impl Strategy<Value = String> {
                 .prop_map(|(c, t, c2, t2)| format!("(if {c} then {t} elif {c2} then {t2} end)")),
         ]
     })
+}
+
+/// Arrays and objects of a few numbers (objects keyed so that their sorted
+/// order differs from the generated one).
+fn numbers() -> impl Strategy<Value = Value> {
+    let n = prop_oneof![any::<i32>().prop_map(Value::from), Just(Value::from(1.5))];
+    prop_oneof![
+        proptest::collection::vec(n.clone(), 1..5).prop_map(Value::from),
+        proptest::collection::vec(("[a-e]{1,2}", n), 1..5)
+            .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+
+    /// Many outputs: iteration order (arrays, objects by sorted key) and
+    /// jaq's cartesian order of comparisons and arithmetic, answered by the
+    /// fast path (checked) as jaq answers them.
+    #[test]
+    fn many_outputs_come_in_jaqs_order(v in numbers()) {
+        for code in [".[]", "(.[]) - (.[])", "(.[]) < (.[])", "if .[] > 0 then .[] else 0 end",
+                     "(.[] > 0) and (.[] < 10)", ".[] // 1", "(.[] | . * 2) % 7"] {
+            let limits = Limits::default();
+            let _call = Call::enter(&limits);
+            let fast = Fast::classify(code).expect("in the subset");
+            prop_assert!(fast.run(&v, &limits).is_some(), "{}", code);
+            drop(_call);
+            prop_assert_eq!(run(code, &v, true), run(code, &v, false), "{}", code);
+        }
+    }
 }
 
 proptest! {
