@@ -14,7 +14,7 @@ pub(super) fn parse_json_text(text: &str, limits: &Limits) -> Result<Vec<SourceD
     // it does not accept (broken JSON, a duplicate key, a limit, YAML that
     // starts like JSON) is read by the careful reader below, whose errors
     // carry the position and path.
-    if let Some(value) = read_json_counted(text, limits) {
+    if let Ok(value) = read_json_counted(text, limits) {
         if value.is_null() {
             return Ok(Vec::new());
         }
@@ -71,8 +71,11 @@ pub(super) fn parse_json_text(text: &str, limits: &Limits) -> Result<Vec<SourceD
 
 /// The value of a JSON text when serde_json reads all of it strictly (no
 /// duplicate key) within `limits` (nodes counted and depth checked as they
-/// are read, so no more is built than the limits allow); `None` otherwise.
-pub(super) fn read_json_counted(text: &str, limits: &Limits) -> Option<Value> {
+/// are read, so no more is built than the limits allow); otherwise why not.
+pub(super) fn read_json_counted(
+    text: &str,
+    limits: &Limits,
+) -> std::result::Result<Value, Refused> {
     let nodes = std::cell::Cell::new(0usize);
     let seed = Counted {
         nodes: &nodes,
@@ -80,9 +83,27 @@ pub(super) fn read_json_counted(text: &str, limits: &Limits) -> Option<Value> {
         limits,
     };
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = serde::de::DeserializeSeed::deserialize(seed, &mut de).ok()?;
-    de.end().ok()?;
-    Some(value)
+    let value = serde::de::DeserializeSeed::deserialize(seed, &mut de).map_err(|e| {
+        let m = e.to_string();
+        if m.starts_with("maxInputNodes") {
+            Refused::Limit(nodes_error(limits))
+        } else if m.starts_with("maxDepth") {
+            Refused::Limit(depth_error(limits))
+        } else {
+            Refused::Other
+        }
+    })?;
+    de.end().map_err(|_| Refused::Other)?;
+    Ok(value)
+}
+
+/// Why [`read_json_counted`] did not read a text.
+pub(super) enum Refused {
+    /// `maxInputNodes` or `maxDepth`, found where the reading stopped.
+    Limit(Error),
+    /// Anything else: not JSON, a duplicate key, serde_json's own nesting
+    /// limit.
+    Other,
 }
 
 /// A value read by [`read_json_counted`]: `depth` containers enclose it.

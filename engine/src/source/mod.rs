@@ -235,11 +235,13 @@ pub fn read_value(text: &str, limits: &Limits) -> Result<Value> {
 pub(crate) fn read_value_fast(text: &str, limits: &Limits) -> Result<Option<Value>> {
     let limits = &limits.effective();
     check_input_size(text.len(), limits)?;
-    // One pass that counts nodes and checks depth as it reads; when it
-    // refuses the text, the reading below finds out why (a limit is its
-    // error, anything else goes to the careful reader).
-    if let Some(value) = json::read_json_counted(text, limits) {
-        return Ok(Some(value));
+    // One pass that counts nodes and checks depth as it reads, stopping at
+    // a limit (its error); whatever else it refuses is read below, and
+    // what that refuses goes to the careful reader.
+    match json::read_json_counted(text, limits) {
+        Ok(value) => return Ok(Some(value)),
+        Err(json::Refused::Limit(e)) => return Err(e),
+        Err(json::Refused::Other) => {}
     }
     let mut de = serde_json::Deserializer::from_str(text);
     if let Ok(Strict(value)) = <Strict as serde::Deserialize>::deserialize(&mut de)
