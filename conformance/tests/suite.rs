@@ -99,3 +99,40 @@ fn suite_json_is_current() {
         "conformance/suite.json is out of date: UPDATE_CONFORMANCE=1 cargo test -p workload-lens-conformance"
     );
 }
+
+/// The whole suite with the native fast path of jq evaluation off: every
+/// case gives the same outcome through jaq alone as with the fast path,
+/// except where the outcome is a limit (the fast path spends less of the
+/// call's budget, so a case near a limit may fit with it and not without:
+/// such cases are counted, and must be few).
+#[test]
+fn the_fast_path_changes_no_outcome() {
+    let mut compared = 0;
+    let mut limit_bound = Vec::new();
+    for g in groups() {
+        for c in &g.cases {
+            let Ok(case) = workload_lens_conformance::expand_case(c, g) else {
+                continue;
+            };
+            let on = workload_lens_conformance::run_expanded(&case, g);
+            let before = workload_lens::set_fast_path(false);
+            let off = workload_lens_conformance::run_expanded(&case, g);
+            workload_lens::set_fast_path(before);
+            let is_limit = |r: &Result<serde_json::Value, String>| matches!(r, Ok(v) if v.pointer("/error/code").and_then(|c| c.as_str()) == Some("limit"));
+            if is_limit(&on) || is_limit(&off) {
+                if on != off {
+                    limit_bound.push(c.name.clone());
+                }
+                continue;
+            }
+            assert_eq!(on, off, "{}: the fast path changed the outcome", c.name);
+            compared += 1;
+        }
+    }
+    assert!(compared > 700, "{compared} cases compared");
+    assert!(
+        limit_bound.len() <= 5,
+        "outcomes that depend on the fast path's budget: {limit_bound:?}"
+    );
+    println!("{compared} cases compared; differing only at a limit: {limit_bound:?}");
+}

@@ -82,6 +82,16 @@ pub use status::{
 pub use update::{ComponentUpdate, UpdateRequest, UpdateResult};
 pub use verdict::{DefinitionVerdict, ValidationReport};
 
+/// Turn the native fast path of jq evaluation off (or on again) on the
+/// calling thread, returning the previous setting. Results are the same
+/// either way (only speed and the budget spent differ); this exists for the
+/// differential tests that prove it, such as the conformance suite run with
+/// the fast path off.
+#[doc(hidden)]
+pub fn set_fast_path(on: bool) -> bool {
+    jq::set_fast_path(on)
+}
+
 /// The bundled definition files: (file name, YAML text), sorted by name.
 pub fn catalog_files() -> &'static [(&'static str, &'static str)] {
     catalog::FILES

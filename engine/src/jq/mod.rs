@@ -378,13 +378,19 @@ thread_local! {
     pub(crate) static COMPILED: std::cell::Cell<(u32, u32)> = const { std::cell::Cell::new((0, 0)) };
 }
 
+/// Turn the fast path on or off on this thread (for the tests that compare
+/// it with jaq); returns the previous setting.
+pub(crate) fn set_fast_path(on: bool) -> bool {
+    FAST_PATH.with(|c| c.replace(on))
+}
+
 /// Run `f` with the fast path on or off on this thread (for the tests that
 /// compare the fast path with jaq).
 #[cfg(test)]
 pub(crate) fn with_fast_path<T>(on: bool, f: impl FnOnce() -> T) -> T {
-    let before = FAST_PATH.with(|c| c.replace(on));
+    let before = set_fast_path(on);
     let out = f();
-    FAST_PATH.with(|c| c.set(before));
+    set_fast_path(before);
     out
 }
 
