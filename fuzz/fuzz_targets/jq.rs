@@ -1,7 +1,9 @@
 //! jq compile and evaluation. The input is `EXPRESSION \0 JSON`: the
 //! expression before the first NUL byte, the input value after it (`null`
 //! when it is not JSON), so that seeds are readable and libFuzzer's
-//! dictionary mutations apply to the expression.
+//! dictionary mutations apply to the expression. Also differential: the
+//! native fast path and jaq alone give the same outputs and errors (unless
+//! one of them meets a limit: they spend the budget differently).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -24,6 +26,16 @@ fuzz_target!(|data: &[u8]| {
     let a = evaluate(expr, &input, &limits);
     if let Err(e) = &a {
         common::check_error(e);
+    }
+    // The fast path off: jaq alone gives the same answer.
+    let before = workload_lens::set_fast_path(false);
+    let slow = evaluate(expr, &input, &limits);
+    workload_lens::set_fast_path(before);
+    let limit = |r: &Result<Vec<Value>, workload_lens::Error>| {
+        matches!(r, Err(e) if e.code() == workload_lens::ErrorCode::Limit)
+    };
+    if !limit(&a) && !limit(&slow) {
+        common::deterministic(&a, &slow);
     }
     // Compiled once, run twice: the same answer as the one-shot call.
     match Expression::compile(expr, &limits) {
