@@ -472,3 +472,62 @@ fn catalog_doc_is_current() {
         "docs/catalog.md is out of date: UPDATE_CATALOG=1 cargo test -p workload-lens --test catalog"
     );
 }
+
+/// Every catalog fixture, through the native fast path and through jaq
+/// alone (`set_fast_path(false)`): the same resolved structure (with the
+/// fixture's pods), status explanation and gang groups, byte for byte.
+#[test]
+fn every_fixture_is_the_same_through_the_fast_path_and_jaq() {
+    let engine = engine();
+    let fixtures = root().join("definitions/fixtures");
+    let mut dirs: Vec<_> = std::fs::read_dir(&fixtures)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    let mut compared = 0;
+    for dir in dirs {
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                let n = p.file_name().unwrap().to_string_lossy().into_owned();
+                n.ends_with(".yaml") && !n.ends_with(".pods.yaml") && n != "expect.yaml"
+            })
+            .collect();
+        files.sort();
+        for path in files {
+            let obj = read_file(&path);
+            let Ok(def) = engine.definition_for(&obj) else {
+                continue;
+            };
+            let pods_path = path.with_extension("pods.yaml");
+            let pods: Option<Vec<Value>> = pods_path
+                .exists()
+                .then(|| read_all(&std::fs::read_to_string(&pods_path).unwrap()));
+            fn to<T: serde::Serialize>(r: Result<T, workload_lens::Error>) -> String {
+                match r {
+                    Ok(v) => serde_json::to_string(&v).unwrap(),
+                    Err(e) => format!("error: {e}"),
+                }
+            }
+            let run = || {
+                let resolved = match &pods {
+                    Some(p) => to(def.resolve_with_pods(&obj, p)),
+                    None => to(def.resolve(&obj)),
+                };
+                let explained = to(def.explain_status(&obj));
+                let gang = pods.as_ref().map(|p| to(def.gang_groups(&obj, p)));
+                (resolved, explained, gang)
+            };
+            let fast = run();
+            let before = workload_lens::set_fast_path(false);
+            let jaq = run();
+            workload_lens::set_fast_path(before);
+            assert_eq!(fast, jaq, "{}", path.display());
+            compared += 1;
+        }
+    }
+    assert!(compared > 100, "{compared} fixtures");
+}

@@ -524,6 +524,16 @@ impl<'s> Walker<'s, '_> {
 
 /// Check one expression: size, syntax, deny list, recursion.
 pub(crate) fn check_expression(expr: &str, mode: ExprMode, limits: &Limits) -> Result<(), JqIssue> {
+    check_and_classify(expr, mode, limits).map(|_| ())
+}
+
+/// [`check_expression`], and the expression's fast form when it is in the
+/// fast path's subset (classified from the syntax tree the check parsed).
+pub(crate) fn check_and_classify(
+    expr: &str,
+    mode: ExprMode,
+    limits: &Limits,
+) -> Result<Option<super::fast::Fast>, JqIssue> {
     let limits = &limits.effective();
     precheck(expr, limits)?;
     let tokens = lex(expr)?;
@@ -543,6 +553,6 @@ pub(crate) fn check_expression(expr: &str, mode: ExprMode, limits: &Limits) -> R
     }
     match w.issue {
         Some(i) => Err(i),
-        None => Ok(()),
+        None => Ok(super::fast::Fast::from_term(expr, &term)),
     }
 }

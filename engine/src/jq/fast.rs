@@ -28,7 +28,6 @@
 //! [`super::to_json_values`].
 
 use super::EvalError;
-use super::check::{lex, parse_term};
 use super::format;
 use super::value::{BudgetGuard, Caps, W};
 use crate::Limits;
@@ -193,16 +192,26 @@ enum Stop {
 
 impl Fast {
     /// The fast form of `code`, if it is in the subset. `code` has passed
-    /// [`super::check_expression`].
+    /// [`super::check_expression`] (which classifies it too, from the tree
+    /// it parsed: [`super::check::check_and_classify`]).
+    #[cfg(test)]
     pub(crate) fn classify(code: &str) -> Option<Fast> {
         // Cheap refusals first: most expressions that are not in the subset
         // are seen to be so without lexing them again.
         if !may_be_in_subset(code) {
             return None;
         }
-        let tokens = lex(code).ok()?;
-        let term = parse_term(code, &tokens).ok()?;
-        let node = node(&term)?;
+        let tokens = super::check::lex(code).ok()?;
+        let term = super::check::parse_term(code, &tokens).ok()?;
+        Self::from_term(code, &term)
+    }
+
+    /// The fast form of `code` from its syntax tree, if it is in the subset.
+    pub(crate) fn from_term(code: &str, term: &Term<&str>) -> Option<Fast> {
+        if !may_be_in_subset(code) {
+            return None;
+        }
+        let node = node(term)?;
         Some(Fast {
             single: node.single(),
             node,

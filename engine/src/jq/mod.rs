@@ -221,13 +221,12 @@ impl Program {
         limits: &Limits,
     ) -> Result<Program, JqIssue> {
         let limits = &limits.effective();
-        check_expression(code, mode, limits)?;
+        let fast = check::check_and_classify(code, mode, limits)?;
         let (defs, want) = reachable_prelude(code);
         let filter = match Self::build(code, globals, defs, natives::funs_named(&want)) {
             Ok(f) => f,
             Err(_) => Self::build(code, globals, prelude().clone(), natives::funs())?,
         };
-        let fast = fast::Fast::classify(code);
         #[cfg(test)]
         COMPILED.with(|c| {
             let (n, f) = c.get();
