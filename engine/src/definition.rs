@@ -203,6 +203,18 @@ fn decode(mut value: Value, limits: &Limits) -> Result<(Definition, Vec<Finding>
     }
 
     strip_known_nulls(&mut value, Shape::Definition);
+    // serde's derived structs also accept a sequence of their fields in
+    // order (`rootComponent: []` would be an empty component, `kind: [a, b,
+    // c]` a group, version and kind): no definition means that, and the
+    // reference's decoder and the API server refuse it.
+    let mut field = String::new();
+    if sequence_for_mapping(&value, Shape::Definition, &mut field) {
+        return Err(Error::new(
+            ErrorCode::Parse,
+            "invalid type: sequence, expected a mapping",
+        )
+        .at_field(field));
+    }
     let mut ignored: Vec<String> = Vec::new();
     let mut on_ignored = |path: serde_ignored::Path<'_>| ignored.push(ignored_path(&path));
     let de = serde_ignored::Deserializer::new(&value, &mut on_ignored);
@@ -240,6 +252,43 @@ fn strip_known_nulls(value: &mut Value, shape: Shape) {
             }
         }
     }
+}
+
+/// Whether a sequence stands where `shape` (or a shape inside it) expects a
+/// mapping; `field` is then its path.
+fn sequence_for_mapping(value: &Value, shape: Shape, field: &mut String) -> bool {
+    if shape == Shape::Opaque {
+        return false;
+    }
+    let map = match value {
+        Value::Array(_) => return true,
+        Value::Object(map) => map,
+        _ => return false,
+    };
+    for (k, v) in map {
+        let len = field.len();
+        push_key_step(field, k);
+        let found = match shape.child(k) {
+            Holds::One(child) => sequence_for_mapping(v, child, field),
+            Holds::ListOf(element) => match v {
+                Value::Array(items) => items.iter().enumerate().any(|(i, item)| {
+                    let len = field.len();
+                    push_index_step(field, i);
+                    let found = sequence_for_mapping(item, element, field);
+                    if !found {
+                        field.truncate(len);
+                    }
+                    found
+                }),
+                _ => false,
+            },
+        };
+        if found {
+            return true;
+        }
+        field.truncate(len);
+    }
+    false
 }
 
 /// JSON-style path of an ignored field.
