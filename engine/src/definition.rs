@@ -762,6 +762,37 @@ fn newer_generation_fields(def: &Definition, out: &mut Vec<Finding>) {
 mod tests {
     use super::*;
 
+    /// serde's derived structs accept a sequence of their fields in order;
+    /// a definition never means that.
+    #[test]
+    fn a_sequence_where_a_mapping_is_expected_is_a_type_error() {
+        let root = |component: Value, child_kind: Value| {
+            serde_json::json!({"apiVersion": "run.ai/v1alpha1", "kind": "Karta",
+                "metadata": {"name": "v"},
+                "spec": {"structureDefinition": {"rootComponent": component,
+                    "childComponents": [{"name": "c", "ownerRef": "app", "kind": child_kind}]}}})
+        };
+        let gvk = serde_json::json!({"group": "g", "version": "v", "kind": "k"});
+        let app = serde_json::json!({"name": "app", "kind": gvk});
+        for (value, field) in [
+            (
+                root(serde_json::json!([]), gvk.clone()),
+                "spec.structureDefinition.rootComponent",
+            ),
+            (
+                root(app, serde_json::json!(["g", "v", "k"])),
+                "spec.structureDefinition.childComponents[0].kind",
+            ),
+        ] {
+            let e = definition_from_value(&value, &Limits::default())
+                .err()
+                .expect("a type error");
+            assert_eq!(e.code(), ErrorCode::Parse, "{e}");
+            assert!(e.message().contains("invalid type: sequence"), "{e}");
+            assert_eq!(e.location().field.as_deref(), Some(field));
+        }
+    }
+
     /// Every field of a fully populated model sits where the structure
     /// (`Shape::child`, the one hand-kept part) says, and is one of the
     /// model's own field names there.
