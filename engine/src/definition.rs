@@ -784,9 +784,9 @@ mod tests {
                 "spec.structureDefinition.childComponents[0].kind",
             ),
         ] {
-            let e = definition_from_value(&value, &Limits::default())
-                .err()
-                .expect("a type error");
+            let Err(e) = definition_from_value(&value, &Limits::default()) else {
+                panic!("{field}: read without an error");
+            };
             assert_eq!(e.code(), ErrorCode::Parse, "{e}");
             assert!(e.message().contains("invalid type: sequence"), "{e}");
             assert_eq!(e.location().field.as_deref(), Some(field));
