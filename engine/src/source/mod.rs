@@ -231,112 +231,23 @@ pub fn read_value(text: &str, limits: &Limits) -> Result<Value> {
 }
 
 /// The fast path of [`read_value`]: the value when `serde_json` reads the
-/// whole text strictly (the limits checked), `None` when it does not.
+/// whole text strictly (no duplicate key; nodes counted and depth checked
+/// as it reads, stopping at a limit with its error), `None` when it does
+/// not (the careful reader then says why, with a position).
 pub(crate) fn read_value_fast(text: &str, limits: &Limits) -> Result<Option<Value>> {
     let limits = &limits.effective();
     check_input_size(text.len(), limits)?;
-    // One pass that counts nodes and checks depth as it reads, stopping at
-    // a limit (its error); whatever else it refuses is read below, and
-    // what that refuses goes to the careful reader.
     match json::read_json_counted(text, limits) {
-        Ok(value) => return Ok(Some(value)),
-        Err(json::Refused::Limit(e)) => return Err(e),
-        Err(json::Refused::Other) => {}
+        Ok(value) => Ok(Some(value)),
+        Err(json::Refused::Limit(e)) => Err(e),
+        Err(json::Refused::Other) => Ok(None),
     }
-    let mut de = serde_json::Deserializer::from_str(text);
-    if let Ok(Strict(value)) = <Strict as serde::Deserialize>::deserialize(&mut de)
-        && de.end().is_ok()
-    {
-        check_value_limits(&value, limits)?;
-        return Ok(Some(value));
-    }
-    Ok(None)
 }
 
 /// Read a list of objects (pods): every object of the text by the rules of
 /// [`crate::source::read_objects`] (documents, arrays, `List` objects).
 pub fn read_items(text: &str, limits: &Limits) -> Result<Vec<Value>> {
     crate::source::read_objects(text, limits)
-}
-
-/// A `serde_json::Value` read strictly: a duplicate mapping key is an error
-/// (serde_json's own `Value` keeps the last one silently).
-struct Strict(Value);
-
-impl<'de> serde::Deserialize<'de> for Strict {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        d.deserialize_any(StrictVisitor)
-    }
-}
-
-struct StrictVisitor;
-
-impl<'de> serde::de::Visitor<'de> for StrictVisitor {
-    type Value = Strict;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_bool<E>(self, v: bool) -> std::result::Result<Strict, E> {
-        Ok(Strict(Value::Bool(v)))
-    }
-
-    fn visit_i64<E>(self, v: i64) -> std::result::Result<Strict, E> {
-        Ok(Strict(Value::from(v)))
-    }
-
-    fn visit_u64<E>(self, v: u64) -> std::result::Result<Strict, E> {
-        Ok(Strict(Value::from(v)))
-    }
-
-    fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Strict, E> {
-        Number::from_f64(v)
-            .map(|n| Strict(Value::Number(n)))
-            .ok_or_else(|| E::custom("a number that JSON cannot represent"))
-    }
-
-    fn visit_str<E>(self, v: &str) -> std::result::Result<Strict, E> {
-        Ok(Strict(Value::String(v.to_string())))
-    }
-
-    fn visit_string<E>(self, v: String) -> std::result::Result<Strict, E> {
-        Ok(Strict(Value::String(v)))
-    }
-
-    fn visit_unit<E>(self) -> std::result::Result<Strict, E> {
-        Ok(Strict(Value::Null))
-    }
-
-    fn visit_none<E>(self) -> std::result::Result<Strict, E> {
-        Ok(Strict(Value::Null))
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(
-        self,
-        mut seq: A,
-    ) -> std::result::Result<Strict, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
-        while let Some(Strict(v)) = seq.next_element()? {
-            items.push(v);
-        }
-        Ok(Strict(Value::Array(items)))
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(
-        self,
-        mut access: A,
-    ) -> std::result::Result<Strict, A::Error> {
-        let mut map = Map::new();
-        while let Some(key) = access.next_key::<String>()? {
-            let Strict(v) = access.next_value()?;
-            if map.contains_key(&key) {
-                return Err(serde::de::Error::custom("duplicate key"));
-            }
-            map.insert(key, v);
-        }
-        Ok(Strict(Value::Object(map)))
-    }
 }
 
 /// Like [`parse_documents`], for bytes: text that is not valid UTF-8 is a
