@@ -361,3 +361,24 @@ proptest! {
         prop_assert_eq!(run(&code, &v, true), run(&code, &v, false), "{}", code);
     }
 }
+
+/// The fast path's loops are the call's to pay for, at 10x any size a
+/// definition means: products over 100,000 elements run out of steps (a
+/// product is every element of the right side again for each element of
+/// the left), and a stream of 100,000 outputs stops at maxOutputs.
+#[test]
+fn big_streams_and_products_are_bounded_by_the_call() {
+    let v = json!({"a": (0..100_000).collect::<Vec<_>>()});
+    for (code, want) in [
+        ("(.a[]) * (.a[])", "maxSteps"),
+        ("(.a[] > 0) and (.a[] > 0)", "maxSteps"),
+        ("if .a[] > 0 then .a[] else 0 end", "maxSteps"),
+        (".a[]", "maxOutputs"),
+    ] {
+        let limits = Limits::default();
+        let _call = Call::enter(&limits);
+        let fast = Fast::classify(code).expect("in the subset");
+        let out = fast.run(&v, &limits).expect("answered by the fast path");
+        assert!(is_limit(&out, want), "{code}: {:?}", out.map(|o| o.len()));
+    }
+}
