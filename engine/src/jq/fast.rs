@@ -2,127 +2,182 @@
 //! the borrowed `serde_json::Value`, without converting the input into
 //! jaq's values or running the interpreter.
 //!
-//! The subset is what definitions mostly are, each part giving one output:
-//! plain paths of object keys (`.a.b`, `."a-b"`, `.["a"]`,
-//! `.metadata.labels["example.com/role"]`, each step optionally with `?`),
-//! `.`, literals (numbers, strings, `true`, `false`, `null`, `[]`, `{}`),
-//! alternatives (`//`), comparisons (`==`, `!=`, `<`, `<=`, `>`, `>=`),
-//! arithmetic (`+`, `-`, `*`, `/`, `%`), `and`, `or`, `| not`, pipes and
-//! `if ... then ... elif ... else ... end`. That covers most pod selector
-//! keys, instance ids, replica keys, template paths, defaults and status
-//! matchers of the catalog (the share is measured by
-//! `most_catalog_expressions_take_the_fast_path`).
+//! The subset is what definitions mostly are:
+//! - paths from `.`, from a variable or from any term of the subset, of
+//!   object keys (`.a.b`, `."a-b"`, `.["a"]`, `$c.dataNode`), array
+//!   indices (`.[0]`, `.[-1]`) and iterations (`.[]`), each step
+//!   optionally with `?`;
+//! - `.`, literals (numbers, strings, `true`, `false`, `null`, `[]`,
+//!   `{}`), `[f]`, `f, g`, `empty`;
+//! - alternatives (`//`), comparisons, arithmetic, `and`, `or`, `not`,
+//!   pipes, `if ... then ... elif ... else ... end`;
+//! - variables: `f as $x | g` and `$x`;
+//! - `select(f)`, `map(f)`, `any`, `all`, `any(f)`, `all(f)`,
+//!   `any(xs[]; f)`, `all(xs[]; f)`, `first`, `last`, `length`, `add`,
+//!   `max`, `min`, `type`, `ascii_downcase`, `ascii_upcase`, `floor`,
+//!   `ceil`, `tonumber`.
+//!
+//! That covers most pod selector keys, instance ids, replica keys,
+//! template paths, defaults and status matchers of the catalog (the share
+//! is measured by `most_catalog_expressions_take_the_fast_path`).
 //!
 //! The fast path answers only what it can answer exactly as jaq would: a
-//! path whose every step meets an object or `null` gives the value found
-//! (or `null`); anything else (indexing a string, an array, a number: an
-//! error or, with `?`, no output; arithmetic on the wrong types) leaves the
-//! whole expression to jaq ([`Fast::run`] returns `None`), so errors keep
-//! jaq's wording. Comparisons, arithmetic and truthiness are jaq's own (the
-//! engine's metered `W` operations on the operands converted as jaq
-//! converts them), and outputs are built as the jaq path builds them
-//! (numbers through the same conversions). Everything is charged to the
-//! same call's meters: a step per node of the expression and per path key,
-//! operands converted and outputs copied as any conversion or copy,
-//! outputs' sizes to `maxOutputBytes` by the rules of
-//! [`super::to_json_values`].
+//! path whose every step meets what the step can index gives the value
+//! found (or `null`); anything else (indexing a string with a key,
+//! iterating `null`, arithmetic on the wrong types, a collection past its
+//! limits: an error or, with `?`, no output) leaves the whole expression to
+//! jaq ([`Fast::run`] returns `None`), so errors keep jaq's wording.
+//! Comparisons, arithmetic, truthiness and the functions are jaq's own (the
+//! engine's metered `W` operations and natives on the operands converted
+//! as jaq converts them), and outputs are built as the jaq path builds them
+//! (numbers through the same conversions). `any` and `all` stop at the
+//! first element that decides, as jaq's do. Everything is charged to the
+//! same call's meters: a step per node evaluated and per element iterated,
+//! collections as jaq's collections, operands converted and outputs copied
+//! as any conversion or copy, outputs' sizes to `maxOutputBytes` by the
+//! rules of [`super::to_json_values`].
 
 use super::EvalError;
 use super::format;
-use super::value::{BudgetGuard, Caps, W};
+use super::value::{self, BudgetGuard, Caps, W};
 use crate::Limits;
 use crate::budget::Meter;
 use jaq_core::ValT;
 use jaq_core::load::lex::StrPart;
-use jaq_core::load::parse::{BinaryOp, Term};
+use jaq_core::load::parse::{BinaryOp, Pattern, Term};
 use jaq_core::ops::{Cmp, Math};
 use jaq_core::path::Part;
 use jaq_json::Val;
 use serde_json::Value;
+use std::rc::Rc;
 
 /// An expression the fast path evaluates.
 #[derive(Debug, Clone)]
 pub(crate) struct Fast {
-    node: Node,
-    /// One output whatever the input ([`Node::single`]).
+    node: N,
+}
+
+/// A term of the subset, and whether it gives exactly one output on any
+/// input it answers.
+#[derive(Debug, Clone)]
+struct N {
+    kind: Kind,
     single: bool,
 }
 
-/// A term of the subset; each gives exactly one output (or defers to jaq).
 #[derive(Debug, Clone)]
-enum Node {
-    /// The object keys of a plain path from `.`.
-    Path(Vec<String>),
-    /// A path from `.` that iterates (`.spec.replicatedJobs[].name`): many
-    /// outputs.
-    Iter(Vec<Step>),
-    /// A number, string, boolean or `null` literal.
-    Lit(Lit),
-    /// `l // r`
-    Alt(Box<Node>, Box<Node>),
-    /// `l <op> r`
-    Cmp(Box<Node>, Cmp, Box<Node>),
-    /// `l and r` (`stop` false) and `l or r` (`stop` true).
-    Logic(Box<Node>, bool, Box<Node>),
-    /// `x | not`
-    Not(Box<Node>),
+enum Kind {
     /// `.`
     Id,
+    /// `empty`
+    Empty,
+    /// A number literal.
+    Lit(Lit),
+    /// A string, boolean or `null` literal, `[]` or `{}`: the JSON value
+    /// it is (jaq converts it as it converts the input's).
+    Const(Value),
+    /// The object keys of a plain path from `.`.
+    Path(Vec<String>),
+    /// Steps from each output of a term (`None`: from `.`).
+    Steps(Option<Box<N>>, Vec<Step>),
+    /// A variable: how many bindings out from the innermost.
+    Var(usize),
+    /// `src as $x | body`
+    Bind(Box<N>, Box<N>),
+    /// `[f]`
+    Collect(Box<N>),
+    /// `l, r`
+    Comma(Box<N>, Box<N>),
+    /// `l // r`
+    Alt(Box<N>, Box<N>),
+    /// `l <op> r`
+    Cmp(Box<N>, Cmp, Box<N>),
+    /// `l and r` (`stop` false) and `l or r` (`stop` true).
+    Logic(Box<N>, bool, Box<N>),
+    /// `x | not`
+    Not(Box<N>),
     /// `l | r`
-    Pipe(Box<Node>, Box<Node>),
+    Pipe(Box<N>, Box<N>),
     /// `if c then t elif c2 then t2 ... else e end` (no `else`: `.`).
-    If(Vec<(Node, Node)>, Option<Box<Node>>),
+    If(Vec<(N, N)>, Option<Box<N>>),
     /// `l + r`, `l - r`, `l * r`, `l / r`, `l % r`
-    Math(Box<Node>, Math, Box<Node>),
+    Math(Box<N>, Math, Box<N>),
+    /// `any(xs[]; cond)` (true) and `all(xs[]; cond)` (false): the
+    /// elements of the one output of `xs`, `cond` giving one output each.
+    Quant(bool, Box<N>, Box<N>),
+    /// A function of the input.
+    Fun(Fun),
 }
 
-impl Node {
-    /// Nodes of the term: the steps one evaluation costs at most.
-    fn size(&self) -> u64 {
-        match self {
-            Node::Path(keys) => 1 + keys.len() as u64,
-            Node::Iter(steps) => 1 + steps.len() as u64,
-            Node::Lit(_) | Node::Id => 1,
-            Node::Alt(l, r)
-            | Node::Cmp(l, _, r)
-            | Node::Logic(l, _, r)
-            | Node::Pipe(l, r)
-            | Node::Math(l, _, r) => 1 + l.size() + r.size(),
-            Node::Not(x) => 1 + x.size(),
-            Node::If(branches, otherwise) => {
-                1 + branches
-                    .iter()
-                    .map(|(c, t)| c.size() + t.size())
-                    .sum::<u64>()
-                    + otherwise.as_ref().map_or(0, |e| e.size())
+/// The functions of one value the subset has.
+#[derive(Debug, Clone, Copy)]
+enum Fun {
+    Length,
+    Add,
+    Max,
+    Min,
+    Type,
+    Downcase,
+    Upcase,
+    Floor,
+    Ceil,
+    ToNumber,
+}
+
+impl N {
+    fn new(kind: Kind) -> N {
+        let single = match &kind {
+            Kind::Empty | Kind::Comma(..) => false,
+            Kind::Id
+            | Kind::Lit(_)
+            | Kind::Const(_)
+            | Kind::Path(_)
+            | Kind::Var(_)
+            | Kind::Collect(_)
+            | Kind::Quant(..)
+            | Kind::Fun(_) => true,
+            Kind::Steps(base, steps) => {
+                base.as_ref().is_none_or(|b| b.single)
+                    && steps.iter().all(|s| !matches!(s, Step::Each))
             }
-        }
+            Kind::Bind(l, r)
+            | Kind::Alt(l, r)
+            | Kind::Cmp(l, _, r)
+            | Kind::Logic(l, _, r)
+            | Kind::Pipe(l, r)
+            | Kind::Math(l, _, r) => l.single && r.single,
+            Kind::Not(x) => x.single,
+            Kind::If(branches, otherwise) => {
+                branches.iter().all(|(c, t)| c.single && t.single)
+                    && otherwise.as_ref().is_none_or(|e| e.single)
+            }
+        };
+        N { kind, single }
+    }
+
+    fn boxed(kind: Kind) -> Box<N> {
+        Box::new(N::new(kind))
     }
 }
 
-/// A step of an iterating path.
+/// A step of a path.
 #[derive(Debug, Clone)]
 enum Step {
     /// `.key`
     Key(String),
+    /// `.[i]` (from the end when negative)
+    Nth(isize),
     /// `[]`: every element of an array, every value of an object (in
     /// jaq's order: keys sorted).
     Each,
 }
 
-/// A literal, kept as text where jaq's value of it is not `Send` (`Rc`),
-/// and made as jaq makes it when evaluated.
+/// A number literal, kept as text (jaq's value of it is not `Send`) and
+/// made as jaq makes it when evaluated.
 #[derive(Debug, Clone)]
 enum Lit {
-    Null,
-    Bool(bool),
     /// A number's text, and whether it is negated.
     Num(String, bool),
-    Str(String),
-    /// `[]`
-    EmptyArr,
-    /// `{}`
-    EmptyObj,
 }
 
 impl Lit {
@@ -133,54 +188,38 @@ impl Lit {
         Some(lit)
     }
 
-    fn val(&self) -> Option<Val> {
+    fn val(&self) -> Option<W> {
         Some(match self {
-            Lit::Null => Val::Null,
-            Lit::Bool(b) => Val::Bool(*b),
-            Lit::Num(text, false) => Val::from_num(text).ok()?,
-            Lit::Num(text, true) => (-Val::from_num(text).ok()?).ok()?,
-            Lit::Str(s) => Val::utf8_str(s.clone()),
-            Lit::EmptyArr => Val::Arr(Default::default()),
-            Lit::EmptyObj => Val::obj(Default::default()),
+            Lit::Num(text, false) => W::scalar(Val::from_num(text).ok()?),
+            Lit::Num(text, true) => W::scalar((-Val::from_num(text).ok()?).ok()?),
         })
     }
 }
 
-impl Node {
-    /// True when the term gives one output on any input it answers.
-    fn single(&self) -> bool {
-        match self {
-            Node::Iter(_) => false,
-            Node::Path(_) | Node::Lit(_) | Node::Id => true,
-            Node::Alt(l, r)
-            | Node::Cmp(l, _, r)
-            | Node::Logic(l, _, r)
-            | Node::Pipe(l, r)
-            | Node::Math(l, _, r) => l.single() && r.single(),
-            Node::Not(x) => x.single(),
-            Node::If(branches, otherwise) => {
-                branches.iter().all(|(c, t)| c.single() && t.single())
-                    && otherwise.as_ref().is_none_or(|e| e.single())
-            }
-        }
-    }
-}
-
 /// An intermediate output (and the input of what follows a pipe): a value
-/// of the input, or one the expression made.
+/// of the input, one the expression made, or the outputs `[f]` collected.
 #[derive(Clone)]
 enum Out<'a> {
     Json(&'a Value),
-    Made(Val),
+    Made(W),
+    /// A collected array, and a bound of its depth.
+    List(Rc<Vec<Out<'a>>>, u32),
 }
+
+static NULL: Value = Value::Null;
 
 impl Out<'_> {
     /// jq's truthiness: everything but `null` and `false` is true.
     fn truthy(&self) -> bool {
         match self {
             Out::Json(v) => !matches!(v, Value::Null | Value::Bool(false)),
-            Out::Made(v) => !matches!(v, Val::Null | Val::Bool(false)),
+            Out::Made(w) => !matches!(w.v, Val::Null | Val::Bool(false)),
+            Out::List(..) => true,
         }
+    }
+
+    fn bool(b: bool) -> Self {
+        Out::Made(W::scalar(Val::Bool(b)))
     }
 }
 
@@ -188,6 +227,18 @@ impl Out<'_> {
 enum Stop {
     Jaq,
     Limit(EvalError),
+}
+
+type R<T> = Result<T, Stop>;
+
+/// The state of one evaluation.
+struct Cx<'a, 'g> {
+    guard: &'g BudgetGuard,
+    /// The values of the variables bound, innermost last.
+    vars: Vec<Out<'a>>,
+    /// A bound of the depth of every value of the input.
+    depth: u32,
+    caps: Caps,
 }
 
 impl Fast {
@@ -203,66 +254,74 @@ impl Fast {
 
     /// The fast form of `code` from its syntax tree, if it is in the subset.
     pub(crate) fn from_term(code: &str, term: &Term<&str>) -> Option<Fast> {
-        // Cheap refusals first: most expressions that are not in the subset
-        // are seen to be so from their text.
-        if !may_be_in_subset(code) {
+        // A cheap refusal first: formats and string interpolation are
+        // seen from the text.
+        if code.contains('@') || code.contains("\\(") {
             return None;
         }
-        let node = node(term)?;
         Some(Fast {
-            single: node.single(),
-            node,
+            node: node(term, &mut Vec::new())?,
         })
     }
 
     /// The keys of the path, when the expression is a plain path.
     #[cfg(test)]
     pub(crate) fn keys(&self) -> Option<&[String]> {
-        match &self.node {
-            Node::Path(keys) => Some(keys),
+        match &self.node.kind {
+            Kind::Path(keys) => Some(keys),
             _ => None,
         }
     }
 
-    /// Run on `input`: `Some` with the outputs (or a limit error) when the
-    /// fast path can answer exactly, `None` when jaq must.
+    /// Run on `input` (whose values nest at most `depth` levels): `Some`
+    /// with the outputs (or a limit error) when the fast path can answer
+    /// exactly, `None` when jaq must.
     pub(crate) fn run(
         &self,
         input: &Value,
+        depth: usize,
         limits: &Limits,
     ) -> Option<Result<Vec<Value>, EvalError>> {
         let limits = &limits.effective();
-        let guard = BudgetGuard::enter(limits, caps(limits));
-        if let Err(m) = Meter::Steps.take(self.node.size()) {
-            return Some(Err(limit(m)));
-        }
-        let outs = if self.single {
-            eval(&self.node, &Out::Json(input), &guard).map(|o| vec![o])
-        } else {
-            let mut outs = Vec::new();
-            eval_all(&self.node, &Out::Json(input), &guard, &mut outs).map(|()| outs)
+        let caps = caps(limits);
+        let guard = BudgetGuard::enter(limits, caps);
+        let mut cx = Cx {
+            guard: &guard,
+            vars: Vec::new(),
+            depth: u32::try_from(depth).unwrap_or(u32::MAX),
+            caps,
         };
-        let outs = match outs {
-            Ok(outs) => outs,
+        let input = Out::Json(input);
+        let max = limits.max_outputs;
+        let mut outs = Vec::new();
+        let r = if self.node.single {
+            eval(&self.node, &input, &mut cx).map(|o| outs.push(o))
+        } else {
+            eval_all(&self.node, &input, &mut cx, &mut |x| {
+                if outs.len() >= max {
+                    return Err(Stop::Limit(EvalError::Limit {
+                        limit: "maxOutputs",
+                        message: format!("the expression produced more than {max} outputs"),
+                    }));
+                }
+                outs.push(x);
+                Ok(())
+            })
+        };
+        match r {
+            Ok(()) => {}
             Err(Stop::Jaq) => return None,
             Err(Stop::Limit(e)) => return Some(Err(e)),
-        };
-        if outs.len() > limits.max_outputs {
-            return Some(Err(EvalError::Limit {
-                limit: "maxOutputs",
-                message: format!(
-                    "the expression produced more than {} outputs",
-                    limits.max_outputs
-                ),
-            }));
         }
         let mut values = Vec::with_capacity(outs.len());
         for out in outs {
             let v = match out {
                 Out::Json(v) => output(v, limits),
-                Out::Made(v) => {
-                    super::to_json_values(&[W { v, d: 0 }], limits).map(|mut v| v.remove(0))
-                }
+                made => match operand(made) {
+                    Ok(w) => super::to_json_values(&[w], limits).map(|mut v| v.remove(0)),
+                    Err(Stop::Limit(e)) => Err(e),
+                    Err(Stop::Jaq) => return None,
+                },
             };
             match v {
                 Ok(v) => values.push(v),
@@ -273,241 +332,600 @@ impl Fast {
     }
 }
 
-/// Evaluate a term that may give many outputs on `input`, in jaq's order,
-/// appending them to `out`.
-fn eval_all<'a>(
-    node: &Node,
-    input: &Out<'a>,
-    guard: &BudgetGuard,
-    out: &mut Vec<Out<'a>>,
-) -> Result<(), Stop> {
-    if node.single() {
-        out.push(eval(node, input, guard)?);
-        return Ok(());
+/// A step of the evaluation, charged to `maxSteps`.
+#[inline]
+fn step() -> R<()> {
+    Meter::Steps.take(1).map_err(|m| Stop::Limit(limit(m)))
+}
+
+/// A value operation's error: the limit it breached, or jaq's to give.
+fn failed<T, E>(r: Result<T, E>, guard: &BudgetGuard) -> R<T> {
+    match r {
+        Ok(x) => {
+            breached(guard)?;
+            Ok(x)
+        }
+        Err(_) => {
+            breached(guard)?;
+            Err(Stop::Jaq)
+        }
     }
-    let all = |n: &Node, i: &Out<'a>| -> Result<Vec<Out<'a>>, Stop> {
-        let mut v = Vec::new();
-        eval_all(n, i, guard, &mut v)?;
-        Ok(v)
-    };
-    match node {
-        Node::Iter(steps) => {
-            let v = match input {
-                Out::Json(v) => *v,
-                Out::Made(Val::Null) => &Value::Null,
-                Out::Made(_) => return Err(Stop::Jaq),
-            };
-            walk(v, steps, out)?;
+}
+
+/// Where the outputs of a term go, one by one.
+type Sink<'s, 'a> = &'s mut dyn FnMut(Out<'a>) -> R<()>;
+
+/// Evaluate a term that may give any number of outputs on `input`, in
+/// jaq's order, passing each to `sink` as it comes (so that a collection
+/// or the run's outputs stop at their limits as jaq's do).
+fn eval_all<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a, '_>, sink: Sink<'_, 'a>) -> R<()> {
+    if n.single {
+        return sink(eval(n, input, cx)?);
+    }
+    step()?;
+    let g = cx.guard;
+    match &n.kind {
+        Kind::Empty => {}
+        Kind::Comma(l, r) => {
+            eval_all(l, input, cx, sink)?;
+            eval_all(r, input, cx, sink)?;
         }
-        Node::Pipe(l, r) => {
-            for x in all(l, input)? {
-                eval_all(r, &x, guard, out)?;
+        Kind::Steps(base, path) => match base {
+            None => walk(input.clone(), path, sink)?,
+            Some(b) => {
+                for x in all(b, input, cx)? {
+                    walk(x, path, sink)?;
+                }
+            }
+        },
+        Kind::Bind(src, body) => {
+            for x in all(src, input, cx)? {
+                cx.vars.push(x);
+                eval_all(body, input, cx, sink)?;
+                cx.vars.pop();
             }
         }
-        Node::Alt(l, r) => {
-            let before = out.len();
-            out.extend(all(l, input)?.into_iter().filter(Out::truthy));
-            if out.len() == before {
-                eval_all(r, input, guard, out)?;
+        Kind::Pipe(l, r) => {
+            for x in all(l, input, cx)? {
+                eval_all(r, &x, cx, sink)?;
             }
         }
-        Node::Logic(l, stop, r) => {
-            for x in all(l, input)? {
+        Kind::Alt(l, r) => {
+            let mut found = false;
+            eval_all(l, input, cx, &mut |x| {
+                if x.truthy() {
+                    found = true;
+                    sink(x)?;
+                }
+                Ok(())
+            })?;
+            if !found {
+                eval_all(r, input, cx, sink)?;
+            }
+        }
+        Kind::Logic(l, stop, r) => {
+            for x in all(l, input, cx)? {
                 if x.truthy() == *stop {
-                    out.push(Out::Made(Val::Bool(*stop)));
+                    sink(Out::bool(*stop))?;
                 } else {
-                    for y in all(r, input)? {
-                        out.push(Out::Made(Val::Bool(y.truthy())));
-                    }
+                    eval_all(r, input, cx, &mut |y| sink(Out::bool(y.truthy())))?;
                 }
             }
         }
-        Node::Not(x) => {
-            for x in all(x, input)? {
-                out.push(Out::Made(Val::Bool(!x.truthy())));
-            }
+        Kind::Not(x) => {
+            eval_all(x, input, cx, &mut |x| sink(Out::bool(!x.truthy())))?;
         }
-        Node::If(branches, otherwise) => {
-            eval_if(branches, otherwise.as_deref(), input, guard, out)?;
+        Kind::If(branches, otherwise) => {
+            eval_if(branches, otherwise.as_deref(), input, cx, sink)?;
         }
         // jaq's cartesian product: for each output of the left side, every
         // output of the right side.
-        Node::Cmp(l, op, r) => {
-            for x in all(l, input)? {
-                for y in all(r, input)? {
-                    let b = op.run(&operand(x.clone())?, &operand(y)?);
-                    breached(guard)?;
-                    out.push(Out::Made(Val::Bool(b)));
-                }
+        Kind::Cmp(l, op, r) => {
+            for x in all(l, input, cx)? {
+                eval_all(r, input, cx, &mut |y| {
+                    let b = match compare(*op, &x, &y, g)? {
+                        Some(b) => b,
+                        None => op.run(&operand(x.clone())?, &operand(y)?),
+                    };
+                    breached(g)?;
+                    sink(Out::bool(b))
+                })?;
             }
         }
-        Node::Math(l, op, r) => {
-            for x in all(l, input)? {
-                for y in all(r, input)? {
+        Kind::Math(l, op, r) => {
+            for x in all(l, input, cx)? {
+                eval_all(r, input, cx, &mut |y| {
                     let v = op.run(operand(x.clone())?, operand(y)?);
-                    breached(guard)?;
-                    out.push(Out::Made(v.map_err(|_| Stop::Jaq)?.v));
-                }
+                    sink(Out::Made(failed(v, g)?))
+                })?;
             }
         }
-        Node::Path(_) | Node::Lit(_) | Node::Id => out.push(eval(node, input, guard)?),
+        Kind::Id
+        | Kind::Lit(_)
+        | Kind::Const(_)
+        | Kind::Path(_)
+        | Kind::Var(_)
+        | Kind::Collect(_)
+        | Kind::Quant(..)
+        | Kind::Fun(_) => sink(eval(n, input, cx)?)?,
     }
     Ok(())
+}
+
+/// Every output of `n` on `input`, each kept charged as a slot of memory.
+fn all<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Vec<Out<'a>>> {
+    if n.single {
+        return Ok(vec![eval(n, input, cx)?]);
+    }
+    let g = cx.guard;
+    let mut v = Vec::new();
+    eval_all(n, input, cx, &mut |x| {
+        value::alloc_slots(1).map_err(|_| limit_stop(g))?;
+        v.push(x);
+        Ok(())
+    })?;
+    Ok(v)
 }
 
 /// `if` with many outputs: each output of the first condition chooses its
 /// branch; the rest of the chain is the `else` of the first.
 fn eval_if<'a>(
-    branches: &[(Node, Node)],
-    otherwise: Option<&Node>,
+    branches: &'a [(N, N)],
+    otherwise: Option<&'a N>,
     input: &Out<'a>,
-    guard: &BudgetGuard,
-    out: &mut Vec<Out<'a>>,
-) -> Result<(), Stop> {
+    cx: &mut Cx<'a, '_>,
+    sink: Sink<'_, 'a>,
+) -> R<()> {
     let Some(((c, t), rest)) = branches.split_first() else {
-        match otherwise {
-            Some(e) => eval_all(e, input, guard, out)?,
-            None => out.push(input.clone()),
-        }
-        return Ok(());
+        return match otherwise {
+            Some(e) => eval_all(e, input, cx, sink),
+            None => sink(input.clone()),
+        };
     };
-    let mut conds = Vec::new();
-    eval_all(c, input, guard, &mut conds)?;
-    for cond in conds {
+    for cond in all(c, input, cx)? {
         if cond.truthy() {
-            eval_all(t, input, guard, out)?;
+            eval_all(t, input, cx, sink)?;
         } else {
-            eval_if(rest, otherwise, input, guard, out)?;
+            eval_if(rest, otherwise, input, cx, sink)?;
         }
     }
     Ok(())
 }
 
-/// The values at an iterating path: a step per element iterated.
-fn walk<'a>(v: &'a Value, steps: &[Step], out: &mut Vec<Out<'a>>) -> Result<(), Stop> {
-    let Some((step, rest)) = steps.split_first() else {
-        out.push(Out::Json(v));
-        return Ok(());
+/// The values at the steps of a path from `x`, passed to `sink`: a step
+/// per element iterated.
+fn walk<'a>(x: Out<'a>, path: &[Step], sink: Sink<'_, 'a>) -> R<()> {
+    let Some((first, rest)) = path.split_first() else {
+        return sink(x);
     };
-    match step {
-        Step::Key(k) => match v {
-            Value::Object(m) => walk(m.get(k).unwrap_or(&Value::Null), rest, out),
-            Value::Null => walk(&Value::Null, rest, out),
-            _ => Err(Stop::Jaq),
-        },
-        Step::Each => {
-            let n = match v {
-                Value::Array(a) => a.len(),
-                Value::Object(o) => o.len(),
-                // Iterating anything else is jaq's error (or, with `?`,
-                // no output).
-                _ => return Err(Stop::Jaq),
-            };
-            Meter::Steps
-                .take(n as u64)
-                .map_err(|m| Stop::Limit(limit(m)))?;
-            match v {
-                Value::Array(a) => a.iter().try_for_each(|x| walk(x, rest, out)),
-                Value::Object(o) => o.values().try_for_each(|x| walk(x, rest, out)),
-                _ => Err(Stop::Jaq),
-            }
-        }
+    match first {
+        Step::Each => each(&x, |e| walk(e, rest, sink).map(|()| true)),
+        key_or_nth => walk(index(x, key_or_nth)?, rest, sink),
     }
 }
 
-/// Evaluate a term on `input`.
-fn eval<'a>(node: &Node, input: &Out<'a>, guard: &BudgetGuard) -> Result<Out<'a>, Stop> {
-    Ok(match node {
-        Node::Id => input.clone(),
-        Node::Iter(_) => return Err(Stop::Jaq),
-        Node::Path(keys) => {
+/// The elements `.[]` gives on `x`, in jaq's order (an object's values
+/// by sorted key), passed to `f` until it says stop (`Ok(false)`), with a
+/// step charged for each; iterating anything else is jaq's error.
+fn each<'a>(x: &Out<'a>, mut f: impl FnMut(Out<'a>) -> R<bool>) -> R<()> {
+    match x {
+        Out::Json(Value::Array(a)) => {
+            for v in a {
+                step()?;
+                if !f(Out::Json(v))? {
+                    break;
+                }
+            }
+        }
+        Out::Json(Value::Object(o)) => {
+            for v in o.values() {
+                step()?;
+                if !f(Out::Json(v))? {
+                    break;
+                }
+            }
+        }
+        Out::List(l, _) => {
+            for v in l.iter() {
+                step()?;
+                if !f(v.clone())? {
+                    break;
+                }
+            }
+        }
+        Out::Made(W { v: Val::Arr(a), d }) => {
+            let d = d.saturating_sub(1);
+            for v in a.iter() {
+                step()?;
+                if !f(Out::Made(W { v: v.clone(), d }))? {
+                    break;
+                }
+            }
+        }
+        _ => return Err(Stop::Jaq),
+    }
+    Ok(())
+}
+
+/// Array index `i` of a sequence of `len` (negative from the end), as
+/// jaq takes it.
+fn position(i: isize, len: usize) -> Option<usize> {
+    let i = if i < 0 {
+        isize::try_from(len).ok()?.checked_add(i)?
+    } else {
+        i
+    };
+    usize::try_from(i).ok().filter(|&i| i < len)
+}
+
+/// `x.key` or `x[i]` (a step): what jaq gives when it gives a value;
+/// anything else (an error) is jaq's.
+fn index<'a>(x: Out<'a>, s: &Step) -> R<Out<'a>> {
+    step()?;
+    // A limit breached while indexing is found by the caller's next
+    // metered operation or at the end of the run.
+    Ok(match (x, s) {
+        (Out::Json(Value::Null), _) => Out::Json(&NULL),
+        (Out::Made(W { v: Val::Null, .. }), _) => Out::Json(&NULL),
+        (Out::Json(Value::Object(m)), Step::Key(k)) => Out::Json(m.get(k).unwrap_or(&NULL)),
+        (Out::Json(Value::Array(a)), Step::Nth(i)) => {
+            Out::Json(position(*i, a.len()).map_or(&NULL, |i| &a[i]))
+        }
+        (Out::List(l, _), Step::Nth(i)) => match position(*i, l.len()) {
+            Some(i) => l[i].clone(),
+            None => Out::Json(&NULL),
+        },
+        // A value the expression made: jaq's own indexing.
+        (Out::Made(w), step) => {
+            let key = match step {
+                Step::Key(k) => W::scalar(Val::utf8_str(k.clone())),
+                Step::Nth(i) => W::scalar(Val::from(*i)),
+                Step::Each => return Err(Stop::Jaq),
+            };
+            let r = jaq_core::ValT::index(w, &key);
+            return r.map(Out::Made).map_err(|_| Stop::Jaq);
+        }
+        _ => return Err(Stop::Jaq),
+    })
+}
+
+/// Evaluate a term that gives one output on `input`.
+fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
+    step()?;
+    Ok(match &n.kind {
+        Kind::Id => input.clone(),
+        Kind::Path(keys) => {
+            // A step per key looked up, as jaq's indexing.
+            Meter::Steps
+                .take(keys.len() as u64)
+                .map_err(|m| Stop::Limit(limit(m)))?;
             let mut v = match input {
                 Out::Json(v) => *v,
-                Out::Made(Val::Null) => &Value::Null,
-                Out::Made(_) => return Err(Stop::Jaq),
+                x => {
+                    let mut x = x.clone();
+                    for k in keys {
+                        x = index(x, &Step::Key(k.clone()))?;
+                    }
+                    return Ok(x);
+                }
             };
             for k in keys {
                 v = match v {
-                    Value::Object(m) => m.get(k).unwrap_or(&Value::Null),
-                    Value::Null => &Value::Null,
+                    Value::Object(m) => m.get(k).unwrap_or(&NULL),
+                    Value::Null => &NULL,
                     _ => return Err(Stop::Jaq),
                 };
             }
             Out::Json(v)
         }
-        Node::Lit(lit) => Out::Made(lit.val().ok_or(Stop::Jaq)?),
-        Node::Alt(l, r) => {
-            let l = eval(l, input, guard)?;
-            if l.truthy() {
-                l
+        Kind::Steps(base, path) => {
+            let mut x = match base {
+                None => input.clone(),
+                Some(b) => eval(b, input, cx)?,
+            };
+            for s in path {
+                x = index(x, s)?;
+            }
+            x
+        }
+        Kind::Var(i) => cx.vars[cx.vars.len() - 1 - i].clone(),
+        Kind::Bind(src, body) => {
+            let x = eval(src, input, cx)?;
+            cx.vars.push(x);
+            let r = eval(body, input, cx)?;
+            cx.vars.pop();
+            r
+        }
+        Kind::Collect(f) => {
+            let (g, max) = (cx.guard, cx.caps.max_collection);
+            let mut items = Vec::new();
+            eval_all(f, input, cx, &mut |x| {
+                // As jaq's collection: a slot per element, and an error
+                // at the first element past the limit.
+                value::alloc_slots(1).map_err(|_| limit_stop(g))?;
+                if items.len() >= max {
+                    let _ = value::check_coll_len(items.len() + 1);
+                    return Err(limit_stop(g));
+                }
+                items.push(x);
+                Ok(())
+            })?;
+            list(items, cx)?
+        }
+        Kind::Lit(lit) => Out::Made(lit.val().ok_or(Stop::Jaq)?),
+        Kind::Const(v) => Out::Json(v),
+        Kind::Alt(l, r) => {
+            let l = eval(l, input, cx)?;
+            if l.truthy() { l } else { eval(r, input, cx)? }
+        }
+        Kind::Logic(l, stop, r) => {
+            if eval(l, input, cx)?.truthy() == *stop {
+                Out::bool(*stop)
             } else {
-                eval(r, input, guard)?
+                Out::bool(eval(r, input, cx)?.truthy())
             }
         }
-        Node::Logic(l, stop, r) => {
-            if eval(l, input, guard)?.truthy() == *stop {
-                Out::Made(Val::Bool(*stop))
-            } else {
-                Out::Made(Val::Bool(eval(r, input, guard)?.truthy()))
-            }
+        Kind::Not(x) => Out::bool(!eval(x, input, cx)?.truthy()),
+        Kind::Pipe(l, r) => {
+            let l = eval(l, input, cx)?;
+            eval(r, &l, cx)?
         }
-        Node::Not(x) => Out::Made(Val::Bool(!eval(x, input, guard)?.truthy())),
-        Node::Pipe(l, r) => {
-            let l = eval(l, input, guard)?;
-            eval(r, &l, guard)?
-        }
-        Node::If(branches, otherwise) => {
+        Kind::If(branches, otherwise) => {
             for (c, t) in branches {
-                if eval(c, input, guard)?.truthy() {
-                    return eval(t, input, guard);
+                if eval(c, input, cx)?.truthy() {
+                    return eval(t, input, cx);
                 }
             }
             match otherwise {
-                Some(e) => eval(e, input, guard)?,
+                Some(e) => eval(e, input, cx)?,
                 None => input.clone(),
             }
         }
-        Node::Cmp(l, op, r) => {
+        Kind::Cmp(l, op, r) => {
             // jaq runs the right side first (its cartesian product), which
             // only matters for errors: those are jaq's to give anyway.
-            let r = eval(r, input, guard)?;
-            let l = eval(l, input, guard)?;
-            let (l, r) = (operand(l)?, operand(r)?);
-            let b = op.run(&l, &r);
-            breached(guard)?;
-            Out::Made(Val::Bool(b))
+            let r = eval(r, input, cx)?;
+            let l = eval(l, input, cx)?;
+            let b = match compare(*op, &l, &r, cx.guard)? {
+                Some(b) => b,
+                None => op.run(&operand(l)?, &operand(r)?),
+            };
+            breached(cx.guard)?;
+            Out::bool(b)
         }
-        Node::Math(l, op, r) => {
-            let r = eval(r, input, guard)?;
-            let l = eval(l, input, guard)?;
-            let (l, r) = (operand(l)?, operand(r)?);
-            let v = op.run(l, r);
-            breached(guard)?;
+        Kind::Math(l, op, r) => {
+            let r = eval(r, input, cx)?;
+            let l = eval(l, input, cx)?;
+            let v = op.run(operand(l)?, operand(r)?);
             // A type error (adding a string to a number) is jaq's to give.
-            Out::Made(v.map_err(|_| Stop::Jaq)?.v)
+            Out::Made(failed(v, cx.guard)?)
         }
+        Kind::Quant(any, xs, cond) => {
+            let xs = eval(xs, input, cx)?;
+            let mut decided = false;
+            each(&xs, |x| {
+                decided = eval(cond, &x, cx)?.truthy() == *any;
+                Ok(!decided)
+            })?;
+            Out::bool(if decided { *any } else { !*any })
+        }
+        Kind::Fun(f) => fun(*f, input, cx)?,
+        Kind::Empty | Kind::Comma(..) => return Err(Stop::Jaq),
+    })
+}
+
+/// The rank of a value's type in jq's order: null < false < true <
+/// numbers < strings < arrays < objects.
+fn rank(x: &Out<'_>) -> u8 {
+    match x {
+        Out::Json(v) => match v {
+            Value::Null => 0,
+            Value::Bool(b) => 1 + u8::from(*b),
+            Value::Number(_) => 3,
+            Value::String(_) => 4,
+            Value::Array(_) => 5,
+            Value::Object(_) => 6,
+        },
+        Out::List(..) => 5,
+        Out::Made(w) => match &w.v {
+            Val::Null => 0,
+            Val::Bool(b) => 1 + u8::from(*b),
+            Val::Num(_) => 3,
+            Val::TStr(_) | Val::BStr(_) => 4,
+            Val::Arr(_) => 5,
+            Val::Obj(_) => 6,
+        },
+    }
+}
+
+/// `l <op> r` without converting the operands where their types decide it
+/// (values of different types compare by type, as jaq's metered equality
+/// and order do, a step) or they are strings, booleans or `null` of the
+/// input or the expression's literals compared for equality; `None` for
+/// what jaq's operation on the converted operands must decide.
+fn compare(op: Cmp, l: &Out<'_>, r: &Out<'_>, guard: &BudgetGuard) -> R<Option<bool>> {
+    let (a, b) = (rank(l), rank(r));
+    let ordering = if a != b {
+        a.cmp(&b)
+    } else {
+        match (l, r, op) {
+            (Out::Json(x), Out::Json(y), Cmp::Eq | Cmp::Ne) if a <= 4 && a != 3 => {
+                value::tick().map_err(|_| limit_stop(guard))?;
+                if let (Value::String(x), Value::String(y)) = (x, y)
+                    && x.len() == y.len()
+                {
+                    value::tick_bytes(x.len()).map_err(|_| limit_stop(guard))?;
+                }
+                return Ok(Some((x == y) == matches!(op, Cmp::Eq)));
+            }
+            _ => return Ok(None),
+        }
+    };
+    value::tick().map_err(|_| limit_stop(guard))?;
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    Ok(Some(match op {
+        Cmp::Eq => ordering == Equal,
+        Cmp::Ne => ordering != Equal,
+        Cmp::Lt => ordering == Less,
+        Cmp::Le => ordering != Greater,
+        Cmp::Gt => ordering == Greater,
+        Cmp::Ge => ordering != Less,
+    }))
+}
+
+/// The limit breached by a value operation that failed.
+fn limit_stop(guard: &BudgetGuard) -> Stop {
+    match breached(guard) {
+        Err(s) => s,
+        Ok(()) => Stop::Jaq,
+    }
+}
+
+/// `[f]` of the outputs `items` (charged and counted as they came): where
+/// its depth could pass the limit, jaq gives the error.
+fn list<'a>(items: Vec<Out<'a>>, cx: &Cx<'a, '_>) -> R<Out<'a>> {
+    let mut d = 0u32;
+    for x in &items {
+        d = d.max(match x {
+            Out::Json(_) => cx.depth,
+            Out::Made(w) => w.d,
+            Out::List(_, d) => *d,
+        });
+    }
+    let d = d.saturating_add(1);
+    if d > cx.caps.max_depth {
+        return Err(Stop::Jaq);
+    }
+    Ok(Out::List(Rc::new(items), d))
+}
+
+/// A function of `x`, as jaq's definition or native computes it.
+fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
+    let g = cx.guard;
+    let made = |r: jaq_core::ValR<W>| -> R<Out<'a>> { Ok(Out::Made(failed(r, g)?)) };
+    match f {
+        Fun::Length => match x {
+            Out::Json(Value::Array(a)) => Ok(Out::Made(W::scalar(Val::from(a.len())))),
+            Out::Json(Value::Object(o)) => Ok(Out::Made(W::scalar(Val::from(o.len())))),
+            Out::List(l, _) => Ok(Out::Made(W::scalar(Val::from(l.len())))),
+            x => made(super::natives::length(&operand(x.clone())?)),
+        },
+        Fun::Type => {
+            let name = match x {
+                Out::Json(v) => match v {
+                    Value::Null => "null",
+                    Value::Bool(_) => "boolean",
+                    Value::Number(_) => "number",
+                    Value::String(_) => "string",
+                    Value::Array(_) => "array",
+                    Value::Object(_) => "object",
+                },
+                Out::List(..) => "array",
+                Out::Made(w) => value::type_name(&w.v),
+            };
+            Ok(Out::Made(W::scalar(Val::utf8_str(name.to_string()))))
+        }
+        // `reduce .[] as $x (null; . + $x)`
+        Fun::Add => {
+            let mut acc = W::scalar(Val::Null);
+            each(x, |e| {
+                let sum = std::mem::replace(&mut acc, W::scalar(Val::Null)) + operand(e)?;
+                acc = failed(sum, g)?;
+                Ok(true)
+            })?;
+            Ok(Out::Made(acc))
+        }
+        // `max_by(.)`/`min_by(.)`: the last greatest, the first least; an
+        // array only (anything else is jaq's error), `null` when empty.
+        Fun::Max | Fun::Min => {
+            if matches!(x, Out::Json(Value::Object(_))) {
+                return Err(Stop::Jaq);
+            }
+            let mut best: Option<(Out<'a>, W)> = None;
+            each(x, |e| {
+                let k = operand(e.clone())?;
+                let replace = match &best {
+                    None => true,
+                    Some((_, b)) => {
+                        let o = k.cmp(b);
+                        breached(g)?;
+                        match f {
+                            Fun::Max => o != std::cmp::Ordering::Less,
+                            _ => o == std::cmp::Ordering::Less,
+                        }
+                    }
+                };
+                if replace {
+                    best = Some((e, k));
+                }
+                Ok(true)
+            })?;
+            Ok(best.map_or(Out::Json(&NULL), |(e, _)| e))
+        }
+        Fun::Downcase => made(map_str(operand(x.clone())?, <[u8]>::to_ascii_lowercase)?),
+        Fun::Upcase => made(map_str(operand(x.clone())?, <[u8]>::to_ascii_uppercase)?),
+        Fun::Floor => made(round(operand(x.clone())?, f64::floor)?),
+        Fun::Ceil => made(round(operand(x.clone())?, f64::ceil)?),
+        Fun::ToNumber => made(super::natives::tonumber(&operand(x.clone())?.v)),
+    }
+}
+
+/// jaq-std's `map_utf8_str`: `f` of a string's bytes, a new string; any
+/// other value is jaq's error.
+fn map_str(w: W, f: impl FnOnce(&[u8]) -> Vec<u8>) -> R<jaq_core::ValR<W>> {
+    use jaq_std::ValT as _;
+    let b = w.as_utf8_bytes().ok_or(Stop::Jaq)?;
+    Ok(Ok(W::from_utf8_bytes(f(b))))
+}
+
+/// jaq-std's `round`: an integer as it is, a float rounded by `f` (an
+/// integer when it fits, else printed without decimals).
+fn round(w: W, f: impl FnOnce(f64) -> f64) -> R<jaq_core::ValR<W>> {
+    use jaq_std::ValT as _;
+    if w.is_int() {
+        return Ok(Ok(w));
+    }
+    let x = f(w.as_f64().ok_or(Stop::Jaq)?);
+    Ok(if !x.is_finite() {
+        Ok(W::from(x))
+    } else if isize::MIN as f64 <= x && x <= isize::MAX as f64 {
+        Ok(W::from(x as isize))
+    } else {
+        W::from_num(&format!("{x:.0}"))
     })
 }
 
 /// The limit error of a breach recorded during a value operation.
-fn breached(guard: &BudgetGuard) -> Result<(), Stop> {
+fn breached(guard: &BudgetGuard) -> R<()> {
     match guard.breach() {
         Some((limit, message)) => Err(Stop::Limit(EvalError::Limit { limit, message })),
         None => Ok(()),
     }
 }
 
-/// An operand of a comparison as jaq's value: a value of the input is
-/// converted as the input would be (charged as a conversion).
-fn operand(o: Out<'_>) -> Result<W, Stop> {
+/// An operand of an operation as jaq's value: a value of the input is
+/// converted as the input would be (charged as a conversion); a collected
+/// array is built as jaq builds it.
+fn operand(o: Out<'_>) -> R<W> {
     match o {
-        Out::Made(v) => Ok(W { v, d: 0 }),
+        Out::Made(w) => Ok(w),
         Out::Json(v) => {
             if v.is_array() || v.is_object() {
                 crate::budget::copy_of(v).map_err(|e| Stop::Limit(from_error(e)))?;
             }
             let (v, d) = format::from_value(v);
             Ok(W { v, d })
+        }
+        Out::List(items, d) => {
+            let items = Rc::try_unwrap(items).unwrap_or_else(|l| (*l).clone());
+            let mut vals = Vec::with_capacity(items.len());
+            for x in items {
+                vals.push(operand(x)?.v);
+            }
+            Ok(W {
+                v: Val::Arr(Rc::new(vals)),
+                d,
+            })
         }
     }
 }
@@ -523,81 +941,136 @@ fn caps(limits: &Limits) -> Caps {
     }
 }
 
-/// False when `code` is plainly outside the subset (a variable, a comma,
-/// an object or a format, `[` that does not open a quoted key, a function
-/// call): a refusal without lexing. Text in
-/// string literals may make it refuse what is in the subset; that only
-/// leaves the expression to jaq.
-fn may_be_in_subset(code: &str) -> bool {
-    let b = code.as_bytes();
-    if code.contains(['$', ',', '@', ';']) || code.contains("\\(") {
-        return false;
-    }
-    b.iter().enumerate().all(|(i, c)| match c {
-        b'[' => matches!(b.get(i + 1), Some(b'"' | b']')),
-        b'{' => b.get(i + 1) == Some(&b'}'),
-        b'(' => !(i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')),
-        _ => true,
-    })
-}
-
-/// The subset's form of a term, `None` for anything outside it.
-fn node(term: &Term<&str>) -> Option<Node> {
-    Some(match term {
+/// The subset's form of a term, `None` for anything outside it. `scope`
+/// holds the variables bound around it, innermost last.
+fn node<'s>(term: &Term<&'s str>, scope: &mut Vec<&'s str>) -> Option<N> {
+    Some(N::new(match term {
         Term::Path(..) => {
-            let mut steps = Vec::new();
-            path_steps(term, &mut steps)?;
-            if steps.iter().all(|s| matches!(s, Step::Key(_))) {
-                Node::Path(
-                    steps
-                        .into_iter()
+            let mut path = Vec::new();
+            let base = path_steps(term, &mut path, scope)?;
+            match base {
+                None if path.iter().all(|s| matches!(s, Step::Key(_))) => Kind::Path(
+                    path.into_iter()
                         .filter_map(|s| match s {
                             Step::Key(k) => Some(k),
-                            Step::Each => None,
+                            _ => None,
                         })
                         .collect(),
-                )
-            } else {
-                Node::Iter(steps)
+                ),
+                base => Kind::Steps(base.map(Box::new), path),
             }
         }
-        Term::Num(n) => Node::Lit(Lit::new_num(n, false)?),
+        Term::Num(n) => Kind::Lit(Lit::new_num(n, false)?),
         Term::Neg(x) => match &**x {
-            Term::Num(n) => Node::Lit(Lit::new_num(n, true)?),
+            Term::Num(n) => Kind::Lit(Lit::new_num(n, true)?),
             _ => return None,
         },
-        Term::Str(None, _) => Node::Lit(Lit::Str(literal(term)?)),
-        Term::Call("null", args) if args.is_empty() => Node::Lit(Lit::Null),
-        Term::Call("true", args) if args.is_empty() => Node::Lit(Lit::Bool(true)),
-        Term::Call("false", args) if args.is_empty() => Node::Lit(Lit::Bool(false)),
-        Term::Arr(None) => Node::Lit(Lit::EmptyArr),
-        Term::Obj(entries) if entries.is_empty() => Node::Lit(Lit::EmptyObj),
-        Term::Id => Node::Id,
-        Term::IfThenElse(branches, otherwise) => Node::If(
+        Term::Str(None, _) => Kind::Const(Value::String(literal(term)?)),
+        Term::Arr(None) => Kind::Const(Value::Array(Vec::new())),
+        Term::Arr(Some(f)) => Kind::Collect(Box::new(node(f, scope)?)),
+        Term::Obj(entries) if entries.is_empty() => Kind::Const(Value::Object(Default::default())),
+        Term::Id => Kind::Id,
+        Term::Var(name) => {
+            let i = scope.iter().rev().position(|v| v == name)?;
+            Kind::Var(i)
+        }
+        Term::Call(name, args) => call(name, args, scope)?,
+        Term::IfThenElse(branches, otherwise) => Kind::If(
             branches
                 .iter()
-                .map(|(c, t)| Some((node(c)?, node(t)?)))
+                .map(|(c, t)| Some((node(c, scope)?, node(t, scope)?)))
                 .collect::<Option<_>>()?,
             match otherwise {
-                Some(e) => Some(Box::new(node(e)?)),
+                Some(e) => Some(Box::new(node(e, scope)?)),
                 None => None,
             },
         ),
         Term::BinOp(l, op, r) => {
-            let (l, r) = (Box::new(node(l)?), r);
+            let l = Box::new(node(l, scope)?);
             match op {
-                BinaryOp::Alt => Node::Alt(l, Box::new(node(r)?)),
-                BinaryOp::And => Node::Logic(l, false, Box::new(node(r)?)),
-                BinaryOp::Or => Node::Logic(l, true, Box::new(node(r)?)),
-                BinaryOp::Cmp(op) => Node::Cmp(l, *op, Box::new(node(r)?)),
-                BinaryOp::Math(op) => Node::Math(l, *op, Box::new(node(r)?)),
+                BinaryOp::Pipe(Some(Pattern::Var(x))) => {
+                    scope.push(x);
+                    let body = node(r, scope);
+                    scope.pop();
+                    Kind::Bind(l, Box::new(body?))
+                }
+                BinaryOp::Pipe(Some(_)) => return None,
                 BinaryOp::Pipe(None) => match &**r {
-                    Term::Call("not", args) if args.is_empty() => Node::Not(l),
-                    r => Node::Pipe(l, Box::new(node(r)?)),
+                    Term::Call("not", args) if args.is_empty() => Kind::Not(l),
+                    r => Kind::Pipe(l, Box::new(node(r, scope)?)),
                 },
+                BinaryOp::Comma => Kind::Comma(l, Box::new(node(r, scope)?)),
+                BinaryOp::Alt => Kind::Alt(l, Box::new(node(r, scope)?)),
+                BinaryOp::And => Kind::Logic(l, false, Box::new(node(r, scope)?)),
+                BinaryOp::Or => Kind::Logic(l, true, Box::new(node(r, scope)?)),
+                BinaryOp::Cmp(op) => Kind::Cmp(l, *op, Box::new(node(r, scope)?)),
+                BinaryOp::Math(op) => Kind::Math(l, *op, Box::new(node(r, scope)?)),
                 _ => return None,
             }
         }
+        _ => return None,
+    }))
+}
+
+/// A call of a standard filter in the subset, as the subset's terms.
+fn call<'s>(name: &str, args: &[Term<&'s str>], scope: &mut Vec<&'s str>) -> Option<Kind> {
+    let each = || N::new(Kind::Steps(None, vec![Step::Each]));
+    Some(match (name, args) {
+        ("null", []) => Kind::Const(Value::Null),
+        ("true", []) => Kind::Const(Value::Bool(true)),
+        ("false", []) => Kind::Const(Value::Bool(false)),
+        ("empty", []) => Kind::Empty,
+        ("not", []) => Kind::Not(N::boxed(Kind::Id)),
+        // `def select(f): if f then . else empty end;`
+        ("select", [f]) => Kind::If(
+            vec![(node(f, scope)?, N::new(Kind::Id))],
+            Some(N::boxed(Kind::Empty)),
+        ),
+        // `def map(f): [.[] | f];`
+        ("map", [f]) => Kind::Collect(N::boxed(Kind::Pipe(
+            Box::new(each()),
+            Box::new(node(f, scope)?),
+        ))),
+        ("first", []) => Kind::Steps(None, vec![Step::Nth(0)]),
+        ("last", []) => Kind::Steps(None, vec![Step::Nth(-1)]),
+        ("any" | "all", []) => Kind::Quant(name == "any", N::boxed(Kind::Id), N::boxed(Kind::Id)),
+        ("any" | "all", [cond]) => {
+            let cond = node(cond, scope)?;
+            if !cond.single {
+                return None;
+            }
+            Kind::Quant(name == "any", N::boxed(Kind::Id), Box::new(cond))
+        }
+        // `any(xs[]; cond)`: the elements of one value, each deciding with
+        // one output (so that stopping early is jaq's stopping early).
+        ("any" | "all", [g, cond]) => {
+            let g = node(g, scope)?;
+            let cond = node(cond, scope)?;
+            let Kind::Steps(base, mut path) = g.kind else {
+                return None;
+            };
+            if !cond.single || !matches!(path.pop(), Some(Step::Each)) {
+                return None;
+            }
+            let xs = N::new(Kind::Steps(base, path));
+            if !xs.single {
+                return None;
+            }
+            Kind::Quant(name == "any", Box::new(xs), Box::new(cond))
+        }
+        (_, []) => Kind::Fun(match name {
+            "length" => Fun::Length,
+            "add" => Fun::Add,
+            "max" => Fun::Max,
+            "min" => Fun::Min,
+            "type" => Fun::Type,
+            "ascii_downcase" => Fun::Downcase,
+            "ascii_upcase" => Fun::Upcase,
+            "floor" => Fun::Floor,
+            "ceil" => Fun::Ceil,
+            "tonumber" => Fun::ToNumber,
+            _ => return None,
+        }),
         _ => return None,
     })
 }
@@ -618,26 +1091,40 @@ fn literal(term: &Term<&str>) -> Option<String> {
     Some(s)
 }
 
-/// The steps of a path of object keys and iterations from `.`, appended to
-/// `steps`; `None` for any other term.
-fn path_steps(term: &Term<&str>, steps: &mut Vec<Step>) -> Option<()> {
+/// An integer literal's value.
+fn int(term: &Term<&str>) -> Option<isize> {
+    match term {
+        Term::Num(n) if n.bytes().all(|b| b.is_ascii_digit()) => n.parse().ok(),
+        Term::Neg(x) => int(x).and_then(isize::checked_neg),
+        _ => None,
+    }
+}
+
+/// The steps of a path, appended to `steps`, and the term they start from
+/// (`None` for `.`); `None` for a step outside the subset.
+fn path_steps<'s>(
+    term: &Term<&'s str>,
+    steps: &mut Vec<Step>,
+    scope: &mut Vec<&'s str>,
+) -> Option<Option<N>> {
     let Term::Path(base, path) = term else {
         return None;
     };
-    match &**base {
-        Term::Id => {}
-        inner @ Term::Path(..) => path_steps(inner, steps)?,
-        _ => return None,
-    }
+    let base = match &**base {
+        Term::Id => None,
+        inner @ Term::Path(..) => path_steps(inner, steps, scope)?,
+        other => Some(node(other, scope)?),
+    };
     for (part, _optional) in &path.0 {
         // `?` only changes what an error does; errors are jaq's to give.
         steps.push(match part {
             Part::Index(key @ Term::Str(None, _)) => Step::Key(literal(key)?),
+            Part::Index(i) => Step::Nth(int(i)?),
             Part::Range(None, None) => Step::Each,
             _ => return None,
         });
     }
-    Some(())
+    Some(base)
 }
 
 /// A limit error of the engine's as the evaluation's.

@@ -47,6 +47,8 @@ pub(crate) struct Input<'a> {
     /// Nodes and string bytes of `json`, for the charge of converting it.
     nodes: u64,
     bytes: usize,
+    /// How deep `json` nests (at most `maxDepth`).
+    depth: usize,
     val: std::cell::OnceCell<W>,
 }
 
@@ -79,6 +81,7 @@ impl<'a> Input<'a> {
             json: v,
             nodes,
             bytes,
+            depth,
             val: std::cell::OnceCell::new(),
         })
     }
@@ -355,7 +358,7 @@ impl Program {
         if let Some(fast) = &self.fast
             && FAST_PATH.with(std::cell::Cell::get)
             && limits.max_outputs > 0
-            && let Some(r) = fast.run(input.json(), limits)
+            && let Some(r) = fast.run(input.json(), input.depth, limits)
         {
             return r;
         }

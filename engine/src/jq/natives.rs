@@ -41,7 +41,7 @@ fn err(msg: impl std::fmt::Display) -> value::Error {
 /// `type (value)` preview as gojq writes it in messages.
 use value::{preview_typed as preview, type_name};
 
-fn length(v: &W) -> ValR<W> {
+pub(crate) fn length(v: &W) -> ValR<W> {
     Ok(W::scalar(match &v.v {
         Val::Null => Val::from(0isize),
         Val::Bool(_) => {
@@ -223,7 +223,7 @@ fn parse_number(s: &str) -> Option<Val> {
     s.parse::<f64>().ok().map(Val::from)
 }
 
-fn tonumber(v: &Val) -> ValR<W> {
+pub(crate) fn tonumber(v: &Val) -> ValR<W> {
     match v {
         Val::Num(_) => Ok(W::scalar(v.clone())),
         Val::TStr(b) | Val::BStr(b) => {

@@ -180,7 +180,7 @@ fn check_str_len(len: usize) -> Result<(), Error> {
     }
 }
 
-fn check_coll_len(len: usize) -> Result<(), Error> {
+pub(crate) fn check_coll_len(len: usize) -> Result<(), Error> {
     let max = caps().max_collection;
     if len > max {
         Err(breach(
