@@ -758,6 +758,18 @@ fn compare(op: Cmp, l: &Out<'_>, r: &Out<'_>, guard: &BudgetGuard) -> R<Option<b
                 }
                 return Ok(Some((x == y) == matches!(op, Cmp::Eq)));
             }
+            // Two integers of the input or literals, as jaq's integers
+            // compare.
+            (Out::Json(Value::Number(x)), Out::Json(Value::Number(y)), _) => {
+                match (x.as_i64(), y.as_i64()) {
+                    (Some(x), Some(y))
+                        if isize::try_from(x).is_ok() && isize::try_from(y).is_ok() =>
+                    {
+                        x.cmp(&y)
+                    }
+                    _ => return Ok(None),
+                }
+            }
             _ => return Ok(None),
         }
     };
@@ -959,6 +971,15 @@ fn node<'s>(term: &Term<&'s str>, scope: &mut Vec<&'s str>) -> Option<N> {
                 ),
                 base => Kind::Steps(base.map(Box::new), path),
             }
+        }
+        // A small integer is the JSON number it reads as (jaq's value of
+        // either is the same integer).
+        Term::Num(n)
+            if n.len() < 16
+                && n.bytes().all(|b| b.is_ascii_digit())
+                && (n.len() == 1 || !n.starts_with('0')) =>
+        {
+            Kind::Const(Value::from(n.parse::<i64>().ok()?))
         }
         Term::Num(n) => Kind::Lit(Lit::new_num(n, false)?),
         Term::Neg(x) => match &**x {
@@ -1194,6 +1215,8 @@ fn output_size(v: &Value, cap: usize) -> Option<usize> {
 /// which [`super::Input::new`] checked against `maxDepth`.
 fn normalized(v: &Value) -> Value {
     match v {
+        // An integer of a machine word is jaq's integer as it is.
+        Value::Number(n) if n.as_i64().is_some_and(|i| isize::try_from(i).is_ok()) => v.clone(),
         Value::Number(n) => format::num_to_value(&format::json_num(n)),
         Value::Array(a) => Value::Array(a.iter().map(normalized).collect()),
         Value::Object(o) => {
