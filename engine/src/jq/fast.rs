@@ -107,6 +107,18 @@ enum Kind {
     Quant(bool, Box<N>, Box<N>),
     /// A function of the input.
     Fun(Fun),
+    /// A function of the input and one argument (one output).
+    Fun1(Fun1, Box<N>),
+}
+
+/// The functions of a value and an argument the subset has.
+#[derive(Debug, Clone, Copy)]
+enum Fun1 {
+    Ltrimstr,
+    Rtrimstr,
+    Startswith,
+    Endswith,
+    Split,
 }
 
 /// The functions of one value the subset has.
@@ -122,6 +134,7 @@ enum Fun {
     Floor,
     Ceil,
     ToNumber,
+    ToString,
 }
 
 impl N {
@@ -136,6 +149,7 @@ impl N {
             | Kind::Collect(_)
             | Kind::Quant(..)
             | Kind::Fun(_) => true,
+            Kind::Fun1(_, arg) => arg.single,
             Kind::Steps(base, steps) => {
                 base.as_ref().is_none_or(|b| b.single)
                     && steps.iter().all(|s| !matches!(s, Step::Each))
@@ -236,7 +250,8 @@ struct Cx<'a, 'g> {
     guard: &'g BudgetGuard,
     /// The values of the variables bound, innermost last.
     vars: Vec<Out<'a>>,
-    /// A bound of the depth of every value of the input.
+    /// A bound of the depth of every JSON value (the input's and the
+    /// expression's literals).
     depth: u32,
     caps: Caps,
 }
@@ -259,8 +274,13 @@ impl Fast {
         if code.contains('@') || code.contains("\\(") {
             return None;
         }
+        let mut cl = Cls {
+            scope: Vec::new(),
+            defs: Vec::new(),
+            budget: 64 + 4 * code.len(),
+        };
         Some(Fast {
-            node: node(term, &mut Vec::new())?,
+            node: node(term, &mut cl)?,
         })
     }
 
@@ -288,7 +308,8 @@ impl Fast {
         let mut cx = Cx {
             guard: &guard,
             vars: Vec::new(),
-            depth: u32::try_from(depth).unwrap_or(u32::MAX),
+            // The expression's own JSON values (`[]`, `{}`) nest one level.
+            depth: u32::try_from(depth.max(1)).unwrap_or(u32::MAX),
             caps,
         };
         let input = Out::Json(input);
@@ -447,7 +468,8 @@ fn eval_all<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a, '_>, sink: Sink<'_, '
         | Kind::Var(_)
         | Kind::Collect(_)
         | Kind::Quant(..)
-        | Kind::Fun(_) => sink(eval(n, input, cx)?)?,
+        | Kind::Fun(_)
+        | Kind::Fun1(..) => sink(eval(n, input, cx)?)?,
     }
     Ok(())
 }
@@ -710,6 +732,10 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
             Out::bool(if decided { *any } else { !*any })
         }
         Kind::Fun(f) => fun(*f, input, cx)?,
+        Kind::Fun1(f, arg) => {
+            let arg = eval(arg, input, cx)?;
+            fun1(*f, input, arg, cx)?
+        }
         Kind::Empty | Kind::Comma(..) => return Err(Stop::Jaq),
     })
 }
@@ -879,7 +905,36 @@ fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
         Fun::Floor => made(round(operand(x.clone())?, f64::floor)?),
         Fun::Ceil => made(round(operand(x.clone())?, f64::ceil)?),
         Fun::ToNumber => made(super::natives::tonumber(&operand(x.clone())?.v)),
+        // `if type == "string" then . else tojson end`
+        Fun::ToString => match x {
+            Out::Json(Value::String(_)) => Ok(x.clone()),
+            Out::Made(w) if value::type_name(&w.v) == "string" => Ok(x.clone()),
+            x => made(super::natives::tojson(&operand(x.clone())?.v)),
+        },
     }
+}
+
+/// A function of `x` and the argument's output `arg`, as the engine's
+/// natives and jaq's definitions compute it.
+fn fun1<'a>(f: Fun1, x: &Out<'a>, arg: Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
+    let g = cx.guard;
+    let (x, arg) = (operand(x.clone())?, operand(arg)?);
+    let r = match f {
+        Fun1::Ltrimstr => super::natives::trim_fix(&x.v, &arg.v, true),
+        Fun1::Rtrimstr => super::natives::trim_fix(&x.v, &arg.v, false),
+        Fun1::Startswith => super::natives::affix(&x.v, &arg.v, true),
+        Fun1::Endswith => super::natives::affix(&x.v, &arg.v, false),
+        // `def split($sep): if isstring and ($sep | isstring) then . / $sep
+        // else error(...) end;`
+        Fun1::Split => {
+            let string = |w: &W| matches!(w.v, Val::TStr(_) | Val::BStr(_));
+            if !string(&x) || !string(&arg) {
+                return Err(Stop::Jaq);
+            }
+            x / arg
+        }
+    };
+    Ok(Out::Made(failed(r, g)?))
 }
 
 /// jaq-std's `map_utf8_str`: `f` of a string's bytes, a new string; any
@@ -953,13 +1008,64 @@ fn caps(limits: &Limits) -> Caps {
     }
 }
 
-/// The subset's form of a term, `None` for anything outside it. `scope`
-/// holds the variables bound around it, innermost last.
-fn node<'s>(term: &Term<&'s str>, scope: &mut Vec<&'s str>) -> Option<N> {
+/// What classifying a term knows of where it is.
+struct Cls<'t, 's> {
+    /// The variables bound around it, innermost last.
+    scope: Vec<&'s str>,
+    /// The definitions it can call, innermost last.
+    defs: Vec<Def<'t, 's>>,
+    /// Terms left to build: calls of definitions are inlined, which nested
+    /// definitions could make exponential.
+    budget: usize,
+}
+
+/// A definition (`def name($a; $b): body;`); `body` is `None` inside its
+/// own body (a recursive call is outside the subset).
+struct Def<'t, 's> {
+    name: &'s str,
+    args: &'t [&'s str],
+    body: Option<&'t Term<&'s str>>,
+    /// How many definitions its body can call (those before it).
+    before: usize,
+    /// How many variables are bound where it is defined (the first of
+    /// those bound where it is called: definitions nest lexically).
+    scope: usize,
+}
+
+/// A name no variable of jq can have, for a binding the call of a
+/// definition makes before its next argument is classified.
+const HIDDEN: &str = "$\0";
+
+/// The subset's form of a term, `None` for anything outside it.
+fn node<'t, 's>(term: &'t Term<&'s str>, cl: &mut Cls<'t, 's>) -> Option<N> {
+    cl.budget = cl.budget.checked_sub(1)?;
     Some(N::new(match term {
+        Term::Def(defs, rest) => {
+            let before = cl.defs.len();
+            for d in defs {
+                cl.defs.push(Def {
+                    name: d.name,
+                    args: &d.args,
+                    body: Some(&d.body),
+                    before: cl.defs.len(),
+                    scope: cl.scope.len(),
+                });
+            }
+            let rest = node(rest, cl);
+            cl.defs.truncate(before);
+            return rest;
+        }
+        Term::Call(name, args)
+            if cl
+                .defs
+                .iter()
+                .any(|d| d.name == *name && d.args.len() == args.len()) =>
+        {
+            return inline(name, args, cl);
+        }
         Term::Path(..) => {
             let mut path = Vec::new();
-            let base = path_steps(term, &mut path, scope)?;
+            let base = path_steps(term, &mut path, cl)?;
             match base {
                 None if path.iter().all(|s| matches!(s, Step::Key(_))) => Kind::Path(
                     path.into_iter()
@@ -988,44 +1094,44 @@ fn node<'s>(term: &Term<&'s str>, scope: &mut Vec<&'s str>) -> Option<N> {
         },
         Term::Str(None, _) => Kind::Const(Value::String(literal(term)?)),
         Term::Arr(None) => Kind::Const(Value::Array(Vec::new())),
-        Term::Arr(Some(f)) => Kind::Collect(Box::new(node(f, scope)?)),
+        Term::Arr(Some(f)) => Kind::Collect(Box::new(node(f, cl)?)),
         Term::Obj(entries) if entries.is_empty() => Kind::Const(Value::Object(Default::default())),
         Term::Id => Kind::Id,
         Term::Var(name) => {
-            let i = scope.iter().rev().position(|v| v == name)?;
+            let i = cl.scope.iter().rev().position(|v| v == name)?;
             Kind::Var(i)
         }
-        Term::Call(name, args) => call(name, args, scope)?,
+        Term::Call(name, args) => call(name, args, cl)?,
         Term::IfThenElse(branches, otherwise) => Kind::If(
             branches
                 .iter()
-                .map(|(c, t)| Some((node(c, scope)?, node(t, scope)?)))
+                .map(|(c, t)| Some((node(c, cl)?, node(t, cl)?)))
                 .collect::<Option<_>>()?,
             match otherwise {
-                Some(e) => Some(Box::new(node(e, scope)?)),
+                Some(e) => Some(Box::new(node(e, cl)?)),
                 None => None,
             },
         ),
         Term::BinOp(l, op, r) => {
-            let l = Box::new(node(l, scope)?);
+            let l = Box::new(node(l, cl)?);
             match op {
                 BinaryOp::Pipe(Some(Pattern::Var(x))) => {
-                    scope.push(x);
-                    let body = node(r, scope);
-                    scope.pop();
+                    cl.scope.push(x);
+                    let body = node(r, cl);
+                    cl.scope.pop();
                     Kind::Bind(l, Box::new(body?))
                 }
                 BinaryOp::Pipe(Some(_)) => return None,
                 BinaryOp::Pipe(None) => match &**r {
                     Term::Call("not", args) if args.is_empty() => Kind::Not(l),
-                    r => Kind::Pipe(l, Box::new(node(r, scope)?)),
+                    r => Kind::Pipe(l, Box::new(node(r, cl)?)),
                 },
-                BinaryOp::Comma => Kind::Comma(l, Box::new(node(r, scope)?)),
-                BinaryOp::Alt => Kind::Alt(l, Box::new(node(r, scope)?)),
-                BinaryOp::And => Kind::Logic(l, false, Box::new(node(r, scope)?)),
-                BinaryOp::Or => Kind::Logic(l, true, Box::new(node(r, scope)?)),
-                BinaryOp::Cmp(op) => Kind::Cmp(l, *op, Box::new(node(r, scope)?)),
-                BinaryOp::Math(op) => Kind::Math(l, *op, Box::new(node(r, scope)?)),
+                BinaryOp::Comma => Kind::Comma(l, Box::new(node(r, cl)?)),
+                BinaryOp::Alt => Kind::Alt(l, Box::new(node(r, cl)?)),
+                BinaryOp::And => Kind::Logic(l, false, Box::new(node(r, cl)?)),
+                BinaryOp::Or => Kind::Logic(l, true, Box::new(node(r, cl)?)),
+                BinaryOp::Cmp(op) => Kind::Cmp(l, *op, Box::new(node(r, cl)?)),
+                BinaryOp::Math(op) => Kind::Math(l, *op, Box::new(node(r, cl)?)),
                 _ => return None,
             }
         }
@@ -1033,8 +1139,60 @@ fn node<'s>(term: &Term<&'s str>, scope: &mut Vec<&'s str>) -> Option<N> {
     }))
 }
 
+/// A call of a definition, inlined: `def f($a; $b): body;` called as
+/// `f(x; y)` is `x as $a | y as $b | body` (jq's meaning of `$` parameters),
+/// the arguments read where the call is, the body where the definition is.
+/// Filter parameters and recursion are outside the subset.
+fn inline<'t, 's>(name: &str, args: &'t [Term<&'s str>], cl: &mut Cls<'t, 's>) -> Option<N> {
+    let i = cl
+        .defs
+        .iter()
+        .rposition(|d| d.name == name && d.args.len() == args.len())?;
+    let d = &cl.defs[i];
+    let (params, body, before, defined) = (d.args, d.body?, d.before, d.scope);
+    if params.iter().any(|p| !p.starts_with('$')) {
+        return None;
+    }
+    let outer = cl.scope.len();
+    let mut values = Vec::with_capacity(args.len());
+    for a in args {
+        let v = node(a, cl);
+        cl.scope.push(HIDDEN);
+        values.push(v);
+    }
+    cl.scope.truncate(outer);
+    let values: Vec<N> = values.into_iter().collect::<Option<_>>()?;
+    // The body sees the variables where it is defined (those bound since,
+    // up to the call, hidden), its parameters, and the definitions before
+    // it (and itself as a recursive call it cannot take).
+    if outer < defined {
+        return None;
+    }
+    let mut inner = cl.scope[..defined].to_vec();
+    inner.extend(std::iter::repeat_n(HIDDEN, outer - defined));
+    inner.extend(params);
+    let scope = std::mem::replace(&mut cl.scope, inner);
+    let later = cl.defs.split_off(before);
+    cl.defs.push(Def {
+        name: later[0].name,
+        args: later[0].args,
+        body: None,
+        before,
+        scope: defined,
+    });
+    let n = node(body, cl);
+    cl.defs.truncate(before);
+    cl.defs.extend(later);
+    cl.scope = scope;
+    let mut n = n?;
+    for v in values.into_iter().rev() {
+        n = N::new(Kind::Bind(Box::new(v), Box::new(n)));
+    }
+    Some(n)
+}
+
 /// A call of a standard filter in the subset, as the subset's terms.
-fn call<'s>(name: &str, args: &[Term<&'s str>], scope: &mut Vec<&'s str>) -> Option<Kind> {
+fn call<'t, 's>(name: &str, args: &'t [Term<&'s str>], cl: &mut Cls<'t, 's>) -> Option<Kind> {
     let each = || N::new(Kind::Steps(None, vec![Step::Each]));
     Some(match (name, args) {
         ("null", []) => Kind::Const(Value::Null),
@@ -1044,19 +1202,19 @@ fn call<'s>(name: &str, args: &[Term<&'s str>], scope: &mut Vec<&'s str>) -> Opt
         ("not", []) => Kind::Not(N::boxed(Kind::Id)),
         // `def select(f): if f then . else empty end;`
         ("select", [f]) => Kind::If(
-            vec![(node(f, scope)?, N::new(Kind::Id))],
+            vec![(node(f, cl)?, N::new(Kind::Id))],
             Some(N::boxed(Kind::Empty)),
         ),
         // `def map(f): [.[] | f];`
         ("map", [f]) => Kind::Collect(N::boxed(Kind::Pipe(
             Box::new(each()),
-            Box::new(node(f, scope)?),
+            Box::new(node(f, cl)?),
         ))),
         ("first", []) => Kind::Steps(None, vec![Step::Nth(0)]),
         ("last", []) => Kind::Steps(None, vec![Step::Nth(-1)]),
         ("any" | "all", []) => Kind::Quant(name == "any", N::boxed(Kind::Id), N::boxed(Kind::Id)),
         ("any" | "all", [cond]) => {
-            let cond = node(cond, scope)?;
+            let cond = node(cond, cl)?;
             if !cond.single {
                 return None;
             }
@@ -1065,8 +1223,8 @@ fn call<'s>(name: &str, args: &[Term<&'s str>], scope: &mut Vec<&'s str>) -> Opt
         // `any(xs[]; cond)`: the elements of one value, each deciding with
         // one output (so that stopping early is jaq's stopping early).
         ("any" | "all", [g, cond]) => {
-            let g = node(g, scope)?;
-            let cond = node(cond, scope)?;
+            let g = node(g, cl)?;
+            let cond = node(cond, cl)?;
             let Kind::Steps(base, mut path) = g.kind else {
                 return None;
             };
@@ -1079,7 +1237,22 @@ fn call<'s>(name: &str, args: &[Term<&'s str>], scope: &mut Vec<&'s str>) -> Opt
             }
             Kind::Quant(name == "any", Box::new(xs), Box::new(cond))
         }
+        ("ltrimstr" | "rtrimstr" | "startswith" | "endswith" | "split", [arg]) => {
+            let arg = node(arg, cl)?;
+            if !arg.single {
+                return None;
+            }
+            let f = match name {
+                "ltrimstr" => Fun1::Ltrimstr,
+                "rtrimstr" => Fun1::Rtrimstr,
+                "startswith" => Fun1::Startswith,
+                "endswith" => Fun1::Endswith,
+                _ => Fun1::Split,
+            };
+            Kind::Fun1(f, Box::new(arg))
+        }
         (_, []) => Kind::Fun(match name {
+            "tostring" => Fun::ToString,
             "length" => Fun::Length,
             "add" => Fun::Add,
             "max" => Fun::Max,
@@ -1123,18 +1296,18 @@ fn int(term: &Term<&str>) -> Option<isize> {
 
 /// The steps of a path, appended to `steps`, and the term they start from
 /// (`None` for `.`); `None` for a step outside the subset.
-fn path_steps<'s>(
-    term: &Term<&'s str>,
+fn path_steps<'t, 's>(
+    term: &'t Term<&'s str>,
     steps: &mut Vec<Step>,
-    scope: &mut Vec<&'s str>,
+    cl: &mut Cls<'t, 's>,
 ) -> Option<Option<N>> {
     let Term::Path(base, path) = term else {
         return None;
     };
     let base = match &**base {
         Term::Id => None,
-        inner @ Term::Path(..) => path_steps(inner, steps, scope)?,
-        other => Some(node(other, scope)?),
+        inner @ Term::Path(..) => path_steps(inner, steps, cl)?,
+        other => Some(node(other, cl)?),
     };
     for (part, _optional) in &path.0 {
         // `?` only changes what an error does; errors are jaq's to give.

@@ -272,7 +272,7 @@ fn fromjson(v: &Val) -> ValR<W> {
     Ok(W { v: val, d })
 }
 
-fn tojson(v: &Val) -> ValR<W> {
+pub(crate) fn tojson(v: &Val) -> ValR<W> {
     // The result is a string: the string cap applies (or the output cap
     // when that is smaller).
     let c = caps();
@@ -293,7 +293,7 @@ fn tojson(v: &Val) -> ValR<W> {
     }
 }
 
-fn trim_fix(v: &Val, fix: &Val, prefix: bool) -> ValR<W> {
+pub(crate) fn trim_fix(v: &Val, fix: &Val, prefix: bool) -> ValR<W> {
     Ok(match (v, fix) {
         (Val::TStr(s), Val::TStr(f)) => {
             value::tick_bytes(f.len())?;
@@ -313,7 +313,7 @@ fn trim_fix(v: &Val, fix: &Val, prefix: bool) -> ValR<W> {
 }
 
 /// `startswith`/`endswith`, charged by the bytes compared.
-fn affix(v: &Val, fix: &Val, prefix: bool) -> ValR<W> {
+pub(crate) fn affix(v: &Val, fix: &Val, prefix: bool) -> ValR<W> {
     let name = if prefix { "startswith" } else { "endswith" };
     match (v, fix) {
         (Val::TStr(s) | Val::BStr(s), Val::TStr(f) | Val::BStr(f)) => {

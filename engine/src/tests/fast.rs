@@ -105,6 +105,15 @@ fn the_subset_is_what_definitions_mostly_are() {
         ".a | tonumber",
         "empty",
         ".a, .b",
+        "def c($t): [.[] | select(.type == $t)] | last // {}; c(\"A\").status == c(\"B\").status",
+        "def f($a; $b): $a + $b; def g: f(1; 2); g * f(.x; 3)",
+        "def f: def g: 3; g * 2; f",
+        ". as $x | def f($y): $y + 1; f($x)",
+        ". as $x | def f: $x; f",
+        ".a | ltrimstr(\"x\") | rtrimstr(\"y\")",
+        ".a | startswith(\"x\") and endswith(\"y\")",
+        ".metadata.name | split(\"-\") | last",
+        ".a | tostring",
     ] {
         assert!(Fast::classify(code).is_some(), "{code}");
     }
@@ -123,7 +132,11 @@ fn the_subset_is_what_definitions_mostly_are() {
         "any(.a[]; .[])",
         "any(.a; .)",
         "any(.a[], .b[]; .)",
-        "def f: .; f",
+        "def f: f; f",
+        "def f(g): g; f(.)",
+        "def length: length + 1; length",
+        "def f($a): f($a); f(1)",
+        ".a | ltrimstr(.b[])",
         "reduce .[] as $x (0; . + $x)",
         ". as [$a, $b] | $a",
         "first(.[])",
@@ -330,6 +343,13 @@ fn expr() -> impl Strategy<Value = String> {
             "tonumber",
             "first",
             "last",
+            "tostring",
+            "ltrimstr(\"a\")",
+            "rtrimstr(\"a\")",
+            "startswith(\"a\")",
+            "endswith(\"\")",
+            "split(\"a\")",
+            "split(\"\")",
             "any",
             "all",
             "not",
@@ -372,6 +392,22 @@ fn expr() -> impl Strategy<Value = String> {
             (quant.clone(), inner.clone()).prop_map(|(q, x)| format!("{q}({x})")),
             (quant, step(), inner.clone()).prop_map(|(q, p, x)| format!("{q}({p}[]; {x})")),
             (inner.clone(), inner.clone()).prop_map(|(l, r)| format!("({l} as $v | {r})")),
+            // A definition with a `$` parameter, called with an argument.
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_filter(
+                    "a definition in a body reads as recursion",
+                    |(body, _, _)| { !body.contains("def ") }
+                )
+                .prop_map(|(body, arg, rest)| {
+                    // Half of the bodies read the parameter, half the
+                    // variable bound where the definition is.
+                    let body = if arg.len() % 2 == 0 {
+                        body.replace("$v", "$p")
+                    } else {
+                        body
+                    };
+                    format!("(def f($p): {body}; {rest} | f({arg}))")
+                }),
             (inner.clone(), step()).prop_map(|(x, p)| format!("({x}){p}")),
             (inner.clone(), any_step()).prop_map(|(x, p)| format!("({x}){p}")),
         ]
@@ -511,5 +547,72 @@ fn big_streams_and_products_are_bounded_by_the_call() {
         assert!(is_limit(&out, want), "{code}: {:?}", out.map(|o| o.len()));
         drop(_call);
         assert_eq!(run(code, v, true), run(code, v, false), "{code}");
+    }
+}
+
+/// A collection nests one level deeper than what it collects: near
+/// maxDepth the fast path leaves it to jaq, which gives the limit error.
+#[test]
+fn collections_near_max_depth_are_jaqs() {
+    let limits = Limits {
+        max_depth: 3,
+        ..Limits::default()
+    };
+    let run_with = |code: &str, v: &Value, fast: bool| {
+        let _call = Call::enter(&limits);
+        let program = Program::compile(code, ExprMode::Read, &[], &limits).expect("compiles");
+        let input = Input::new(v, &limits)?;
+        with_fast_path(fast, || program.run(&input, &limits))
+    };
+    let deep = json!({"a": {"b": [1]}});
+    for (code, v) in [
+        ("[.]", &deep),
+        ("[.a]", &deep),
+        ("[[.a]]", &deep),
+        ("[[{}]]", &json!(1)),
+        ("[[[]]]", &json!(null)),
+        ("[[[[]]]]", &json!(null)),
+        ("map([.])", &json!([[1]])),
+    ] {
+        assert!(Fast::classify(code).is_some(), "{code}");
+        let fast = run_with(code, v, true);
+        assert_eq!(fast, run_with(code, v, false), "{code}");
+    }
+    assert!(is_limit(&run_with("[.]", &deep, true), "maxDepth"));
+    assert!(is_limit(
+        &run_with("[[[[]]]]", &json!(null), true),
+        "maxDepth"
+    ));
+    assert_eq!(run_with("[[.a.b]]", &deep, true), Ok(vec![json!([[[1]]])]));
+}
+
+/// Definitions with `$` parameters are inlined: arguments in order, read
+/// where the call is (with every output of each, in jq's order), bodies
+/// where the definition is; the catalog's helper definitions among them.
+#[test]
+fn definitions_inline_as_jq_calls_them() {
+    let v = json!({"x": 5, "l": [1, 2, 3], "s": "a-b-c",
+                   "status": {"conditions": [{"type": "A", "status": "True"},
+                                             {"type": "B", "status": "False"},
+                                             {"type": "A", "status": "False"}]}});
+    for code in [
+        "def f($a; $b): $a - $b; f(.x; 3), f(3; .x)",
+        "def f($a; $b): [$a, $b]; f(.l[]; .l[] * 10)",
+        "def f($a): . as $x | $a + ($x.x); .x as $x | f($x * 2)",
+        "def g: .x; def f($a): g + $a; def g: 100; f(1), g",
+        "def f($a): def g($b): $a * $b; g($a + 1); f(.l[])",
+        "def c($t): [(.status.conditions // [])[] | select(.type == $t)] | last // {}; c(\"A\").status, c(\"B\").status, c(\"C\")",
+        "def f($x): $x | split(\"-\") | map(ascii_upcase); f(.s)",
+        "def first: 7; first, (.l | last)",
+        ".x as $x | def f($a): $x + $a; .l[] as $x | f($x)",
+        ".x as $x | def f: def g: $x; . as $x | g; .l as $x | f, $x",
+    ] {
+        let limits = Limits::default();
+        let _call = Call::enter(&limits);
+        let fast = Fast::classify(code).unwrap_or_else(|| panic!("not in the subset: {code}"));
+        let out = fast.run(&v, 64, &limits);
+        assert!(matches!(out, Some(Ok(_))), "{code}: {out:?}");
+        drop(_call);
+        assert_eq!(run(code, &v, true), run(code, &v, false), "{code}");
     }
 }
