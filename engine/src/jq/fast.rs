@@ -109,6 +109,11 @@ enum Kind {
     Fun(Fun),
     /// A function of the input and one argument (one output).
     Fun1(Fun1, Box<N>),
+    /// `{(k): v}`, `k` and `v` giving one output each (`{a: 1, b: 2}` is
+    /// `{a: 1} + {b: 2}`, as jaq builds it).
+    Obj1(Box<N>, Box<N>),
+    /// `map_values(f)`, `f` giving one output.
+    MapValues(Box<N>),
 }
 
 /// The functions of a value and an argument the subset has.
@@ -135,6 +140,8 @@ enum Fun {
     Ceil,
     ToNumber,
     ToString,
+    ToEntries,
+    FromEntries,
 }
 
 impl N {
@@ -150,6 +157,8 @@ impl N {
             | Kind::Quant(..)
             | Kind::Fun(_) => true,
             Kind::Fun1(_, arg) => arg.single,
+            Kind::Obj1(k, v) => k.single && v.single,
+            Kind::MapValues(_) => true,
             Kind::Steps(base, steps) => {
                 base.as_ref().is_none_or(|b| b.single)
                     && steps.iter().all(|s| !matches!(s, Step::Each))
@@ -218,6 +227,9 @@ enum Out<'a> {
     Made(W),
     /// A collected array, and a bound of its depth.
     List(Rc<Vec<Out<'a>>>, u32),
+    /// `{key: k, value: v}`, as `to_entries` makes it (built as jaq's
+    /// object only where an operation needs it).
+    Entry(Rc<(Out<'a>, Out<'a>)>),
 }
 
 static NULL: Value = Value::Null;
@@ -228,7 +240,7 @@ impl Out<'_> {
         match self {
             Out::Json(v) => !matches!(v, Value::Null | Value::Bool(false)),
             Out::Made(w) => !matches!(w.v, Val::Null | Val::Bool(false)),
-            Out::List(..) => true,
+            Out::List(..) | Out::Entry(_) => true,
         }
     }
 
@@ -469,7 +481,9 @@ fn eval_all<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a, '_>, sink: Sink<'_, '
         | Kind::Collect(_)
         | Kind::Quant(..)
         | Kind::Fun(_)
-        | Kind::Fun1(..) => sink(eval(n, input, cx)?)?,
+        | Kind::Fun1(..)
+        | Kind::Obj1(..)
+        | Kind::MapValues(_) => sink(eval(n, input, cx)?)?,
     }
     Ok(())
 }
@@ -564,6 +578,14 @@ fn each<'a>(x: &Out<'a>, mut f: impl FnMut(Out<'a>) -> R<bool>) -> R<()> {
                 }
             }
         }
+        // Its keys sorted: `key`, then `value`.
+        Out::Entry(e) => {
+            step()?;
+            if f(e.0.clone())? {
+                step()?;
+                f(e.1.clone())?;
+            }
+        }
         _ => return Err(Stop::Jaq),
     }
     Ok(())
@@ -593,6 +615,11 @@ fn index<'a>(x: Out<'a>, s: &Step) -> R<Out<'a>> {
         (Out::Json(Value::Array(a)), Step::Nth(i)) => {
             Out::Json(position(*i, a.len()).map_or(&NULL, |i| &a[i]))
         }
+        (Out::Entry(e), Step::Key(k)) => match k.as_str() {
+            "key" => e.0.clone(),
+            "value" => e.1.clone(),
+            _ => Out::Json(&NULL),
+        },
         (Out::List(l, _), Step::Nth(i)) => match position(*i, l.len()) {
             Some(i) => l[i].clone(),
             None => Out::Json(&NULL),
@@ -736,6 +763,12 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
             let arg = eval(arg, input, cx)?;
             fun1(*f, input, arg, cx)?
         }
+        Kind::Obj1(k, v) => {
+            let k = operand(eval(k, input, cx)?)?;
+            let v = operand(eval(v, input, cx)?)?;
+            Out::Made(failed(W::object(vec![(k, v)]), cx.guard)?)
+        }
+        Kind::MapValues(f) => map_values(f, input, cx)?,
         Kind::Empty | Kind::Comma(..) => return Err(Stop::Jaq),
     })
 }
@@ -753,6 +786,7 @@ fn rank(x: &Out<'_>) -> u8 {
             Value::Object(_) => 6,
         },
         Out::List(..) => 5,
+        Out::Entry(_) => 6,
         Out::Made(w) => match &w.v {
             Val::Null => 0,
             Val::Bool(b) => 1 + u8::from(*b),
@@ -822,19 +856,165 @@ fn limit_stop(guard: &BudgetGuard) -> Stop {
 /// `[f]` of the outputs `items` (charged and counted as they came): where
 /// its depth could pass the limit, jaq gives the error.
 fn list<'a>(items: Vec<Out<'a>>, cx: &Cx<'a, '_>) -> R<Out<'a>> {
-    let mut d = 0u32;
-    for x in &items {
-        d = d.max(match x {
-            Out::Json(_) => cx.depth,
-            Out::Made(w) => w.d,
-            Out::List(_, d) => *d,
-        });
-    }
-    let d = d.saturating_add(1);
+    let d = items
+        .iter()
+        .map(|x| depth(x, cx))
+        .max()
+        .unwrap_or(0)
+        .saturating_add(1);
     if d > cx.caps.max_depth {
         return Err(Stop::Jaq);
     }
     Ok(Out::List(Rc::new(items), d))
+}
+
+/// A bound of how deep `x` nests.
+fn depth(x: &Out<'_>, cx: &Cx<'_, '_>) -> u32 {
+    match x {
+        Out::Json(_) => cx.depth,
+        Out::Made(w) => w.d,
+        Out::List(_, d) => *d,
+        Out::Entry(e) => depth(&e.0, cx).max(depth(&e.1, cx)).saturating_add(1),
+    }
+}
+
+/// A string of the expression's as jaq's value.
+fn text(s: &str) -> W {
+    W::scalar(Val::utf8_str(s.to_string()))
+}
+
+/// `to_entries`: `[key_values[] as [$key, $value] | {$key, $value}]`.
+fn to_entries<'a>(x: &Out<'a>, cx: &Cx<'a, '_>) -> R<Out<'a>> {
+    let entry = |k: Out<'a>, v: Out<'a>| Out::Entry(Rc::new((k, v)));
+    let index = |i: usize| Out::Made(W::scalar(Val::from(i)));
+    let items: Vec<Out<'a>> = match x {
+        Out::Json(Value::Object(o)) => o
+            .iter()
+            .map(|(k, v)| entry(Out::Made(text(k)), Out::Json(v)))
+            .collect(),
+        Out::Json(Value::Array(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(i, v)| entry(index(i), Out::Json(v)))
+            .collect(),
+        Out::List(l, _) => l
+            .iter()
+            .enumerate()
+            .map(|(i, v)| entry(index(i), v.clone()))
+            .collect(),
+        Out::Entry(e) => vec![
+            entry(Out::Made(text("key")), e.0.clone()),
+            entry(Out::Made(text("value")), e.1.clone()),
+        ],
+        Out::Made(w) if matches!(w.v, Val::Arr(_) | Val::Obj(_)) => {
+            let mut items = Vec::new();
+            for kv in jaq_core::ValT::key_values(w.clone()) {
+                let (k, v) = failed(kv, cx.guard)?;
+                items.push(entry(Out::Made(k), Out::Made(v)));
+            }
+            items
+        }
+        _ => return Err(Stop::Jaq),
+    };
+    if items.len() > cx.caps.max_collection {
+        return Err(Stop::Jaq);
+    }
+    value::alloc_slots(items.len()).map_err(|_| limit_stop(cx.guard))?;
+    list(items, cx)
+}
+
+/// Whether object `x` has the key `k` (`None`: not an object, jaq's to
+/// answer).
+fn has(x: &Out<'_>, k: &str) -> Option<bool> {
+    match x {
+        Out::Json(Value::Object(o)) => Some(o.contains_key(k)),
+        Out::Entry(_) => Some(k == "key" || k == "value"),
+        Out::Made(W { v: Val::Obj(o), .. }) => Some(o.contains_key(&Val::utf8_str(k.to_string()))),
+        _ => None,
+    }
+}
+
+/// `from_entries`, gojq's: `reduce .[] as $x ({}; . + {($x | .key // .Key
+/// // .name // .Name): ($x | if has("value") then .value else .Value
+/// end)})`.
+fn from_entries<'a>(x: &Out<'a>, cx: &Cx<'a, '_>) -> R<Out<'a>> {
+    let g = cx.guard;
+    let mut acc = failed(W::object(Vec::new()), g)?;
+    each(x, |e| {
+        let mut key = Out::Json(&NULL);
+        for k in ["key", "Key", "name", "Name"] {
+            key = index(e.clone(), &Step::Key(k.to_string()))?;
+            if key.truthy() {
+                break;
+            }
+        }
+        let v = match has(&e, "value").ok_or(Stop::Jaq)? {
+            true => "value",
+            false => "Value",
+        };
+        let v = index(e, &Step::Key(v.to_string()))?;
+        let pair = failed(W::object(vec![(operand(key)?, operand(v)?)]), g)?;
+        acc = failed(std::mem::replace(&mut acc, W::scalar(Val::Null)) + pair, g)?;
+        Ok(true)
+    })?;
+    Ok(Out::Made(acc))
+}
+
+/// `map_values(f)` (`.[] |= f`) with `f` giving one output: each value of
+/// an object replaced by its output (in the object's order), each element
+/// of an array too.
+fn map_values<'a>(f: &'a N, x: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
+    let g = cx.guard;
+    value::tick().map_err(|_| limit_stop(g))?;
+    let x = match x {
+        Out::Entry(_) => Out::Made(operand(x.clone())?),
+        x => x.clone(),
+    };
+    let mut nd = 0u32;
+    let mut value = |v: Out<'a>, cx: &mut Cx<'a, '_>| -> R<Val> {
+        let y = operand(eval(f, &v, cx)?)?;
+        nd = nd.max(y.d.saturating_add(1));
+        Ok(y.v)
+    };
+    let v = match &x {
+        Out::Json(Value::Object(o)) => {
+            value::alloc_slots(2 * o.len()).map_err(|_| limit_stop(g))?;
+            let mut m = jaq_json::Map::default();
+            for (k, v) in o {
+                let y = value(Out::Json(v), cx)?;
+                m.insert(Val::utf8_str(k.clone()), y);
+            }
+            Val::obj(m)
+        }
+        Out::Made(W { v: Val::Obj(o), d }) => {
+            value::alloc_slots(2 * o.len()).map_err(|_| limit_stop(g))?;
+            let d = d.saturating_sub(1);
+            let mut m = jaq_json::Map::default();
+            for (k, v) in o.iter() {
+                let y = value(Out::Made(W { v: v.clone(), d }), cx)?;
+                m.insert(k.clone(), y);
+            }
+            Val::obj(m)
+        }
+        Out::Json(Value::Array(_)) | Out::List(..) | Out::Made(W { v: Val::Arr(_), .. }) => {
+            let mut items = Vec::new();
+            each(&x, |e| {
+                items.push(e);
+                Ok(true)
+            })?;
+            value::alloc_slots(items.len()).map_err(|_| limit_stop(g))?;
+            let mut out = Vec::with_capacity(items.len());
+            for e in items {
+                out.push(value(e, cx)?);
+            }
+            Val::Arr(Rc::new(out))
+        }
+        _ => return Err(Stop::Jaq),
+    };
+    if nd > cx.caps.max_depth {
+        return Err(Stop::Jaq);
+    }
+    Ok(Out::Made(W { v, d: nd.max(1) }))
 }
 
 /// A function of `x`, as jaq's definition or native computes it.
@@ -846,6 +1026,7 @@ fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
             Out::Json(Value::Array(a)) => Ok(Out::Made(W::scalar(Val::from(a.len())))),
             Out::Json(Value::Object(o)) => Ok(Out::Made(W::scalar(Val::from(o.len())))),
             Out::List(l, _) => Ok(Out::Made(W::scalar(Val::from(l.len())))),
+            Out::Entry(_) => Ok(Out::Made(W::scalar(Val::from(2usize)))),
             x => made(super::natives::length(&operand(x.clone())?)),
         },
         Fun::Type => {
@@ -859,6 +1040,7 @@ fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
                     Value::Object(_) => "object",
                 },
                 Out::List(..) => "array",
+                Out::Entry(_) => "object",
                 Out::Made(w) => value::type_name(&w.v),
             };
             Ok(Out::Made(W::scalar(Val::utf8_str(name.to_string()))))
@@ -876,7 +1058,7 @@ fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
         // `max_by(.)`/`min_by(.)`: the last greatest, the first least; an
         // array only (anything else is jaq's error), `null` when empty.
         Fun::Max | Fun::Min => {
-            if matches!(x, Out::Json(Value::Object(_))) {
+            if matches!(x, Out::Json(Value::Object(_)) | Out::Entry(_)) {
                 return Err(Stop::Jaq);
             }
             let mut best: Option<(Out<'a>, W)> = None;
@@ -911,6 +1093,8 @@ fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
             Out::Made(w) if value::type_name(&w.v) == "string" => Ok(x.clone()),
             x => made(super::natives::tojson(&operand(x.clone())?.v)),
         },
+        Fun::ToEntries => to_entries(x, cx),
+        Fun::FromEntries => from_entries(x, cx),
     }
 }
 
@@ -982,6 +1166,16 @@ fn operand(o: Out<'_>) -> R<W> {
             }
             let (v, d) = format::from_value(v);
             Ok(W { v, d })
+        }
+        // `{$key, $value}`: `{key: $key} + {value: $value}`, as jaq builds it.
+        Out::Entry(e) => {
+            let (k, v) = Rc::try_unwrap(e).unwrap_or_else(|e| (*e).clone());
+            let key = W::object(vec![(text("key"), operand(k)?)]);
+            let value = W::object(vec![(text("value"), operand(v)?)]);
+            match (key, value) {
+                (Ok(key), Ok(value)) => (key + value).map_err(|_| Stop::Jaq),
+                _ => Err(Stop::Jaq),
+            }
         }
         Out::List(items, d) => {
             let items = Rc::try_unwrap(items).unwrap_or_else(|l| (*l).clone());
@@ -1096,6 +1290,36 @@ fn node<'t, 's>(term: &'t Term<&'s str>, cl: &mut Cls<'t, 's>) -> Option<N> {
         Term::Arr(None) => Kind::Const(Value::Array(Vec::new())),
         Term::Arr(Some(f)) => Kind::Collect(Box::new(node(f, cl)?)),
         Term::Obj(entries) if entries.is_empty() => Kind::Const(Value::Object(Default::default())),
+        // jaq's sum of one-entry objects, right to left.
+        Term::Obj(entries) => {
+            let mut parts = Vec::with_capacity(entries.len());
+            for (k, v) in entries {
+                let (k, v) = match (k, v) {
+                    (Term::Var(x), None) => (
+                        N::new(Kind::Const(Value::String(x[1..].to_string()))),
+                        node(k, cl)?,
+                    ),
+                    (k @ Term::Str(None, _), None) => {
+                        let key = literal(k)?;
+                        (
+                            N::new(Kind::Const(Value::String(key.clone()))),
+                            N::new(Kind::Path(vec![key])),
+                        )
+                    }
+                    (k, Some(v)) => (node(k, cl)?, node(v, cl)?),
+                    _ => return None,
+                };
+                if !k.single || !v.single {
+                    return None;
+                }
+                parts.push(N::new(Kind::Obj1(Box::new(k), Box::new(v))));
+            }
+            let mut parts = parts.into_iter().rev();
+            let last = parts.next()?;
+            return Some(parts.fold(last, |acc, x| {
+                N::new(Kind::Math(Box::new(x), Math::Add, Box::new(acc)))
+            }));
+        }
         Term::Id => Kind::Id,
         Term::Var(name) => {
             let i = cl.scope.iter().rev().position(|v| v == name)?;
@@ -1210,6 +1434,24 @@ fn call<'t, 's>(name: &str, args: &'t [Term<&'s str>], cl: &mut Cls<'t, 's>) -> 
             Box::new(each()),
             Box::new(node(f, cl)?),
         ))),
+        ("map_values", [f]) => {
+            let f = node(f, cl)?;
+            if !f.single {
+                return None;
+            }
+            Kind::MapValues(Box::new(f))
+        }
+        // `def with_entries(f): to_entries | map(f) | from_entries;`
+        ("with_entries", [f]) => Kind::Pipe(
+            N::boxed(Kind::Fun(Fun::ToEntries)),
+            N::boxed(Kind::Pipe(
+                N::boxed(Kind::Collect(N::boxed(Kind::Pipe(
+                    Box::new(each()),
+                    Box::new(node(f, cl)?),
+                )))),
+                N::boxed(Kind::Fun(Fun::FromEntries)),
+            )),
+        ),
         ("first", []) => Kind::Steps(None, vec![Step::Nth(0)]),
         ("last", []) => Kind::Steps(None, vec![Step::Nth(-1)]),
         ("any" | "all", []) => Kind::Quant(name == "any", N::boxed(Kind::Id), N::boxed(Kind::Id)),
@@ -1253,6 +1495,8 @@ fn call<'t, 's>(name: &str, args: &'t [Term<&'s str>], cl: &mut Cls<'t, 's>) -> 
         }
         (_, []) => Kind::Fun(match name {
             "tostring" => Fun::ToString,
+            "to_entries" => Fun::ToEntries,
+            "from_entries" => Fun::FromEntries,
             "length" => Fun::Length,
             "add" => Fun::Add,
             "max" => Fun::Max,

@@ -114,13 +114,22 @@ fn the_subset_is_what_definitions_mostly_are() {
         ".a | startswith(\"x\") and endswith(\"y\")",
         ".metadata.name | split(\"-\") | last",
         ".a | tostring",
+        "{a: .a, \"b\": 1, (.k): 2}",
+        ". as $x | {$x: 3}",
+        ". as $x | {$x, a}",
+        ".spec.services | to_entries[] | .key",
+        "to_entries | from_entries",
+        "with_entries(select(.value != null))",
+        ".resources | map_values(. as $i | {cpu: $i.cpu} + ($i.custom // {}))",
+        "{name: \"node\"} + ({command: .c, args: .a} | with_entries(select(.value != null)))",
     ] {
         assert!(Fast::classify(code).is_some(), "{code}");
     }
     for code in [
         "-.a",
-        "{a: .a}",
-        "{a: 1}",
+        "{a: .a[]}",
+        "{(.a[]): 1}",
+        "map_values(.[])",
         "$x",
         "\"\\(.a)\"",
         "@base64 \"x\"",
@@ -350,6 +359,12 @@ fn expr() -> impl Strategy<Value = String> {
             "endswith(\"\")",
             "split(\"a\")",
             "split(\"\")",
+            "to_entries",
+            "from_entries",
+            "with_entries(.)",
+            "with_entries(select(.value))",
+            "map_values(type)",
+            "map_values(length)",
             "any",
             "all",
             "not",
@@ -392,6 +407,13 @@ fn expr() -> impl Strategy<Value = String> {
             (quant.clone(), inner.clone()).prop_map(|(q, x)| format!("{q}({x})")),
             (quant, step(), inner.clone()).prop_map(|(q, p, x)| format!("{q}({p}[]; {x})")),
             (inner.clone(), inner.clone()).prop_map(|(l, r)| format!("({l} as $v | {r})")),
+            (inner.clone(), inner.clone()).prop_map(|(l, r)| format!("{{a: {l}, \"é\": {r}}}")),
+            (inner.clone(), inner.clone()).prop_map(|(k, v)| format!("{{({k}): {v}}}")),
+            inner
+                .clone()
+                .prop_map(|x| format!("({x} as $v | {{$v, a}})")),
+            inner.clone().prop_map(|x| format!("with_entries({x})")),
+            inner.clone().prop_map(|x| format!("map_values({x})")),
             // A definition with a `$` parameter, called with an argument.
             (inner.clone(), inner.clone(), inner.clone())
                 .prop_filter(
@@ -422,7 +444,12 @@ fn bound(code: &str) -> String {
 /// Whether the fast path must take `code`: everything generated is in the
 /// subset but `any`/`all` whose condition can give many outputs.
 fn must_classify(code: &str) -> bool {
-    !(code.contains("any(") || code.contains("all("))
+    // (and objects and `map_values` whose parts can give many outputs)
+    !(code.contains("any(")
+        || code.contains("all(")
+        || code.contains("{a: ")
+        || code.contains("{(")
+        || code.contains("map_values("))
 }
 
 /// Arrays and objects of a few numbers (objects keyed so that their sorted
@@ -606,6 +633,52 @@ fn definitions_inline_as_jq_calls_them() {
         "def first: 7; first, (.l | last)",
         ".x as $x | def f($a): $x + $a; .l[] as $x | f($x)",
         ".x as $x | def f: def g: $x; . as $x | g; .l as $x | f, $x",
+    ] {
+        let limits = Limits::default();
+        let _call = Call::enter(&limits);
+        let fast = Fast::classify(code).unwrap_or_else(|| panic!("not in the subset: {code}"));
+        let out = fast.run(&v, 64, &limits);
+        assert!(matches!(out, Some(Ok(_))), "{code}: {out:?}");
+        drop(_call);
+        assert_eq!(run(code, &v, true), run(code, &v, false), "{code}");
+    }
+}
+
+/// Objects, entries and `map_values`, answered by the fast path (checked)
+/// as jaq builds them: key order, shorthands, later keys winning, gojq's
+/// `from_entries` (`key`, `Key`, `name`, `Name`; `value`, `Value`), the
+/// catalog's resource shapes.
+#[test]
+fn objects_and_entries_are_built_as_jaq_builds_them() {
+    let v = json!({
+        "x": 5, "k": "dyn", "l": [3, 1, 2],
+        "services": {"b": {"replicas": 2}, "a": {"replicas": null}, "c": {}},
+        "pairs": [{"key": "z", "value": 1}, {"Key": "y", "Value": 2},
+                  {"name": "x", "value": null}, {"Name": "w", "Value": [1]},
+                  {"key": false, "name": "v", "value": 3}, {"key": "z", "value": 4},
+                  {"Key": "u", "name": "t", "value": 5}],
+        "resources": {"requests": {"cpu": "1", "memory": "", "gpu": "2"},
+                      "limits": {"cpu": "", "gpu": "2", "gpuType": "example.com/gpu",
+                                 "custom": {"example.com/fpga": "1"}}},
+    });
+    for code in [
+        "{a: .x, \"b c\": .l, (.k): 1, x: 2, a: 3}",
+        ". as $x | {$x, x, k}",
+        "{(.l[0] | tostring): .l}",
+        ".services | to_entries",
+        ".services | to_entries[] | .key",
+        ".l | to_entries",
+        ".pairs | from_entries",
+        ".services | with_entries(select(.value.replicas != null))",
+        ".services | with_entries({key: (.key + \"-x\"), value: (.value | length)})",
+        ".services | map_values(.replicas // 1)",
+        ".l | map_values(. * 2)",
+        ".resources | with_entries(select(.value != null)) | map_values(. as $i | \
+         (if ($i.cpu // \"\") != \"\" then {cpu: $i.cpu} else {} end) + \
+         (if ($i.memory // \"\") != \"\" then {memory: $i.memory} else {} end) + \
+         (if ($i.gpu // \"\") != \"\" then {(if ($i.gpuType // \"\") != \"\" then $i.gpuType else \"nvidia.com/gpu\" end): $i.gpu} else {} end) + \
+         ($i.custom // {}))",
+        "{name: \"node\"} + ({command: .l, args: .nothing} | with_entries(select(.value != null)))",
     ] {
         let limits = Limits::default();
         let _call = Call::enter(&limits);
