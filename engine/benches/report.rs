@@ -97,6 +97,36 @@ fn main() {
         );
     }
 
+    println!("\n### Resolve from text vs. reading the same text (example JobSet)\n");
+    println!(
+        "| text | bytes | serde parse (µs) | read_object (µs) | resolve_text (µs) | resolve_text / read_object | resolve_text / serde parse |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    let example = workloads::jobset_example();
+    let def = engine.definition_for(&example).unwrap().clone();
+    for (name, text) in [
+        ("YAML", workloads::JOBSET.to_string()),
+        ("JSON", serde_json::to_string_pretty(&example).unwrap()),
+    ] {
+        def.resolve_text(&text).unwrap();
+        let serde = if name == "YAML" {
+            timer.time(|| serde_saphyr::from_str::<Value>(&text).unwrap())
+        } else {
+            timer.time(|| serde_json::from_str::<Value>(&text).unwrap())
+        };
+        let read = timer.time(|| engine.read_object(&text).unwrap());
+        let resolve = timer.time(|| def.resolve_text(&text).unwrap());
+        println!(
+            "| {name} | {} | {} | {} | {} | {:.2} | {:.2} |",
+            text.len(),
+            us(serde),
+            us(read),
+            us(resolve),
+            resolve.as_secs_f64() / read.as_secs_f64(),
+            resolve.as_secs_f64() / serde.as_secs_f64()
+        );
+    }
+
     println!("\n### Growth with object size (JobSet, more replicated jobs)\n");
     println!(
         "| size | JSON bytes | parse (µs) | resolve (µs) | resolve / parse | resolve ns per byte |"

@@ -364,11 +364,11 @@ fn requirements(resources: Option<&Value>, path: &str) -> Result<ResourceList, R
     let limits = resource_list(field(resources, "limits"), &limits_path)?;
     // Every effective request is summed or compared: it must fit its count.
     for (name, request) in &requests {
-        fits(request, name, &child(&requests_path, name))?;
+        fits(request, name, || child(&requests_path, name))?;
     }
     for (name, limit) in limits {
         if let std::collections::btree_map::Entry::Vacant(slot) = requests.entry(name) {
-            fits(&limit, slot.key(), &child(&limits_path, slot.key()))?;
+            fits(&limit, slot.key(), || child(&limits_path, slot.key()))?;
             slot.insert(limit);
         }
     }
@@ -440,13 +440,13 @@ fn apply_pod_level(
         // containers ask for the resource, and to the limit otherwise.
         // Huge pages cannot be overcommitted: the request defaults to the limit.
         if name.starts_with(HUGEPAGES_PREFIX) || !total.contains_key(name) {
-            fits(limit, name, &child("resources.limits", name))?;
+            fits(limit, name, || child("resources.limits", name))?;
             total.insert(name.clone(), limit.clone());
         }
     }
     for (name, request) in requests {
         if is_pod_level_resource(name) {
-            fits(request, name, &child("resources.requests", name))?;
+            fits(request, name, || child("resources.requests", name))?;
             total.insert(name.clone(), request.clone());
         }
     }
@@ -477,8 +477,16 @@ fn count_of(quantity: &Quantity, name: &str) -> Result<u64, QuantityError> {
 }
 
 /// [`count`] as a check.
-fn fits(quantity: &Quantity, name: &str, path: &str) -> Result<(), ResourceError> {
-    count(quantity, name, path).map(|_| ())
+/// (The path is spelled only for the error: most quantities fit.)
+fn fits(
+    quantity: &Quantity,
+    name: &str,
+    path: impl FnOnce() -> String,
+) -> Result<(), ResourceError> {
+    match count_of(quantity, name) {
+        Ok(_) => Ok(()),
+        Err(_) => count(quantity, name, &path()).map(|_| ()),
+    }
 }
 
 /// Resources that pod-level `resources` govern.

@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 use workload_lens::{Engine, Limits};
 
-const JOBSET: &str = include_str!("../../../examples/jobset.yaml");
+pub const JOBSET: &str = include_str!("../../../examples/jobset.yaml");
 const MILVUS: &str =
     include_str!("../../../definitions/fixtures/milvus-io-milvus-v1beta1/running.yaml");
 const DYNAMO: &str = include_str!(
