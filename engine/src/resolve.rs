@@ -530,7 +530,7 @@ impl CompiledDefinition {
             };
             let (pod_resources, resources) = match &templates[i] {
                 Some(t) if has_pods => {
-                    let spec = t.get("spec").cloned().unwrap_or(Value::Null);
+                    let spec = t.get("spec").unwrap_or(&Value::Null);
                     // A quantity that is wrong is a conversion error; one
                     // whose count does not fit 64 bits (alone or summed over
                     // the pod) is an overflow, code `limit`.
@@ -555,7 +555,7 @@ impl CompiledDefinition {
                         })
                         .in_component(&c.name, Some(id))
                     };
-                    let list = resources::pod_request(&spec).map_err(bad)?;
+                    let list = resources::pod_request(spec).map_err(bad)?;
                     let per_pod = ResourceSummary::try_from_list(&list).map_err(bad)?;
                     let total = per_pod.times(desired).map_err(|e| {
                         Error::new(ErrorCode::Limit, e.message).in_component(&c.name, Some(id))
