@@ -1156,8 +1156,15 @@ fn breached(guard: &BudgetGuard) -> R<()> {
 
 /// An operand of an operation as jaq's value: a value of the input is
 /// converted as the input would be (charged as a conversion); a collected
-/// array is built as jaq builds it.
+/// array is built as jaq builds it, a slot per element, each collection
+/// converted once however many times it is shared (`def d: [., .]; 1 | d
+/// | d | ...` shares each level twice: expanding it would be exponential).
 fn operand(o: Out<'_>) -> R<W> {
+    operand_shared(o, &mut std::collections::HashMap::new())
+}
+
+/// [`operand`], with the collections converted so far (by address).
+fn operand_shared<'a>(o: Out<'a>, done: &mut std::collections::HashMap<usize, W>) -> R<W> {
     match o {
         Out::Made(w) => Ok(w),
         Out::Json(v) => {
@@ -1169,25 +1176,40 @@ fn operand(o: Out<'_>) -> R<W> {
         }
         // `{$key, $value}`: `{key: $key} + {value: $value}`, as jaq builds it.
         Out::Entry(e) => {
-            let (k, v) = Rc::try_unwrap(e).unwrap_or_else(|e| (*e).clone());
-            let key = W::object(vec![(text("key"), operand(k)?)]);
-            let value = W::object(vec![(text("value"), operand(v)?)]);
+            let (k, v) = (e.0.clone(), e.1.clone());
+            let key = W::object(vec![(text("key"), operand_shared(k, done)?)]);
+            let value = W::object(vec![(text("value"), operand_shared(v, done)?)]);
             match (key, value) {
-                (Ok(key), Ok(value)) => (key + value).map_err(|_| Stop::Jaq),
-                _ => Err(Stop::Jaq),
+                (Ok(key), Ok(value)) => (key + value).map_err(|_| recorded()),
+                _ => Err(recorded()),
             }
         }
         Out::List(items, d) => {
-            let items = Rc::try_unwrap(items).unwrap_or_else(|l| (*l).clone());
-            let mut vals = Vec::with_capacity(items.len());
-            for x in items {
-                vals.push(operand(x)?.v);
+            let at = Rc::as_ptr(&items) as usize;
+            if let Some(w) = done.get(&at) {
+                return Ok(w.clone());
             }
-            Ok(W {
+            value::alloc_slots(items.len()).map_err(|_| recorded())?;
+            let mut vals = Vec::with_capacity(items.len());
+            for x in items.iter() {
+                vals.push(operand_shared(x.clone(), done)?.v);
+            }
+            let w = W {
                 v: Val::Arr(Rc::new(vals)),
                 d,
-            })
+            };
+            done.insert(at, w.clone());
+            Ok(w)
         }
+    }
+}
+
+/// The limit a failed value operation breached (recorded by the engine's
+/// value type), or jaq's to answer.
+fn recorded() -> Stop {
+    match value::recorded_breach() {
+        Some((limit, message)) => Stop::Limit(EvalError::Limit { limit, message }),
+        None => Stop::Jaq,
     }
 }
 

@@ -94,6 +94,11 @@ impl BudgetGuard {
     }
 }
 
+/// The first breach recorded on this thread since the evaluation began.
+pub(crate) fn recorded_breach() -> Option<(&'static str, String)> {
+    POISON.with(|p| p.borrow().clone())
+}
+
 impl Drop for BudgetGuard {
     fn drop(&mut self) {
         CAPS.with(|c| c.set(Caps::UNLIMITED));

@@ -689,3 +689,39 @@ fn objects_and_entries_are_built_as_jaq_builds_them() {
         assert_eq!(run(code, &v, true), run(code, &v, false), "{code}");
     }
 }
+
+/// Found by the `jq` fuzzer: collections that share their parts (each
+/// level of `def d: [., .]; 1 | d | d | ...` holds the one below twice)
+/// are converted once per part, not expanded (which was exponential:
+/// out of memory), and end as jaq ends them.
+#[test]
+fn shared_collections_are_not_expanded() {
+    let chain = |n: usize| {
+        let mut code = "def d: [., .]; 1".to_string();
+        for _ in 0..n {
+            code.push_str(" | d");
+        }
+        code
+    };
+    let v = json!(null);
+    for code in [
+        chain(60),
+        chain(60) + " | length",
+        format!("({}) == ({})", chain(60), chain(59)),
+        format!("{} | .[0] | .[1] | length", chain(60)),
+        format!("[{}] | length", chain(60)),
+        format!("{} | add | length", chain(60)),
+        format!("{} | tojson | length", chain(60)),
+    ] {
+        let fast = run(&code, &v, true);
+        let slow = run(&code, &v, false);
+        match (&fast, &slow) {
+            (Err(EvalError::Limit { .. }), Err(EvalError::Limit { .. })) => {}
+            _ => assert_eq!(fast, slow, "{code}"),
+        }
+    }
+    assert_eq!(
+        run(&(chain(60) + " | length"), &v, true),
+        Ok(vec![json!(2)])
+    );
+}
