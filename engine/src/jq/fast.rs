@@ -12,10 +12,16 @@
 //! - alternatives (`//`), comparisons, arithmetic, `and`, `or`, `not`,
 //!   pipes, `if ... then ... elif ... else ... end`;
 //! - variables: `f as $x | g` and `$x`;
+//! - object construction (`{a: f, (k): v, $x, b}`, as jaq's sum of
+//!   one-entry objects);
 //! - `select(f)`, `map(f)`, `any`, `all`, `any(f)`, `all(f)`,
 //!   `any(xs[]; f)`, `all(xs[]; f)`, `first`, `last`, `length`, `add`,
 //!   `max`, `min`, `type`, `ascii_downcase`, `ascii_upcase`, `floor`,
-//!   `ceil`, `tonumber`.
+//!   `ceil`, `tonumber`, `tostring`, `ltrimstr`, `rtrimstr`, `startswith`,
+//!   `endswith`, `split/1`, `to_entries`, `from_entries`, `with_entries(f)`,
+//!   `map_values(f)`;
+//! - definitions with `$` parameters (`def c($t): ...; c("Ready")`),
+//!   inlined where they are called ([`inline`]).
 //!
 //! That covers most pod selector keys, instance ids, replica keys,
 //! template paths, defaults and status matchers of the catalog (the share
@@ -31,11 +37,14 @@
 //! engine's metered `W` operations and natives on the operands converted
 //! as jaq converts them), and outputs are built as the jaq path builds them
 //! (numbers through the same conversions). `any` and `all` stop at the
-//! first element that decides, as jaq's do. Everything is charged to the
-//! same call's meters: a step per node evaluated and per element iterated,
-//! collections as jaq's collections, operands converted and outputs copied
-//! as any conversion or copy, outputs' sizes to `maxOutputBytes` by the
-//! rules of [`super::to_json_values`].
+//! first element that decides, as jaq's do; outputs stream, so that a
+//! stream stops at maxOutputs and a collection at maxCollectionLen where
+//! jaq's do. Everything is charged to the same call's meters: a step per
+//! term evaluated, per key and per element iterated, a slot per output
+//! kept, collections as jaq's collections (a shared one converted once),
+//! operands converted and outputs copied as any conversion or copy,
+//! outputs' sizes to `maxOutputBytes` by the rules of
+//! [`super::to_json_values`].
 
 use super::EvalError;
 use super::format;
