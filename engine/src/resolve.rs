@@ -380,10 +380,16 @@ impl CompiledDefinition {
         })
     }
 
-    /// Parse YAML/JSON text (one document) and resolve it.
+    /// Parse YAML/JSON text (one document) and resolve it. JSON text is
+    /// read by the JSON reader's fast path (as the bindings read theirs);
+    /// YAML, and JSON that reader refuses, by the YAML/JSON reader, whose
+    /// errors carry positions (the text `null` is no document).
     pub fn resolve_text(&self, text: &str) -> Result<Resolved> {
         let _call = crate::budget::Call::enter(&self.limits);
-        let obj = parse_object(text, &self.limits)?;
+        let obj = match crate::source::read_value_fast(text, &self.limits)? {
+            Some(v) if !v.is_null() => v,
+            _ => parse_object(text, &self.limits)?,
+        };
         self.resolve(&obj)
     }
 

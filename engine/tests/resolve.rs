@@ -786,3 +786,33 @@ fn engine_limits_apply_to_the_catalog_without_refusing_it() {
         .unwrap_err();
     assert_eq!(e.limit(), Some("maxInputBytes"));
 }
+
+/// `resolve_text` reads JSON by the JSON reader's fast path and YAML by
+/// the YAML reader: both resolve as the value itself does; a text that is
+/// no object keeps the reader's error (the text `null` is no document, as
+/// before).
+#[test]
+fn resolve_text_reads_json_and_yaml_as_the_value() {
+    let obj = example_jobset();
+    let def = engine().definition_for(&obj).expect("a JobSet definition");
+    let want = serde_json::to_value(def.resolve(&obj).expect("resolves")).unwrap();
+    let yaml = include_str!("../../examples/jobset.yaml");
+    for text in [
+        yaml.to_string(),
+        serde_json::to_string(&obj).unwrap(),
+        serde_json::to_string_pretty(&obj).unwrap(),
+    ] {
+        let got = def.resolve_text(&text).expect("resolves from text");
+        assert_eq!(serde_json::to_value(got).unwrap(), want);
+    }
+    for text in ["null", "", "# nothing"] {
+        let e = def.resolve_text(text).expect_err("no object");
+        assert_eq!(e.code(), ErrorCode::Parse, "{text:?}: {e}");
+    }
+    // A duplicate key is refused by the strict JSON reader and reported by
+    // the careful one, with its position.
+    let dup = r#"{"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "kind": "JobSet"}"#;
+    let e = def.resolve_text(dup).expect_err("a duplicate key");
+    assert_eq!(e.code(), ErrorCode::Parse, "{e}");
+    assert!(e.location().line.is_some(), "{e}");
+}
