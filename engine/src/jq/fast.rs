@@ -267,8 +267,7 @@ enum Stop {
 type R<T> = Result<T, Stop>;
 
 /// The state of one evaluation.
-struct Cx<'a, 'g> {
-    guard: &'g BudgetGuard,
+struct Cx<'a> {
     /// The values of the variables bound, innermost last.
     vars: Vec<Out<'a>>,
     /// A bound of the depth of every JSON value (the input's and the
@@ -325,9 +324,8 @@ impl Fast {
     ) -> Option<Result<Vec<Value>, EvalError>> {
         let limits = &limits.effective();
         let caps = caps(limits);
-        let guard = BudgetGuard::enter(limits, caps);
+        let _guard = BudgetGuard::enter(limits, caps);
         let mut cx = Cx {
-            guard: &guard,
             vars: Vec::new(),
             // The expression's own JSON values (`[]`, `{}`) nest one level.
             depth: u32::try_from(depth.max(1)).unwrap_or(u32::MAX),
@@ -381,14 +379,14 @@ fn step() -> R<()> {
 }
 
 /// A value operation's error: the limit it breached, or jaq's to give.
-fn failed<T, E>(r: Result<T, E>, guard: &BudgetGuard) -> R<T> {
+fn failed<T, E>(r: Result<T, E>) -> R<T> {
     match r {
         Ok(x) => {
-            breached(guard)?;
+            breached()?;
             Ok(x)
         }
         Err(_) => {
-            breached(guard)?;
+            breached()?;
             Err(Stop::Jaq)
         }
     }
@@ -400,12 +398,11 @@ type Sink<'s, 'a> = &'s mut dyn FnMut(Out<'a>) -> R<()>;
 /// Evaluate a term that may give any number of outputs on `input`, in
 /// jaq's order, passing each to `sink` as it comes (so that a collection
 /// or the run's outputs stop at their limits as jaq's do).
-fn eval_all<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a, '_>, sink: Sink<'_, 'a>) -> R<()> {
+fn eval_all<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>, sink: Sink<'_, 'a>) -> R<()> {
     if n.single {
         return sink(eval(n, input, cx)?);
     }
     step()?;
-    let g = cx.guard;
     match &n.kind {
         Kind::Empty => {}
         Kind::Comma(l, r) => {
@@ -465,11 +462,11 @@ fn eval_all<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a, '_>, sink: Sink<'_, '
         Kind::Cmp(l, op, r) => {
             for x in all(l, input, cx)? {
                 eval_all(r, input, cx, &mut |y| {
-                    let b = match compare(*op, &x, &y, g)? {
+                    let b = match compare(*op, &x, &y)? {
                         Some(b) => b,
                         None => op.run(&operand(x.clone())?, &operand(y)?),
                     };
-                    breached(g)?;
+                    breached()?;
                     sink(Out::bool(b))
                 })?;
             }
@@ -478,7 +475,7 @@ fn eval_all<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a, '_>, sink: Sink<'_, '
             for x in all(l, input, cx)? {
                 eval_all(r, input, cx, &mut |y| {
                     let v = op.run(operand(x.clone())?, operand(y)?);
-                    sink(Out::Made(failed(v, g)?))
+                    sink(Out::Made(failed(v)?))
                 })?;
             }
         }
@@ -498,14 +495,13 @@ fn eval_all<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a, '_>, sink: Sink<'_, '
 }
 
 /// Every output of `n` on `input`, each kept charged as a slot of memory.
-fn all<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Vec<Out<'a>>> {
+fn all<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Vec<Out<'a>>> {
     if n.single {
         return Ok(vec![eval(n, input, cx)?]);
     }
-    let g = cx.guard;
     let mut v = Vec::new();
     eval_all(n, input, cx, &mut |x| {
-        value::alloc_slots(1).map_err(|_| limit_stop(g))?;
+        value::alloc_slots(1).map_err(|_| recorded())?;
         v.push(x);
         Ok(())
     })?;
@@ -518,7 +514,7 @@ fn eval_if<'a>(
     branches: &'a [(N, N)],
     otherwise: Option<&'a N>,
     input: &Out<'a>,
-    cx: &mut Cx<'a, '_>,
+    cx: &mut Cx<'a>,
     sink: Sink<'_, 'a>,
 ) -> R<()> {
     let Some(((c, t), rest)) = branches.split_first() else {
@@ -648,7 +644,7 @@ fn index<'a>(x: Out<'a>, s: &Step) -> R<Out<'a>> {
 }
 
 /// Evaluate a term that gives one output on `input`.
-fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
+fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
     step()?;
     Ok(match &n.kind {
         Kind::Id => input.clone(),
@@ -695,15 +691,15 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
             r
         }
         Kind::Collect(f) => {
-            let (g, max) = (cx.guard, cx.caps.max_collection);
+            let max = cx.caps.max_collection;
             let mut items = Vec::new();
             eval_all(f, input, cx, &mut |x| {
                 // As jaq's collection: a slot per element, and an error
                 // at the first element past the limit.
-                value::alloc_slots(1).map_err(|_| limit_stop(g))?;
+                value::alloc_slots(1).map_err(|_| recorded())?;
                 if items.len() >= max {
                     let _ = value::check_coll_len(items.len() + 1);
-                    return Err(limit_stop(g));
+                    return Err(recorded());
                 }
                 items.push(x);
                 Ok(())
@@ -744,11 +740,11 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
             // only matters for errors: those are jaq's to give anyway.
             let r = eval(r, input, cx)?;
             let l = eval(l, input, cx)?;
-            let b = match compare(*op, &l, &r, cx.guard)? {
+            let b = match compare(*op, &l, &r)? {
                 Some(b) => b,
                 None => op.run(&operand(l)?, &operand(r)?),
             };
-            breached(cx.guard)?;
+            breached()?;
             Out::bool(b)
         }
         Kind::Math(l, op, r) => {
@@ -756,7 +752,7 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
             let l = eval(l, input, cx)?;
             let v = op.run(operand(l)?, operand(r)?);
             // A type error (adding a string to a number) is jaq's to give.
-            Out::Made(failed(v, cx.guard)?)
+            Out::Made(failed(v)?)
         }
         Kind::Quant(any, xs, cond) => {
             let xs = eval(xs, input, cx)?;
@@ -770,12 +766,12 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
         Kind::Fun(f) => fun(*f, input, cx)?,
         Kind::Fun1(f, arg) => {
             let arg = eval(arg, input, cx)?;
-            fun1(*f, input, arg, cx)?
+            fun1(*f, input, arg)?
         }
         Kind::Obj1(k, v) => {
             let k = operand(eval(k, input, cx)?)?;
             let v = operand(eval(v, input, cx)?)?;
-            Out::Made(failed(W::object(vec![(k, v)]), cx.guard)?)
+            Out::Made(failed(W::object(vec![(k, v)]))?)
         }
         Kind::MapValues(f) => map_values(f, input, cx)?,
         Kind::Empty | Kind::Comma(..) => return Err(Stop::Jaq),
@@ -812,18 +808,18 @@ fn rank(x: &Out<'_>) -> u8 {
 /// and order do, a step) or they are strings, booleans or `null` of the
 /// input or the expression's literals compared for equality; `None` for
 /// what jaq's operation on the converted operands must decide.
-fn compare(op: Cmp, l: &Out<'_>, r: &Out<'_>, guard: &BudgetGuard) -> R<Option<bool>> {
+fn compare(op: Cmp, l: &Out<'_>, r: &Out<'_>) -> R<Option<bool>> {
     let (a, b) = (rank(l), rank(r));
     let ordering = if a != b {
         a.cmp(&b)
     } else {
         match (l, r, op) {
             (Out::Json(x), Out::Json(y), Cmp::Eq | Cmp::Ne) if a <= 4 && a != 3 => {
-                value::tick().map_err(|_| limit_stop(guard))?;
+                value::tick().map_err(|_| recorded())?;
                 if let (Value::String(x), Value::String(y)) = (x, y)
                     && x.len() == y.len()
                 {
-                    value::tick_bytes(x.len()).map_err(|_| limit_stop(guard))?;
+                    value::tick_bytes(x.len()).map_err(|_| recorded())?;
                 }
                 return Ok(Some((x == y) == matches!(op, Cmp::Eq)));
             }
@@ -842,7 +838,7 @@ fn compare(op: Cmp, l: &Out<'_>, r: &Out<'_>, guard: &BudgetGuard) -> R<Option<b
             _ => return Ok(None),
         }
     };
-    value::tick().map_err(|_| limit_stop(guard))?;
+    value::tick().map_err(|_| recorded())?;
     use std::cmp::Ordering::{Equal, Greater, Less};
     Ok(Some(match op {
         Cmp::Eq => ordering == Equal,
@@ -854,17 +850,9 @@ fn compare(op: Cmp, l: &Out<'_>, r: &Out<'_>, guard: &BudgetGuard) -> R<Option<b
     }))
 }
 
-/// The limit breached by a value operation that failed.
-fn limit_stop(guard: &BudgetGuard) -> Stop {
-    match breached(guard) {
-        Err(s) => s,
-        Ok(()) => Stop::Jaq,
-    }
-}
-
 /// `[f]` of the outputs `items` (charged and counted as they came): where
 /// its depth could pass the limit, jaq gives the error.
-fn list<'a>(items: Vec<Out<'a>>, cx: &Cx<'a, '_>) -> R<Out<'a>> {
+fn list<'a>(items: Vec<Out<'a>>, cx: &Cx<'a>) -> R<Out<'a>> {
     let d = items
         .iter()
         .map(|x| depth(x, cx))
@@ -878,7 +866,7 @@ fn list<'a>(items: Vec<Out<'a>>, cx: &Cx<'a, '_>) -> R<Out<'a>> {
 }
 
 /// A bound of how deep `x` nests.
-fn depth(x: &Out<'_>, cx: &Cx<'_, '_>) -> u32 {
+fn depth(x: &Out<'_>, cx: &Cx<'_>) -> u32 {
     match x {
         Out::Json(_) => cx.depth,
         Out::Made(w) => w.d,
@@ -893,7 +881,7 @@ fn text(s: &str) -> W {
 }
 
 /// `to_entries`: `[key_values[] as [$key, $value] | {$key, $value}]`.
-fn to_entries<'a>(x: &Out<'a>, cx: &Cx<'a, '_>) -> R<Out<'a>> {
+fn to_entries<'a>(x: &Out<'a>, cx: &Cx<'a>) -> R<Out<'a>> {
     let entry = |k: Out<'a>, v: Out<'a>| Out::Entry(Rc::new((k, v)));
     let index = |i: usize| Out::Made(W::scalar(Val::from(i)));
     let items: Vec<Out<'a>> = match x {
@@ -918,7 +906,7 @@ fn to_entries<'a>(x: &Out<'a>, cx: &Cx<'a, '_>) -> R<Out<'a>> {
         Out::Made(w) if matches!(w.v, Val::Arr(_) | Val::Obj(_)) => {
             let mut items = Vec::new();
             for kv in jaq_core::ValT::key_values(w.clone()) {
-                let (k, v) = failed(kv, cx.guard)?;
+                let (k, v) = failed(kv)?;
                 items.push(entry(Out::Made(k), Out::Made(v)));
             }
             items
@@ -928,7 +916,7 @@ fn to_entries<'a>(x: &Out<'a>, cx: &Cx<'a, '_>) -> R<Out<'a>> {
     if items.len() > cx.caps.max_collection {
         return Err(Stop::Jaq);
     }
-    value::alloc_slots(items.len()).map_err(|_| limit_stop(cx.guard))?;
+    value::alloc_slots(items.len()).map_err(|_| recorded())?;
     list(items, cx)
 }
 
@@ -946,9 +934,8 @@ fn has(x: &Out<'_>, k: &str) -> Option<bool> {
 /// `from_entries`, gojq's: `reduce .[] as $x ({}; . + {($x | .key // .Key
 /// // .name // .Name): ($x | if has("value") then .value else .Value
 /// end)})`.
-fn from_entries<'a>(x: &Out<'a>, cx: &Cx<'a, '_>) -> R<Out<'a>> {
-    let g = cx.guard;
-    let mut acc = failed(W::object(Vec::new()), g)?;
+fn from_entries<'a>(x: &Out<'a>) -> R<Out<'a>> {
+    let mut acc = failed(W::object(Vec::new()))?;
     each(x, |e| {
         let mut key = Out::Json(&NULL);
         for k in ["key", "Key", "name", "Name"] {
@@ -962,8 +949,8 @@ fn from_entries<'a>(x: &Out<'a>, cx: &Cx<'a, '_>) -> R<Out<'a>> {
             false => "Value",
         };
         let v = index(e, &Step::Key(v.to_string()))?;
-        let pair = failed(W::object(vec![(operand(key)?, operand(v)?)]), g)?;
-        acc = failed(std::mem::replace(&mut acc, W::scalar(Val::Null)) + pair, g)?;
+        let pair = failed(W::object(vec![(operand(key)?, operand(v)?)]))?;
+        acc = failed(std::mem::replace(&mut acc, W::scalar(Val::Null)) + pair)?;
         Ok(true)
     })?;
     Ok(Out::Made(acc))
@@ -972,22 +959,21 @@ fn from_entries<'a>(x: &Out<'a>, cx: &Cx<'a, '_>) -> R<Out<'a>> {
 /// `map_values(f)` (`.[] |= f`) with `f` giving one output: each value of
 /// an object replaced by its output (in the object's order), each element
 /// of an array too.
-fn map_values<'a>(f: &'a N, x: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
-    let g = cx.guard;
-    value::tick().map_err(|_| limit_stop(g))?;
+fn map_values<'a>(f: &'a N, x: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
+    value::tick().map_err(|_| recorded())?;
     let x = match x {
         Out::Entry(_) => Out::Made(operand(x.clone())?),
         x => x.clone(),
     };
     let mut nd = 0u32;
-    let mut value = |v: Out<'a>, cx: &mut Cx<'a, '_>| -> R<Val> {
+    let mut value = |v: Out<'a>, cx: &mut Cx<'a>| -> R<Val> {
         let y = operand(eval(f, &v, cx)?)?;
         nd = nd.max(y.d.saturating_add(1));
         Ok(y.v)
     };
     let v = match &x {
         Out::Json(Value::Object(o)) => {
-            value::alloc_slots(2 * o.len()).map_err(|_| limit_stop(g))?;
+            value::alloc_slots(2 * o.len()).map_err(|_| recorded())?;
             let mut m = jaq_json::Map::default();
             for (k, v) in o {
                 let y = value(Out::Json(v), cx)?;
@@ -996,7 +982,7 @@ fn map_values<'a>(f: &'a N, x: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
             Val::obj(m)
         }
         Out::Made(W { v: Val::Obj(o), d }) => {
-            value::alloc_slots(2 * o.len()).map_err(|_| limit_stop(g))?;
+            value::alloc_slots(2 * o.len()).map_err(|_| recorded())?;
             let d = d.saturating_sub(1);
             let mut m = jaq_json::Map::default();
             for (k, v) in o.iter() {
@@ -1011,7 +997,7 @@ fn map_values<'a>(f: &'a N, x: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
                 items.push(e);
                 Ok(true)
             })?;
-            value::alloc_slots(items.len()).map_err(|_| limit_stop(g))?;
+            value::alloc_slots(items.len()).map_err(|_| recorded())?;
             let mut out = Vec::with_capacity(items.len());
             for e in items {
                 out.push(value(e, cx)?);
@@ -1027,9 +1013,8 @@ fn map_values<'a>(f: &'a N, x: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
 }
 
 /// A function of `x`, as jaq's definition or native computes it.
-fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
-    let g = cx.guard;
-    let made = |r: jaq_core::ValR<W>| -> R<Out<'a>> { Ok(Out::Made(failed(r, g)?)) };
+fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
+    let made = |r: jaq_core::ValR<W>| -> R<Out<'a>> { Ok(Out::Made(failed(r)?)) };
     match f {
         Fun::Length => match x {
             Out::Json(Value::Array(a)) => Ok(Out::Made(W::scalar(Val::from(a.len())))),
@@ -1059,7 +1044,7 @@ fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
             let mut acc = W::scalar(Val::Null);
             each(x, |e| {
                 let sum = std::mem::replace(&mut acc, W::scalar(Val::Null)) + operand(e)?;
-                acc = failed(sum, g)?;
+                acc = failed(sum)?;
                 Ok(true)
             })?;
             Ok(Out::Made(acc))
@@ -1077,7 +1062,7 @@ fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
                     None => true,
                     Some((_, b)) => {
                         let o = k.cmp(b);
-                        breached(g)?;
+                        breached()?;
                         match f {
                             Fun::Max => o != std::cmp::Ordering::Less,
                             _ => o == std::cmp::Ordering::Less,
@@ -1103,14 +1088,13 @@ fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
             x => made(super::natives::tojson(&operand(x.clone())?.v)),
         },
         Fun::ToEntries => to_entries(x, cx),
-        Fun::FromEntries => from_entries(x, cx),
+        Fun::FromEntries => from_entries(x),
     }
 }
 
 /// A function of `x` and the argument's output `arg`, as the engine's
 /// natives and jaq's definitions compute it.
-fn fun1<'a>(f: Fun1, x: &Out<'a>, arg: Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a>> {
-    let g = cx.guard;
+fn fun1<'a>(f: Fun1, x: &Out<'a>, arg: Out<'a>) -> R<Out<'a>> {
     let (x, arg) = (operand(x.clone())?, operand(arg)?);
     let r = match f {
         Fun1::Ltrimstr => super::natives::trim_fix(&x.v, &arg.v, true),
@@ -1127,7 +1111,7 @@ fn fun1<'a>(f: Fun1, x: &Out<'a>, arg: Out<'a>, cx: &mut Cx<'a, '_>) -> R<Out<'a
             x / arg
         }
     };
-    Ok(Out::Made(failed(r, g)?))
+    Ok(Out::Made(failed(r)?))
 }
 
 /// jaq-std's `map_utf8_str`: `f` of a string's bytes, a new string; any
@@ -1156,8 +1140,8 @@ fn round(w: W, f: impl FnOnce(f64) -> f64) -> R<jaq_core::ValR<W>> {
 }
 
 /// The limit error of a breach recorded during a value operation.
-fn breached(guard: &BudgetGuard) -> R<()> {
-    match guard.breach() {
+fn breached() -> R<()> {
+    match value::recorded_breach() {
         Some((limit, message)) => Err(Stop::Limit(EvalError::Limit { limit, message })),
         None => Ok(()),
     }

@@ -90,7 +90,7 @@ impl BudgetGuard {
 
     /// The first breach recorded, if any.
     pub(crate) fn breach(&self) -> Option<(&'static str, String)> {
-        POISON.with(|p| p.borrow().clone())
+        recorded_breach()
     }
 }
 

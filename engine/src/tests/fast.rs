@@ -613,6 +613,19 @@ fn collections_near_max_depth_are_jaqs() {
     assert_eq!(run_with("[[.a.b]]", &deep, true), Ok(vec![json!([[[1]]])]));
 }
 
+/// `code` is in the subset, the fast path answers it on `v` (no limit, no
+/// deferring to jaq), and the answer is jaq's.
+#[track_caller]
+fn assert_answered_as_jaq(code: &str, v: &Value) {
+    let limits = Limits::default();
+    let _call = Call::enter(&limits);
+    let fast = Fast::classify(code).unwrap_or_else(|| panic!("not in the subset: {code}"));
+    let out = fast.run(v, 64, &limits);
+    assert!(matches!(out, Some(Ok(_))), "{code}: {out:?}");
+    drop(_call);
+    assert_eq!(run(code, v, true), run(code, v, false), "{code}");
+}
+
 /// Definitions with `$` parameters are inlined: arguments in order, read
 /// where the call is (with every output of each, in jq's order), bodies
 /// where the definition is; the catalog's helper definitions among them.
@@ -634,13 +647,7 @@ fn definitions_inline_as_jq_calls_them() {
         ".x as $x | def f($a): $x + $a; .l[] as $x | f($x)",
         ".x as $x | def f: def g: $x; . as $x | g; .l as $x | f, $x",
     ] {
-        let limits = Limits::default();
-        let _call = Call::enter(&limits);
-        let fast = Fast::classify(code).unwrap_or_else(|| panic!("not in the subset: {code}"));
-        let out = fast.run(&v, 64, &limits);
-        assert!(matches!(out, Some(Ok(_))), "{code}: {out:?}");
-        drop(_call);
-        assert_eq!(run(code, &v, true), run(code, &v, false), "{code}");
+        assert_answered_as_jaq(code, &v);
     }
 }
 
@@ -680,13 +687,7 @@ fn objects_and_entries_are_built_as_jaq_builds_them() {
          ($i.custom // {}))",
         "{name: \"node\"} + ({command: .l, args: .nothing} | with_entries(select(.value != null)))",
     ] {
-        let limits = Limits::default();
-        let _call = Call::enter(&limits);
-        let fast = Fast::classify(code).unwrap_or_else(|| panic!("not in the subset: {code}"));
-        let out = fast.run(&v, 64, &limits);
-        assert!(matches!(out, Some(Ok(_))), "{code}: {out:?}");
-        drop(_call);
-        assert_eq!(run(code, &v, true), run(code, &v, false), "{code}");
+        assert_answered_as_jaq(code, &v);
     }
 }
 
