@@ -711,6 +711,10 @@ impl std::ops::Add for W {
                 check_coll_len(a.len().saturating_add(b.len()))?;
                 alloc_slots(2 * (b.len() + copied(a)))?;
                 tick_bytes(b.keys().filter_map(str_len).sum())?;
+                // The result's keys are checked for order (`sort_obj`), a
+                // step each: adding one entry at a time to a growing object
+                // is quadratic work, and must be charged as such.
+                tick_n(a.len() as u64)?;
             }
             _ => {}
         }

@@ -726,3 +726,64 @@ fn shared_collections_are_not_expanded() {
         Ok(vec![json!(2)])
     );
 }
+
+/// The whole-collection functions at 10x any object a definition means
+/// (100,000 elements, an object of 100,000 keys): each answered by the
+/// fast path within the call's budget or stopped by it, as jaq is.
+#[test]
+fn whole_collection_functions_are_bounded_by_the_call() {
+    let v = json!({
+        "a": (0..100_000).collect::<Vec<_>>(),
+        "o": (0..100_000).map(|i| (format!("k{i}"), json!(i))).collect::<serde_json::Map<_, _>>(),
+    });
+    for code in [
+        ".a | add",
+        ".a | max",
+        ".a | min",
+        ".a | map(. + 1) | length",
+        ".a | map_values(. + 1) | length",
+        ".o | map_values(. + 1) | length",
+        ".o | to_entries | length",
+        ".o | to_entries | from_entries | length",
+        ".o | with_entries(select(.value % 2 == 0)) | length",
+        ".a | any(. < 0)",
+        ".a | all(. >= 0)",
+        "[.a[] | tostring] | length",
+        "[.a[] as $x | .a[] | {($x | tostring): .}] | length",
+    ] {
+        let limits = Limits::default();
+        let _call = Call::enter(&limits);
+        let fast = Fast::classify(code).unwrap_or_else(|| panic!("not in the subset: {code}"));
+        let out = fast.run(&v, 64, &limits);
+        drop(_call);
+        assert!(
+            !matches!(out, Some(Err(EvalError::Runtime(_)))),
+            "{code}: {out:?}"
+        );
+        let (fast, slow) = (run(code, &v, true), run(code, &v, false));
+        match (&fast, &slow) {
+            (Err(EvalError::Limit { .. }), Err(EvalError::Limit { .. })) => {}
+            // The fast path spends less: it may answer where jaq runs out.
+            (Ok(_), Err(EvalError::Limit { .. })) => {}
+            _ => assert_eq!(fast, slow, "{code}"),
+        }
+    }
+}
+
+/// Definitions inlined into definitions could grow the fast form
+/// exponentially (`def f1: f0 + f0; def f2: f1 + f1; ...`): past a budget
+/// in proportion to the expression's length the fast path leaves the
+/// expression to jaq, at 30 levels (2^30 copies) as at 3.
+#[test]
+fn inlining_is_bounded_by_the_expressions_length() {
+    let chain = |n: usize| {
+        let mut code = "def f0: .;".to_string();
+        for i in 1..=n {
+            code.push_str(&format!(" def f{i}: f{} + f{};", i - 1, i - 1));
+        }
+        code + &format!(" f{n}")
+    };
+    assert!(Fast::classify(&chain(3)).is_some());
+    assert!(Fast::classify(&chain(30)).is_none());
+    assert_eq!(run(&chain(3), &json!(1), true), Ok(vec![json!(8)]));
+}
