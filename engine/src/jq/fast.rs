@@ -611,8 +611,9 @@ fn position(i: isize, len: usize) -> Option<usize> {
 /// anything else (an error) is jaq's.
 fn index<'a>(x: Out<'a>, s: &Step) -> R<Out<'a>> {
     step()?;
-    // A limit breached while indexing is found by the caller's next
-    // metered operation or at the end of the run.
+    // A limit breached while indexing a made value fails the operation:
+    // the expression goes to jaq, which meets the spent meter and reports
+    // the limit.
     Ok(match (x, s) {
         (Out::Json(Value::Null), _) => Out::Json(&NULL),
         (Out::Made(W { v: Val::Null, .. }), _) => Out::Json(&NULL),
