@@ -137,57 +137,61 @@ impl std::error::Error for ResourceError {}
 /// Resources nobody asked for are absent from the result (not zero); a
 /// resource explicitly requested as `0` is present with value zero.
 pub fn pod_request(spec: &Value) -> Result<ResourceList, ResourceError> {
-    let Some(spec) = as_object(Some(spec), "", "a PodSpec object")? else {
+    let Some(spec) = as_object(Some(spec), P::Root, "a PodSpec object")? else {
         return Ok(ResourceList::new());
     };
 
     // Regular containers are summed.
     let mut total = ResourceList::new();
-    for (i, container) in as_array(field(spec, "containers"), "containers")?
+    let containers = P::Root.key("containers");
+    for (i, container) in as_array(field(spec, "containers"), containers)?
         .iter()
         .enumerate()
     {
-        let path = index("containers", i);
-        let requests = container_requests(container, &path)?;
-        add_into(&mut total, &requests, &path)?;
+        let path = containers.nth(i);
+        let requests = container_requests(container, path)?;
+        add_into(&mut total, &requests, path)?;
     }
 
     // Init containers, with restartable ("sidecar") init containers that keep
     // running alongside everything started after them.
     let mut sidecars = ResourceList::new();
     let mut init_peak = ResourceList::new();
-    for (i, container) in as_array(field(spec, "initContainers"), "initContainers")?
+    let init = P::Root.key("initContainers");
+    for (i, container) in as_array(field(spec, "initContainers"), init)?
         .iter()
         .enumerate()
     {
-        let path = index("initContainers", i);
-        let requests = container_requests(container, &path)?;
-        if is_sidecar(container, &path)? {
-            add_into(&mut total, &requests, &path)?;
-            add_into(&mut sidecars, &requests, &path)?;
+        let path = init.nth(i);
+        let requests = container_requests(container, path)?;
+        if is_sidecar(container, path)? {
+            add_into(&mut total, &requests, path)?;
+            add_into(&mut sidecars, &requests, path)?;
             max_into(&mut init_peak, &sidecars);
         } else {
             let mut running = requests;
-            add_into(&mut running, &sidecars, &path)?;
+            add_into(&mut running, &sidecars, path)?;
             max_into(&mut init_peak, &running);
         }
     }
     max_into(&mut total, &init_peak);
 
     // Pod-level resources override the container-derived cpu/memory/hugepages.
+    let resources = P::Root.key("resources");
     if let Some(pod_resources) = as_object(
         field(spec, "resources"),
-        "resources",
+        resources,
         "a ResourceRequirements object",
     )? {
-        let requests = resource_list(field(pod_resources, "requests"), "resources.requests")?;
-        let limits = resource_list(field(pod_resources, "limits"), "resources.limits")?;
+        let requests = resource_list(field(pod_resources, "requests"), resources.key("requests"))?;
+        let limits = resource_list(field(pod_resources, "limits"), resources.key("limits"))?;
         apply_pod_level(&mut total, &requests, &limits)?;
     }
 
     // Pod overhead (RuntimeClass) comes on top.
-    let overhead = resource_list(field(spec, "overhead"), "overhead")?;
-    add_into(&mut total, &overhead, "overhead")?;
+    let overhead = P::Root.key("overhead");
+    let list = resource_list(field(spec, "overhead"), overhead)?;
+    add_into(&mut total, &list, overhead)?;
 
     Ok(total)
 }
@@ -203,7 +207,7 @@ pub fn pod_request(spec: &Value) -> Result<ResourceList, ResourceError> {
 ///
 #[cfg(test)]
 pub fn container_request(resources: &Value) -> Result<ResourceList, ResourceError> {
-    requirements(Some(resources), "")
+    requirements(Some(resources), P::Root)
 }
 
 /// A pod's (or a group of pods') resources reduced to the numbers a report
@@ -256,7 +260,8 @@ impl ResourceSummary {
     /// resource.
     pub fn try_from_list(list: &ResourceList) -> Result<ResourceSummary, ResourceError> {
         Self::summarize(list, |name, quantity| {
-            count(quantity, name, &child("", name))
+            // The path is spelled only for the error.
+            count_of(quantity, name).or_else(|_| count(quantity, name, &child("", name)))
         })
     }
 
@@ -346,29 +351,29 @@ impl ResourceSummary {
 }
 
 /// The effective requests of one container (`null` is an empty container).
-fn container_requests(container: &Value, path: &str) -> Result<ResourceList, ResourceError> {
+fn container_requests(container: &Value, path: P) -> Result<ResourceList, ResourceError> {
     match as_object(Some(container), path, "a container object")? {
-        Some(container) => requirements(field(container, "resources"), &child(path, "resources")),
+        Some(container) => requirements(field(container, "resources"), path.key("resources")),
         None => Ok(ResourceList::new()),
     }
 }
 
 /// Requests of a `ResourceRequirements` object, defaulted from its limits.
-fn requirements(resources: Option<&Value>, path: &str) -> Result<ResourceList, ResourceError> {
+fn requirements(resources: Option<&Value>, path: P) -> Result<ResourceList, ResourceError> {
     let Some(resources) = as_object(resources, path, "a ResourceRequirements object")? else {
         return Ok(ResourceList::new());
     };
-    let requests_path = child(path, "requests");
-    let limits_path = child(path, "limits");
-    let mut requests = resource_list(field(resources, "requests"), &requests_path)?;
-    let limits = resource_list(field(resources, "limits"), &limits_path)?;
+    let requests_path = path.key("requests");
+    let limits_path = path.key("limits");
+    let mut requests = resource_list(field(resources, "requests"), requests_path)?;
+    let limits = resource_list(field(resources, "limits"), limits_path)?;
     // Every effective request is summed or compared: it must fit its count.
     for (name, request) in &requests {
-        fits(request, name, || child(&requests_path, name))?;
+        fits(request, name, || requests_path.key(name).render())?;
     }
     for (name, limit) in limits {
         if let std::collections::btree_map::Entry::Vacant(slot) = requests.entry(name) {
-            fits(&limit, slot.key(), || child(&limits_path, slot.key()))?;
+            fits(&limit, slot.key(), || limits_path.key(slot.key()).render())?;
             slot.insert(limit);
         }
     }
@@ -376,7 +381,7 @@ fn requirements(resources: Option<&Value>, path: &str) -> Result<ResourceList, R
 }
 
 /// Whether an init container is restartable (`restartPolicy: Always`).
-fn is_sidecar(container: &Value, path: &str) -> Result<bool, ResourceError> {
+fn is_sidecar(container: &Value, path: P) -> Result<bool, ResourceError> {
     let Value::Object(container) = container else {
         return Ok(false);
     };
@@ -384,7 +389,7 @@ fn is_sidecar(container: &Value, path: &str) -> Result<bool, ResourceError> {
         None => Ok(false),
         Some(Value::String(policy)) => Ok(policy == "Always"),
         Some(other) => Err(ResourceError::new(
-            child(path, "restartPolicy"),
+            path.key("restartPolicy").render(),
             format!(
                 "expected a string (\"Always\" for a sidecar), found {}",
                 json_type(other)
@@ -395,7 +400,7 @@ fn is_sidecar(container: &Value, path: &str) -> Result<bool, ResourceError> {
 
 /// Reads a `ResourceList` object, skipping `null` entries and rounding every
 /// quantity up to milli precision like the API server.
-fn resource_list(value: Option<&Value>, path: &str) -> Result<ResourceList, ResourceError> {
+fn resource_list(value: Option<&Value>, path: P) -> Result<ResourceList, ResourceError> {
     let mut list = ResourceList::new();
     let Some(map) = as_object(
         value,
@@ -410,10 +415,10 @@ fn resource_list(value: Option<&Value>, path: &str) -> Result<ResourceList, Reso
             continue;
         }
         let quantity = Quantity::from_json(raw)
-            .map_err(|e| ResourceError::new(child(path, name), e.to_string()))?;
+            .map_err(|e| ResourceError::new(path.key(name).render(), e.to_string()))?;
         if quantity.is_negative() {
             return Err(ResourceError::new(
-                child(path, name),
+                path.key(name).render(),
                 format!(
                     "negative quantity {}: {name} must be zero or more (Kubernetes rejects \
                      negative resource quantities)",
@@ -495,20 +500,17 @@ fn is_pod_level_resource(name: &str) -> bool {
 }
 
 /// `total += list`, per resource name.
-fn add_into(
-    total: &mut ResourceList,
-    list: &ResourceList,
-    path: &str,
-) -> Result<(), ResourceError> {
+fn add_into(total: &mut ResourceList, list: &ResourceList, path: P) -> Result<(), ResourceError> {
     for (name, quantity) in list {
         let sum = match total.get(name) {
-            Some(existing) => existing
-                .add(quantity)
-                .map_err(|e| ResourceError::overflow(path, format!("summing {name:?}: {e}")))?,
+            Some(existing) => existing.add(quantity).map_err(|e| {
+                ResourceError::overflow(path.render(), format!("summing {name:?}: {e}"))
+            })?,
             None => quantity.clone(),
         };
-        count_of(&sum, name)
-            .map_err(|e| ResourceError::overflow(path, format!("summing {name:?}: {e}")))?;
+        count_of(&sum, name).map_err(|e| {
+            ResourceError::overflow(path.render(), format!("summing {name:?}: {e}"))
+        })?;
         total.insert(name.clone(), sum);
     }
     Ok(())
@@ -533,31 +535,58 @@ fn field<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
 /// An optional object: absent or `null` is `None`, another type an error.
 fn as_object<'a>(
     value: Option<&'a Value>,
-    path: &str,
+    path: P,
     expected: &str,
 ) -> Result<Option<&'a Map<String, Value>>, ResourceError> {
     match value {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Object(map)) => Ok(Some(map)),
         Some(other) => Err(ResourceError::new(
-            path,
+            path.render(),
             format!("expected {expected}, found {}", json_type(other)),
         )),
     }
 }
 
 /// An optional array: absent or `null` is empty, another type an error.
-fn as_array<'a>(value: Option<&'a Value>, path: &str) -> Result<&'a [Value], ResourceError> {
+fn as_array<'a>(value: Option<&'a Value>, path: P) -> Result<&'a [Value], ResourceError> {
     match value {
         None | Some(Value::Null) => Ok(&[]),
         Some(Value::Array(items)) => Ok(items),
         Some(other) => Err(ResourceError::new(
-            path,
+            path.render(),
             format!(
                 "expected an array of containers, found {}",
                 json_type(other)
             ),
         )),
+    }
+}
+
+/// A path in a pod spec, spelled only for an error (most specs have none):
+/// `containers[1].resources.limits["nvidia.com/gpu"]`.
+#[derive(Clone, Copy)]
+enum P<'a> {
+    Root,
+    Key(&'a P<'a>, &'a str),
+    Index(&'a P<'a>, usize),
+}
+
+impl<'a> P<'a> {
+    fn key(&'a self, key: &'a str) -> P<'a> {
+        P::Key(self, key)
+    }
+
+    fn nth(&'a self, i: usize) -> P<'a> {
+        P::Index(self, i)
+    }
+
+    fn render(&self) -> String {
+        match self {
+            P::Root => String::new(),
+            P::Key(parent, key) => child(&parent.render(), key),
+            P::Index(parent, i) => index(&parent.render(), *i),
+        }
     }
 }
 
