@@ -144,9 +144,9 @@ impl CompiledDefinition {
                 }
                 for (i, frag) in fragments.iter_mut().enumerate() {
                     let mut m = Map::new();
-                    for (f, e, outs) in &lists {
-                        if let Some(v) = outs.get(i)
-                            && let Some(v) = check_fragment(e, i, *f, v)?
+                    for (f, e, outs) in &mut lists {
+                        if let Some(v) = outs.get_mut(i)
+                            && let Some(v) = check_fragment(e, i, *f, std::mem::take(v))?
                         {
                             m.insert(f.value_key().into(), v);
                         }
@@ -216,7 +216,7 @@ fn to_template(e: &Expr, i: usize, v: Value) -> Result<Option<Value>> {
     }
 }
 
-fn check_fragment(e: &Expr, i: usize, f: FragmentField, v: &Value) -> Result<Option<Value>> {
+fn check_fragment(e: &Expr, i: usize, f: FragmentField, v: Value) -> Result<Option<Value>> {
     if v.is_null() {
         return Ok(None);
     }
@@ -235,9 +235,9 @@ fn check_fragment(e: &Expr, i: usize, f: FragmentField, v: &Value) -> Result<Opt
             FragmentType::Object => "an object",
             FragmentType::ObjectList => "an array of objects",
         };
-        return Err(conversion(e, i, &format!("{target} ({})", f.human()), v));
+        return Err(conversion(e, i, &format!("{target} ({})", f.human()), &v));
     }
-    Ok(Some(v.clone()))
+    Ok(Some(v))
 }
 
 /// Assemble a pod template from fragments. The main `container` replaces a
