@@ -1604,7 +1604,7 @@ fn output(v: &Value, limits: &Limits) -> Result<Value, EvalError> {
     let cap = usize::try_from(left)
         .unwrap_or(usize::MAX)
         .min(limits.effective().max_output_bytes);
-    let Some(size) = output_size(v, cap) else {
+    let Some((size, plain)) = output_size(v, cap) else {
         Meter::Output.exhaust();
         return Err(EvalError::Limit {
             limit: "maxOutputBytes",
@@ -1613,19 +1613,26 @@ fn output(v: &Value, limits: &Limits) -> Result<Value, EvalError> {
     };
     Meter::Output.take(size as u64).map_err(limit)?;
     crate::budget::copy_of(v).map_err(from_error)?;
-    Ok(normalized(v))
+    // A plain copy where no number changes (a map's copy is much cheaper
+    // than rebuilding it).
+    Ok(if plain { v.clone() } else { normalized(v) })
 }
 
 /// The bytes [`format::to_value`] spends on `v`, or `None` past `cap`
-/// (counted without recursion, stopping at the cap).
-fn output_size(v: &Value, cap: usize) -> Option<usize> {
+/// (counted without recursion, stopping at the cap), and whether `v` is
+/// its own [`normalized`] copy (every number an integer of a machine word).
+fn output_size(v: &Value, cap: usize) -> Option<(usize, bool)> {
     let mut size = 0usize;
+    let mut plain = true;
     let mut stack = vec![v];
     while let Some(v) = stack.pop() {
         size += match v {
             Value::Null => 4,
             Value::Bool(_) => 5,
-            Value::Number(_) => 8,
+            Value::Number(n) => {
+                plain &= is_word_int(n);
+                8
+            }
             Value::String(s) => s.len() + 2,
             Value::Array(a) => {
                 stack.extend(a.iter());
@@ -1640,7 +1647,12 @@ fn output_size(v: &Value, cap: usize) -> Option<usize> {
             return None;
         }
     }
-    Some(size)
+    Some((size, plain))
+}
+
+/// An integer of a machine word: jaq's integer, as it is.
+fn is_word_int(n: &serde_json::Number) -> bool {
+    n.as_i64().is_some_and(|i| isize::try_from(i).is_ok())
 }
 
 /// A copy of `v` with its numbers as jaq's round trip gives them (`1.0` is
@@ -1649,7 +1661,7 @@ fn output_size(v: &Value, cap: usize) -> Option<usize> {
 fn normalized(v: &Value) -> Value {
     match v {
         // An integer of a machine word is jaq's integer as it is.
-        Value::Number(n) if n.as_i64().is_some_and(|i| isize::try_from(i).is_ok()) => v.clone(),
+        Value::Number(n) if is_word_int(n) => v.clone(),
         Value::Number(n) => format::num_to_value(&format::json_num(n)),
         Value::Array(a) => Value::Array(a.iter().map(normalized).collect()),
         Value::Object(o) => {
