@@ -227,3 +227,60 @@ fn reports_the_error_resolve_fails_with() {
     // Not a Kubernetes object: an error, as for `status`.
     assert!(def.explain_status(&json!({"kind": "x"})).is_err());
 }
+
+#[test]
+fn condition_reasons_say_what_differs() {
+    const DEF2: &str = r#"
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: example-com-trainer-v1}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: trainer
+      kind: {group: example.com, version: v1, kind: Trainer}
+      specDefinition: {podTemplateSpecPath: .spec.template}
+      statusDefinition:
+        conditionsDefinition: {path: .status.conditions}
+        statusMappings:
+          running:
+            - byConditions: [{type: Ready, status: "True", reason: Up}]
+          failed:
+            - byConditions: [{type: Failed}]
+          completed:
+            - byConditions: [{type: Done, status: "True"}]
+"#;
+    let def = compile(DEF2);
+    let obj = trainer(json!({"conditions": [
+        {"type": "Ready", "status": "True", "reason": "Starting"},
+        {"type": "Failed"},
+        {"type": "Done", "status": "True"},
+    ]}));
+    let ex = def.explain_status(&obj).unwrap();
+    assert_eq!(ex.root.matched_statuses, ["Failed", "Completed"]);
+    let reasons: Vec<(&str, Outcome, &str)> = ex
+        .root
+        .categories
+        .iter()
+        .map(|c| {
+            let check = &c.matchers[0].checks[0];
+            (c.key.as_str(), check.outcome, check.reason.as_str())
+        })
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            (
+                "running",
+                Outcome::NotMatched,
+                r#"condition "Ready" has reason "Starting", expected "Up""#
+            ),
+            ("failed", Outcome::Matched, r#"condition "Failed" is present"#),
+            (
+                "completed",
+                Outcome::Matched,
+                r#"condition "Done" has status "True""#
+            ),
+        ]
+    );
+}

@@ -419,31 +419,13 @@ impl CompiledDefinition {
             let have = conditions.iter().rev().find(|c| c.type_ == want.type_);
             let status = want.status.as_deref().filter(|s| !s.is_empty());
             let reason = want.reason.as_deref().filter(|s| !s.is_empty());
-            let why = match have {
-                None => Some(format!("no condition of type {:?}", want.type_)),
-                Some(h) => {
-                    let got = |v: &Option<String>| v.clone().unwrap_or_default();
-                    if let Some(st) = status
-                        && got(&h.status) != st
-                    {
-                        Some(format!(
-                            "condition {:?} has status {:?}, expected {st:?}",
-                            want.type_,
-                            got(&h.status)
-                        ))
-                    } else if let Some(r) = reason
-                        && got(&h.reason) != r
-                    {
-                        Some(format!(
-                            "condition {:?} has reason {:?}, expected {r:?}",
-                            want.type_,
-                            got(&h.reason)
-                        ))
-                    } else {
-                        None
-                    }
-                }
-            };
+            // The reason is spelled only when explaining.
+            let status_of = |h: &Condition| h.status.clone().unwrap_or_default();
+            let reason_of = |h: &Condition| h.reason.clone().unwrap_or_default();
+            let ok = have.is_some_and(|h| {
+                status.is_none_or(|st| h.status.as_deref().unwrap_or_default() == st)
+                    && reason.is_none_or(|r| h.reason.as_deref().unwrap_or_default() == r)
+            });
             rec.push(
                 || Criterion::Condition {
                     type_: want.type_.clone(),
@@ -451,14 +433,25 @@ impl CompiledDefinition {
                     expected_reason: reason.map(str::to_string),
                     actual: have.cloned(),
                 },
-                why.is_none(),
-                |_| match (&why, have) {
-                    (Some(w), _) => w.clone(),
-                    (None, Some(h)) => match &h.status {
-                        Some(st) => format!("condition {:?} has status {st:?}", want.type_),
-                        None => format!("condition {:?} is present", want.type_),
+                ok,
+                |_| match have {
+                    None => format!("no condition of type {:?}", want.type_),
+                    Some(h) => match (status, reason) {
+                        (Some(st), _) if status_of(h) != st => format!(
+                            "condition {:?} has status {:?}, expected {st:?}",
+                            want.type_,
+                            status_of(h)
+                        ),
+                        (_, Some(r)) if reason_of(h) != r => format!(
+                            "condition {:?} has reason {:?}, expected {r:?}",
+                            want.type_,
+                            reason_of(h)
+                        ),
+                        _ => match &h.status {
+                            Some(st) => format!("condition {:?} has status {st:?}", want.type_),
+                            None => format!("condition {:?} is present", want.type_),
+                        },
                     },
-                    (None, None) => String::new(),
                 },
             );
         }
