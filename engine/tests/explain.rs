@@ -275,7 +275,11 @@ spec:
                 Outcome::NotMatched,
                 r#"condition "Ready" has reason "Starting", expected "Up""#
             ),
-            ("failed", Outcome::Matched, r#"condition "Failed" is present"#),
+            (
+                "failed",
+                Outcome::Matched,
+                r#"condition "Failed" is present"#
+            ),
             (
                 "completed",
                 Outcome::Matched,
