@@ -118,11 +118,19 @@ enum Kind {
     Fun(Fun),
     /// A function of the input and one argument (one output).
     Fun1(Fun1, Box<N>),
-    /// `{(k): v}`, `k` and `v` giving one output each (`{a: 1, b: 2}` is
-    /// `{a: 1} + {b: 2}`, as jaq builds it).
-    Obj1(Box<N>, Box<N>),
+    /// `{(k1): v1, (k2): v2, ...}`, each `k` and `v` giving one output:
+    /// jaq's sum of one-entry objects `{(k1): v1} + ({(k2): v2} + ...)`,
+    /// built at once (the same object: a later key's value wins, keys
+    /// sorted).
+    Obj(Vec<(N, N)>),
     /// `map_values(f)`, `f` giving one output.
     MapValues(Box<N>),
+    /// `x[k]`: the output of `x` indexed by the output of `k`, both run on
+    /// the input and giving one output each.
+    Index(Box<N>, Box<N>),
+    /// `matches(re; flags)`, the regex native of `test` and `capture`, `re`
+    /// and `flags` giving one output each.
+    Matches(Box<N>, Box<N>),
 }
 
 /// The functions of a value and an argument the subset has.
@@ -151,6 +159,9 @@ enum Fun {
     ToString,
     ToEntries,
     FromEntries,
+    /// What string interpolation does to each interpolated value (jaq's
+    /// own `tostring`: a string as it is, anything else as JSON text).
+    Interp,
 }
 
 impl N {
@@ -166,8 +177,9 @@ impl N {
             | Kind::Quant(..)
             | Kind::Fun(_) => true,
             Kind::Fun1(_, arg) => arg.single,
-            Kind::Obj1(k, v) => k.single && v.single,
+            Kind::Obj(entries) => entries.iter().all(|(k, v)| k.single && v.single),
             Kind::MapValues(_) => true,
+            Kind::Index(x, k) | Kind::Matches(x, k) => x.single && k.single,
             Kind::Steps(base, steps) => {
                 base.as_ref().is_none_or(|b| b.single)
                     && steps.iter().all(|s| !matches!(s, Step::Each))
@@ -289,9 +301,8 @@ impl Fast {
 
     /// The fast form of `code` from its syntax tree, if it is in the subset.
     pub(crate) fn from_term(code: &str, term: &Term<&str>) -> Option<Fast> {
-        // A cheap refusal first: formats and string interpolation are
-        // seen from the text.
-        if code.contains('@') || code.contains("\\(") {
+        // A cheap refusal first: formats are seen from the text.
+        if code.contains('@') {
             return None;
         }
         let mut cl = Cls {
@@ -488,8 +499,10 @@ fn eval_all<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>, sink: Sink<'_, 'a>) 
         | Kind::Quant(..)
         | Kind::Fun(_)
         | Kind::Fun1(..)
-        | Kind::Obj1(..)
-        | Kind::MapValues(_) => sink(eval(n, input, cx)?)?,
+        | Kind::Obj(_)
+        | Kind::MapValues(_)
+        | Kind::Index(..)
+        | Kind::Matches(..) => sink(eval(n, input, cx)?)?,
     }
     Ok(())
 }
@@ -644,6 +657,34 @@ fn index<'a>(x: Out<'a>, s: &Step) -> R<Out<'a>> {
     })
 }
 
+/// `x[k]` for a key the expression computed: a string or an integer as
+/// the same step written in the expression; any other key by jaq's own
+/// indexing of the converted values (an error is jaq's to give).
+fn index_by<'a>(x: Out<'a>, k: Out<'a>) -> R<Out<'a>> {
+    let written = match &k {
+        Out::Json(Value::String(s)) => Some(Step::Key(s.clone())),
+        Out::Json(Value::Number(n)) => n
+            .as_i64()
+            .and_then(|i| isize::try_from(i).ok())
+            .map(Step::Nth),
+        Out::Made(W {
+            v: Val::TStr(b), ..
+        }) => std::str::from_utf8(b)
+            .ok()
+            .map(|s| Step::Key(s.to_string())),
+        Out::Made(w) if jaq_std::ValT::is_int(w) => jaq_std::ValT::as_isize(w).map(Step::Nth),
+        _ => None,
+    };
+    if let Some(s) = written {
+        return index(x, &s);
+    }
+    step()?;
+    let (x, k) = (operand(x)?, operand(k)?);
+    jaq_core::ValT::index(x, &k)
+        .map(Out::Made)
+        .map_err(|_| Stop::Jaq)
+}
+
 /// Evaluate a term that gives one output on `input`.
 fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
     step()?;
@@ -769,12 +810,30 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             let arg = eval(arg, input, cx)?;
             fun1(*f, input, arg)?
         }
-        Kind::Obj1(k, v) => {
-            let k = operand(eval(k, input, cx)?)?;
-            let v = operand(eval(v, input, cx)?)?;
-            Out::Made(failed(W::object(vec![(k, v)]))?)
+        Kind::Obj(entries) => {
+            // Last entry first, as jaq's sum evaluates its right side first.
+            let mut pairs = Vec::with_capacity(entries.len());
+            for (k, v) in entries.iter().rev() {
+                let v = operand(eval(v, input, cx)?)?;
+                let k = operand(eval(k, input, cx)?)?;
+                pairs.push((k, v));
+            }
+            pairs.reverse();
+            Out::Made(failed(W::object(pairs))?)
         }
         Kind::MapValues(f) => map_values(f, input, cx)?,
+        Kind::Index(x, k) => {
+            let x = eval(x, input, cx)?;
+            let k = eval(k, input, cx)?;
+            index_by(x, k)?
+        }
+        // The native itself: the same regex engine, costs and limits.
+        Kind::Matches(re, flags) => {
+            let re = operand(eval(re, input, cx)?)?;
+            let flags = operand(eval(flags, input, cx)?)?;
+            let x = operand(input.clone())?;
+            Out::Made(failed(super::regex::run(&x, &re, &flags, false, true))?)
+        }
         Kind::Empty | Kind::Comma(..) => return Err(Stop::Jaq),
     })
 }
@@ -1090,6 +1149,15 @@ fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
         },
         Fun::ToEntries => to_entries(x, cx),
         Fun::FromEntries => from_entries(x),
+        Fun::Interp => match x {
+            Out::Json(Value::String(_)) => Ok(x.clone()),
+            x => {
+                let w = jaq_core::ValT::into_string(operand(x.clone())?);
+                // A string past its cap is recorded as a breach.
+                breached()?;
+                Ok(Out::Made(w))
+            }
+        },
     }
 }
 
@@ -1302,11 +1370,33 @@ fn node<'t, 's>(term: &'t Term<&'s str>, cl: &mut Cls<'t, 's>) -> Option<N> {
             Term::Num(n) => Kind::Lit(Lit::new_num(n, true)?),
             _ => return None,
         },
-        Term::Str(None, _) => Kind::Const(Value::String(literal(term)?)),
+        Term::Str(None, parts) => match literal(term) {
+            Some(s) => Kind::Const(Value::String(s)),
+            // Interpolation, as jaq compiles it: the sum of the parts, each
+            // literal a string of its own, each term `f | tostring`.
+            None => {
+                let mut terms = Vec::with_capacity(parts.len());
+                for p in parts {
+                    terms.push(match p {
+                        StrPart::Str(t) => N::new(Kind::Const(Value::String(t.to_string()))),
+                        StrPart::Char(c) => N::new(Kind::Const(Value::String(c.to_string()))),
+                        StrPart::Term(f) => N::new(Kind::Pipe(
+                            Box::new(node(f, cl)?),
+                            N::boxed(Kind::Fun(Fun::Interp)),
+                        )),
+                    });
+                }
+                let mut terms = terms.into_iter().rev();
+                let last = terms.next()?;
+                return Some(terms.fold(last, |acc, x| {
+                    N::new(Kind::Math(Box::new(x), Math::Add, Box::new(acc)))
+                }));
+            }
+        },
         Term::Arr(None) => Kind::Const(Value::Array(Vec::new())),
         Term::Arr(Some(f)) => Kind::Collect(Box::new(node(f, cl)?)),
         Term::Obj(entries) if entries.is_empty() => Kind::Const(Value::Object(Default::default())),
-        // jaq's sum of one-entry objects, right to left.
+        // jaq's sum of one-entry objects, built at once.
         Term::Obj(entries) => {
             let mut parts = Vec::with_capacity(entries.len());
             for (k, v) in entries {
@@ -1328,13 +1418,9 @@ fn node<'t, 's>(term: &'t Term<&'s str>, cl: &mut Cls<'t, 's>) -> Option<N> {
                 if !k.single || !v.single {
                     return None;
                 }
-                parts.push(N::new(Kind::Obj1(Box::new(k), Box::new(v))));
+                parts.push((k, v));
             }
-            let mut parts = parts.into_iter().rev();
-            let last = parts.next()?;
-            return Some(parts.fold(last, |acc, x| {
-                N::new(Kind::Math(Box::new(x), Math::Add, Box::new(acc)))
-            }));
+            Kind::Obj(parts)
         }
         Term::Id => Kind::Id,
         Term::Var(name) => {
@@ -1495,6 +1581,32 @@ fn call<'t, 's>(name: &str, args: &'t [Term<&'s str>], cl: &mut Cls<'t, 's>) -> 
             }
             Kind::Quant(name == "any", Box::new(xs), Box::new(cond))
         }
+        // jaq-std's definitions over the `matches` native:
+        // `def test(re; flags): matches(re; flags) | any;`
+        // `def capture(re; flags): matches(re; flags)[] | capture_of_match;`
+        // and their one-argument forms with `""` for flags.
+        ("test" | "capture", [re]) | ("test" | "capture", [re, _]) => {
+            let re = node(re, cl)?;
+            let flags = match args {
+                [_, flags] => node(flags, cl)?,
+                _ => N::new(Kind::Const(Value::String(String::new()))),
+            };
+            if !re.single || !flags.single {
+                return None;
+            }
+            let matches = N::boxed(Kind::Matches(Box::new(re), Box::new(flags)));
+            if name == "test" {
+                Kind::Pipe(
+                    matches,
+                    N::boxed(Kind::Quant(true, N::boxed(Kind::Id), N::boxed(Kind::Id))),
+                )
+            } else {
+                Kind::Pipe(
+                    matches,
+                    N::boxed(Kind::Pipe(Box::new(each()), Box::new(capture_of_match()?))),
+                )
+            }
+        }
         ("ltrimstr" | "rtrimstr" | "startswith" | "endswith" | "split", [arg]) => {
             let arg = node(arg, cl)?;
             if !arg.single {
@@ -1527,6 +1639,19 @@ fn call<'t, 's>(name: &str, args: &'t [Term<&'s str>], cl: &mut Cls<'t, 's>) -> 
         }),
         _ => return None,
     })
+}
+
+/// jaq-std's `capture_of_match`, in the subset.
+fn capture_of_match() -> Option<N> {
+    const CODE: &str = "map(select(.name) | {(.name): .string}) | add + {}";
+    let tokens = super::check::lex(CODE).ok()?;
+    let term = super::check::parse_term(CODE, &tokens).ok()?;
+    let mut cl = Cls {
+        scope: Vec::new(),
+        defs: Vec::new(),
+        budget: usize::MAX,
+    };
+    node(&term, &mut cl)
 }
 
 /// The text of a string literal without interpolation.
@@ -1564,19 +1689,36 @@ fn path_steps<'t, 's>(
     let Term::Path(base, path) = term else {
         return None;
     };
-    let base = match &**base {
+    let mut base = match &**base {
         Term::Id => None,
         inner @ Term::Path(..) => path_steps(inner, steps, cl)?,
         other => Some(node(other, cl)?),
     };
     for (part, _optional) in &path.0 {
         // `?` only changes what an error does; errors are jaq's to give.
-        steps.push(match part {
-            Part::Index(key @ Term::Str(None, _)) => Step::Key(literal(key)?),
-            Part::Index(i) => Step::Nth(int(i)?),
+        let step = match part {
+            Part::Index(key @ Term::Str(None, _)) if literal(key).is_some() => {
+                Step::Key(literal(key)?)
+            }
+            Part::Index(i) if int(i).is_some() => Step::Nth(int(i)?),
             Part::Range(None, None) => Step::Each,
+            // `x[k]`: `k` runs on the path's input, as jq's does; the
+            // steps so far are `x`.
+            Part::Index(k) => {
+                let x = match (base.take(), std::mem::take(steps)) {
+                    (None, steps) if steps.is_empty() => N::new(Kind::Id),
+                    (b, steps) => N::new(Kind::Steps(b.map(Box::new), steps)),
+                };
+                let k = node(k, cl)?;
+                if !x.single || !k.single {
+                    return None;
+                }
+                base = Some(N::new(Kind::Index(Box::new(x), Box::new(k))));
+                continue;
+            }
             _ => return None,
-        });
+        };
+        steps.push(step);
     }
     Some(base)
 }

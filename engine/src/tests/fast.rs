@@ -122,6 +122,16 @@ fn the_subset_is_what_definitions_mostly_are() {
         "with_entries(select(.value != null))",
         ".resources | map_values(. as $i | {cpu: $i.cpu} + ($i.custom // {}))",
         "{name: \"node\"} + ({command: .c, args: .a} | with_entries(select(.value != null)))",
+        "\"\\(.a)\"",
+        "\"x\\(.a)-\\(.b | length)Mi\"",
+        ".a[.b]",
+        ".a[1.5]",
+        ".a[.b].c[0][\"x\" + .d]",
+        "{\"\": 1, \"m\": 2}[.u // \"m\"]",
+        ".a | capture(\"^(?<n>[0-9]+)(?<u>[a-z]*)$\")",
+        ".a | capture(.re; \"x\")",
+        ".a | test(\"^x\")",
+        ".a | test(\"X\"; \"i\")",
     ] {
         assert!(Fast::classify(code).is_some(), "{code}");
     }
@@ -131,11 +141,13 @@ fn the_subset_is_what_definitions_mostly_are() {
         "{(.a[]): 1}",
         "map_values(.[])",
         "$x",
-        "\"\\(.a)\"",
         "@base64 \"x\"",
         ".a[1:]",
-        ".a[.b]",
-        ".a[1.5]",
+        ".a[.b[]]",
+        ".a[][.b]",
+        ".a | test(.r[])",
+        ".a | match(\"x\")",
+        ".a | sub(\"x\"; \"y\")",
         "try .a",
         ".a?.b // error(\"x\")",
         "any(.a[]; .[])",
@@ -371,6 +383,15 @@ fn expr() -> impl Strategy<Value = String> {
             ".[0]",
             ".[-1]",
             ".[1]",
+            "test(\"a\")",
+            "test(\"\")",
+            "test(\"A\"; \"i\")",
+            "test(\"a|é\"; \"gx\")",
+            "test(\"(\")",
+            "capture(\"(?<n>[0-9]+)(?<u>[a-z]*)\")",
+            "capture(\"(?<n>a)(?<u>b)?\")",
+            "capture(\"(?<x>[a-zé]+)\"; \"g\")",
+            "capture(\"(a)(?<y>.)\")",
         ][..],
     )
     .prop_map(str::to_string);
@@ -430,6 +451,14 @@ fn expr() -> impl Strategy<Value = String> {
                     };
                     format!("(def f($p): {body}; {rest} | f({arg}))")
                 }),
+            // Interpolation, and an index the expression computes.
+            inner.clone().prop_map(|x| format!("\"<\\({x})>\"")),
+            (inner.clone(), inner.clone()).prop_map(|(l, r)| format!("\"\\({l})\\({r})\"")),
+            (inner.clone(), inner.clone()).prop_map(|(x, k)| format!("(({x})[({k})])")),
+            inner.clone().prop_map(|x| format!("test(({x}))")),
+            inner
+                .clone()
+                .prop_map(|x| format!("capture(\"(?<k>a)|(?<v>b)\"; ({x}))")),
             (inner.clone(), step()).prop_map(|(x, p)| format!("({x}){p}")),
             (inner.clone(), any_step()).prop_map(|(x, p)| format!("({x}){p}")),
         ]
@@ -449,7 +478,10 @@ fn must_classify(code: &str) -> bool {
         || code.contains("all(")
         || code.contains("{a: ")
         || code.contains("{(")
-        || code.contains("map_values("))
+        || code.contains("map_values(")
+        || code.contains(")[(")
+        || code.contains("test((")
+        || code.contains("(?<k>a)|(?<v>b)"))
 }
 
 /// Arrays and objects of a few numbers (objects keyed so that their sorted
@@ -670,6 +702,7 @@ fn objects_and_entries_are_built_as_jaq_builds_them() {
     });
     for code in [
         "{a: .x, \"b c\": .l, (.k): 1, x: 2, a: 3}",
+        "{(.k): 1, dyn: .l, (.k): {(.k): .x}, z: 0}",
         ". as $x | {$x, x, k}",
         "{(.l[0] | tostring): .l}",
         ".services | to_entries",
@@ -688,6 +721,15 @@ fn objects_and_entries_are_built_as_jaq_builds_them() {
         "{name: \"node\"} + ({command: .l, args: .nothing} | with_entries(select(.value != null)))",
     ] {
         assert_answered_as_jaq(code, &v);
+    }
+    // A key that is not a string: jaq's error.
+    for code in ["{a: 1, (.x): 2}", "{(.l): 1}", "{(null): 1, b: 2}"] {
+        let fast = run(code, &v, true);
+        assert!(
+            matches!(fast, Err(EvalError::Runtime(_))),
+            "{code}: {fast:?}"
+        );
+        assert_eq!(fast, run(code, &v, false), "{code}");
     }
 }
 
@@ -786,4 +828,90 @@ fn inlining_is_bounded_by_the_expressions_length() {
     assert!(Fast::classify(&chain(3)).is_some());
     assert!(Fast::classify(&chain(30)).is_none());
     assert_eq!(run(&chain(3), &json!(1), true), Ok(vec![json!(8)]));
+}
+
+/// Regexes through the `matches` native, as jaq-std's `test` and
+/// `capture` use it: every match, named groups that took part or not,
+/// flags, errors of bad patterns and flags, on generated strings.
+#[test]
+fn regexes_are_jaqs() {
+    let v = json!({"m": "12Gi", "s": "ab-abé b", "n": 3, "re": "(?<w>[a-z]+)"});
+    for code in [
+        ".m | capture(\"^(?<n>[0-9]+)(?<u>[a-z]*)$\")",
+        ".m | ascii_downcase | capture(\"^(?<n>[0-9]+)(?<u>[a-z]*)$\") | (.n | tonumber) * ({\"gi\": 1024}[.u])",
+        ". as $x | .s | [capture($x.re; \"g\")]",
+        ".s | [capture(\"(?<k>a)|(?<v>b)\"; \"g\")]",
+        ".s | capture(\"(?<k>a)(?<none>z)?\")",
+        ".s | capture(\"(x)(?<y>é)\")",
+        ".s | [capture(\"(?<z>q)\")]",
+        ".s | test(\"B\"; \"i\"), test(\"B\"), test(\"\")",
+        "[.s, .m] | map(test(\"^[0-9]\"))",
+    ] {
+        assert_answered_as_jaq(code, &v);
+    }
+    // A bad pattern, bad flags, a number to match: jaq's errors.
+    for code in [
+        ".s | test(\"(\")",
+        ".s | test(\"a\"; \"q\")",
+        ".n | test(\"3\")",
+    ] {
+        let fast = run(code, &v, true);
+        assert!(
+            matches!(fast, Err(EvalError::Runtime(_))),
+            "{code}: {fast:?}"
+        );
+        assert_eq!(fast, run(code, &v, false), "{code}");
+    }
+}
+
+/// `x[k]` with `k` computed: strings and integers as written steps, any
+/// other key by jaq's own indexing, on generated values and keys.
+#[test]
+fn computed_indices_are_jaqs() {
+    let v = json!({"o": {"a": 1, "b": [10, 20, 30], "é": "x"}, "l": [5, 6, 7],
+                   "k": "b", "i": 1, "neg": -1, "f": 1.7, "t": "é"});
+    for code in [
+        ".o[.k]",
+        ".o[.k][.i]",
+        ".l[.i]",
+        ".l[.neg]",
+        ".o[.t]",
+        ".o[\"a\" + \"\"]",
+        ".l[.i + 1]",
+        ".o[.k][.i - 5]",
+        ".missing[.k]",
+        "{\"\": 1, \"m\": 2, \"gi\": 1024}[.k // \"m\"]",
+        ". as $x | $x.o[$x.k][$x.i]",
+    ] {
+        assert_answered_as_jaq(code, &v);
+    }
+    for code in [".l[.f]", ".o[.i]", ".l[.k]", ".o[null]", ".l[[6]]"] {
+        assert_eq!(run(code, &v, true), run(code, &v, false), "{code}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, .. ProptestConfig::default() })]
+
+    #[test]
+    fn generated_regexes_and_indices_are_jaqs(
+        s in "[ab0-9é -]{0,8}",
+        re in proptest::sample::select(&[
+            "a", "(?<x>a)", "(?<x>a)|(?<y>b)", "(?<n>[0-9]+)(?<u>[a-z]*)", "^(?<all>.*)$",
+            "(?<e>é)?", "", "(?<d>-)(?<a>a)?", "[", "(?<x>A)",
+        ][..]),
+        flags in proptest::sample::select(&["null", "\"\"", "\"g\"", "\"i\"", "\"gi\"", "\"x\"", "\"n\"", "\"z\""][..]),
+        v in value(),
+        k in proptest::sample::select(&["0", "1", "-1", "2", "1.5", "\"a\"", "\"b\"", "\"\"", "null", "true", "[0]", "{}"][..]),
+    ) {
+        let input = json!({"s": s, "v": v});
+        for code in [
+            format!(".s | [capture({}; {flags})]", serde_json::to_string(re).unwrap()),
+            format!(".s | test({}; {flags})", serde_json::to_string(re).unwrap()),
+            format!(".v[{k}]"),
+            format!(".v[{k}][{k}]"),
+        ] {
+            prop_assert_eq!(run(&code, &input, true), run(&code, &input, false), "{}", code);
+        }
+    }
 }
