@@ -322,8 +322,10 @@ impl Walk {
 /// walk itself stops as soon as either meter runs out.
 pub(crate) fn copy_of(v: &serde_json::Value) -> Result<(), Error> {
     use serde_json::Value;
-    let mut stack = vec![v];
-    while let Some(v) = stack.pop() {
+    // The stack is allocated only for a collection's children.
+    let mut stack = Vec::new();
+    let mut next = Some(v);
+    while let Some(v) = next.take().or_else(|| stack.pop()) {
         steps(STEPS_PER_BUILT_NODE)?;
         let bytes = match v {
             Value::String(s) => {

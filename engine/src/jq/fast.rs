@@ -270,10 +270,18 @@ impl Out<'_> {
     }
 }
 
-/// Why an evaluation stopped: jaq must answer, or a meter ran out.
+/// Why an evaluation stopped: jaq must answer, or a meter ran out (boxed:
+/// every result of the evaluator carries this type, and a small one is
+/// cheaper to move).
 enum Stop {
     Jaq,
-    Limit(EvalError),
+    Limit(Box<EvalError>),
+}
+
+impl Stop {
+    fn limit(e: EvalError) -> Stop {
+        Stop::Limit(Box::new(e))
+    }
 }
 
 type R<T> = Result<T, Stop>;
@@ -343,38 +351,34 @@ impl Fast {
             caps,
         };
         let input = Out::Json(input);
+        if self.node.single {
+            // One output: converted at once, without a list of outputs.
+            return match eval(&self.node, &input, &mut cx) {
+                Ok(out) => finish(out, limits).map(|r| r.map(|v| vec![v])),
+                Err(Stop::Jaq) => None,
+                Err(Stop::Limit(e)) => Some(Err(*e)),
+            };
+        }
         let max = limits.max_outputs;
         let mut outs = Vec::new();
-        let r = if self.node.single {
-            eval(&self.node, &input, &mut cx).map(|o| outs.push(o))
-        } else {
-            eval_all(&self.node, &input, &mut cx, &mut |x| {
-                if outs.len() >= max {
-                    return Err(Stop::Limit(EvalError::Limit {
-                        limit: "maxOutputs",
-                        message: format!("the expression produced more than {max} outputs"),
-                    }));
-                }
-                outs.push(x);
-                Ok(())
-            })
-        };
+        let r = eval_all(&self.node, &input, &mut cx, &mut |x| {
+            if outs.len() >= max {
+                return Err(Stop::limit(EvalError::Limit {
+                    limit: "maxOutputs",
+                    message: format!("the expression produced more than {max} outputs"),
+                }));
+            }
+            outs.push(x);
+            Ok(())
+        });
         match r {
             Ok(()) => {}
             Err(Stop::Jaq) => return None,
-            Err(Stop::Limit(e)) => return Some(Err(e)),
+            Err(Stop::Limit(e)) => return Some(Err(*e)),
         }
         let mut values = Vec::with_capacity(outs.len());
         for out in outs {
-            let v = match out {
-                Out::Json(v) => output(v, limits),
-                made => match operand(made) {
-                    Ok(w) => super::to_json_values(&[w], limits).map(|mut v| v.remove(0)),
-                    Err(Stop::Limit(e)) => Err(e),
-                    Err(Stop::Jaq) => return None,
-                },
-            };
-            match v {
+            match finish(out, limits)? {
                 Ok(v) => values.push(v),
                 Err(e) => return Some(Err(e)),
             }
@@ -383,10 +387,23 @@ impl Fast {
     }
 }
 
+/// An output of the run as JSON, as the jaq path gives it (`None`: jaq
+/// must answer).
+fn finish(out: Out<'_>, limits: &Limits) -> Option<Result<Value, EvalError>> {
+    Some(match out {
+        Out::Json(v) => output(v, limits),
+        made => match operand(made) {
+            Ok(w) => super::to_json_values(&[w], limits).map(|mut v| v.remove(0)),
+            Err(Stop::Limit(e)) => Err(*e),
+            Err(Stop::Jaq) => return None,
+        },
+    })
+}
+
 /// A step of the evaluation, charged to `maxSteps`.
 #[inline]
 fn step() -> R<()> {
-    Meter::Steps.take(1).map_err(|m| Stop::Limit(limit(m)))
+    Meter::Steps.take(1).map_err(|m| Stop::limit(limit(m)))
 }
 
 /// A value operation's error: the limit it breached, or jaq's to give.
@@ -694,7 +711,7 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             // A step per key looked up, as jaq's indexing.
             Meter::Steps
                 .take(keys.len() as u64)
-                .map_err(|m| Stop::Limit(limit(m)))?;
+                .map_err(|m| Stop::limit(limit(m)))?;
             let mut v = match input {
                 Out::Json(v) => *v,
                 x => {
@@ -1211,7 +1228,7 @@ fn round(w: W, f: impl FnOnce(f64) -> f64) -> R<jaq_core::ValR<W>> {
 /// The limit error of a breach recorded during a value operation.
 fn breached() -> R<()> {
     match value::recorded_breach() {
-        Some((limit, message)) => Err(Stop::Limit(EvalError::Limit { limit, message })),
+        Some((limit, message)) => Err(Stop::limit(EvalError::Limit { limit, message })),
         None => Ok(()),
     }
 }
@@ -1231,7 +1248,7 @@ fn operand_shared<'a>(o: Out<'a>, done: &mut std::collections::HashMap<usize, W>
         Out::Made(w) => Ok(w),
         Out::Json(v) => {
             if v.is_array() || v.is_object() {
-                crate::budget::copy_of(v).map_err(|e| Stop::Limit(from_error(e)))?;
+                crate::budget::copy_of(v).map_err(|e| Stop::limit(from_error(e)))?;
             }
             let (v, d) = format::from_value(v);
             Ok(W { v, d })
@@ -1270,7 +1287,7 @@ fn operand_shared<'a>(o: Out<'a>, done: &mut std::collections::HashMap<usize, W>
 /// value type), or jaq's to answer.
 fn recorded() -> Stop {
     match value::recorded_breach() {
-        Some((limit, message)) => Stop::Limit(EvalError::Limit { limit, message }),
+        Some((limit, message)) => Stop::limit(EvalError::Limit { limit, message }),
         None => Stop::Jaq,
     }
 }
@@ -1766,8 +1783,10 @@ fn output(v: &Value, limits: &Limits) -> Result<Value, EvalError> {
 fn output_size(v: &Value, cap: usize) -> Option<(usize, bool)> {
     let mut size = 0usize;
     let mut plain = true;
-    let mut stack = vec![v];
-    while let Some(v) = stack.pop() {
+    // The stack is allocated only for a collection's children.
+    let mut stack = Vec::new();
+    let mut next = Some(v);
+    while let Some(v) = next.take().or_else(|| stack.pop()) {
         size += match v {
             Value::Null => 4,
             Value::Bool(_) => 5,
