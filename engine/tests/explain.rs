@@ -230,27 +230,19 @@ fn reports_the_error_resolve_fails_with() {
 
 #[test]
 fn condition_reasons_say_what_differs() {
-    const DEF2: &str = r#"
-apiVersion: run.ai/v1alpha1
-kind: Karta
-metadata: {name: example-com-trainer-v1}
-spec:
-  structureDefinition:
-    rootComponent:
-      name: trainer
-      kind: {group: example.com, version: v1, kind: Trainer}
-      specDefinition: {podTemplateSpecPath: .spec.template}
-      statusDefinition:
-        conditionsDefinition: {path: .status.conditions}
-        statusMappings:
+    // The trainer definition with mappings of conditions only.
+    let head = DEF.split("        statusMappings:\n").next().unwrap();
+    let def2 = format!(
+        "{head}        statusMappings:
           running:
-            - byConditions: [{type: Ready, status: "True", reason: Up}]
+            - byConditions: [{{type: Ready, status: \"True\", reason: Up}}]
           failed:
-            - byConditions: [{type: Failed}]
+            - byConditions: [{{type: Failed}}]
           completed:
-            - byConditions: [{type: Done, status: "True"}]
-"#;
-    let def = compile(DEF2);
+            - byConditions: [{{type: Done, status: \"True\"}}]
+"
+    );
+    let def = compile(&def2);
     let obj = trainer(json!({"conditions": [
         {"type": "Ready", "status": "True", "reason": "Starting"},
         {"type": "Failed"},
