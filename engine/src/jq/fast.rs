@@ -675,8 +675,10 @@ fn index<'a>(x: Out<'a>, s: &Step) -> R<Out<'a>> {
 }
 
 /// `x[k]` for a key the expression computed: a string or an integer as
-/// the same step written in the expression; any other key by jaq's own
-/// indexing of the converted values (an error is jaq's to give).
+/// the same step written in the expression; any other key on a value the
+/// expression made by jaq's own indexing, and on anything else by jaq
+/// (converting a value of the input for each key would cost its size per
+/// key, where jaq converts the input once).
 fn index_by<'a>(x: Out<'a>, k: Out<'a>) -> R<Out<'a>> {
     let written = match &k {
         Out::Json(Value::String(s)) => Some(Step::Key(s.clone())),
@@ -695,8 +697,11 @@ fn index_by<'a>(x: Out<'a>, k: Out<'a>) -> R<Out<'a>> {
     if let Some(s) = written {
         return index(x, &s);
     }
+    let Out::Made(x) = x else {
+        return Err(Stop::Jaq);
+    };
     step()?;
-    let (x, k) = (operand(x)?, operand(k)?);
+    let k = operand(k)?;
     jaq_core::ValT::index(x, &k)
         .map(Out::Made)
         .map_err(|_| Stop::Jaq)

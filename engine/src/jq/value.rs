@@ -854,6 +854,11 @@ impl jaq_core::ValT for W {
             )));
         }
         tick_bytes(str_len(&index.v).unwrap_or(0))?;
+        // An array indexed by an array is a search for the key's positions
+        // (`indices`): a step per element compared at each position.
+        if let (Val::Arr(a), Val::Arr(k)) = (&self.v, &index.v) {
+            tick_n((a.len() as u64).saturating_mul(k.len().max(1) as u64))?;
+        }
         let d = self.d.saturating_sub(1);
         lift(self.v.index(&index.v), d)
     }
