@@ -2,13 +2,20 @@
 //!
 //! A converter over [`workload_lens::abi`], the interface every binding
 //! shares, and nothing else: each entry point converts its Python arguments,
-//! calls one `abi` function and returns its JSON text (the Python layer reads
-//! it with `json.loads`), or raises the exception `workload_lens._errors`
-//! builds from the [`Failure`]'s payload. Arguments follow one convention: a
-//! `str` is JSON the Python layer serialized from a value (`json.dumps`), a
-//! `bytes` is the caller's own text (YAML/JSON, read with positions). Every
-//! call runs without the GIL (`py.detach`) and catches panics, so no input
-//! can raise `PanicException` or take the interpreter down.
+//! calls one `abi` function and returns its result, or raises the exception
+//! `workload_lens._errors` builds from the [`Failure`]'s payload.
+//!
+//! Objects, pods and update requests cross as Python values: a `dict` (or
+//! list, or anything `json.dumps` takes) is walked directly by the engine's
+//! host reader ([`host`]), and the result is built as Python objects from
+//! the engine's result types (`pythonize`), with no JSON text either way;
+//! `bytes` are the caller's own text (YAML/JSON, read with positions).
+//! Other arguments follow the older convention: a `str` is JSON the Python
+//! layer serialized (`json.dumps`), and the result is JSON text. Every
+//! engine call runs without the GIL (`py.detach`) and catches panics, so no
+//! input can raise `PanicException` or take the interpreter down.
+
+mod host;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -16,12 +23,14 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyString};
-use workload_lens::abi::{self, Failure, Out};
-use workload_lens::{CompiledDefinition, Engine, Error, ErrorCode};
+use workload_lens::abi::{self, Failure, HostRead, Input, Out};
+use workload_lens::{CompiledDefinition, Engine, Error, ErrorCode, Limits};
+
+use host::{HostErr, Walk};
 
 /// The exception for a failure, built by `workload_lens._errors._from_native`
 /// from [`Failure::payload`] and [`Failure::display`].
-fn to_pyerr(py: Python<'_>, fail: Failure) -> PyErr {
+pub(crate) fn to_pyerr(py: Python<'_>, fail: Failure) -> PyErr {
     static FROM_NATIVE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     match FROM_NATIVE
         .import(py, "workload_lens._errors", "_from_native")
@@ -70,6 +79,91 @@ impl std::ops::Deref for Arg {
     }
 }
 
+/// An object argument: `bytes` are the caller's text, anything else is a
+/// Python value (a `dict`, a list of pods, a kubernetes model), read by the
+/// engine's host reader when the call knows its limits ([`read`]).
+enum Obj<'py> {
+    Text(String),
+    Value(Bound<'py, PyAny>),
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Obj<'py> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(b) = obj.cast::<PyBytes>() {
+            let text = abi::utf8(b.as_bytes()).map_err(|e| to_pyerr(obj.py(), e.into()))?;
+            return Ok(Obj::Text(text.to_owned()));
+        }
+        Ok(Obj::Value(obj.to_owned()))
+    }
+}
+
+/// An object argument read: text (read by the engine call) or a value.
+enum Read {
+    Text(String),
+    Value(serde_json::Value),
+}
+
+impl Read {
+    /// The argument for an `abi` call (a value is moved out).
+    fn input(&mut self) -> Input<'_> {
+        match self {
+            Read::Text(t) => Input::Text(t),
+            Read::Value(v) => Input::Value(std::mem::take(v)),
+        }
+    }
+}
+
+/// Read an object argument within `limits`: a Python value is walked now,
+/// with the GIL (a panic becoming an internal error); a host exception
+/// raised on the way (the `default` hook's `TypeError`, say) is raised as
+/// it is.
+fn read(py: Python<'_>, obj: Obj<'_>, limits: &Limits) -> PyResult<Read> {
+    match obj {
+        Obj::Text(t) => Ok(Read::Text(t)),
+        Obj::Value(v) => Ok(Read::Value(read_value(py, v, limits)?)),
+    }
+}
+
+/// A Python value read by the engine's host reader within `limits`.
+fn read_value(
+    py: Python<'_>,
+    value: Bound<'_, PyAny>,
+    limits: &Limits,
+) -> PyResult<serde_json::Value> {
+    // Looked up on each call (not kept), so the hook is the module's
+    // current one.
+    static API: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+    let api = API.get_or_try_init(py, || {
+        PyModule::import(py, "workload_lens._api").map(Bound::unbind)
+    })?;
+    let hook = api.bind(py).getattr("_default")?;
+    let walked = catch_unwind(AssertUnwindSafe(|| {
+        let walk = Walk::new(hook);
+        abi::value_from_host(walk.root(value), limits)
+    }));
+    match walked {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(HostRead::Engine(e))) => Err(to_pyerr(py, e.into())),
+        Ok(Err(HostRead::Host(HostErr::Py(e)))) => Err(e),
+        Ok(Err(HostRead::Host(HostErr::Msg(m)))) => Err(to_pyerr(py, Failure::Internal(m))),
+        Err(p) => Err(to_pyerr(py, Failure::from_panic(p))),
+    }
+}
+
+/// Run an engine call without the GIL, its result built as Python objects.
+fn run_value<'py, T: serde::Serialize + Send>(
+    py: Python<'py>,
+    f: impl FnOnce() -> workload_lens::Result<T> + Send,
+) -> PyResult<Bound<'py, PyAny>> {
+    let out = run(py, || Ok(f()?))?;
+    pythonize::pythonize(py, &out).map_err(|e| {
+        let fail = Failure::Internal(format!("cannot convert the result: {e}"));
+        to_pyerr(py, fail)
+    })
+}
+
 /// A compiled definition (`workload_lens.Definition` wraps it).
 #[pyclass(frozen, module = "workload_lens._native", name = "Definition")]
 struct PyDefinition(Arc<CompiledDefinition>);
@@ -98,44 +192,88 @@ impl PyDefinition {
 
     /// Resolve (with live state when `pods` is given).
     #[pyo3(signature = (obj, pods = None))]
-    fn resolve(&self, py: Python<'_>, obj: Arg, pods: Option<Arg>) -> PyResult<String> {
-        run(py, || abi::resolve(&self.0, &obj, pods.as_deref()))
+    fn resolve<'py>(
+        &self,
+        py: Python<'py>,
+        obj: Obj<'py>,
+        pods: Option<Obj<'py>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let l = self.0.limits();
+        let mut obj = read(py, obj, l)?;
+        let mut pods = pods.map(|p| read(py, p, l)).transpose()?;
+        run_value(py, || {
+            abi::resolve_input(&self.0, obj.input(), pods.as_mut().map(Read::input))
+        })
     }
 
-    /// The root status (JSON `null` when the definition has none).
-    fn status(&self, py: Python<'_>, obj: Arg) -> PyResult<String> {
-        run(py, || abi::status(&self.0, &obj))
+    /// The root status (`None` when the definition has none).
+    fn status<'py>(&self, py: Python<'py>, obj: Obj<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let mut obj = read(py, obj, self.0.limits())?;
+        run_value(py, || abi::status_input(&self.0, obj.input()))
     }
 
     /// Why the object has its status.
-    fn explain_status(&self, py: Python<'_>, obj: Arg) -> PyResult<String> {
-        run(py, || abi::explain_status(&self.0, &obj))
+    fn explain_status<'py>(&self, py: Python<'py>, obj: Obj<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let mut obj = read(py, obj, self.0.limits())?;
+        run_value(py, || abi::explain_status_input(&self.0, obj.input()))
     }
 
     /// Write values through the definition's paths: `{object, patch}`.
-    fn update(&self, py: Python<'_>, obj: Arg, request: Arg) -> PyResult<String> {
-        run(py, || abi::update(&self.0, &obj, &request))
+    fn update<'py>(
+        &self,
+        py: Python<'py>,
+        obj: Obj<'py>,
+        request: Obj<'py>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let l = self.0.limits();
+        let mut obj = read(py, obj, l)?;
+        let mut request = read(py, request, l)?;
+        run_value(py, || {
+            abi::update_input(&self.0, obj.input(), request.input())
+        })
     }
 
     /// Apply the suspend actions: `{object, patch}`.
-    fn suspend(&self, py: Python<'_>, obj: Arg) -> PyResult<String> {
-        run(py, || abi::suspend(&self.0, &obj))
+    fn suspend<'py>(&self, py: Python<'py>, obj: Obj<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let mut obj = read(py, obj, self.0.limits())?;
+        run_value(py, || abi::suspend_input(&self.0, obj.input()))
     }
 
     /// Apply the resume actions: `{object, patch}`.
-    fn resume(&self, py: Python<'_>, obj: Arg) -> PyResult<String> {
-        run(py, || abi::resume(&self.0, &obj))
+    fn resume<'py>(&self, py: Python<'py>, obj: Obj<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let mut obj = read(py, obj, self.0.limits())?;
+        run_value(py, || abi::resume_input(&self.0, obj.input()))
     }
 
     /// Place pods under components and instances.
     #[pyo3(signature = (obj, pods))]
-    fn attribute_pods(&self, py: Python<'_>, obj: Option<Arg>, pods: Arg) -> PyResult<String> {
-        run(py, || abi::attribute_pods(&self.0, obj.as_deref(), &pods))
+    fn attribute_pods<'py>(
+        &self,
+        py: Python<'py>,
+        obj: Option<Obj<'py>>,
+        pods: Obj<'py>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let l = self.0.limits();
+        let mut obj = obj.map(|o| read(py, o, l)).transpose()?;
+        let mut pods = read(py, pods, l)?;
+        run_value(py, || {
+            abi::attribute_pods_input(&self.0, obj.as_mut().map(Read::input), pods.input())
+        })
     }
 
     /// Gang-scheduling groups of the workload's pods.
-    fn gang_groups(&self, py: Python<'_>, obj: Arg, pods: Arg) -> PyResult<String> {
-        run(py, || abi::gang_groups(&self.0, &obj, &pods))
+    fn gang_groups<'py>(
+        &self,
+        py: Python<'py>,
+        obj: Obj<'py>,
+        pods: Obj<'py>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let l = self.0.limits();
+        let mut obj = read(py, obj, l)?;
+        let mut pods = read(py, pods, l)?;
+        run_value(py, || {
+            abi::gang_groups_input(&self.0, obj.input(), pods.input())
+        })
     }
 }
 
@@ -185,9 +323,12 @@ impl PyCatalog {
     }
 
     /// The definition for an object, by its apiVersion and kind.
-    fn lookup_object(&self, py: Python<'_>, obj: Arg) -> PyResult<PyDefinition> {
+    fn lookup_object<'py>(&self, py: Python<'py>, obj: Obj<'py>) -> PyResult<PyDefinition> {
         let engine = self.snapshot();
-        run(py, || Ok(wrap(abi::engine_lookup_object(&engine, &obj)?)))
+        let mut obj = read(py, obj, engine.limits())?;
+        run(py, || {
+            Ok(wrap(abi::engine_lookup_object_input(&engine, obj.input())?))
+        })
     }
 
     /// A definition by name.
@@ -205,9 +346,19 @@ impl PyCatalog {
 
     /// Choose the definition by GVK and resolve (with pods: live state).
     #[pyo3(signature = (obj, pods = None))]
-    fn resolve(&self, py: Python<'_>, obj: Arg, pods: Option<Arg>) -> PyResult<String> {
+    fn resolve<'py>(
+        &self,
+        py: Python<'py>,
+        obj: Obj<'py>,
+        pods: Option<Obj<'py>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let engine = self.snapshot();
-        run(py, || abi::engine_resolve(&engine, &obj, pods.as_deref()))
+        let l = engine.limits();
+        let mut obj = read(py, obj, l)?;
+        let mut pods = pods.map(|p| read(py, p, l)).transpose()?;
+        run_value(py, || {
+            abi::engine_resolve_input(&engine, obj.input(), pods.as_mut().map(Read::input))
+        })
     }
 
     fn __len__(&self) -> usize {
@@ -235,19 +386,20 @@ fn parse(py: Python<'_>, text: Arg, limits: Option<Arg>) -> PyResult<String> {
     run(py, || abi::parse(&text, limits.as_deref()))
 }
 
-/// Run one jq expression (UTF-8 bytes) on a JSON input: every output.
+/// Run one jq expression (UTF-8 bytes) on an input (a Python value):
+/// every output.
 #[pyfunction]
 #[pyo3(signature = (expression, input, limits = None))]
-fn evaluate(
-    py: Python<'_>,
-    expression: &Bound<'_, PyBytes>,
-    input: Arg,
+fn evaluate<'py>(
+    py: Python<'py>,
+    expression: &Bound<'py, PyBytes>,
+    input: Bound<'py, PyAny>,
     limits: Option<Arg>,
-) -> PyResult<String> {
+) -> PyResult<Bound<'py, PyAny>> {
     let expression = expression.as_bytes();
-    run(py, || {
-        abi::evaluate_value(expression, &input, limits.as_deref())
-    })
+    let limits = run(py, || Ok(abi::limits(limits.as_deref())?))?;
+    let input = read_value(py, input, &limits)?;
+    run_value(py, || abi::evaluate_input(expression, &input, &limits))
 }
 
 /// Validate every definition of a text: `[{name, valid, gvk?, findings}]`.

@@ -35,10 +35,15 @@ use std::sync::{Arc, OnceLock};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+pub use crate::source::HostRead;
 use crate::source::{
-    SourceDocument, parse_documents, parse_documents_bytes, read_items, read_value,
+    SourceDocument, objects_of_value, parse_documents, parse_documents_bytes, read_items,
+    read_value,
 };
-use crate::{CompiledDefinition, Engine, Error, ErrorCode, Gvk, Limits, UpdateRequest, catalog};
+use crate::{
+    Attribution, CompiledDefinition, Engine, Error, ErrorCode, GangReport, Gvk, Limits, Resolved,
+    Status, StatusExplanation, UpdateRequest, UpdateResult, catalog,
+};
 
 /// Why a call failed: an engine error, or a bug in workload-lens (a panic
 /// caught by the binding, a value that cannot be serialized), which the
@@ -128,6 +133,57 @@ pub fn value_from_binding_json(json: &str, limits: &Limits) -> crate::Result<Val
             e
         }
     })
+}
+
+/// An object argument of a binding: the caller's own YAML/JSON text (or
+/// JSON a binding's language layer wrote), or a value the binding read
+/// from its host language's own values with [`value_from_host`].
+#[derive(Debug)]
+pub enum Input<'a> {
+    /// Text, read with [`read_value`] (one object) or [`read_items`]
+    /// (objects).
+    Text(&'a str),
+    /// A value already read.
+    Value(Value),
+}
+
+impl<'a> From<&'a str> for Input<'a> {
+    fn from(text: &'a str) -> Self {
+        Input::Text(text)
+    }
+}
+
+impl Input<'_> {
+    /// The one object it holds, within `limits` (text only: a value was
+    /// checked when the binding read it).
+    pub fn value(self, limits: &Limits) -> crate::Result<Value> {
+        match self {
+            Input::Text(t) => read_value(t, limits),
+            Input::Value(v) => Ok(v),
+        }
+    }
+
+    /// The objects it holds, by the rules of [`crate::source::read_objects`]
+    /// (an array gives its elements, a list object its items).
+    pub fn objects(self, limits: &Limits) -> crate::Result<Vec<Value>> {
+        match self {
+            Input::Text(t) => read_items(t, limits),
+            Input::Value(v) => objects_of_value(v),
+        }
+    }
+}
+
+/// A value read from a binding's host language (a Python `dict`, ...) by a
+/// [`serde::Deserializer`] over its values: the engine's rules for what a
+/// value may be, applied as it is walked (see
+/// [`crate::source::read_host_value`]), so every binding refuses the same
+/// values with the same errors. A host error raised during the walk comes
+/// back as [`HostRead::Host`].
+pub fn value_from_host<'de, D: serde::Deserializer<'de>>(
+    host: D,
+    limits: &Limits,
+) -> std::result::Result<Value, HostRead<D::Error>> {
+    crate::source::read_host_value(host, limits)
 }
 
 /// `t` as compact JSON.
@@ -295,17 +351,35 @@ pub fn compile_all(text: &str, limits_json: Option<&str>) -> Out<Vec<CompiledDef
 /// Resolve with the definition of `engine` chosen by the object's GVK (with
 /// `pods`: the live state).
 pub fn engine_resolve(engine: &Engine, obj: &str, pods: Option<&str>) -> Out<String> {
+    to_json(&engine_resolve_input(
+        engine,
+        obj.into(),
+        pods.map(Input::from),
+    )?)
+}
+
+/// [`engine_resolve`], for any [`Input`], the result as it is.
+pub fn engine_resolve_input(
+    engine: &Engine,
+    obj: Input<'_>,
+    pods: Option<Input<'_>>,
+) -> crate::Result<Resolved> {
     let l = engine.limits();
-    let obj = read_value(obj, l)?;
+    let obj = obj.value(l)?;
     match pods {
-        None => to_json(&engine.resolve(&obj)?),
-        Some(p) => to_json(&engine.resolve_with_pods(&obj, &read_items(p, l)?)?),
+        None => engine.resolve(&obj),
+        Some(p) => engine.resolve_with_pods(&obj, &p.objects(l)?),
     }
 }
 
 /// The definition of `engine` for an object, by its apiVersion and kind.
 pub fn engine_lookup_object(engine: &Engine, obj: &str) -> Out<Arc<CompiledDefinition>> {
-    let obj = read_value(obj, engine.limits())?;
+    engine_lookup_object_input(engine, obj.into())
+}
+
+/// [`engine_lookup_object`], for any [`Input`].
+pub fn engine_lookup_object_input(engine: &Engine, obj: Input<'_>) -> Out<Arc<CompiledDefinition>> {
+    let obj = obj.value(engine.limits())?;
     Ok(engine.definition_for(&obj)?.clone())
 }
 
@@ -361,55 +435,114 @@ pub fn definition_json(d: &CompiledDefinition) -> Out<String> {
 
 /// Resolve (with `pods`: the live state).
 pub fn resolve(d: &CompiledDefinition, obj: &str, pods: Option<&str>) -> Out<String> {
+    to_json(&resolve_input(d, obj.into(), pods.map(Input::from))?)
+}
+
+/// [`resolve`], for any [`Input`], the result as it is.
+pub fn resolve_input(
+    d: &CompiledDefinition,
+    obj: Input<'_>,
+    pods: Option<Input<'_>>,
+) -> crate::Result<Resolved> {
     let l = d.limits();
-    let obj = read_value(obj, l)?;
+    let obj = obj.value(l)?;
     match pods {
-        Some(p) => to_json(&d.resolve_with_pods(&obj, &read_items(p, l)?)?),
-        None => to_json(&d.resolve(&obj)?),
+        Some(p) => d.resolve_with_pods(&obj, &p.objects(l)?),
+        None => d.resolve(&obj),
     }
 }
 
 /// The root status (`null` when the definition has none).
 pub fn status(d: &CompiledDefinition, obj: &str) -> Out<String> {
-    to_json(&d.status(&read_value(obj, d.limits())?)?)
+    to_json(&status_input(d, obj.into())?)
+}
+
+/// [`status`], for any [`Input`].
+pub fn status_input(d: &CompiledDefinition, obj: Input<'_>) -> crate::Result<Option<Status>> {
+    d.status(&obj.value(d.limits())?)
 }
 
 /// Why the object has its status: every matcher of every category with its
 /// outcome and reason.
 pub fn explain_status(d: &CompiledDefinition, obj: &str) -> Out<String> {
-    to_json(&d.explain_status(&read_value(obj, d.limits())?)?)
+    to_json(&explain_status_input(d, obj.into())?)
+}
+
+/// [`explain_status`], for any [`Input`].
+pub fn explain_status_input(
+    d: &CompiledDefinition,
+    obj: Input<'_>,
+) -> crate::Result<StatusExplanation> {
+    d.explain_status(&obj.value(d.limits())?)
 }
 
 /// Write values through the definition's paths: `{object, patch}`.
 pub fn update(d: &CompiledDefinition, obj: &str, request: &str) -> Out<String> {
-    let obj = read_value(obj, d.limits())?;
-    let req: UpdateRequest = serde_json::from_value(read_value(request, d.limits())?)
+    to_json(&update_input(d, obj.into(), request.into())?)
+}
+
+/// [`update`], for any [`Input`].
+pub fn update_input(
+    d: &CompiledDefinition,
+    obj: Input<'_>,
+    request: Input<'_>,
+) -> crate::Result<UpdateResult> {
+    let obj = obj.value(d.limits())?;
+    let req: UpdateRequest = serde_json::from_value(request.value(d.limits())?)
         .map_err(|e| Error::new(ErrorCode::Usage, format!("invalid update request: {e}")))?;
-    to_json(&d.update(&obj, &req)?)
+    d.update(&obj, &req)
 }
 
 /// Apply the suspend actions: `{object, patch}`.
 pub fn suspend(d: &CompiledDefinition, obj: &str) -> Out<String> {
-    to_json(&d.suspend(&read_value(obj, d.limits())?)?)
+    to_json(&suspend_input(d, obj.into())?)
+}
+
+/// [`suspend`], for any [`Input`].
+pub fn suspend_input(d: &CompiledDefinition, obj: Input<'_>) -> crate::Result<UpdateResult> {
+    d.suspend(&obj.value(d.limits())?)
 }
 
 /// Apply the resume actions: `{object, patch}`.
 pub fn resume(d: &CompiledDefinition, obj: &str) -> Out<String> {
-    to_json(&d.resume(&read_value(obj, d.limits())?)?)
+    to_json(&resume_input(d, obj.into())?)
+}
+
+/// [`resume`], for any [`Input`].
+pub fn resume_input(d: &CompiledDefinition, obj: Input<'_>) -> crate::Result<UpdateResult> {
+    d.resume(&obj.value(d.limits())?)
 }
 
 /// Place pods under components and instances (`obj` may be absent).
 pub fn attribute_pods(d: &CompiledDefinition, obj: Option<&str>, pods: &str) -> Out<String> {
+    to_json(&attribute_pods_input(d, obj.map(Input::from), pods.into())?)
+}
+
+/// [`attribute_pods`], for any [`Input`].
+pub fn attribute_pods_input(
+    d: &CompiledDefinition,
+    obj: Option<Input<'_>>,
+    pods: Input<'_>,
+) -> crate::Result<Attribution> {
     let l = d.limits();
-    let obj = obj.map(|o| read_value(o, l)).transpose()?;
-    to_json(&d.attribute_pods(obj.as_ref(), &read_items(pods, l)?)?)
+    let obj = obj.map(|o| o.value(l)).transpose()?;
+    d.attribute_pods(obj.as_ref(), &pods.objects(l)?)
 }
 
 /// Gang-scheduling groups of the workload's pods.
 pub fn gang_groups(d: &CompiledDefinition, obj: &str, pods: &str) -> Out<String> {
+    to_json(&gang_groups_input(d, obj.into(), pods.into())?)
+}
+
+/// [`gang_groups`], for any [`Input`].
+pub fn gang_groups_input(
+    d: &CompiledDefinition,
+    obj: Input<'_>,
+    pods: Input<'_>,
+) -> crate::Result<GangReport> {
     let l = d.limits();
-    let obj = read_value(obj, l)?;
-    to_json(&d.gang_groups(&obj, &read_items(pods, l)?)?)
+    let obj = obj.value(l)?;
+    d.gang_groups(&obj, &pods.objects(l)?)
 }
 
 /// Text a binding's caller gave as bytes (or as a string that is not
@@ -440,11 +573,21 @@ pub fn evaluate_value(
     input_json: &str,
     limits_json: Option<&str>,
 ) -> Out<String> {
-    let expression = std::str::from_utf8(expression)
-        .map_err(|_| Error::new(ErrorCode::JqCompile, "the expression is not valid Unicode"))?;
     let limits = limits(limits_json)?;
     let input = value_from_binding_json(input_json, &limits)?;
-    to_json(&crate::evaluate(expression, &input, &limits)?)
+    to_json(&evaluate_input(expression, &input, &limits)?)
+}
+
+/// [`evaluate_value`] on an input already read (with [`value_from_host`],
+/// within the same `limits`): every output.
+pub fn evaluate_input(
+    expression: &[u8],
+    input: &Value,
+    limits: &Limits,
+) -> crate::Result<Vec<Value>> {
+    let expression = std::str::from_utf8(expression)
+        .map_err(|_| Error::new(ErrorCode::JqCompile, "the expression is not valid Unicode"))?;
+    crate::evaluate(expression, input, limits)
 }
 
 /// A definition compiled again from its [`definition_json`], the limits of

@@ -1,11 +1,14 @@
 """The Python API of workload-lens: a thin layer over the native engine.
 
 Every call goes to one function of the engine's binding interface
-(``workload_lens::abi``) through the native module. Values cross into the
-engine as JSON text (``json.dumps``, as ``str``), the caller's own YAML/JSON
-text as ``bytes``, and results come back as JSON text (``json.loads``): plain
-dicts and lists in exactly the engine's canonical JSON shape. Nothing here
-interprets workloads; it converts arguments, results and errors.
+(``workload_lens::abi``) through the native module. Objects, pods and
+requests cross as they are: the engine walks the Python values itself (the
+values ``json.dumps`` takes, :func:`_default` for the rest) and builds its
+results as plain dicts and lists in exactly the engine's canonical JSON
+shape; the caller's own YAML/JSON text crosses as ``bytes``. Definitions
+given as dicts, limits and the results of definition calls still cross as
+JSON text (``json.dumps``/``json.loads``). Nothing here interprets
+workloads; it converts arguments, results and errors.
 """
 
 from __future__ import annotations
@@ -193,15 +196,17 @@ def _compile_all(source: Any, limits: Optional[str]) -> List[Any]:
     return list(_native.compile_object(s, limits) if isinstance(s, str) else _native.compile_all(s, limits))
 
 
-def _object(obj: Any) -> Union[bytes, str]:
-    """An object for the native module: text (str/bytes) as it is, read by
-    the engine; anything else (dicts, kubernetes models) as JSON."""
+def _object(obj: Any) -> Any:
+    """An object for the native module: text (str/bytes) as bytes, read by
+    the engine; anything else (dicts, kubernetes models) as it is, walked by
+    the engine's host reader (the values ``json.dumps`` takes, with
+    :func:`_default` for the rest)."""
     if isinstance(obj, (str, bytes)):
         return _text(obj, "the object")
-    return _dumps(obj)
+    return obj
 
 
-def _pods(pods: Any) -> Union[bytes, str]:
+def _pods(pods: Any) -> Any:
     """Pods for the native module, read by the engine's one reader of object
     lists: text (several documents, a ``List``/``PodList``, an array); a
     ``PodList`` (or one pod) as a dict or kubernetes model; an iterable of
@@ -209,7 +214,9 @@ def _pods(pods: Any) -> Union[bytes, str]:
     if isinstance(pods, (str, bytes)):
         return _text(pods, "pods")
     if isinstance(pods, Mapping) or _is_model(pods):
-        return _dumps(pods)
+        return pods
+    if isinstance(pods, (list, tuple)):
+        return pods
     try:
         items = list(pods)
     except TypeError:
@@ -217,7 +224,7 @@ def _pods(pods: Any) -> Union[bytes, str]:
             "pods must be pod objects (an iterable of dicts or kubernetes models), a PodList "
             f"or YAML/JSON text, not {type(pods).__name__}"
         ) from None
-    return _dumps(items)
+    return items
 
 
 # --- results ---------------------------------------------------------------
@@ -244,8 +251,7 @@ class UpdateResult(NamedTuple):
     patch: List[Dict[str, Any]]
 
 
-def _update_result(text: str) -> UpdateResult:
-    r = _loads(text)
+def _update_result(r: Dict[str, Any]) -> UpdateResult:
     return UpdateResult(r["object"], r["patch"])
 
 
@@ -352,13 +358,13 @@ class Definition:
         """Resolve an object (dict, YAML/JSON text or kubernetes model) into
         the resolved structure; with ``pods``, including the live state."""
         o, p = _object(obj), None if pods is None else _pods(pods)
-        r: Dict[str, Any] = _loads(self._native.resolve(o, p))
+        r: Dict[str, Any] = self._native.resolve(o, p)
         return r
 
     def status(self, obj: Any) -> Optional[Dict[str, Any]]:
         """Only the root status of an object (``None`` when the definition
         has no status definition)."""
-        r: Optional[Dict[str, Any]] = _loads(self._native.status(_object(obj)))
+        r: Optional[Dict[str, Any]] = self._native.status(_object(obj))
         return r
 
     def explain_status(self, obj: Any) -> Dict[str, Any]:
@@ -368,7 +374,7 @@ class Definition:
         each criterion with a ``reason``. ``matchedStatuses`` is what
         :meth:`resolve` reports; an evaluation error is returned under
         ``error`` (not raised). Shape: ``docs/status-explanation.schema.json``."""
-        r: Dict[str, Any] = _loads(self._native.explain_status(_object(obj)))
+        r: Dict[str, Any] = self._native.explain_status(_object(obj))
         return r
 
     def update(self, obj: Any, request: Mapping[str, Any]) -> UpdateResult:
@@ -377,7 +383,7 @@ class Definition:
         "fragments": {INSTANCE_ID: value}}}}``."""
         if not isinstance(request, Mapping):
             raise TypeError(f"request must be a mapping, not {type(request).__name__}")
-        return _update_result(self._native.update(_object(obj), _dumps(request)))
+        return _update_result(self._native.update(_object(obj), request))
 
     def suspend(self, obj: Any) -> UpdateResult:
         """Apply the definition's suspend actions."""
@@ -391,14 +397,14 @@ class Definition:
         """Place pods under components and instances (``obj``, the workload,
         may be ``None``): ``{"pods": [...], "unattributed": [...]}``."""
         o = None if obj is None else _object(obj)
-        r: Dict[str, Any] = _loads(self._native.attribute_pods(o, _pods(pods)))
+        r: Dict[str, Any] = self._native.attribute_pods(o, _pods(pods))
         return r
 
     def gang_groups(self, obj: Any, pods: Any) -> Dict[str, Any]:
         """Gang-scheduling groups of the workload's pods:
         ``{"groups": [...], "pods": [...]}`` (both empty when the definition
         has no gang instructions)."""
-        r: Dict[str, Any] = _loads(self._native.gang_groups(_object(obj), _pods(pods)))
+        r: Dict[str, Any] = self._native.gang_groups(_object(obj), _pods(pods))
         return r
 
     def __reduce__(self) -> Tuple[Any, Tuple[str, str, str, str]]:
@@ -487,7 +493,7 @@ class Catalog:
         """Choose the definition by the object's GVK and resolve it (with
         ``pods``: including the live state)."""
         o, p = _object(obj), None if pods is None else _pods(pods)
-        r: Dict[str, Any] = _loads(self._native.resolve(o, p))
+        r: Dict[str, Any] = self._native.resolve(o, p)
         return r
 
     def __len__(self) -> int:
@@ -590,7 +596,7 @@ def evaluate(
     (gojq-compatible, denied builtins rejected, bounded): every output.
     ``input`` is a JSON value (a ``str`` is a JSON string, not text)."""
     expr, lj = _text(expression, "expression"), _limits_json(limits, limit_options)
-    r: List[Any] = _loads(_native.evaluate(expr, _dumps(input), lj))
+    r: List[Any] = _native.evaluate(expr, input, lj)
     return r
 
 

@@ -76,25 +76,18 @@ pub(super) fn read_json_counted(
     text: &str,
     limits: &Limits,
 ) -> std::result::Result<Value, Refused> {
-    let nodes = std::cell::Cell::new(0usize);
-    let seed = Counted {
-        nodes: &nodes,
-        depth: 0,
-        limits,
-    };
+    let meter = Meter::new(limits, false);
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = serde::de::DeserializeSeed::deserialize(seed, &mut de).map_err(|e| {
-        let m = e.to_string();
-        if m.starts_with("maxInputNodes") {
-            Refused::Limit(nodes_error(limits))
-        } else if m.starts_with("maxDepth") {
-            Refused::Limit(depth_error(limits))
-        } else {
-            Refused::Other
+    let read = serde::de::DeserializeSeed::deserialize(meter.root(), &mut de);
+    match (read, meter.stop.take()) {
+        (Ok(value), _) => {
+            de.end().map_err(|_| Refused::Other)?;
+            Ok(value)
         }
-    })?;
-    de.end().map_err(|_| Refused::Other)?;
-    Ok(value)
+        (Err(_), Stop::Nodes) => Err(Refused::Limit(nodes_error(limits))),
+        (Err(_), Stop::Depth) => Err(Refused::Limit(depth_error(limits))),
+        (Err(_), _) => Err(Refused::Other),
+    }
 }
 
 /// Why [`read_json_counted`] did not read a text.
@@ -106,32 +99,195 @@ pub(super) enum Refused {
     Other,
 }
 
-/// A value read by [`read_json_counted`]: `depth` containers enclose it.
-#[derive(Clone, Copy)]
-struct Counted<'c> {
-    nodes: &'c std::cell::Cell<usize>,
-    depth: usize,
-    limits: &'c Limits,
+/// Why [`read_host_value`] did not read a value.
+#[derive(Debug)]
+pub enum HostRead<E> {
+    /// What the engine refuses: a limit (`maxInputNodes`, `maxDepth`,
+    /// `maxInputBytes`) or something JSON cannot hold (a number that is not
+    /// finite, two keys that are the same string), as an engine error.
+    Engine(Error),
+    /// The host's own error, raised while its values were walked (a Python
+    /// exception, say), for the binding to pass on as it is.
+    Host(E),
 }
 
-impl Counted<'_> {
-    /// Count one more node; false past `maxInputNodes`.
-    fn count(&self) -> bool {
-        let n = self.nodes.get() + 1;
-        self.nodes.set(n);
-        n <= self.limits.max_input_nodes
+/// Read a value from a host language's own values (a Python `dict`, a
+/// JavaScript object), walked by a [`serde::Deserializer`] the binding
+/// writes over them, by the same rules as JSON text: nodes counted and depth
+/// checked as they are read ([`Limits::max_input_nodes`],
+/// [`Limits::max_depth`]), and [`Limits::max_input_bytes`] applied to the
+/// size the value has as compact JSON (as `serde_json` writes it), counted
+/// as it is read, so a value that a binding would once have serialized to
+/// text is refused at the same size. A number that is not finite, or a
+/// key met twice (a host whose keys are converted to strings can have
+/// two that become the same), is a usage error: JSON cannot hold it.
+///
+/// The limits' hard caps apply ([`Limits::effective`]), so the walk's
+/// recursion is bounded by [`crate::HARD_MAX_DEPTH`] whatever the host
+/// value is (a list that contains itself stops there).
+pub fn read_host_value<'de, D: serde::Deserializer<'de>>(
+    host: D,
+    limits: &Limits,
+) -> std::result::Result<Value, HostRead<D::Error>> {
+    let limits = &limits.effective();
+    let meter = Meter::new(limits, true);
+    let read = serde::de::DeserializeSeed::deserialize(meter.root(), host);
+    match (read, meter.stop.take()) {
+        (Ok(value), _) => Ok(value),
+        (Err(e), Stop::None) => Err(HostRead::Host(e)),
+        (Err(_), Stop::Nodes) => Err(HostRead::Engine(nodes_error(limits))),
+        (Err(_), Stop::Depth) => Err(HostRead::Engine(depth_error(limits))),
+        (Err(_), Stop::Bytes) => Err(HostRead::Engine(Error::limit_error(
+            "maxInputBytes",
+            format!(
+                "the value is larger than the limit maxInputBytes ({} bytes as compact JSON)",
+                limits.max_input_bytes
+            ),
+        ))),
+        (Err(_), Stop::NotJson(why)) => Err(HostRead::Engine(Error::new(
+            ErrorCode::Usage,
+            format!("the value cannot be represented as JSON: {why}"),
+        ))),
+    }
+}
+
+/// Why a counted reading stopped, recorded where it stopped, so that the
+/// reader's own error type (serde_json's, or a binding's) need not carry it.
+#[derive(Default)]
+enum Stop {
+    #[default]
+    None,
+    Nodes,
+    Depth,
+    Bytes,
+    /// Not JSON: a number that is not finite, a key met twice.
+    NotJson(String),
+}
+
+/// The counters of one reading.
+struct Meter<'l> {
+    limits: &'l Limits,
+    nodes: std::cell::Cell<usize>,
+    /// The size of the value as compact JSON so far, when counted (host
+    /// values; a text's own length is checked before it is read).
+    bytes: Option<std::cell::Cell<usize>>,
+    stop: std::cell::RefCell<Stop>,
+}
+
+impl<'l> Meter<'l> {
+    fn new(limits: &'l Limits, count_bytes: bool) -> Self {
+        Meter {
+            limits,
+            nodes: std::cell::Cell::new(0),
+            bytes: count_bytes.then(|| std::cell::Cell::new(0)),
+            stop: Default::default(),
+        }
     }
 
-    /// The seed of a container's elements, `None` past `maxDepth`.
-    fn inner(self) -> Option<Self> {
-        (self.depth < self.limits.max_depth).then_some(Counted {
+    fn root(&self) -> Counted<'_, 'l> {
+        Counted {
+            meter: self,
+            depth: 0,
+        }
+    }
+
+    fn fail<E: serde::de::Error>(&self, stop: Stop) -> E {
+        let what = match &stop {
+            Stop::Nodes => "maxInputNodes",
+            Stop::Depth => "maxDepth",
+            Stop::Bytes => "maxInputBytes",
+            Stop::NotJson(_) => "not JSON",
+            Stop::None => "stopped",
+        };
+        *self.stop.borrow_mut() = stop;
+        E::custom(what)
+    }
+
+    /// Add `n` bytes of compact JSON (when counting).
+    fn add_bytes<E: serde::de::Error>(&self, n: usize) -> std::result::Result<(), E> {
+        if let Some(b) = &self.bytes {
+            let total = b.get().saturating_add(n);
+            b.set(total);
+            if total > self.limits.max_input_bytes {
+                return Err(self.fail(Stop::Bytes));
+            }
+        }
+        Ok(())
+    }
+
+    /// Add a string's size as a JSON string (quotes and escapes, as
+    /// serde_json writes them).
+    fn add_string<E: serde::de::Error>(&self, s: &str) -> std::result::Result<(), E> {
+        if self.bytes.is_none() {
+            return Ok(());
+        }
+        let escapes: usize = s
+            .bytes()
+            .map(|b| match b {
+                b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+                0..0x20 => 5,
+                _ => 0,
+            })
+            .sum();
+        self.add_bytes(s.len() + 2 + escapes)
+    }
+}
+
+/// A value read by [`read_json_counted`] or [`read_host_value`]: `depth`
+/// containers enclose it.
+#[derive(Clone, Copy)]
+struct Counted<'m, 'l> {
+    meter: &'m Meter<'l>,
+    depth: usize,
+}
+
+impl Counted<'_, '_> {
+    /// Count one more node (of `json_bytes` bytes as compact JSON, when
+    /// counted).
+    fn count<E: serde::de::Error>(&self, json_bytes: usize) -> std::result::Result<(), E> {
+        let m = self.meter;
+        let n = m.nodes.get() + 1;
+        m.nodes.set(n);
+        if n > m.limits.max_input_nodes {
+            return Err(m.fail(Stop::Nodes));
+        }
+        m.add_bytes(json_bytes)
+    }
+
+    fn scalar<E: serde::de::Error>(
+        self,
+        v: Value,
+        json_bytes: usize,
+    ) -> std::result::Result<Value, E> {
+        self.count(json_bytes)?;
+        Ok(v)
+    }
+
+    /// Count a container (its brackets), and the seed of its elements; an
+    /// error past `maxDepth`.
+    fn container<E: serde::de::Error>(self) -> std::result::Result<Self, E> {
+        self.count(2)?;
+        if self.depth >= self.meter.limits.max_depth {
+            return Err(self.meter.fail(Stop::Depth));
+        }
+        Ok(Counted {
             depth: self.depth + 1,
             ..self
         })
     }
 }
 
-impl<'de> serde::de::DeserializeSeed<'de> for Counted<'_> {
+/// The number of bytes of an integer's decimal form.
+fn digits(mut n: u64) -> usize {
+    let mut d = 1;
+    while n >= 10 {
+        n /= 10;
+        d += 1;
+    }
+    d
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Counted<'_, '_> {
     type Value = Value;
 
     fn deserialize<D: serde::Deserializer<'de>>(
@@ -142,7 +298,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for Counted<'_> {
     }
 }
 
-impl<'de> serde::de::Visitor<'de> for Counted<'_> {
+impl<'de> serde::de::Visitor<'de> for Counted<'_, '_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -150,34 +306,49 @@ impl<'de> serde::de::Visitor<'de> for Counted<'_> {
     }
 
     fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<Value, E> {
-        self.scalar(Value::Bool(v))
+        self.scalar(Value::Bool(v), if v { 4 } else { 5 })
     }
 
     fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<Value, E> {
-        self.scalar(Value::from(v))
+        let sign = usize::from(v < 0);
+        self.scalar(Value::from(v), sign + digits(v.unsigned_abs()))
     }
 
     fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Value, E> {
-        self.scalar(Value::from(v))
+        self.scalar(Value::from(v), digits(v))
     }
 
     fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Value, E> {
         match Number::from_f64(v) {
-            Some(n) => self.scalar(Value::Number(n)),
-            None => Err(E::custom("a number that JSON cannot represent")),
+            Some(n) => {
+                let len = match self.meter.bytes {
+                    Some(_) => n.to_string().len(),
+                    None => 0,
+                };
+                self.scalar(Value::Number(n), len)
+            }
+            None => Err(self.meter.fail(Stop::NotJson(format!(
+                "it holds the number {v}, which is not finite"
+            )))),
         }
     }
 
     fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Value, E> {
-        self.scalar(Value::String(v.to_string()))
+        self.meter.add_string(v)?;
+        self.scalar(Value::String(v.to_string()), 0)
     }
 
     fn visit_string<E: serde::de::Error>(self, v: String) -> std::result::Result<Value, E> {
-        self.scalar(Value::String(v))
+        self.meter.add_string(&v)?;
+        self.scalar(Value::String(v), 0)
     }
 
     fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Value, E> {
-        self.scalar(Value::Null)
+        self.scalar(Value::Null, 4)
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> std::result::Result<Value, E> {
+        self.visit_unit()
     }
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(
@@ -187,6 +358,9 @@ impl<'de> serde::de::Visitor<'de> for Counted<'_> {
         let inner = self.container::<A::Error>()?;
         let mut items = Vec::new();
         while let Some(v) = seq.next_element_seed(inner)? {
+            if !items.is_empty() {
+                self.meter.add_bytes(1)?;
+            }
             items.push(v);
         }
         Ok(Value::Array(items))
@@ -200,29 +374,16 @@ impl<'de> serde::de::Visitor<'de> for Counted<'_> {
         let mut map = Map::new();
         while let Some(key) = access.next_key::<String>()? {
             if map.contains_key(&key) {
-                return Err(serde::de::Error::custom("duplicate key"));
+                let why = format!("it holds the key {key:?} twice");
+                return Err(self.meter.fail(Stop::NotJson(why)));
             }
+            // The key, its colon and (after the first entry) a comma.
+            self.meter.add_string(&key)?;
+            self.meter.add_bytes(1 + usize::from(!map.is_empty()))?;
             let v = access.next_value_seed(inner)?;
             map.insert(key, v);
         }
         Ok(Value::Object(map))
-    }
-}
-
-impl Counted<'_> {
-    fn scalar<E: serde::de::Error>(self, v: Value) -> std::result::Result<Value, E> {
-        if self.count() {
-            Ok(v)
-        } else {
-            Err(E::custom("maxInputNodes"))
-        }
-    }
-
-    fn container<E: serde::de::Error>(self) -> std::result::Result<Self, E> {
-        if !self.count() {
-            return Err(E::custom("maxInputNodes"));
-        }
-        self.inner().ok_or_else(|| E::custom("maxDepth"))
     }
 }
 

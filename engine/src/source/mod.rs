@@ -79,6 +79,7 @@ pub struct SourceDocument {
 }
 
 mod json;
+pub use json::{HostRead, read_host_value};
 mod objects;
 pub(crate) mod path;
 mod spans;
@@ -94,8 +95,8 @@ use spans::*;
 use yaml::*;
 
 pub(crate) use json::check_value_limits;
-pub use objects::read_objects;
 pub(crate) use objects::{SourceItem, split_into, type_name};
+pub use objects::{objects_of_value, read_objects};
 pub(crate) use path::{FieldPath, Segment, path_push_index, path_push_key};
 pub use spans::SpanIndex;
 

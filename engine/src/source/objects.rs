@@ -212,3 +212,13 @@ pub fn read_objects(text: &str, limits: &Limits) -> Result<Vec<Value>> {
         .map(|s| s.map(|i| i.value).map_err(|m| m.error))
         .collect()
 }
+
+/// The objects of one value by the rules of the module (an array gives its
+/// elements, a list object its items, anything else is one object): what
+/// [`read_objects`] gives for the value's JSON text.
+pub fn objects_of_value(value: Value) -> Result<Vec<Value>> {
+    split(vec![SourceDocument::unlocated(value)])
+        .into_iter()
+        .map(|s| s.map(|i| i.value).map_err(|m| m.error))
+        .collect()
+}

@@ -727,3 +727,239 @@ proptest! {
         }
     }
 }
+
+// --- values read from a host language (the bindings' direct path) ---------
+
+mod host {
+    use super::*;
+    use serde::de::{self, IntoDeserializer};
+    use workload_lens::abi::{HostRead, value_from_host};
+
+    /// Values with every kind of scalar JSON has, strings that need escapes,
+    /// and keys that do.
+    fn host_value() -> impl Strategy<Value = serde_json::Value> {
+        let key = prop_oneof![
+            "[a-z]{1,3}",
+            Just("quo\"te".to_string()),
+            Just("tab\tand\u{1}ctl".to_string()),
+            Just("ключ".to_string()),
+            Just(String::new()),
+        ];
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::from),
+            any::<i64>().prop_map(serde_json::Value::from),
+            any::<u64>().prop_map(serde_json::Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(serde_json::Value::from),
+            "[a-z\"\\\\\u{0}-\u{1f}\u{7f} ä😀]{0,6}".prop_map(serde_json::Value::from),
+        ];
+        leaf.prop_recursive(5, 40, 5, move |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..5).prop_map(serde_json::Value::from),
+                proptest::collection::btree_map(key.clone(), inner, 0..5)
+                    .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn nodes(v: &serde_json::Value) -> usize {
+        1 + match v {
+            serde_json::Value::Array(a) => a.iter().map(nodes).sum(),
+            serde_json::Value::Object(o) => o.values().map(nodes).sum(),
+            _ => 0,
+        }
+    }
+
+    fn depth(v: &serde_json::Value) -> usize {
+        match v {
+            serde_json::Value::Array(a) => 1 + a.iter().map(depth).max().unwrap_or(0),
+            serde_json::Value::Object(o) => 1 + o.values().map(depth).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    fn read(v: &serde_json::Value, limits: &Limits) -> Result<serde_json::Value, Error> {
+        match value_from_host(v, limits) {
+            Ok(v) => Ok(v),
+            Err(HostRead::Engine(e)) => Err(e),
+            Err(HostRead::Host(e)) => panic!("a host error from a JSON value: {e}"),
+        }
+    }
+
+    fn limit_of(r: Result<serde_json::Value, Error>) -> Option<String> {
+        r.err()
+            .map(|e| e.0.limit.clone().unwrap_or_else(|| e.code().to_string()))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, .. ProptestConfig::default() })]
+
+        /// A host value reads as the value its compact JSON text reads as,
+        /// and each limit refuses it exactly where it refuses that text:
+        /// `maxInputBytes` at the text's length, `maxInputNodes` and
+        /// `maxDepth` as counted by the text reader.
+        #[test]
+        fn host_values_are_read_as_their_json_text(v in host_value()) {
+            let text = serde_json::to_string(&v).unwrap();
+            prop_assert_eq!(read(&v, &Limits::default()).unwrap(), v.clone());
+            let at = |f: &dyn Fn(&mut Limits)| { let mut l = Limits::default(); f(&mut l); l };
+            let bytes = text.len();
+            prop_assert!(read(&v, &at(&|l| l.max_input_bytes = bytes)).is_ok());
+            prop_assert_eq!(
+                limit_of(read(&v, &at(&|l| l.max_input_bytes = bytes - 1))),
+                Some("maxInputBytes".to_string())
+            );
+            let n = nodes(&v);
+            for l in [at(&|l| l.max_input_nodes = n), at(&|l| l.max_input_nodes = n - 1)] {
+                let as_text = workload_lens::source::read_value(&text, &l);
+                prop_assert_eq!(limit_of(read(&v, &l)), limit_of(as_text));
+            }
+            let d = depth(&v);
+            for max in [d, d.saturating_sub(1)] {
+                let l = at(&|l| l.max_depth = max);
+                let as_text = workload_lens::source::read_value(&text, &l);
+                prop_assert_eq!(limit_of(read(&v, &l)), limit_of(as_text));
+            }
+        }
+    }
+
+    #[test]
+    fn what_json_cannot_hold_is_a_usage_error() {
+        for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let host: de::value::F64Deserializer<de::value::Error> = x.into_deserializer();
+            match value_from_host(host, &Limits::default()) {
+                Err(HostRead::Engine(e)) => {
+                    assert_eq!(e.code(), ErrorCode::Usage);
+                    assert!(e.message().contains("not finite"), "{e}");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        // Two keys the host converted to the same string.
+        let twice = vec![("1", 1), ("1", 2)];
+        let host = de::value::MapDeserializer::<_, de::value::Error>::new(twice.into_iter());
+        match value_from_host(host, &Limits::default()) {
+            Err(HostRead::Engine(e)) => {
+                assert_eq!(e.code(), ErrorCode::Usage);
+                assert!(e.message().contains(r#"the key "1" twice"#), "{e}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A host value of any size: `deep` nested lists around an endless list
+    /// of strings (a Python generator, say), or, with `error`, a host that
+    /// fails at the first element.
+    struct Endless {
+        deep: usize,
+        error: bool,
+    }
+
+    impl<'de> de::Deserializer<'de> for Endless {
+        type Error = de::value::Error;
+
+        fn deserialize_any<V: de::Visitor<'de>>(self, v: V) -> Result<V::Value, Self::Error> {
+            v.visit_seq(self)
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+            bytes byte_buf option unit unit_struct newtype_struct seq tuple
+            tuple_struct map struct enum identifier ignored_any
+        }
+    }
+
+    impl<'de> de::SeqAccess<'de> for Endless {
+        type Error = de::value::Error;
+
+        fn next_element_seed<T: de::DeserializeSeed<'de>>(
+            &mut self,
+            seed: T,
+        ) -> Result<Option<T::Value>, Self::Error> {
+            if self.error {
+                return Err(de::Error::custom("the host's own error"));
+            }
+            if self.deep > 0 {
+                let inner = Endless {
+                    deep: self.deep - 1,
+                    error: false,
+                };
+                return seed.deserialize(inner).map(Some);
+            }
+            seed.deserialize("x".repeat(100).into_deserializer())
+                .map(Some)
+        }
+    }
+
+    /// The walk is bounded by the limits whatever the host holds: nesting
+    /// 10x the hard cap stops at `maxDepth` (no stack overflow), an endless
+    /// list at `maxInputBytes` or, without that, at `maxInputNodes`, and a
+    /// host's own error comes back as it is.
+    #[test]
+    fn the_walk_of_a_host_value_is_bounded() {
+        let l = Limits::default();
+        match value_from_host(
+            Endless {
+                deep: 0,
+                error: false,
+            },
+            &l,
+        ) {
+            Err(HostRead::Engine(e)) => assert_eq!(e.0.limit.as_deref(), Some("maxInputBytes")),
+            other => panic!("{:?}", other.map(|_| ())),
+        }
+        let deep = Endless {
+            deep: 10 * workload_lens::HARD_MAX_DEPTH,
+            error: false,
+        };
+        let raised = Limits {
+            max_depth: usize::MAX,
+            ..Limits::default()
+        };
+        match value_from_host(deep, &raised) {
+            Err(HostRead::Engine(e)) => assert_eq!(e.0.limit.as_deref(), Some("maxDepth")),
+            other => panic!("{:?}", other.map(|_| ())),
+        }
+        let endless = Endless {
+            deep: 0,
+            error: false,
+        };
+        let no_byte_limit = Limits {
+            max_input_bytes: usize::MAX,
+            ..Limits::default()
+        };
+        match value_from_host(endless, &no_byte_limit) {
+            Err(HostRead::Engine(e)) => assert_eq!(e.0.limit.as_deref(), Some("maxInputNodes")),
+            other => panic!("{:?}", other.map(|_| ())),
+        }
+        let small = Limits {
+            max_input_bytes: 10_000,
+            ..Limits::default()
+        };
+        match value_from_host(
+            Endless {
+                deep: 0,
+                error: false,
+            },
+            &small,
+        ) {
+            Err(HostRead::Engine(e)) => {
+                assert_eq!(e.0.limit.as_deref(), Some("maxInputBytes"));
+                assert!(e.message().contains("10000 bytes as compact JSON"), "{e}");
+            }
+            other => panic!("{:?}", other.map(|_| ())),
+        }
+        match value_from_host(
+            Endless {
+                deep: 3,
+                error: true,
+            },
+            &l,
+        ) {
+            Err(HostRead::Host(e)) => assert_eq!(e.to_string(), "the host's own error"),
+            other => panic!("{:?}", other.map(|_| ())),
+        }
+    }
+}
