@@ -7,7 +7,8 @@
 # Stages, run in this order whatever order they are given in:
 #   rust         cargo fmt --check, clippy (warnings are errors), cargo test
 #                (engine, CLI, conformance; the gojq differential tests),
-#                the engine benches once, the fuzz targets' build
+#                the engine benches once, the fuzz targets' build, and 60 s
+#                of the differential jq fuzz target (fuzz/smoke.sh)
 #   python       the Python package: build, install, pytest (bindings-python/test.sh)
 #   hostile      the hostile corpus under a 1 GiB address-space cap, Rust
 #                (release) and Python: no abort, every outcome as expected
@@ -47,7 +48,7 @@ usage() {
 usage: bash scripts/test.sh [STAGE...]    (default: all)
 
 stages (run in this order, whatever order they are given in):
-  rust          cargo fmt --check, clippy, cargo test, engine benches once, fuzz targets' build
+  rust          cargo fmt --check, clippy, cargo test, engine benches once, fuzz targets' build, 60 s of jq fuzzing
   python        the Python package (bindings-python/test.sh)
   hostile       the hostile corpus under a 1 GiB address-space cap, Rust and Python (scripts/hostile-capped.sh)
   node          the Node package (bindings-node/test.sh)
@@ -184,6 +185,9 @@ if has rust; then
   stage "engine benches run once (docs/performance.md) and the fuzz targets build (fuzz/check.sh)"
   cargo test -p workload-lens --benches --locked
   bash fuzz/check.sh
+
+  stage "the differential fuzz target (fast path against jaq), 60 s (fuzz/smoke.sh jq)"
+  bash fuzz/smoke.sh jq 60
 fi
 
 # The bindings' test builds skip link-time optimisation: the same code,
