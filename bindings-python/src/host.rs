@@ -213,7 +213,7 @@ impl<'de> de::Deserializer<'de> for Host<'_, '_> {
             return self.container(|| {
                 v.visit_seq(Items {
                     host: &self,
-                    iter: t.to_list().iter(),
+                    iter: t.iter(),
                 })
             });
         }
@@ -237,13 +237,13 @@ impl<'de> de::Deserializer<'de> for Host<'_, '_> {
     }
 }
 
-/// The elements of a list (or a tuple, as a list).
-struct Items<'h, 'a, 'py> {
+/// The elements of a list or a tuple (read in place).
+struct Items<'h, 'a, 'py, I> {
     host: &'h Host<'a, 'py>,
-    iter: pyo3::types::list::BoundListIterator<'py>,
+    iter: I,
 }
 
-impl<'de> SeqAccess<'de> for Items<'_, '_, '_> {
+impl<'de, 'py, I: Iterator<Item = Bound<'py, PyAny>>> SeqAccess<'de> for Items<'_, '_, 'py, I> {
     type Error = HostErr;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(
@@ -319,8 +319,14 @@ impl Key<'_> {
             }
             // int.__repr__ of the exact int (an IntEnum's own repr is not
             // what json.dumps writes).
-            let exact = py.get_type::<PyInt>().call1((k,))?;
-            return Ok(exact.repr()?.to_cow()?.into_owned());
+            // Python refuses to write an int of more than 4,300 digits
+            // (ValueError); json.dumps then fails the same way.
+            let written = py
+                .get_type::<PyInt>()
+                .call1((k,))
+                .and_then(|exact| exact.repr())
+                .map_err(|_| not_json(py, "it holds an integer key Python cannot write"))?;
+            return text(&written);
         }
         let name = k.get_type().name()?;
         Err(HostErr::Py(pyo3::exceptions::PyTypeError::new_err(

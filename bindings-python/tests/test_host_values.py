@@ -153,6 +153,9 @@ def test_values_json_cannot_hold() -> None:
         wl.evaluate(".", {"\udfff": 1})
     with pytest.raises(wl.UsageError, match="beyond any JSON number"):
         wl.evaluate(".", 10**400)
+    # A key Python will not write in decimal (over 4,300 digits).
+    with pytest.raises(wl.UsageError, match="integer key Python cannot write"):
+        wl.evaluate(".", {10**5000: 1})
     # Types json.dumps has no form for: the default hook's TypeError.
     for bad in (set(), object(), b"bytes", {"a": [1, {2, 3}]}):
         with pytest.raises(TypeError, match="is not JSON serializable"):
@@ -216,7 +219,7 @@ def test_limits_apply_to_values_as_to_text() -> None:
         assert (as_value == as_text) if isinstance(as_text, str) else as_value == as_text, opts
 
 
-def test_an_endless_iterable_of_pods_is_refused_by_the_engine() -> None:
+def test_many_pods_are_refused_by_the_engines_limits() -> None:
     d = wl.lookup("jobset.x-k8s.io/v1alpha2", "JobSet")
     assert d is not None
     job = wl.parse((REPO / "examples" / "jobset.yaml").read_text())[0]
