@@ -519,13 +519,21 @@ impl CompiledDefinition {
         let PodTemplates {
             mut templates,
             mut fragments,
+            metadata,
         } = self.pod_templates(c, input, &ids)?;
         let scales = self.scales(c, input, &ids)?;
         let has_pods = !matches!(c.pod, PodDef::None);
         let mut instances = Vec::with_capacity(n);
         for (i, id) in ids.iter().enumerate() {
             let scale = scales.as_ref().map(|s| s[i]);
-            let present = !has_pods || templates[i].is_some();
+            // Absent only when nothing of the instance exists: every pod
+            // field and every scale path is null. A count without a pod
+            // template of its own (a part that takes its pods from a
+            // default) is still a part with pods.
+            let scaled = scale.is_some_and(|s| {
+                s.replicas.is_some() || s.min_replicas.is_some() || s.max_replicas.is_some()
+            });
+            let present = !has_pods || templates[i].is_some() || metadata[i] || scaled;
             let desired = if !has_pods || !present {
                 0
             } else {

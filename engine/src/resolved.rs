@@ -115,15 +115,17 @@ pub struct Component {
 pub struct Instance {
     /// Instance id (`""` for single-instance components).
     pub id: String,
-    /// False when the component's pod definition points at nothing in this
-    /// object (e.g. a PyTorchJob without a Master): such an instance has no
-    /// pods, whatever its scale says.
+    /// False when nothing of the instance exists in this object: every pod
+    /// field (template, spec, fragments, metadata) and every scale path
+    /// yields null (e.g. a PyTorchJob without a Master). An absent instance
+    /// has no pods. A count without a pod template of its own is present.
     pub present: bool,
     /// Replica counts as extracted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scale: Option<Scale>,
     /// Effective desired replicas: `replicas`, else `minReplicas`, else 1;
-    /// 0 when not present; negative counts count as 0.
+    /// 0 when not present (and for a component without a pod definition);
+    /// negative counts count as 0.
     pub desired_replicas: u64,
     /// The pod template (`{metadata, spec}`), from any of the three styles;
     /// for fragmented definitions it is assembled from the fragments.

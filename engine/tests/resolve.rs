@@ -8,7 +8,7 @@ use common::{
     compile, engine, example_jobset, gpu_template as template, thing as obj, thing_def, thing_karta,
 };
 use serde_json::{Value, json};
-use workload_lens::{CompiledDefinition, Engine, ErrorCode, Resolved};
+use workload_lens::{CompiledDefinition, Engine, ErrorCode, Resolved, Scale};
 
 /// A definition for `example.com/v1 Thing` with the given root fields and
 /// children (YAML fragments, indented for their place).
@@ -495,16 +495,20 @@ fn statuses_come_in_reference_order_and_can_overlap() {
 }
 
 #[test]
-fn absent_component_counts_no_pods() {
-    // A PyTorchJob-like object without its master: the template path points
-    // at nothing, so the master has no pods even though its replicas default to 1.
+fn absent_only_when_nothing_of_the_instance_exists() {
+    // A PyTorchJob-like object without its master, written as the catalog
+    // writes it: the template and the count are both null when the part is
+    // missing, so the master is absent and has no pods.
     let d = def(
         "",
         r#"
       - name: master
         ownerRef: thing
         specDefinition: {podTemplateSpecPath: .spec.master.template}
-        scaleDefinition: {replicasPath: '.spec.master.replicas // 1'}
+        scaleDefinition:
+          replicasPath: 'if .spec.master == null then null else (.spec.master.replicas // 1) end'
+          minReplicasPath: .spec.master.minReplicas
+          maxReplicasPath: .spec.master.maxReplicas
       - name: worker
         ownerRef: thing
         specDefinition: {podTemplateSpecPath: .spec.worker.template}
@@ -519,8 +523,93 @@ fn absent_component_counts_no_pods() {
     let m = &r.component("master").unwrap().instances[0];
     assert!(!m.present);
     assert_eq!(m.desired_replicas, 0);
+    assert_eq!(m.scale, Some(Scale::default()));
     assert_eq!(r.totals.pods, 4);
     assert_eq!(r.totals.resources.gpu, 32);
+    // Any one scale path that yields a count makes it present.
+    for (field, want) in [("replicas", 2), ("minReplicas", 3), ("maxReplicas", 1)] {
+        let r = d
+            .resolve(&obj(
+                json!({"master": {field: want}, "worker": {"template": template(8)}}),
+            ))
+            .unwrap();
+        let m = &r.component("master").unwrap().instances[0];
+        assert!(m.present, "{field}");
+        // `.spec.master.replicas // 1` once the master exists.
+        let desired = if field == "replicas" { want } else { 1 };
+        assert_eq!(m.desired_replicas, desired, "{field}");
+        assert_eq!(m.pod_template, None, "{field}");
+        assert_eq!(m.pod_resources, None, "{field}");
+        assert_eq!(r.totals.pods, 1 + desired as u64, "{field}");
+    }
+}
+
+#[test]
+fn a_count_without_a_template_is_present() {
+    // Reference-style definitions: parts that declare only a count (a Milvus
+    // component, an in-cluster dependency) and a leader whose template is
+    // omitted. Desired replicas are replicas, else min, else 1, as the
+    // reference counts them; the reference's `// 1` on a missing part (its
+    // "phantom replica") is counted too, since the count says it exists.
+    let d = def(
+        "",
+        r#"
+      - name: proxy
+        ownerRef: thing
+        specDefinition:
+          fragmentedPodSpecDefinition:
+            resourcesPath: .spec.components.proxy.resources
+            imagePath: .spec.components.proxy.image
+        scaleDefinition: {replicasPath: .spec.components.proxy.replicas}
+      - name: broker
+        ownerRef: thing
+        specDefinition:
+          fragmentedPodSpecDefinition:
+            resourcesPath: .spec.dependencies.pulsar.broker.resources
+        scaleDefinition: {minReplicasPath: .spec.dependencies.pulsar.broker.replicaCount}
+      - name: leader
+        ownerRef: thing
+        specDefinition: {podTemplateSpecPath: .spec.leaderTemplate}
+        scaleDefinition: {replicasPath: '.spec.master.replicas // 1'}
+      - name: labelled
+        ownerRef: thing
+        specDefinition:
+          podSpecPath: .spec.labelled.spec
+          metadataPath: .spec.labelled.metadata
+      - name: missing
+        ownerRef: thing
+        specDefinition: {podTemplateSpecPath: .spec.missing.template}
+        scaleDefinition: {replicasPath: .spec.missing.replicas}
+"#,
+    );
+    let r = d
+        .resolve(&obj(json!({
+            "components": {"proxy": {"replicas": 3}},
+            "dependencies": {"pulsar": {"broker": {"replicaCount": 2}}},
+            "labelled": {"metadata": {"labels": {"a": "b"}}},
+        })))
+        .unwrap();
+    let got: Vec<(&str, bool, u64)> = r
+        .components
+        .iter()
+        .filter(|c| !c.root)
+        .map(|c| {
+            let i = &c.instances[0];
+            (c.name.as_str(), i.present, i.desired_replicas)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("proxy", true, 3),
+            ("broker", true, 2),
+            ("leader", true, 1),
+            ("labelled", true, 1),
+            ("missing", false, 0),
+        ]
+    );
+    assert_eq!(r.totals.pods, 7);
+    assert_eq!(r.totals.resources.gpu, 0);
 }
 
 #[test]

@@ -87,6 +87,9 @@ pub(crate) fn keep_fields(mut m: Map<String, Value>, fields: &[&str]) -> Map<Str
 pub(crate) struct PodTemplates {
     pub templates: Vec<Option<Value>>,
     pub fragments: Vec<Option<Map<String, Value>>>,
+    /// Per instance: the metadata path yielded an object, with or without
+    /// a template to put it in (a pod field that is not null).
+    pub metadata: Vec<bool>,
 }
 
 impl CompiledDefinition {
@@ -102,6 +105,7 @@ impl CompiledDefinition {
         // Pod templates, one per instance: None = absent in the object.
         let mut templates: Vec<Option<Value>> = vec![None; n];
         let mut fragments: Vec<Option<Map<String, Value>>> = vec![None; n];
+        let mut metadata = vec![false; n];
         let lim = &self.limits;
         match &c.pod {
             PodDef::None => {}
@@ -165,6 +169,7 @@ impl CompiledDefinition {
                 match v {
                     Value::Null => {}
                     Value::Object(meta) => {
+                        metadata[i] = true;
                         if let Some(Value::Object(t)) = &mut templates[i] {
                             t.insert(
                                 "metadata".into(),
@@ -179,6 +184,7 @@ impl CompiledDefinition {
         Ok(PodTemplates {
             templates,
             fragments,
+            metadata,
         })
     }
 }
