@@ -16,6 +16,7 @@
 //!     gpu: 12                      # total GPUs
 //!     replicas: {replicatedjob/leader: 1, replicatedjob/worker: 2}
 //!     podGpu: {replicatedjob/leader: 4}
+//!     maxReplicas: {service/decode: 8}   # scale.maxReplicas (null: none)
 //!     absent: [master]             # instances that are not present
 //!     attribution: {pod-a: replicatedjob/leader}   # from running.pods.yaml
 //!     unattributed: [pod-x]
@@ -51,6 +52,8 @@ struct FixtureExpect {
     replicas: BTreeMap<String, u64>,
     #[serde(default)]
     pod_gpu: BTreeMap<String, u64>,
+    #[serde(default)]
+    max_replicas: BTreeMap<String, Option<i32>>,
     #[serde(default)]
     absent: Vec<String>,
     #[serde(default)]
@@ -163,6 +166,16 @@ fn check_fixture(
             Some(p) if p.gpu == *n => {}
             Some(p) => fail(format!("{k} GPUs per pod {}, expected {n}", p.gpu)),
             None => fail(format!("no pod resources for {k}")),
+        }
+    }
+    for (k, n) in &want.max_replicas {
+        match instances.get(k) {
+            Some((_, i)) if i.scale.and_then(|s| s.max_replicas) == *n => {}
+            Some((_, i)) => fail(format!(
+                "{k} maxReplicas {:?}, expected {n:?}",
+                i.scale.and_then(|s| s.max_replicas)
+            )),
+            None => fail(format!("no instance {k}")),
         }
     }
     for k in &want.absent {
