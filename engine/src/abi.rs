@@ -41,8 +41,8 @@ use crate::source::{
     read_value,
 };
 use crate::{
-    Attribution, CompiledDefinition, Engine, Error, ErrorCode, GangReport, Gvk, Limits, Resolved,
-    Status, StatusExplanation, UpdateRequest, UpdateResult, catalog,
+    Attribution, CompiledDefinition, Engine, Error, ErrorCode, GangReport, GangStructure, Gvk,
+    Limits, Resolved, Status, StatusExplanation, UpdateRequest, UpdateResult, catalog,
 };
 
 /// Why a call failed: an engine error, or a bug in workload-lens (a panic
@@ -543,6 +543,40 @@ pub fn gang_groups_input(
     let l = d.limits();
     let obj = obj.value(l)?;
     d.gang_groups(&obj, &pods.objects(l)?)
+}
+
+/// The structure gang scheduling works on ([`GangStructure`]): components,
+/// leaves, parents, children, `hasScaleDefinition` and, with
+/// `gangScheduling`, each component's candidate members.
+pub fn gang_structure(d: &CompiledDefinition) -> Out<String> {
+    to_json(&gang_structure_value(d)?)
+}
+
+/// [`gang_structure`], the result as it is.
+pub fn gang_structure_value(d: &CompiledDefinition) -> crate::Result<GangStructure> {
+    d.gang_structure()
+}
+
+/// The subtree scale (gang minimum members) of `component` of the object,
+/// of its instance `instance` when given, as JSON (a number).
+pub fn subtree_scale(
+    d: &CompiledDefinition,
+    obj: &str,
+    component: &str,
+    instance: Option<&str>,
+) -> Out<String> {
+    to_json(&subtree_scale_input(d, obj.into(), component, instance)?)
+}
+
+/// [`subtree_scale`], for any [`Input`].
+pub fn subtree_scale_input(
+    d: &CompiledDefinition,
+    obj: Input<'_>,
+    component: &str,
+    instance: Option<&str>,
+) -> crate::Result<i64> {
+    let obj = obj.value(d.limits())?;
+    d.subtree_scale_of(&obj, component, instance)
 }
 
 /// Text a binding's caller gave as bytes (or as a string that is not

@@ -60,7 +60,7 @@ mod tests;
 pub use compile::{CompiledDefinition, Origin};
 pub use engine::{CallScope, Engine, EngineBuilder};
 pub use error::{Error, ErrorCode, Finding, Location, Result, Severity};
-pub use gang::{GangGroup, GangReport, PodGang, SubGroupState};
+pub use gang::{GangCandidate, GangGroup, GangReport, GangStructure, PodGang, SubGroupState};
 pub use limits::{HARD_MAX_DEPTH, HARD_MAX_EXPRESSION_DEPTH, Limits};
 pub use model::{Definition, Gvk};
 pub use patch::PatchOp;

@@ -18,10 +18,15 @@ pub(crate) struct Gang {
 /// A compiled pod-group member.
 #[derive(Debug)]
 pub(crate) struct Member {
+    /// Its index in the definition's `members` list.
+    pub index: usize,
     pub component: usize,
     pub keys: Vec<Expr>,
     pub filters: Vec<Expr>,
 }
+/// The size of one candidate (group, member) pair.
+const CANDIDATE_BYTES: usize = std::mem::size_of::<(usize, usize)>();
+
 /// The compiled gang instructions of a definition (`None` without any).
 pub(crate) fn compile(ctx: &Ctx<'_>, def: &Definition, comps: &[Comp]) -> Result<Option<Gang>> {
     let Some(gs) = def
@@ -64,6 +69,7 @@ pub(crate) fn compile(ctx: &Ctx<'_>, def: &Definition, comps: &[Comp]) -> Result
                 }
             }
             members.push(Member {
+                index: mi,
                 component,
                 keys,
                 filters,
@@ -77,7 +83,9 @@ pub(crate) fn compile(ctx: &Ctx<'_>, def: &Definition, comps: &[Comp]) -> Result
     // order), and each walk marks the components it has met, so a walk
     // costs its length (at most the tree's depth, bounded when the
     // definition is compiled) and stops at a repeat (a cycle, which
-    // validation refuses).
+    // validation refuses). The lists are charged to the call's memory: a
+    // root with many members above many components would otherwise ask for
+    // their product.
     let mut own: Vec<Vec<(usize, usize)>> = vec![Vec::new(); comps.len()];
     for (gi, (_, members)) in gang.groups.iter().enumerate() {
         for (mi, m) in members.iter().enumerate() {
@@ -95,6 +103,7 @@ pub(crate) fn compile(ctx: &Ctx<'_>, def: &Definition, comps: &[Comp]) -> Result
                 Some(m) if *m != ci => *m = ci,
                 _ => break,
             }
+            crate::budget::memory(own[x].len().saturating_mul(CANDIDATE_BYTES))?;
             cands.extend_from_slice(&own[x]);
             cur = comps[x].parent;
         }

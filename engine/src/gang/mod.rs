@@ -1,9 +1,11 @@
 //! Gang scheduling: which pod group a pod belongs to, and how many members
 //! must be admitted together (the reference's subtree-scale rule).
 
+mod structure;
 mod validate;
 
 pub(crate) use compile::*;
+pub use structure::{GangCandidate, GangStructure};
 
 use crate::compile::CompiledDefinition;
 use crate::error::{Error, ErrorCode, Result};
@@ -301,7 +303,12 @@ impl<'a> Scales<'a> {
 
 impl CompiledDefinition {
     /// The subtree scale (minimum members) of a component, optionally of one
-    /// of its instances, from a resolved workload.
+    /// of its instances, from a resolved workload (resolved with this
+    /// definition; [`Self::subtree_scale_of`] takes the object). Errors (code
+    /// `usage`): an instance id given as `""`, a component the definition
+    /// does not have, an instance the component does not have (also any
+    /// instance of a component without a scale definition, when some
+    /// component has one: the reference's rule).
     pub fn subtree_scale(
         &self,
         resolved: &Resolved,
@@ -309,16 +316,7 @@ impl CompiledDefinition {
         instance: Option<&str>,
     ) -> Result<i64> {
         let _call = crate::budget::Call::enter(&self.limits);
-        let ci = self
-            .comps
-            .iter()
-            .position(|c| c.name == component)
-            .ok_or_else(|| {
-                Error::new(ErrorCode::Usage, format!("component {component} not found"))
-            })?;
-        if instance == Some("") {
-            return Err(Error::new(ErrorCode::Usage, "instance id is empty"));
-        }
+        let ci = self.scale_target(component, instance)?;
         Scales::new(self, resolved).scale(ci, instance)
     }
 
