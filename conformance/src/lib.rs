@@ -44,7 +44,8 @@ pub struct Case {
     /// Unique name, `group/case`.
     pub name: String,
     /// Operation: `evaluate`, `validate`, `resolve`, `status`, `update`,
-    /// `suspend`, `resume`, `attribute`, `gang`, `parse`.
+    /// `suspend`, `resume`, `attribute`, `gang`, `gangStructure`,
+    /// `subtreeScale`, `parse`.
     pub op: String,
     /// Why the case exists (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -73,6 +74,12 @@ pub struct Case {
     /// Input of `evaluate`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<Value>,
+    /// Component, for `subtreeScale`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub component: Option<String>,
+    /// Instance id, for `subtreeScale` (absent: every instance).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
     /// Limits overriding the defaults (camelCase names).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<Value>,
@@ -478,6 +485,19 @@ pub fn run_expanded(case: &Case, group: &Group) -> Result<Value, String> {
                     let obj = attempt!(object_of(case, &engine)?);
                     let pods = attempt!(pods_of(case, &engine));
                     to_value(&attempt!(def.gang_groups(&obj, &pods)))
+                }
+                "gangStructure" => to_value(&attempt!(def.gang_structure())),
+                "subtreeScale" => {
+                    let obj = attempt!(object_of(case, &engine)?);
+                    let component = case
+                        .component
+                        .as_deref()
+                        .ok_or("subtreeScale needs a component")?;
+                    json!(attempt!(def.subtree_scale_of(
+                        &obj,
+                        component,
+                        case.instance.as_deref()
+                    )))
                 }
                 "compile" => {
                     json!({"name": def.name(), "warnings": def.warnings().iter().map(finding_value).collect::<Vec<_>>()})
