@@ -282,6 +282,34 @@ impl PyDefinition {
             abi::gang_groups_input(&self.0, obj.input(), pods.input())
         })
     }
+
+    /// The structure gang scheduling works on: components, leaves, parents,
+    /// children, `hasScaleDefinition` and the candidate members.
+    fn gang_structure<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        run_value(py, || abi::gang_structure_value(&self.0))
+    }
+
+    /// The subtree scale (gang minimum members) of a component of the
+    /// object, of one of its instances when `instance` is given.
+    #[pyo3(signature = (obj, component, instance = None))]
+    fn subtree_scale<'py>(
+        &self,
+        py: Python<'py>,
+        obj: Obj<'py>,
+        component: Arg,
+        instance: Option<Arg>,
+    ) -> PyResult<i64> {
+        let mut obj = read(py, obj, self.0.limits())?;
+        run(py, || {
+            let instance = instance.as_deref();
+            Ok(abi::subtree_scale_input(
+                &self.0,
+                obj.input(),
+                &component,
+                instance,
+            )?)
+        })
+    }
 }
 
 /// An engine: definitions keyed by root GVK. Readers take a snapshot (an

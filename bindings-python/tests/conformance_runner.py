@@ -430,6 +430,14 @@ def _run(case: Dict[str, Any], group: Dict[str, Any]) -> Any:
     if op == "gang":
         obj = _object_of(case, limits)
         return _attempt(d.gang_groups, obj, case.get("pods") or [])
+    if op == "gangStructure":
+        return _attempt(d.gang_structure)
+    if op == "subtreeScale":
+        obj = _object_of(case, limits)
+        component = case.get("component")
+        if not isinstance(component, str):
+            raise CannotRun("subtreeScale needs a component")
+        return _attempt(d.subtree_scale, obj, component, case.get("instance"))
     if op == "compile":
         return {"name": d.name, "warnings": [finding_value(f) for f in d.warnings]}
     raise CannotRun(f"unknown op {op}")

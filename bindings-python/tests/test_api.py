@@ -189,6 +189,27 @@ def test_pods_in_every_form_the_engine_reads(jobset: Dict[str, Any], jobset_pods
             js.attribute_pods(jobset, bad)
 
 
+def test_gang_structure_and_subtree_scale(jobset: Dict[str, Any]) -> None:
+    js = wl.lookup("jobset.x-k8s.io/v1alpha2", "JobSet")
+    assert js is not None
+    s = js.gang_structure()
+    assert s["components"] == ["jobset", "replicatedjob"]
+    assert s["parents"] == {"replicatedjob": "jobset"}
+    assert s["children"] == {"jobset": ["replicatedjob"], "replicatedjob": []}
+    assert s["candidates"]["replicatedjob"][0]["member"] == "jobset"
+    assert "candidates" not in wl.Definition(TRAINER_TEXT).gang_structure()
+    assert js.subtree_scale(jobset, "jobset") == 3
+    assert js.subtree_scale(jobset, "replicatedjob", "worker") == 2
+    assert js.subtree_scale(json.dumps(jobset), "replicatedjob", instance="leader") == 1
+    for component, instance in (("nope", None), ("replicatedjob", ""), ("replicatedjob", "nope")):
+        with pytest.raises(wl.UsageError):
+            js.subtree_scale(jobset, component, instance)
+    with pytest.raises(TypeError):
+        js.subtree_scale(jobset, 1)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        js.subtree_scale(jobset, "jobset", b"worker")  # type: ignore[arg-type]
+
+
 def test_gang_groups_without_gang_instructions_is_empty() -> None:
     d = wl.Definition(TRAINER_TEXT)
     assert "gang" not in json.dumps(d.to_dict()).lower()

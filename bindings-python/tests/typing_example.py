@@ -11,7 +11,8 @@ from typing import Any, Dict, List, Optional
 import kubernetes.client  # type: ignore[import-untyped, unused-ignore]
 
 import workload_lens as wl
-from workload_lens.types import Finding, KubeObject, Limits, Location, Resolved, ValidationResult
+from workload_lens.types import (Finding, GangCandidate, GangStructure, KubeObject, Limits, Location, Resolved,
+                                 ValidationResult)
 
 EXAMPLE = pathlib.Path("examples/jobset.yaml")
 DEFINITION = pathlib.Path("definitions/jobset-x-k8s-io-jobset-v1alpha2.yaml")
@@ -72,6 +73,9 @@ def main() -> None:
     attribution: Dict[str, Any] = d.attribute_pods(obj, pods)
     attribution2: Dict[str, Any] = d.attribute_pods(None, pods)
     gang: Dict[str, Any] = d.gang_groups(obj, pods)
+    structure: GangStructure = d.gang_structure()
+    candidates: List[GangCandidate] = structure.get("candidates", {}).get("worker", [])
+    min_member: int = d.subtree_scale(obj, "replicatedjob", "worker") + d.subtree_scale(obj, "jobset")
     copy: wl.Definition = pickle.loads(pickle.dumps(d))
 
     # Catalog
@@ -110,6 +114,7 @@ def main() -> None:
 
     print(version, name, origin, api_version, group, ver, kind, components, can, location, own_limits,
           resolved is live, status, new_obj, patch, patch2, resumed, attribution, attribution2, gang,
+          structure, candidates, min_member,
           copy, looked, by_obj, by_name, every, size, via_catalog, findings, valid, outputs, docs,
           steps, one, many, d3, d4, cat, found)
 

@@ -34,6 +34,7 @@ from typing import (
 
 from . import _native
 from ._errors import LimitError, UsageError
+from .types import GangStructure
 
 __all__ = [
     "Catalog",
@@ -406,6 +407,26 @@ class Definition:
         has no gang instructions)."""
         r: Dict[str, Any] = self._native.gang_groups(_object(obj), _pods(pods))
         return r
+
+    def gang_structure(self) -> GangStructure:
+        """The structure gang scheduling works on (the reference's structure
+        summary): ``components`` (root first, then the children in definition
+        order), ``leaves`` (components with a pod definition), ``parents``
+        (child -> owner), ``children`` (component -> children, in definition
+        order), ``hasScaleDefinition`` and, with ``gangScheduling`` only,
+        ``candidates``: per component, the pod-group members a pod of it
+        tries, its own first, then each ancestor's, nearest first."""
+        r: GangStructure = self._native.gang_structure()
+        return r
+
+    def subtree_scale(self, obj: Any, component: str, instance: Optional[str] = None) -> int:
+        """The subtree scale (gang minimum members) of ``component`` of the
+        object, of its instance ``instance`` when given: the reference's
+        ``CalculateSubtreeScale``. A ``UsageError`` for an unknown component,
+        an instance the component does not have, or ``instance=""``."""
+        c = _name(component, "component")
+        i = None if instance is None else _name(instance, "instance")
+        return int(self._native.subtree_scale(_object(obj), c, i))
 
     def __reduce__(self) -> Tuple[Any, Tuple[str, str, str, str]]:
         info = self._info()

@@ -15,6 +15,8 @@ from typing import Literal, Protocol, TypedDict
 __all__ = [
     "JSON",
     "Finding",
+    "GangCandidate",
+    "GangStructure",
     "KubeObject",
     "KubernetesModel",
     "LimitOptions",
@@ -134,3 +136,29 @@ class ValidationResult(_ValidationResultRequired, total=False):
     the definition could not be read."""
 
     gvk: str
+
+
+class GangCandidate(TypedDict):
+    """A pod-group member that applies to a component (its own or an
+    ancestor's), as ``Definition.gang_structure`` lists them."""
+
+    podGroup: str
+    member: str
+    field: str
+    filters: List[str]
+    groupByKeyPaths: List[str]
+
+
+class _GangStructureRequired(TypedDict):
+    components: List[str]
+    leaves: List[str]
+    parents: Dict[str, str]
+    children: Dict[str, List[str]]
+    hasScaleDefinition: bool
+
+
+class GangStructure(_GangStructureRequired, total=False):
+    """The structure gang scheduling works on (``Definition.gang_structure``);
+    ``candidates`` is present only with ``gangScheduling``."""
+
+    candidates: Dict[str, List[GangCandidate]]
