@@ -11,6 +11,7 @@ import type {
   ErrorCode,
   Finding,
   GangReport,
+  GangStructure,
   Location,
   PatchOp,
   Resolved,
@@ -161,6 +162,17 @@ export class Definition {
   attributePods(obj: ObjectInput | null, pods: Pods): Attribution;
   /** The gang-scheduling groups of the pods: `{groups: [], pods: []}` when the definition has no gang scheduling instructions. */
   gangGroups(obj: ObjectInput, pods: Pods): GangReport;
+  /**
+   * The structure gang scheduling works on: components (root first), leaves, parents, children,
+   * `hasScaleDefinition` and, with gang scheduling instructions only, each component's `candidates`
+   * (its own members first, then each ancestor's, nearest first).
+   */
+  gangStructure(): GangStructure;
+  /**
+   * The subtree scale (gang minimum members) of `component` of the object, of its instance `instance`
+   * when given. A UsageError for an unknown component, an unknown instance or an instance `''`.
+   */
+  subtreeScale(obj: ObjectInput, component: string, instance?: string | null): number;
 }
 
 /**

@@ -73,6 +73,16 @@ export declare class NativeDefinition {
   attributePods(obj: string | undefined | null, pods: string): string
   /** Gang-scheduling groups of the workload's pods. */
   gangGroups(obj: string, pods: string): string
+  /**
+   * The structure gang scheduling works on, as JSON: components, leaves,
+   * parents, children, `hasScaleDefinition` and the candidate members.
+   */
+  gangStructure(): string
+  /**
+   * The subtree scale (gang minimum members) of a component of the
+   * object, of one of its instances when given, as JSON (a number).
+   */
+  subtreeScale(obj: string, component: string, instance?: string | undefined | null): string
 }
 
 /** Panic inside an entry point (tests of the panic guard only). */

@@ -27,6 +27,10 @@ fn main() {
             schemars::schema_for!(workload_lens::GangReport),
         ),
         (
+            "GangStructure",
+            schemars::schema_for!(workload_lens::GangStructure),
+        ),
+        (
             "UpdateResult",
             schemars::schema_for!(workload_lens::UpdateResult),
         ),

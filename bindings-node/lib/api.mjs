@@ -294,6 +294,22 @@ export function makeApi(source, hooks = {}) {
       return parsed(() => this.#n().gangGroups(o, p));
     }
 
+    /** The structure gang scheduling works on: `components`, `leaves`,
+     * `parents`, `children`, `hasScaleDefinition` and, with gang scheduling
+     * instructions, each component's `candidates`. */
+    gangStructure() {
+      return parsed(() => this.#n().gangStructure());
+    }
+
+    /** The subtree scale (gang minimum members) of `component` of the
+     * object, of its instance `instance` when given (not undefined/null). */
+    subtreeScale(obj, component, instance) {
+      const o = objOf(obj);
+      const c = nameOf(component, 'the component');
+      const i = instance === undefined || instance === null ? null : nameOf(instance, 'the instance');
+      return parsed(() => this.#n().subtreeScale(o, c, i));
+    }
+
     get [Symbol.toStringTag]() { return 'Definition'; }
   }
 

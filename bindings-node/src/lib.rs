@@ -225,6 +225,25 @@ impl NativeDefinition {
     pub fn gang_groups(&self, obj: String, pods: String) -> napi::Result<String> {
         entry(|| abi::gang_groups(&self.inner, &obj, &pods))
     }
+
+    /// The structure gang scheduling works on, as JSON: components, leaves,
+    /// parents, children, `hasScaleDefinition` and the candidate members.
+    #[napi]
+    pub fn gang_structure(&self) -> napi::Result<String> {
+        entry(|| abi::gang_structure(&self.inner))
+    }
+
+    /// The subtree scale (gang minimum members) of a component of the
+    /// object, of one of its instances when given, as JSON (a number).
+    #[napi]
+    pub fn subtree_scale(
+        &self,
+        obj: String,
+        component: String,
+        instance: Option<String>,
+    ) -> napi::Result<String> {
+        entry(|| abi::subtree_scale(&self.inner, &obj, &component, instance.as_deref()))
+    }
 }
 
 /// The engine's definitions keyed by root GVK, with its limits (an

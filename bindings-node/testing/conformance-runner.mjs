@@ -430,6 +430,12 @@ function run(wl, c, group, attempt) {
     const obj = objectOf(wl, c, limits, attempt);
     return attempt(() => d.gangGroups(obj, c.pods ?? []));
   }
+  if (op === 'gangStructure') return attempt(() => d.gangStructure());
+  if (op === 'subtreeScale') {
+    const obj = objectOf(wl, c, limits, attempt);
+    if (typeof c.component !== 'string') throw new CannotRun('subtreeScale needs a component');
+    return attempt(() => d.subtreeScale(obj, c.component, c.instance ?? null));
+  }
   if (op === 'compile') return { name: d.name, warnings: d.warnings.map(findingValue) };
   throw new CannotRun(`unknown op ${op}`);
 }

@@ -13,7 +13,9 @@ import {
   WorkloadLensError,
   type Attribution,
   type Finding,
+  type GangCandidate,
   type GangReport,
+  type GangStructure,
   type Limits,
   type Location,
   type Resolved,
@@ -62,6 +64,10 @@ export async function everything(jobsetText: string, podsText: string): Promise<
   const at: Attribution = d.attributePods(null, podsText);
   const gg: GangReport = d.gangGroups(jobsetText, [{ kind: 'Pod' }]);
   const groups: number = gg.groups.length + gg.pods.length;
+  const gs: GangStructure = d.gangStructure();
+  const cands: GangCandidate[] = gs.candidates?.['replicatedjob'] ?? [];
+  const scale: number = d.subtreeScale(jobsetText, 'replicatedjob', 'worker') + d.subtreeScale(jobsetText, 'jobset');
+  const shape: number = gs.components.length + gs.leaves.length + cands.length + scale + (gs.hasScaleDefinition ? 1 : 0);
 
   const sources: Record<string, string> = wl.catalogSources();
   const c = new Catalog({ definitions: [d, '...', { kind: 'Karta' }], bundled: false });
@@ -125,6 +131,8 @@ export async function everything(jobsetText: string, podsText: string): Promise<
   d.update(jobsetText, { components: { x: { podSpec: {} } } });
   // @ts-expect-error: pods are required
   d.gangGroups(jobsetText);
+  // @ts-expect-error: the component is required
+  d.subtreeScale(jobsetText);
   // @ts-expect-error: a Resolved has no `gpus`
   r.gpus;
   // @ts-expect-error: bundled is a boolean
@@ -137,6 +145,7 @@ export async function everything(jobsetText: string, podsText: string): Promise<
   c.limits = lim;
 
   void [v, b, gpus, roles, s, name, origin, apiVersion, comps, can, warnings, limits, doc, r2, st, ex, op, re, at, gg,
-    sources, l1, l2, g, all, r3, size, one, two, many, valid, outs, docs, lim, def, groups, catalogLimits, gvk];
+    sources, l1, l2, g, all, r3, size, one, two, many, valid, outs, docs, lim, def, groups, catalogLimits, gvk,
+    shape];
   return gpus;
 }

@@ -96,6 +96,24 @@ test('gangGroups without gang scheduling instructions: an empty report, not an e
   assert.ok(def.attributePods(object, pods).pods.every((p) => p.component));
 });
 
+test('gangStructure and subtreeScale', () => {
+  const def = wl.lookup('jobset.x-k8s.io/v1alpha2', 'JobSet');
+  const s = def.gangStructure();
+  assert.deepEqual(s.components, ['jobset', 'replicatedjob']);
+  assert.deepEqual(s.parents, { replicatedjob: 'jobset' });
+  assert.deepEqual(s.children, { jobset: ['replicatedjob'], replicatedjob: [] });
+  assert.deepEqual(s.candidates.replicatedjob.map((c) => c.member), ['jobset']);
+  assert.equal(wl.lookup('apps/v1', 'Deployment').gangStructure().candidates, undefined);
+  assert.equal(def.subtreeScale(JOBSET, 'jobset'), 3);
+  assert.equal(def.subtreeScale(JOBSET, 'replicatedjob', 'worker'), 2);
+  assert.equal(def.subtreeScale(JSON.stringify(JOBSET), 'replicatedjob', null), 3);
+  for (const [component, instance] of [['nope', undefined], ['replicatedjob', ''], ['replicatedjob', 'nope']]) {
+    assert.throws(() => def.subtreeScale(JOBSET, component, instance), wl.UsageError, `${component} ${instance}`);
+  }
+  assert.throws(() => def.subtreeScale(JOBSET, 1), TypeError);
+  assert.throws(() => def.subtreeScale(JOBSET, 'jobset', 1), TypeError);
+});
+
 test('resolve with your own definitions and limits', () => {
   const r = wl.resolve(TRAINER, { definitions: [TRAINER_TEXT] });
   assert.equal(r.totals.resources.gpu, 16);

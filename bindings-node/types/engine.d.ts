@@ -171,6 +171,7 @@ export interface EngineTypes {
   DefinitionVerdict?: DefinitionVerdict;
   EngineError?: EngineError;
   GangReport?: GangReport;
+  GangStructure?: GangStructure;
   Resolved?: Resolved;
   StatusExplanation?: StatusExplanation;
   UpdateResult?: UpdateResult;
@@ -559,6 +560,87 @@ export interface PodGang {
    * Name of the definition's pod group (`podGroups[].name` / `podGroup.name`).
    */
   podGroup?: string | null;
+}
+/**
+ * The structure of a definition as gang scheduling reads it: what the
+ * reference library computes once per definition (its "structure
+ * summary"). Maps are keyed by component name (names are unique in a
+ * valid definition); `components` gives the order.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "GangStructure".
+ */
+export interface GangStructure {
+  /**
+   * With `gangScheduling`: each component's candidate members, in the
+   * order a pod of it tries them (its own component's members first, then
+   * each ancestor's, nearest first; within a component in pod-group then
+   * member order). Empty for a component no member applies to. Absent
+   * without `gangScheduling`.
+   */
+  candidates?: {
+    [k: string]: GangCandidate[] | undefined;
+  } | null;
+  /**
+   * Each component's children, in definition order (empty for a
+   * component without children).
+   */
+  children: {
+    [k: string]: string[] | undefined;
+  };
+  /**
+   * Every component: the root, then the children in definition order.
+   */
+  components: string[];
+  /**
+   * Whether any component has a `scaleDefinition` (even an empty one):
+   * subtree scales then multiply and add scales; without, they count the
+   * pod-bearing leaves.
+   */
+  hasScaleDefinition: boolean;
+  /**
+   * The components with a pod definition (a pod template, a pod spec or
+   * fragments), in the order of `components`.
+   */
+  leaves: string[];
+  /**
+   * Each child component's owner (`ownerRef`); the root has no entry.
+   */
+  parents: {
+    [k: string]: string | undefined;
+  };
+}
+/**
+ * A pod-group member that applies to a component: one of its own, or one
+ * of an ancestor's.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "GangCandidate".
+ */
+export interface GangCandidate {
+  /**
+   * Where the member is in the definition
+   * (`spec.optimizationInstructions.gangScheduling.podGroups[0].members[1]`).
+   */
+  field: string;
+  /**
+   * The member's filters, as written (blank ones, which are skipped, left
+   * out). A pod takes the first candidate whose filters all give `true`.
+   */
+  filters: string[];
+  /**
+   * The member's group key paths, as written (blank ones left out).
+   */
+  groupByKeyPaths: string[];
+  /**
+   * The member's component (`members[].componentName`): the component
+   * itself or one of its ancestors.
+   */
+  member: string;
+  /**
+   * The pod group's name (`podGroups[].name`).
+   */
+  podGroup: string;
 }
 /**
  * A workload resolved through its definition.
