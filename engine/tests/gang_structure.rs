@@ -151,3 +151,20 @@ spec:
     let codes: Vec<_> = e.findings().iter().map(|f| f.code.as_str()).collect();
     assert_eq!(codes, ["root-status-definition-missing", "jq-denied"]);
 }
+
+#[test]
+fn subtree_scales_saturate_instead_of_wrapping() {
+    // Three levels of 2^31 - 1: the reference's int32 product wraps; ours
+    // stops at the largest 64-bit integer.
+    let d = thing_def(
+        "      scaleDefinition: {replicasPath: .spec.n}\n",
+        "      - name: mid\n        ownerRef: thing\n        scaleDefinition: {replicasPath: .spec.n}\n      - name: leaf\n        ownerRef: mid\n        scaleDefinition: {replicasPath: .spec.n}\n",
+        "",
+    );
+    let obj = common::thing(json!({"n": i32::MAX}));
+    assert_eq!(
+        d.subtree_scale_of(&obj, "mid", None).unwrap(),
+        i64::from(i32::MAX) * i64::from(i32::MAX)
+    );
+    assert_eq!(d.subtree_scale_of(&obj, "thing", None).unwrap(), i64::MAX);
+}
