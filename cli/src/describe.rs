@@ -304,7 +304,15 @@ fn all_pods(r: &Resolved) -> impl Iterator<Item = &PodAttribution> {
     placed_pods(r).chain(r.unattributed_pods.iter().flatten())
 }
 
-/// `warning: pod <name>: <message>` for every finding of a pod (once).
+/// Findings that make a pod another workload's (the engine's
+/// `other-namespace` and `other-workload`).
+fn is_stray(code: &str) -> bool {
+    code == "other-namespace" || code == "other-workload"
+}
+
+/// `warning: pod <name>: <message>` for every finding of one of the
+/// workload's pods (once); pods of other workloads are counted in one line
+/// (they are listed under "Not this workload's pods").
 fn pod_warnings(r: &Resolved, gang: Option<&GangReport>) {
     let mut seen = BTreeSet::new();
     let attributed = all_pods(r).flat_map(|p| p.findings.iter().map(move |f| (&p.name, f)));
@@ -313,9 +321,18 @@ fn pod_warnings(r: &Resolved, gang: Option<&GangReport>) {
         .flat_map(|g| &g.pods)
         .flat_map(|p| p.findings.iter().map(move |f| (&p.pod, f)));
     for (name, f) in attributed.chain(grouped) {
-        if seen.insert((name, &f.message)) {
+        if !is_stray(&f.code) && seen.insert((name, &f.message)) {
             warn(&format!("pod {}: {}", pod_name(Some(name)), f.message));
         }
+    }
+    match r.stray_pods.len() {
+        0 => {}
+        1 => warn(
+            "1 pod given is not this workload's (not counted; listed under \"Not this workload's pods\")",
+        ),
+        n => warn(&format!(
+            "{n} pods given are not this workload's (not counted; listed under \"Not this workload's pods\")"
+        )),
     }
 }
 
@@ -362,6 +379,10 @@ fn render(r: &Resolved, live: Option<&LiveView<'_>>) -> String {
         out.push_str("\nUnattributed pods:\n");
         out.push_str(&unattributed_table(unattributed));
     }
+    if !r.stray_pods.is_empty() {
+        out.push_str("\nNot this workload's pods:\n");
+        out.push_str(&stray_table(&r.stray_pods, live.and_then(|l| l.pod_limit)));
+    }
     match live.map(|l| l.gang) {
         // No groups (the definition has no gang scheduling, or no pod of
         // the workload belongs to a group): no section.
@@ -396,6 +417,35 @@ fn unattributed_table(pods: &[PodAttribution]) -> String {
         ]);
     }
     columns(&rows, 3)
+}
+
+/// The pods given that are not this workload's, with why; at most `limit`
+/// rows, then `... and N more`.
+fn stray_table(pods: &[PodAttribution], limit: Option<usize>) -> String {
+    let mut rows = vec![vec![
+        "NAME".to_string(),
+        "PHASE".to_string(),
+        "WHY NOT".to_string(),
+    ]];
+    let shown = limit.unwrap_or(usize::MAX).min(pods.len());
+    for p in &pods[..shown] {
+        let why = p
+            .findings
+            .iter()
+            .find(|f| is_stray(&f.code))
+            .map_or_else(|| "<none>".into(), |f| f.message.clone());
+        rows.push(vec![
+            pod_name(Some(&p.name)).to_string(),
+            p.phase.clone(),
+            why.strip_prefix("not this workload's pod: ")
+                .map_or(why.clone(), str::to_string),
+        ]);
+    }
+    let mut out = columns(&rows, 3);
+    if shown < pods.len() {
+        out.push_str(&format!("... and {} more\n", pods.len() - shown));
+    }
+    out
 }
 
 /// `Gang groups:` and a table of the groups (with a SUBGROUPS column

@@ -560,27 +560,45 @@ fn describe_with_pods_unattributed_and_foreign() {
             "could not match instance id \"h100\". existing instance ids [a100 mig]"
         ]
     );
-    // The pod of another namespace (named like one of the Trainer's) is
-    // unattributed too.
+    // The pod of another namespace (named like one of the Trainer's) and
+    // the ready pod of an older Trainer are not this workload's: listed
+    // apart, not counted (a100 stays 2/4 ready).
+    let section = section
+        .split("\nNot this workload's pods:\n")
+        .next()
+        .unwrap_or_default();
+    assert!(!section.contains("resnet-sweep-a100-0 "), "{}", r.stdout);
+    let stray = r
+        .stdout
+        .split("\nNot this workload's pods:\n")
+        .nth(1)
+        .unwrap_or_default();
     assert_eq!(
-        section
-            .lines()
-            .filter(|l| l.starts_with("resnet-sweep-a100-0 "))
-            .count(),
-        1,
-        "{}",
-        r.stdout
+        row_cells(stray, "resnet-sweep-a100-0"),
+        [
+            "resnet-sweep-a100-0",
+            "Running",
+            "namespace staging is not the workload's (research)"
+        ]
+    );
+    assert_eq!(
+        row_cells(stray, "resnet-sweep-v1-a100-0"),
+        [
+            "resnet-sweep-v1-a100-0",
+            "Running",
+            "its controller chain leads to Trainer resnet-sweep-v1, not to this workload"
+        ]
     );
     // No gang scheduling in this definition: no gang section.
     assert!(!r.stdout.contains("Gang groups"));
-    // Why each pod is unattributed: a warning each.
+    // Why each pod is unattributed: a warning each; the others, one line.
     assert_eq!(
         r.stderr,
         "warning: pod metrics-exporter-7d9f: the pod matches no component's selector\n\
          warning: pod resnet-sweep-h100-0: could not match instance id \"h100\". existing \
          instance ids [a100 mig]\n\
-         warning: pod resnet-sweep-a100-0: namespace staging is not the workload's \
-         (research)\n"
+         warning: 2 pods given are not this workload's (not counted; listed under \"Not \
+         this workload's pods\")\n"
     );
     assert!(!r.stdout.contains("gpu-node-9"));
 
@@ -601,27 +619,24 @@ fn describe_with_pods_unattributed_and_foreign() {
         .as_array()
         .map(|a| a.iter().filter_map(|p| p["name"].as_str()).collect())
         .unwrap_or_default();
+    assert_eq!(names, ["metrics-exporter-7d9f", "resnet-sweep-h100-0"]);
+    let codes = |key: &str| -> Vec<String> {
+        v["resolved"][key]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|p| p["findings"][0]["code"].as_str())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
     assert_eq!(
-        names,
-        [
-            "metrics-exporter-7d9f",
-            "resnet-sweep-h100-0",
-            "resnet-sweep-a100-0"
-        ]
+        codes("unattributedPods"),
+        ["no-component", "unknown-instance"]
     );
-    let codes: Vec<&str> = v["resolved"]["unattributedPods"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|p| p["findings"][0]["code"].as_str())
-                .collect()
-        })
-        .unwrap_or_default();
-    assert_eq!(
-        codes,
-        ["no-component", "unknown-instance", "other-namespace"]
-    );
-    assert_eq!(v["resolved"]["unattributedPods"][2]["namespace"], "staging");
+    assert_eq!(codes("strayPods"), ["other-namespace", "other-workload"]);
+    assert_eq!(v["resolved"]["strayPods"][0]["namespace"], "staging");
 }
 
 #[test]
@@ -684,7 +699,10 @@ fn describe_pod_limit_shows_unhealthy_pods_first() {
     assert_eq!(a100[1], "|   |   `-- ... and 2 more (1 unhealthy shown)");
     // Under the limit nothing is left out.
     assert!(r.stdout.contains("|       `-- resnet-sweep-mig-0"));
-    assert_eq!(r.stdout.matches("... and").count(), 1);
+    // One more row in the tree, and one of the two pods of other workloads.
+    assert_eq!(r.stdout.matches("... and").count(), 2);
+    assert!(r.stdout.contains("\nNot this workload's pods:\n"));
+    assert!(r.stdout.contains("\n... and 1 more\n"), "{}", r.stdout);
     let zero = run(&[
         "describe",
         EXAMPLE,
@@ -744,28 +762,21 @@ fn describe_with_pods_errors() {
     assert_exit(&unknown, 4);
     assert_eq!(json(&unknown.stdout)["error"], "no_definition");
     // No pods at all is a workload with nothing running; an item of
-    // another kind is unattributed, with the engine's finding as a warning;
-    // no pod forms a gang group: no gang section.
+    // another kind is an owner given beside the pods (used to follow
+    // controller chains), not a pod; no pod forms a gang group: no gang
+    // section.
     let none = run_with(
         &["describe", EXAMPLE, "--pods", "-"],
         Some("apiVersion: v1\nkind: List\nitems:\n  - {kind: Service, metadata: {name: svc}}\n"),
     );
     assert_exit(&none, 0);
-    assert_eq!(none.stderr, "warning: pod svc: a Service is not a Pod\n");
+    assert_eq!(none.stderr, "");
     assert!(
         none.stdout.contains("`-- worker      0/2 ready   gpu: 8\n"),
         "{}",
         none.stdout
     );
-    let section = none
-        .stdout
-        .split("\nUnattributed pods:\n")
-        .nth(1)
-        .unwrap_or_default();
-    assert_eq!(
-        row_cells(section, "svc"),
-        ["svc", "Unknown", "<none>", "a Service is not a Pod"]
-    );
+    assert!(!none.stdout.contains("svc"), "{}", none.stdout);
     assert!(!none.stdout.contains("Gang groups"), "{}", none.stdout);
     let j = run_with(
         &["describe", EXAMPLE, "--pods", "-", "-o", "json"],
@@ -773,17 +784,17 @@ fn describe_with_pods_errors() {
     );
     assert_exit(&j, 0);
     let v = json(&j.stdout);
-    assert_eq!(
-        v["resolved"]["unattributedPods"][0]["findings"][0]["code"],
-        "invalid-pod"
-    );
+    assert_eq!(v["resolved"]["unattributedPods"], serde_json::json!([]));
     assert_eq!(v["gang"]["groups"], serde_json::json!([]));
-    // A pod the gang rules cannot place: the tree is still shown.
+    // A pod the gang rules cannot place (the workload's by its controller,
+    // without the label the group key reads): the tree is still shown.
     let odd = run_with(
         &["describe", EXAMPLE, "--pods", "-"],
         Some(
             "kind: Pod\nmetadata:\n  name: odd\n  labels: \
-             {jobset.sigs.k8s.io/replicatedjob-name: worker}\n",
+             {jobset.sigs.k8s.io/replicatedjob-name: worker}\n  ownerReferences: \
+             [{apiVersion: jobset.x-k8s.io/v1alpha2, kind: JobSet, name: llama-pretrain, \
+             uid: 6f1c2a4e-8a8e-4c61-9d0e-2f7b5c1d9a10, controller: true}]\n",
         ),
     );
     assert_exit(&odd, 0);

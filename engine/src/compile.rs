@@ -133,6 +133,9 @@ pub struct CompiledDefinition {
     pub(crate) comps: Vec<Comp>,
     pub(crate) warnings: Vec<Finding>,
     pub(crate) gang: Option<crate::gang::Gang>,
+    /// `spec.podOwnership.labelsPath`: the labels naming the workload on
+    /// its pods.
+    pub(crate) ownership: Option<Expr>,
 }
 
 const _: () = {
@@ -305,7 +308,7 @@ impl CompiledDefinition {
             limits: &effective,
             spans,
         };
-        let compiled = (|| -> Result<(Vec<Comp>, Option<crate::gang::Gang>)> {
+        let compiled = (|| -> Result<(Vec<Comp>, Option<crate::gang::Gang>, Option<Expr>)> {
             let defs: Vec<ComponentDefinition> = definition.components().cloned().collect();
             // Owners by name, in one pass (validation guarantees the names
             // exist and there is no cycle); the tree's depth is checked
@@ -334,9 +337,17 @@ impl CompiledDefinition {
                 }
             }
             let gang = crate::gang::compile(&ctx, &definition, &comps)?;
-            Ok((comps, gang))
+            let ownership = ctx.opt(
+                definition
+                    .spec
+                    .pod_ownership
+                    .as_ref()
+                    .map(|o| &o.labels_path),
+                "spec.podOwnership.labelsPath".into(),
+            )?;
+            Ok((comps, gang, ownership))
         })();
-        let (comps, gang) = match compiled {
+        let (comps, gang, ownership) = match compiled {
             Ok(c) => c,
             // Loading validates without compiling (compiling is what comes
             // next); an expression that then fails to compile because it
@@ -365,6 +376,7 @@ impl CompiledDefinition {
             comps,
             warnings,
             gang,
+            ownership,
         })
     }
 

@@ -71,6 +71,22 @@ pub struct DefinitionSpec {
     /// Scheduling hints (gang scheduling).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub optimization_instructions: Option<OptimizationInstructions>,
+    /// Which pods are the workload's when their owner chain cannot be
+    /// followed (a workload-lens extension; optional, ignored elsewhere).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod_ownership: Option<PodOwnership>,
+}
+
+/// `podOwnership` (a workload-lens extension): the labels by which the
+/// operator names the workload on its pods.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodOwnership {
+    /// A jq expression over the workload object yielding a map of label
+    /// keys to values (`{"jobset.sigs.k8s.io/jobset-name": .metadata.name}`)
+    /// that every pod of the workload carries.
+    #[serde(default)]
+    pub labels_path: String,
 }
 
 /// `spec.structureDefinition`.

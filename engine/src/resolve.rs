@@ -376,6 +376,7 @@ impl CompiledDefinition {
             totals,
             tree: self.tree(0),
             unattributed_pods: None,
+            stray_pods: Vec::new(),
             warnings,
         })
     }

@@ -20,6 +20,7 @@
 //!     absent: [master]             # instances that are not present
 //!     attribution: {pod-a: replicatedjob/leader}   # from running.pods.yaml
 //!     unattributed: [pod-x]
+//!     stray: [pod-y]               # pods that are not this workload's
 //!     gang: {pg-uid-key: 3}        # PodGroup name -> min members
 //! ```
 //! Keys are `component` for single-instance components and
@@ -60,6 +61,8 @@ struct FixtureExpect {
     attribution: BTreeMap<String, String>,
     #[serde(default)]
     unattributed: Vec<String>,
+    #[serde(default)]
+    stray: Vec<String>,
     #[serde(default)]
     gang: BTreeMap<String, i64>,
 }
@@ -200,7 +203,8 @@ fn check_fixture(
             };
             match (want.attribution.get(&p.name), got) {
                 (Some(w), Some(g)) if *w == g => {}
-                (None, None) if want.unattributed.contains(&p.name) => {}
+                (None, None)
+                    if want.unattributed.contains(&p.name) || want.stray.contains(&p.name) => {}
                 (w, g) => fail(format!(
                     "pod {} attributed to {g:?}, expected {w:?} ({:?})",
                     p.name, p.findings
@@ -211,6 +215,11 @@ fn check_fixture(
         let want_un: BTreeSet<&String> = want.unattributed.iter().collect();
         if unatt != want_un {
             fail(format!("unattributed {unatt:?}, expected {want_un:?}"));
+        }
+        let stray: BTreeSet<&String> = att.stray.iter().collect();
+        let want_stray: BTreeSet<&String> = want.stray.iter().collect();
+        if stray != want_stray {
+            fail(format!("stray {stray:?}, expected {want_stray:?}"));
         }
         if !want.gang.is_empty() {
             match def.gang_groups(&obj, pods) {

@@ -151,18 +151,27 @@ proptest! {
         let g = def.gang_groups(&obj, &pods).unwrap();
         prop_assert_eq!(g.groups.len(), 1);
         prop_assert_eq!(g.groups[0].min_member, expected as i64);
-        // Foreign pods: attribution never errors, every pod is reported once.
+        // Foreign pods: attribution never errors, every pod is reported once;
+        // pods without the JobSet's name label are another workload's.
+        let own = pods.len();
         for (i, ls) in label_sets.iter().enumerate() {
             pods.push(pod(&format!("x{i}"), ls));
         }
         let a = def.attribute_pods(Some(&obj), &pods).unwrap();
         prop_assert_eq!(a.pods.len(), pods.len());
-        for p in &a.pods {
-            // One pod-bearing component: every pod lands there.
-            prop_assert_eq!(p.component.as_deref(), Some("replicatedjob"));
-            if let Some(i) = &p.instance {
-                prop_assert!(jobs.iter().any(|(n, _, _)| n == i));
+        for (k, p) in a.pods.iter().enumerate() {
+            if k < own {
+                // One pod-bearing component: every pod of the JobSet lands there.
+                prop_assert_eq!(p.component.as_deref(), Some("replicatedjob"));
+                if let Some(i) = &p.instance {
+                    prop_assert!(jobs.iter().any(|(n, _, _)| n == i));
+                }
+            } else {
+                prop_assert_eq!(p.component.as_deref(), None);
+                prop_assert_eq!(p.findings[0].code.as_str(), "other-workload");
             }
         }
+        prop_assert_eq!(a.stray.len(), pods.len() - own);
+        prop_assert!(a.unattributed.is_empty());
     }
 }

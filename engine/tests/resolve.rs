@@ -540,7 +540,7 @@ fn absent_only_when_nothing_of_the_instance_exists() {
         assert_eq!(m.desired_replicas, desired, "{field}");
         assert_eq!(m.pod_template, None, "{field}");
         assert_eq!(m.pod_resources, None, "{field}");
-        assert_eq!(r.totals.pods, 1 + desired as u64, "{field}");
+        assert_eq!(r.totals.pods, 1 + desired, "{field}");
     }
 }
 

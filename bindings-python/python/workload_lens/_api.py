@@ -396,7 +396,10 @@ class Definition:
 
     def attribute_pods(self, obj: Any, pods: Any) -> Dict[str, Any]:
         """Place pods under components and instances (``obj``, the workload,
-        may be ``None``): ``{"pods": [...], "unattributed": [...]}``."""
+        may be ``None``): ``{"pods": [...], "unattributed": [...]}``, plus
+        ``"stray": [...]`` (names of pods that are not the workload's) when
+        there are any. Items that are not Pods are owners, used to follow
+        controller chains."""
         o = None if obj is None else _object(obj)
         r: Dict[str, Any] = self._native.attribute_pods(o, _pods(pods))
         return r

@@ -1,6 +1,7 @@
 //! Pod attribution: which component, instance and replica each live pod
 //! belongs to, and the live state of each role.
 
+mod ownership;
 mod validate;
 
 pub(crate) use compile::*;
@@ -27,9 +28,9 @@ struct InstanceIds<'a> {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PodFinding {
-    /// Stable code: `invalid-pod`, `other-namespace`, `no-component`,
-    /// `ambiguous-component`, `no-instance`, `unknown-instance`,
-    /// `selector-error`, `replica-error`.
+    /// Stable code: `invalid-pod`, `other-namespace`, `other-workload`,
+    /// `no-component`, `ambiguous-component`, `no-instance`,
+    /// `unknown-instance`, `selector-error`, `replica-error`.
     pub code: String,
     /// What happened.
     pub message: String,
@@ -77,10 +78,16 @@ pub struct PodAttribution {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Attribution {
-    /// Every pod, in input order.
+    /// Every pod, in input order (objects of other kinds given beside the
+    /// pods are owners, used to follow controller chains, not listed).
     pub pods: Vec<PodAttribution>,
-    /// Names of the pods attributed to no component.
+    /// Names of the workload's pods attributed to no component.
     pub unattributed: Vec<String>,
+    /// Names of the pods that are not this workload's (another namespace,
+    /// a controller chain or labels leading to another workload): each has
+    /// an `other-namespace` or `other-workload` finding.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stray: Vec<String>,
 }
 
 /// Live state of one instance, from its pods.
@@ -122,6 +129,12 @@ pub(crate) fn single_value(e: &Expr, pod: &Input, limits: &crate::Limits) -> Res
         .at(e.location()));
     }
     Ok(v)
+}
+
+/// Findings that make a pod another workload's, not an unattributed pod of
+/// this one.
+fn is_stray(code: &str) -> bool {
+    code == "other-namespace" || code == "other-workload"
 }
 
 /// The text of a single value.
@@ -359,12 +372,27 @@ impl CompiledDefinition {
             .and_then(Value::as_str)
             .filter(|ns| !ns.is_empty());
         let leaves = self.leaves();
+        let mut owners = match workload {
+            Some(w) => Some(ownership::Ownership::new(
+                w,
+                pods,
+                self.ownership.as_ref(),
+                &self.limits,
+            )?),
+            None => None,
+        };
         let mut out = Vec::with_capacity(pods.len());
         let mut unattributed = Vec::new();
+        let mut stray = Vec::new();
         for pod in pods {
             crate::budget::steps(1)?;
-            let a = self.attribute_one(pod, &leaves, ids.as_deref(), namespace)?;
-            if a.component.is_none() {
+            if workload.is_some() && ownership::is_owner(pod) {
+                continue;
+            }
+            let a = self.attribute_one(pod, &leaves, ids.as_deref(), namespace, owners.as_mut())?;
+            if a.findings.iter().any(|f| is_stray(&f.code)) {
+                stray.push(a.name.clone());
+            } else if a.component.is_none() {
                 unattributed.push(a.name.clone());
             }
             out.push(a);
@@ -372,15 +400,17 @@ impl CompiledDefinition {
         Ok(Attribution {
             pods: out,
             unattributed,
+            stray,
         })
     }
 
-    fn attribute_one(
+    fn attribute_one<'a>(
         &self,
-        pod: &Value,
+        pod: &'a Value,
         leaves: &[usize],
         ids: Option<&[InstanceIds<'_>]>,
         workload_namespace: Option<&str>,
+        owners: Option<&mut ownership::Ownership<'a>>,
     ) -> Result<PodAttribution> {
         let name = at(pod, &["metadata", "name"])
             .and_then(Value::as_str)
@@ -428,6 +458,15 @@ impl CompiledDefinition {
             });
             return Ok(a);
         }
+        if let Some(owners) = owners
+            && let ownership::Verdict::Theirs(why) = owners.verdict(pod)?
+        {
+            a.findings.push(PodFinding {
+                code: "other-workload".into(),
+                message: format!("not this workload's pod: {why}"),
+            });
+            return Ok(a);
+        }
         match pod
             .get("spec")
             .map(|s| resources::pod_request(s).and_then(|l| ResourceSummary::try_from_list(&l)))
@@ -465,7 +504,8 @@ impl CompiledDefinition {
 
     /// Resolve the workload and attach the live state of its pods: per
     /// instance the attributed pods, how many are ready, and their nodes;
-    /// pods that belong nowhere are listed in `pods.unattributed`.
+    /// the workload's pods that belong nowhere are listed in
+    /// `unattributedPods`, and pods of other workloads in `strayPods`.
     pub fn resolve_with_pods(&self, obj: &Value, pods: &[Value]) -> Result<Resolved> {
         let _call = crate::budget::Call::enter(&self.limits);
         let mut r = self.resolve(obj)?;
@@ -506,11 +546,16 @@ impl CompiledDefinition {
             slots
         };
         let mut rest = Vec::new();
+        let mut stray = Vec::new();
         // The nodes of each instance, sorted and made unique once at the end.
         let mut touched: Vec<(usize, usize)> = Vec::new();
         for (p, slot) in att.pods.into_iter().zip(slots) {
             let Some((ci, ii)) = slot else {
-                rest.push(p);
+                if p.findings.iter().any(|f| is_stray(&f.code)) {
+                    stray.push(p);
+                } else {
+                    rest.push(p);
+                }
                 continue;
             };
             let inst = &mut r.components[ci].instances[ii];
@@ -550,6 +595,7 @@ impl CompiledDefinition {
             }
         }
         r.unattributed_pods = Some(rest);
+        r.stray_pods = stray;
         Ok(r)
     }
 }

@@ -452,6 +452,14 @@ impl<'a> Validator<'a> {
             ));
         }
         self.gang_scheduling();
+        if let Some(o) = &self.def.spec.pod_ownership {
+            self.expr(
+                &o.labels_path,
+                "spec.podOwnership.labelsPath".into(),
+                ExprMode::Read,
+                None,
+            );
+        }
     }
 
     fn component(&mut self, index: usize, c: &'a ComponentDefinition) {

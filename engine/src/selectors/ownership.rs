@@ -1,0 +1,288 @@
+//! Which of the given pods are the workload's own.
+//!
+//! A pod belongs to the workload when its controller-owner chain leads to
+//! the workload: followed by UID through the owners given beside the pods
+//! (any object that is not a Pod), and compared to the workload by UID (by
+//! group, kind and name when the workload has no UID). A chain that ends at
+//! another object, or loops, makes the pod another workload's. Where the
+//! chain cannot be followed (the pod has no controller, or an owner on the
+//! way was not given), the definition's `podOwnership.labelsPath` decides:
+//! the labels by which the operator names the workload on its pods. Without
+//! that declaration the pod is trusted, as the reference's library does.
+
+use crate::compile::Expr;
+use crate::error::{Error, ErrorCode, Result};
+use crate::jq::Input;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+/// What is known of one pod's ownership.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// The workload's.
+    Ours,
+    /// Another workload's, and why.
+    Theirs(String),
+    /// The chain could not be followed.
+    Unknown,
+}
+
+/// Alternative label sets, each a list of (key, value).
+type LabelSets = Vec<Vec<(String, String)>>;
+
+/// What an owner reference names.
+enum Relation {
+    Workload,
+    Sibling,
+    Other,
+}
+
+/// The workload's identity, the owners given, the labels naming the
+/// workload, and the verdict of every owner already walked.
+pub(crate) struct Ownership<'a> {
+    uid: Option<&'a str>,
+    group: &'a str,
+    kind: &'a str,
+    name: &'a str,
+    owners: HashMap<&'a str, &'a Value>,
+    labels: Option<LabelSets>,
+    memo: HashMap<&'a str, Verdict>,
+}
+
+fn text<'v>(v: &'v Value, keys: &[&str]) -> Option<&'v str> {
+    keys.iter()
+        .try_fold(v, |v, k| v.get(*k))
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+}
+
+/// The group of an `apiVersion` (`""` for the core group).
+fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(g, _)| g)
+}
+
+/// The controller owner reference of an object (`controller: true`).
+fn controller_ref(obj: &Value) -> Option<&Value> {
+    obj.get("metadata")?
+        .get("ownerReferences")?
+        .as_array()?
+        .iter()
+        .find(|r| r.get("controller").and_then(Value::as_bool) == Some(true))
+}
+
+/// `Kind name` of an object, for messages.
+fn describe(obj: &Value) -> String {
+    format!(
+        "{} {}",
+        text(obj, &["kind"]).unwrap_or("object"),
+        text(obj, &["metadata", "name"]).unwrap_or("(unnamed)")
+    )
+}
+
+/// Is this item an owner given beside the pods (any object of another kind
+/// than Pod)?
+pub(crate) fn is_owner(item: &Value) -> bool {
+    item.get("kind")
+        .and_then(Value::as_str)
+        .is_some_and(|k| k != "Pod")
+}
+
+impl<'a> Ownership<'a> {
+    /// The workload's identity and the owners among `items`; the labels
+    /// naming the workload from the definition's `labelsPath`, evaluated
+    /// once on the workload.
+    pub(crate) fn new(
+        workload: &'a Value,
+        items: &'a [Value],
+        labels_path: Option<&Expr>,
+        limits: &crate::Limits,
+    ) -> Result<Ownership<'a>> {
+        let mut owners = HashMap::new();
+        for item in items.iter().filter(|i| is_owner(i)) {
+            crate::budget::steps(1)?;
+            if let Some(uid) = text(item, &["metadata", "uid"]) {
+                owners.entry(uid).or_insert(item);
+            }
+        }
+        let labels = match labels_path {
+            None => None,
+            Some(e) => {
+                let input = Input::new(workload, limits).map_err(crate::compile::eval_error)?;
+                workload_labels(e, &input, limits)?
+            }
+        };
+        Ok(Ownership {
+            uid: text(workload, &["metadata", "uid"]),
+            group: group_of(text(workload, &["apiVersion"]).unwrap_or("")),
+            kind: text(workload, &["kind"]).unwrap_or(""),
+            name: text(workload, &["metadata", "name"]).unwrap_or(""),
+            owners,
+            labels,
+            memo: HashMap::new(),
+        })
+    }
+
+    /// Does an owner reference name the workload, another object of the
+    /// workload's group and kind (another workload: workloads of one kind
+    /// do not control each other), or something else?
+    fn relation(&self, r: &Value) -> Relation {
+        let same_kind = text(r, &["kind"]) == Some(self.kind)
+            && group_of(text(r, &["apiVersion"]).unwrap_or("")) == self.group;
+        let is_it = match self.uid {
+            Some(uid) => text(r, &["uid"]) == Some(uid),
+            None => same_kind && text(r, &["name"]) == Some(self.name),
+        };
+        if is_it {
+            Relation::Workload
+        } else if same_kind {
+            Relation::Sibling
+        } else {
+            Relation::Other
+        }
+    }
+
+    /// The verdict of a pod: its owner chain, else its labels, else ours.
+    pub(crate) fn verdict(&mut self, pod: &'a Value) -> Result<Verdict> {
+        match self.chain(pod)? {
+            Verdict::Unknown => {}
+            v => return Ok(v),
+        }
+        self.by_labels(pod)
+    }
+
+    /// Follow the controller chain from the pod. Every owner walked is
+    /// remembered with the verdict, so each is walked once per call
+    /// whatever the number of pods below it.
+    fn chain(&mut self, pod: &'a Value) -> Result<Verdict> {
+        let mut walked: Vec<&'a str> = Vec::new();
+        let mut seen: HashSet<&'a str> = HashSet::new();
+        let mut current = pod;
+        let verdict = loop {
+            crate::budget::steps(1)?;
+            let Some(r) = controller_ref(current) else {
+                break if walked.is_empty() {
+                    // A pod without a controller: the chain says nothing.
+                    Verdict::Unknown
+                } else {
+                    Verdict::Theirs(format!(
+                        "its controller chain ends at {}, not at this workload",
+                        describe(current)
+                    ))
+                };
+            };
+            match self.relation(r) {
+                Relation::Workload => break Verdict::Ours,
+                Relation::Sibling => {
+                    break Verdict::Theirs(format!(
+                        "its controller chain leads to {} {}, not to this workload",
+                        self.kind,
+                        text(r, &["name"]).unwrap_or("(unnamed)")
+                    ));
+                }
+                Relation::Other => {}
+            }
+            let Some(uid) = text(r, &["uid"]) else {
+                break Verdict::Unknown;
+            };
+            if let Some(v) = self.memo.get(uid) {
+                break v.clone();
+            }
+            if !seen.insert(uid) {
+                break Verdict::Theirs("its controller chain loops".into());
+            }
+            let Some(&owner) = self.owners.get(uid) else {
+                // An owner that was not given: the chain cannot be followed.
+                break Verdict::Unknown;
+            };
+            walked.push(uid);
+            current = owner;
+        };
+        for uid in walked {
+            self.memo.insert(uid, verdict.clone());
+        }
+        Ok(verdict)
+    }
+
+    fn by_labels(&self, pod: &Value) -> Result<Verdict> {
+        let Some(sets) = &self.labels else {
+            return Ok(Verdict::Ours);
+        };
+        let labels = pod.get("metadata").and_then(|m| m.get("labels"));
+        let have = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
+        let mut first_miss = None;
+        for set in sets {
+            crate::budget::steps(set.len() as u64)?;
+            match set.iter().find(|(k, v)| have(k) != Some(v.as_str())) {
+                None => return Ok(Verdict::Ours),
+                Some(miss) => {
+                    first_miss.get_or_insert(miss);
+                }
+            }
+        }
+        let why = match first_miss {
+            Some((k, v)) => match have(k) {
+                Some(h) => format!("its label {k}={h} names another workload (this one is {v})"),
+                None => format!("it has no label {k} naming this workload ({v})"),
+            },
+            None => "its labels do not name this workload".into(),
+        };
+        Ok(Verdict::Theirs(why))
+    }
+}
+
+/// The label sets naming the workload: each output of the expression is
+/// one alternative, a map of label keys to strings (a pod must carry every
+/// label of at least one); null outputs are skipped. No alternative at all
+/// means the workload cannot be named by labels, and pods whose chain
+/// cannot be followed are trusted.
+fn workload_labels(e: &Expr, input: &Input, limits: &crate::Limits) -> Result<Option<LabelSets>> {
+    let outs = e.eval(input, limits)?;
+    let bad = |what: String| {
+        Error::new(
+            ErrorCode::Conversion,
+            format!("podOwnership.labelsPath {what}"),
+        )
+        .at(e.location())
+    };
+    let mut sets = Vec::new();
+    for out in outs {
+        match out {
+            Value::Null => {}
+            Value::Object(m) => {
+                let mut labels = Vec::with_capacity(m.len());
+                for (k, v) in m {
+                    match v {
+                        Value::String(s) => labels.push((k, s)),
+                        other => {
+                            return Err(bad(format!(
+                                "must map label keys to strings; {k} is {}",
+                                json_type(&other)
+                            )));
+                        }
+                    }
+                }
+                if !labels.is_empty() {
+                    sets.push(labels);
+                }
+            }
+            other => {
+                return Err(bad(format!(
+                    "must yield maps of labels, got {}",
+                    json_type(&other)
+                )));
+            }
+        }
+    }
+    Ok(if sets.is_empty() { None } else { Some(sets) })
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
