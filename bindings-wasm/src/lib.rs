@@ -183,6 +183,25 @@ impl NativeDefinition {
     pub fn gang_groups(&self, obj: &str, pods: &str) -> Result<String, JsValue> {
         run(|| abi::gang_groups(&self.inner, obj, pods))
     }
+
+    /// The structure gang scheduling works on, as JSON: components, leaves,
+    /// parents, children, `hasScaleDefinition` and the candidate members.
+    #[wasm_bindgen(js_name = gangStructure)]
+    pub fn gang_structure(&self) -> Result<String, JsValue> {
+        run(|| abi::gang_structure(&self.inner))
+    }
+
+    /// The subtree scale (gang minimum members) of a component of the
+    /// object, of one of its instances when given, as JSON (a number).
+    #[wasm_bindgen(js_name = subtreeScale)]
+    pub fn subtree_scale(
+        &self,
+        obj: &str,
+        component: &str,
+        instance: Option<String>,
+    ) -> Result<String, JsValue> {
+        run(|| abi::subtree_scale(&self.inner, obj, component, instance.as_deref()))
+    }
 }
 
 /// The engine's definitions keyed by root GVK, with its limits (an

@@ -65,6 +65,14 @@ function checks(wl) {
     }, null, (v) => JSON.stringify(v) === '["web-a","web-b"]'],
     ['gangGroups without gang scheduling instructions: an empty report', () => wl.lookup('apps/v1', 'Deployment').gangGroups(DEPLOYMENT, POD_LIST),
       null, (v) => JSON.stringify(v) === '{"groups":[],"pods":[]}'],
+    ['gangStructure and subtreeScale through the WASM build', () => {
+      const def = wl.compile(wl.catalogSources()['jobset-x-k8s-io-jobset-v1alpha2.yaml']);
+      const s = def.gangStructure();
+      return [s.components, s.candidates.replicatedjob.map((c) => c.member), def.subtreeScale(JOBSET, 'jobset'),
+        def.subtreeScale(JOBSET, 'replicatedjob', 'workers')];
+    }, null, (v) => JSON.stringify(v) === '[["jobset","replicatedjob"],["jobset"],6,6]'],
+    ['subtreeScale of an empty instance id', () => wl.lookup('jobset.x-k8s.io/v1alpha2', 'JobSet').subtreeScale(JOBSET, 'replicatedjob', ''),
+      'UsageError'],
     ['a definition object compiles the same whatever its key order', () => {
       const doc = wl.compile(wl.catalogSources()['apps-deployment-v1.yaml']).toJSON();
       const reversed = (v) => (Array.isArray(v) ? v.map(reversed) : v !== null && typeof v === 'object'
