@@ -184,11 +184,18 @@ export interface EngineTypes {
  */
 export interface Attribution {
   /**
-   * Every pod, in input order.
+   * Every pod, in input order (objects of other kinds given beside the
+   * pods are owners, used to follow controller chains, not listed).
    */
   pods: PodAttribution[];
   /**
-   * Names of the pods attributed to no component.
+   * Names of the pods that are not this workload's (another namespace,
+   * a controller chain or labels leading to another workload): each has
+   * an `other-namespace` or `other-workload` finding.
+   */
+  stray?: string[];
+  /**
+   * Names of the workload's pods attributed to no component.
    */
   unattributed: string[];
 }
@@ -250,9 +257,9 @@ export interface PodAttribution {
  */
 export interface PodFinding {
   /**
-   * Stable code: `invalid-pod`, `other-namespace`, `no-component`,
-   * `ambiguous-component`, `no-instance`, `unknown-instance`,
-   * `selector-error`, `replica-error`.
+   * Stable code: `invalid-pod`, `other-namespace`, `other-workload`,
+   * `no-component`, `ambiguous-component`, `no-instance`,
+   * `unknown-instance`, `selector-error`, `replica-error`.
    */
   code: string;
   /**
@@ -667,6 +674,12 @@ export interface Resolved {
    * `statusDefinition`).
    */
   status?: Status | null;
+  /**
+   * Pods that were given but are not this workload's (another namespace,
+   * or a controller chain or labels naming another workload), each with
+   * its `other-namespace` or `other-workload` finding.
+   */
+  strayPods?: PodAttribution[];
   totals: Totals;
   tree: TreeNode;
   /**
@@ -734,7 +747,8 @@ export interface Component {
 export interface Instance {
   /**
    * Effective desired replicas: `replicas`, else `minReplicas`, else 1;
-   * 0 when not present; negative counts count as 0.
+   * 0 when not present (and for a component without a pod definition);
+   * negative counts count as 0.
    */
   desiredReplicas: number;
   /**
@@ -763,9 +777,10 @@ export interface Instance {
     [k: string]: unknown | undefined;
   };
   /**
-   * False when the component's pod definition points at nothing in this
-   * object (e.g. a PyTorchJob without a Master): such an instance has no
-   * pods, whatever its scale says.
+   * False when nothing of the instance exists in this object: every pod
+   * field (template, spec, fragments, metadata) and every scale path
+   * yields null (e.g. a PyTorchJob without a Master). An absent instance
+   * has no pods. A count without a pod template of its own is present.
    */
   present: boolean;
   resources: ResourceSummary;

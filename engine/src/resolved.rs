@@ -44,7 +44,7 @@ pub struct Resolved {
     /// Pods that were given but are not this workload's (another namespace,
     /// or a controller chain or labels naming another workload), each with
     /// its `other-namespace` or `other-workload` finding.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stray_pods: Vec<crate::selectors::PodAttribution>,
     /// Things worth knowing that did not stop resolution.
     #[serde(skip_serializing_if = "Vec::is_empty")]

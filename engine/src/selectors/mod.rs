@@ -86,7 +86,7 @@ pub struct Attribution {
     /// Names of the pods that are not this workload's (another namespace,
     /// a controller chain or labels leading to another workload): each has
     /// an `other-namespace` or `other-workload` finding.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stray: Vec<String>,
 }
 
