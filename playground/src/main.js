@@ -35,6 +35,8 @@ function h(tag, attrs = {}, ...children) {
 }
 
 const fmtInt = (n) => (typeof n === 'number' ? n.toLocaleString('en-US') : '–');
+/** `1 pod`, `3 pods`. */
+const plural = (n, word) => `${fmtInt(n)} ${word}${n === 1 ? '' : 's'}`;
 const fmtCpu = (m) => (m ? (m % 1000 === 0 ? `${m / 1000}` : `${(m / 1000).toFixed(3).replace(/0+$/, '')}`) : '0');
 function fmtBytes(b) {
   if (!b) return '0';
@@ -99,7 +101,21 @@ const app = {
   diagnostics: { definition: [], object: [], pods: [] },
   restarts: 0,
   lastError: null,
+  // Pods that came with a fixture belong to its workload: 'pending' until
+  // the first run names it, then that workload's key. When the object
+  // becomes another workload the pods are cleared (pods the user typed stay:
+  // the engine reports the ones that are not the workload's).
+  podsOf: null,
+  podsNote: '',
 };
+
+/** A workload's identity: a key (with the UID) and a label for messages. */
+function workloadId(o) {
+  const m = o && typeof o === 'object' && !Array.isArray(o) ? o.metadata ?? {} : null;
+  if (!m || typeof o.kind !== 'string' || typeof m.name !== 'string') return null;
+  const label = `${o.kind} ${m.namespace ? `${m.namespace}/` : ''}${m.name}`;
+  return { key: `${o.apiVersion ?? ''}|${label}|${m.uid ?? ''}`, label };
+}
 
 const inputs = () => ({ definition: getText(editors.definition), object: getText(editors.object), pods: getText(editors.pods) });
 
@@ -110,6 +126,10 @@ function inputsChanged({ userEdit } = {}) {
     $('pick-def').value = '';
     app.defFile = '';
     $('def-summary').textContent = 'edited';
+  }
+  if (userEdit === 'pods') {
+    app.podsOf = null;
+    app.podsNote = '';
   }
   if ((userEdit === 'object' || userEdit === 'pods') && app.fixture) {
     const f = (app.fixtures[app.listedDef] ?? []).find((x) => x.name === app.fixture);
@@ -150,6 +170,8 @@ function applyState(s) {
   $('def-summary').textContent = app.defFile ? 'from the catalog' : '';
   $('obj-summary').textContent = f && app.fixture ? f.file : '';
   $('pods-pane').open = Boolean((s.pods ?? '').trim());
+  app.podsOf = app.fixture && (s.pods ?? '').trim() ? 'pending' : null;
+  app.podsNote = '';
   if (s.tab) selectTab(s.tab, false);
   inputsChanged();
 }
@@ -189,7 +211,14 @@ function loadDefinition(file, { fixture } = {}) {
   const list = app.fixtures[file] ?? [];
   const pick = fixture ?? (list.find((f) => f.name === 'example') ?? list.find((f) => f.name === 'running') ?? list[0])?.name;
   if (pick) loadFixture(pick);
-  else inputsChanged();
+  else {
+    // Pods of the previous workload are not this one's: start without.
+    applyingState = true;
+    setText(editors.pods, '');
+    applyingState = false;
+    $('pods-pane').open = false;
+    inputsChanged();
+  }
 }
 
 function loadFixture(name) {
@@ -201,6 +230,8 @@ function loadFixture(name) {
   setText(editors.object, f.object);
   setText(editors.pods, f.pods ?? '');
   applyingState = false;
+  app.podsOf = f.pods ? 'pending' : null;
+  app.podsNote = '';
   $('obj-summary').textContent = f.file;
   $('pods-pane').open = Boolean(f.pods);
   inputsChanged();
@@ -542,6 +573,7 @@ function renderPods(r) {
   const p = $('panel-pods');
   p.replaceChildren();
   if (!r.podItems) {
+    if (app.podsNote) p.append(h('p', { class: 'note', id: 'pods-cleared' }, app.podsNote));
     p.append(h('p', { class: 'empty' }, r.podsError ? 'The pods do not parse: see the problems.' : 'Give pods (the Pods editor, or a fixture marked “+ pods”) to see which component and instance each pod belongs to, and the gang-scheduling groups.'));
     return;
   }
@@ -549,12 +581,15 @@ function renderPods(r) {
   const a = r.attribution;
   if (a) {
     const placed = (x) => (x.component ? `${x.component}${x.instance ? ` / ${x.instance}` : ''}${x.replicaKey !== undefined ? ` #${x.replicaKey}` : ''}` : null);
-    p.append(h('h3', {}, `Pod attribution (${a.pods.length} pods, ${a.unattributed.length} unattributed)`),
+    const stray = new Set(a.stray ?? []);
+    const counts = [plural(a.pods.length, 'pod'), `${fmtInt(a.unattributed.length)} unattributed`];
+    if (stray.size) counts.push(`${fmtInt(stray.size)} not this workload's`);
+    p.append(h('h3', {}, `Pod attribution (${counts.join(', ')})`),
       h('div', { class: 'table-wrap' }, h('table', { class: 'grid wrap', id: 'attribution' },
         h('thead', {}, h('tr', {}, ['Pod', 'Belongs to', 'Phase', 'Ready', 'Node', 'GPUs'].map((x) => h('th', { scope: 'col', class: x === 'GPUs' ? 'num' : null }, x)))),
-        h('tbody', {}, a.pods.map((x) => h('tr', { class: x.component ? '' : 'unattributed', 'data-pod': x.name },
+        h('tbody', {}, a.pods.map((x) => h('tr', { class: x.component ? '' : stray.has(x.name) ? 'stray' : 'unattributed', 'data-pod': x.name },
           h('th', { scope: 'row', class: 'pod-name' }, x.name),
-          h('td', {}, placed(x) ?? h('span', { class: 'muted' }, 'unattributed')),
+          h('td', {}, placed(x) ?? h('span', { class: 'muted' }, stray.has(x.name) ? "not this workload's" : 'unattributed')),
           h('td', {}, x.phase ? h('span', { class: `badge badge-${{ Running: 'ok', Succeeded: 'done', Failed: 'bad', Pending: 'pending' }[x.phase] ?? 'muted'}` }, x.phase) : '–', x.reason ? h('span', { class: 'muted' }, ` ${x.reason}`) : null),
           h('td', {}, x.ready ? 'yes' : 'no'), h('td', {}, x.node ?? '–'), h('td', { class: 'num' }, fmtInt(x.resources?.gpu))))))));
     const notes = a.pods.filter((x) => x.findings?.length);
@@ -583,7 +618,26 @@ function renderJson(r) {
   $('json-out').textContent = out ? JSON.stringify(out, null, 2) : '';
 }
 
+/** Clear fixture pods once the object is another workload; true when cleared. */
+function rescopePods(r) {
+  const id = workloadId(r.object);
+  if (!id || !app.podsOf) return false;
+  if (app.podsOf === 'pending') {
+    app.podsOf = id;
+    return false;
+  }
+  if (id.key === app.podsOf.key || !getText(editors.pods).trim()) return false;
+  app.podsNote = `The pods of ${app.podsOf.label} were cleared: they are not ${id.label}'s pods.`;
+  app.podsOf = null;
+  applyingState = true;
+  setText(editors.pods, '');
+  applyingState = false;
+  inputsChanged();
+  return true;
+}
+
 function render(r) {
+  if (rescopePods(r)) return;
   app.result = r;
   showDiagnostics(buildDiagnostics(r));
   const first = r.definitionError ?? r.objectError ?? r.resolveError;

@@ -132,6 +132,45 @@ test('pick the JobSet definition and its example: 12 GPUs, roles leader and work
   await page.close();
 });
 
+test('pods of another workload: never counted, and a fixture\'s pods leave with its workload', async () => {
+  const page = await open();
+  await pickJobSetExample(page);
+  await page.click('#tab-pods');
+  const worker = () => page.textContent('[data-component="replicatedjob"] [data-instance="worker"] .inst-live');
+  const before = await worker();
+  // A ready pod of another JobSet with the worker's role labels, typed in by
+  // the user: listed as not this workload's, not counted into the worker.
+  const stray = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: other-worker-0\n  namespace: ml-team\n  labels:\n'
+    + '    jobset.sigs.k8s.io/jobset-name: other\n    jobset.sigs.k8s.io/replicatedjob-name: worker\n    jobset.sigs.k8s.io/job-index: "0"\n'
+    + 'status:\n  phase: Running\n  conditions: [{type: Ready, status: "True"}]\n';
+  let n = await runs(page);
+  await page.evaluate((t) => window.__playground.setInputs({ pods: `${window.__playground.inputs().pods}---\n${t}` }), stray);
+  await nextRun(page, n);
+  assert.equal(await page.locator('#attribution tbody tr').count(), 4);
+  assert.equal(await page.locator('#attribution tbody tr.stray').count(), 1);
+  assert.equal(await page.locator('#attribution tbody tr.unattributed').count(), 0);
+  assert.match(await page.textContent('#panel-pods h3'), /\(4 pods, 0 unattributed, 1 not this workload's\)/);
+  assert.match(await page.textContent('#attribution tr.stray'), /not this workload/);
+  assert.equal(await worker(), before);
+  assert.equal(await page.locator('#gangs .gang').count(), 1);
+  assert.match(await page.textContent('#gangs .gang'), /min 3 of 3 pods/);
+  await page.screenshot({ path: path.join(shots, 'stray-pods.png') });
+
+  // The example's own pods, then the object renamed by typing: they were
+  // that JobSet's, so they are cleared, with a note saying why.
+  await pickJobSetExample(page);
+  assert.equal(await page.locator('#attribution tbody tr').count(), 3);
+  n = await runs(page);
+  await typeOver(page, 'object', 'name: llama-pretrain', 'name: llama-finetune');
+  await page.waitForFunction(() => document.querySelector('#pods-cleared') !== null);
+  assert.equal(await page.evaluate(() => window.__playground.inputs().pods), '');
+  assert.match(await page.textContent('#pods-cleared'), /The pods of JobSet ml-team\/llama-pretrain were cleared: they are not JobSet ml-team\/llama-finetune's pods/);
+  assert.ok((await runs(page)) > n);
+  await page.screenshot({ path: path.join(shots, 'pods-cleared.png') });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('a definition without gang scheduling instructions: a neutral empty state, not a failure', async () => {
   const page = await open();
   let n = await runs(page);
