@@ -35,8 +35,10 @@ function h(tag, attrs = {}, ...children) {
 }
 
 const fmtInt = (n) => (typeof n === 'number' ? n.toLocaleString('en-US') : '–');
-/** `1 pod`, `3 pods`. */
-const plural = (n, word) => `${fmtInt(n)} ${word}${n === 1 ? '' : 's'}`;
+/** `pod` for one, `pods` for any other count (the words here are regular). */
+const noun = (n, word) => (n === 1 ? word : `${word}s`);
+/** `1 pod`, `3 pods`: every count the page shows goes through this. */
+const plural = (n, word) => `${fmtInt(n)} ${noun(n, word)}`;
 const fmtCpu = (m) => (m ? (m % 1000 === 0 ? `${m / 1000}` : `${(m / 1000).toFixed(3).replace(/0+$/, '')}`) : '0');
 function fmtBytes(b) {
   if (!b) return '0';
@@ -434,8 +436,8 @@ function renderSummary(r) {
   const t = res.totals;
   s.append(
     card('card-status', 'Status', h('span', { class: 'badges' }, (res.status?.matchedStatuses ?? ['—']).map(badge)), res.status?.phase !== undefined ? `phase ${JSON.stringify(res.status.phase)}` : undefined),
-    card('card-pods', 'Pods', fmtInt(t.pods), 'desired'),
-    card('card-gpu', 'GPUs', fmtInt(t.resources.gpu), 'nvidia.com/gpu'),
+    card('card-pods', noun(t.pods, 'Pod'), fmtInt(t.pods), 'desired'),
+    card('card-gpu', noun(t.resources.gpu, 'GPU'), fmtInt(t.resources.gpu), 'nvidia.com/gpu'),
     card('card-cpu', 'CPU', fmtCpu(t.resources.cpuMillis), 'cores requested'),
     card('card-mem', 'Memory', fmtBytes(t.resources.memoryBytes), extended(t.resources) || 'requested'),
   );
@@ -458,13 +460,13 @@ function renderComponents(r) {
         c.kind ? h('span', { class: 'comp-kind' }, `${c.kind.group ? `${c.kind.group}/` : ''}${c.kind.version}, ${c.kind.kind}`) : null,
         c.root ? h('span', { class: 'tag' }, 'root') : null,
         (c.root ? res.status : c.status) ? h('span', { class: 'badges' }, (c.root ? res.status : c.status).matchedStatuses.map(badge)) : null,
-        c.hasPodDefinition ? h('span', { class: 'comp-total' }, `${fmtInt(c.totals.pods)} pods · ${fmtInt(c.totals.resources.gpu)} GPUs`) : h('span', { class: 'comp-total muted' }, 'no pods of its own')),
+        c.hasPodDefinition ? h('span', { class: 'comp-total' }, `${plural(c.totals.pods, 'pod')} · ${plural(c.totals.resources.gpu, 'GPU')}`) : h('span', { class: 'comp-total muted' }, 'no pods of its own')),
       c.hasPodDefinition || c.multiInstance
         ? h('ul', { class: 'instances' }, c.instances.map((i) => h('li', { class: `instance${i.present ? '' : ' absent'}`, 'data-instance': i.id },
           h('span', { class: 'inst-id' }, i.id === '' ? '(single instance)' : i.id),
           h('span', { class: 'inst-rep' }, i.present ? `× ${fmtInt(i.desiredReplicas)}` : 'absent'),
           i.podResources ? h('span', { class: 'inst-res' }, `${fmtInt(i.podResources.gpu)} GPU/pod`) : null,
-          i.live ? h('span', { class: 'inst-live' }, `${i.live.ready}/${i.live.pods.length} pods ready`) : null)))
+          i.live ? h('span', { class: 'inst-live' }, `${fmtInt(i.live.ready)}/${plural(i.live.pods.length, 'pod')} ready`) : null)))
         : null,
       t.children?.length ? h('ul', { class: 'tree' }, t.children.map(node)) : null);
   };
@@ -542,7 +544,7 @@ function renderExplanationOf(ex) {
       h('span', { class: `icon ${cat.matched ? 'icon-matched' : 'icon-notMatched'}`, 'aria-hidden': 'true' }, cat.matched ? '✓' : '✗'),
       cat.matched ? badge(cat.status) : h('span', { class: 'badge badge-muted' }, cat.status),
       h('span', { class: 'sr-only' }, cat.matched ? 'matched' : 'not matched'),
-      h('span', { class: 'muted' }, `statusMappings.${cat.key}: ${cat.matchers.length} matcher${cat.matchers.length === 1 ? '' : 's'}`)),
+      h('span', { class: 'muted' }, `statusMappings.${cat.key}: ${plural(cat.matchers.length, 'matcher')}`)),
     h('ol', { class: 'matchers' }, cat.matchers.map((m, i) => h('li', { class: `matcher outcome-${m.outcome}` },
       h('div', { class: 'matcher-head' },
         h('span', { class: `icon icon-${m.outcome}`, 'aria-hidden': 'true' }, outcomeIcon[m.outcome]?.[0] ?? '?'),
@@ -607,7 +609,7 @@ function renderPods(r) {
         : h('ul', { class: 'gangs', id: 'gangs' }, g.groups.map((x) => h('li', { class: 'gang' },
           h('div', { class: 'gang-head' },
             h('code', { class: 'gang-name' }, x.name),
-            h('span', { class: 'gang-min' }, `min ${fmtInt(x.minMember)} of ${fmtInt((x.members ?? []).length)} pods`)),
+            h('span', { class: 'gang-min' }, `min ${fmtInt(x.minMember)} of ${plural((x.members ?? []).length, 'pod')}`)),
           h('div', { class: 'muted' }, `pod group ${x.podGroup ?? '–'} · component ${x.component ?? '–'}${x.keys?.length ? ` · keys ${x.keys.join(', ')}` : ''}`),
           h('ul', { class: 'chips' }, (x.members ?? []).map((m) => h('li', { class: 'chip' }, m)))))));
   }
@@ -644,7 +646,7 @@ function render(r) {
   if (first) {
     const what = r.definitionError ? 'The definition' : r.objectError ? 'The object' : 'Resolving';
     const n = r.definitionError?.findings?.filter((f) => f.severity === 'error').length;
-    setBanner('error', `${what} failed: `, n ? `${n} validation error${n === 1 ? '' : 's'} (see the problems).` : describeError(first));
+    setBanner('error', `${what} failed:`, n ? `${plural(n, 'validation error')} (see the problems).` : describeError(first));
   } else setBanner(null);
   renderSummary(r);
   renderComponents(r);

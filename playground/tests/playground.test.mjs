@@ -411,3 +411,47 @@ test('keyboard: a sensible focus order with a visible focus ring', async () => {
   assert.match(await page.textContent('#json-out'), /"ResolvedWorkload"/);
   await page.close();
 });
+
+// ---------------------------------------------------------------- issue 19
+
+const SANDBOX = 'agents-x-k8s-io-sandbox-v1beta1.yaml';
+
+test('counts read in the singular for one: 1 pod, 1 GPU, 1 matcher', async () => {
+  const page = await open();
+  let n = await runs(page);
+  await page.selectOption('#pick-def', SANDBOX);
+  await nextRun(page, n);
+  n = await runs(page);
+  await page.selectOption('#pick-fix', 'running');
+  await nextRun(page, n);
+  await page.waitForFunction(() => document.querySelectorAll('#attribution tbody tr').length === 1);
+  assert.equal(await page.textContent('#card-pods .card-value'), '1');
+  assert.equal(await page.textContent('#card-pods .card-label'), 'Pod');
+  assert.equal(await page.textContent('#card-gpu .card-value'), '1');
+  assert.equal(await page.textContent('#card-gpu .card-label'), 'GPU');
+  assert.deepEqual([...new Set(await page.$$eval('.comp-total:not(.muted)', (els) => els.map((e) => e.textContent)))], ['1 pod · 1 GPU']);
+  assert.equal(await page.textContent('.inst-live'), '1/1 pod ready');
+  await page.screenshot({ path: path.join(shots, 'plurals.png') });
+  await page.click('#tab-status');
+  assert.match(await page.textContent('#panel-status'), /statusMappings\.running: 1 matcher(?!s)/);
+  await page.click('#tab-pods');
+  assert.match(await page.textContent('#panel-pods h3'), /^Pod attribution \(1 pod, 0 unattributed\)$/);
+  assert.equal(await page.textContent('#gangs .gang-min'), 'min 1 of 1 pod');
+  await page.screenshot({ path: path.join(shots, 'plurals-pods.png') });
+  // Nowhere a "1 pods" (the views as shown, tab by tab).
+  const shown = [await page.innerText('#summary')];
+  for (const t of ['components', 'status', 'pods']) {
+    await page.click(`#tab-${t}`);
+    shown.push(await page.innerText(`#panel-${t}`));
+  }
+  for (const text of shown) assert.doesNotMatch(text, /(^|[^\d.,])1 (pods|GPUs|instances|replicas|matchers|groups|errors|problems)\b/i);
+
+  // And the plural for more: the JobSet example.
+  await pickJobSetExample(page);
+  assert.equal(await page.textContent('#card-pods .card-label'), 'Pods');
+  assert.equal(await page.textContent('#card-gpu .card-label'), 'GPUs');
+  assert.equal(await page.textContent('[data-component="replicatedjob"] > .comp .comp-total'), '3 pods · 12 GPUs');
+  assert.match(await page.textContent('[data-instance="worker"] .inst-live'), /^\d\/2 pods ready$/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
