@@ -349,12 +349,37 @@ function diag(view, severity, message, loc, source) {
   return { ...r, severity, message, source };
 }
 
-function describeError(e) {
-  const loc = e.location ?? {};
-  const where = [loc.component && `component ${loc.component}${loc.instance ? `[${loc.instance}]` : ''}`, loc.objectPath && `at ${loc.objectPath}`]
-    .filter(Boolean).join(', ');
-  return `${e.message}${where ? ` (${where})` : ''}${e.limit ? ` [limit ${e.limit}]` : ''}`;
+/** Where an error happened, as the engine words it (`document 1, FIELD, line 3, column 5, component c[i], object path p`). */
+function describeLocation(loc = {}) {
+  return [
+    loc.document !== undefined && `document ${loc.document}`,
+    loc.field,
+    loc.line && loc.column && `line ${loc.line}, column ${loc.column}`,
+    loc.component && `component ${loc.component}${loc.instance ? `[${loc.instance}]` : ''}`,
+    loc.objectPath && `object path ${loc.objectPath}`,
+  ].filter(Boolean).join(', ');
 }
+
+/**
+ * The message without the location the engine appends to it (` (at …)`):
+ * the same error, from another call, may come with less of its location or
+ * none (an explanation's error), and the page says where itself.
+ */
+function plainMessage(e) {
+  const m = String(e.message ?? '');
+  const exact = ` (at ${describeLocation(e.location)})`;
+  if (m.endsWith(exact)) return m.slice(0, -exact.length);
+  const at = e.location?.field ? m.lastIndexOf(` (at ${e.location.field}`) : -1;
+  return at > 0 && m.endsWith(')') ? m.slice(0, at) : m;
+}
+
+function describeError(e) {
+  const where = describeLocation(e.location);
+  return `${plainMessage(e)}${where ? ` (at ${where})` : ''}${e.limit ? ` [limit ${e.limit}]` : ''}`;
+}
+
+/** One problem once: the same error met by several calls (resolve, explain, attribution, gangs) is one entry. */
+const problemKey = (e) => [e.code, e.limit, plainMessage(e), e.location?.field ?? e.location?.objectPath ?? ''].join('|');
 
 function buildDiagnostics(r) {
   const d = { definition: [], object: [], pods: [] };
@@ -376,17 +401,25 @@ function buildDiagnostics(r) {
   });
   const seen = new Set();
   for (const e of [r.resolveError, r.explainError, r.explanation?.error, r.podsApiError, r.gangError]) {
-    if (!e) continue;
-    const key = `${e.code}|${e.message}|${e.location?.field}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+    if (!e || seen.has(problemKey(e))) continue;
+    seen.add(problemKey(e));
     if (e.code === 'invalid_object' || e.code === 'no_definition' || (!e.location?.field && e.location?.objectPath)) {
       d.object.push(diag(editors.object, 'error', describeError(e), { objectPath: e.location?.objectPath }, e.code));
     } else if (e.location?.field) {
       d.definition.push(diag(defView, 'error', describeError(e), e.location, e.code));
     }
   }
+  for (const name of Object.keys(d)) d[name] = distinct(d[name]);
   return d;
+}
+
+/** Diagnostics without repeats: the same message at the same place is shown once. */
+function distinct(list) {
+  const seen = new Set();
+  return list.filter((x) => {
+    const key = `${x.from}|${x.to}|${x.severity}|${x.message}`;
+    return !seen.has(key) && seen.add(key);
+  });
 }
 
 function showDiagnostics(d) {

@@ -416,6 +416,36 @@ test('keyboard: a sensible focus order with a visible focus ring', async () => {
 
 const SANDBOX = 'agents-x-k8s-io-sandbox-v1beta1.yaml';
 
+/** A one-component definition whose running matcher runs `expression`. */
+const definitionWith = (expression) => `apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: example-com-busy-v1}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: busy
+      kind: {group: example.com, version: v1, kind: Busy}
+      specDefinition: {podTemplateSpecPath: .spec.template}
+      statusDefinition:
+        statusMappings:
+          running:
+            - byExpression:
+                expression: '${expression}'
+                expectedResult: "never"
+`;
+/** About n² steps of work (n = 2000: past maxSteps, in resolve and in the status explanation alike). */
+const work = (n) => `("x" * ${n} | explode) as $n | reduce ($n[] as $a | $n[] as $b | 1) as $x (0; . + 1)`;
+
+/** Set the JobSet's catalog definition with instance ids that do about n² steps of work first. */
+async function jobSetWithWork(page, n) {
+  await page.evaluate(({ file, w }) => {
+    const p = window.__playground;
+    p.setInputs({ definition: p.app.catalog[file].replace('instanceIdPath: .spec.replicatedJobs[].name', `instanceIdPath: '. as $o | ${w} | $o | .spec.replicatedJobs[].name'`) });
+  }, { file: JOBSET, w: work(n) });
+}
+
+const problems = (page) => page.$$eval('#problems li', (els) => els.map((e) => e.textContent));
+
 test('counts read in the singular for one: 1 pod, 1 GPU, 1 matcher', async () => {
   const page = await open();
   let n = await runs(page);
@@ -452,6 +482,40 @@ test('counts read in the singular for one: 1 pod, 1 GPU, 1 matcher', async () =>
   assert.equal(await page.textContent('#card-gpu .card-label'), 'GPUs');
   assert.equal(await page.textContent('[data-component="replicatedjob"] > .comp .comp-total'), '3 pods · 12 GPUs');
   assert.match(await page.textContent('[data-instance="worker"] .inst-live'), /^\d\/2 pods ready$/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a limit error is one problem, however many engine calls meet it', async () => {
+  const page = await open();
+  // A status expression past maxSteps: resolving and the status explanation
+  // both fail on it (with and without the location in the message).
+  let n = await runs(page);
+  await page.evaluate(({ d, o }) => window.__playground.setInputs({ definition: d, object: o, pods: '' }), { d: definitionWith(work(2000)), o: BUSY });
+  await nextRun(page, n);
+  const r = await page.evaluate(() => window.__playground.app.result);
+  assert.equal(r.resolveError.limit, 'maxSteps');
+  assert.equal((r.explainError ?? r.explanation?.error).limit, 'maxSteps');
+  let list = await problems(page);
+  assert.equal(list.length, 1, list.join('\n'));
+  assert.match(list[0], /too much work .*\[limit maxSteps\]/);
+  assert.equal((await page.evaluate(() => window.__playground.diagnostics().definition)).length, 1);
+  await page.screenshot({ path: path.join(shots, 'limit-once.png') });
+
+  // Instance ids past maxSteps with pods: resolving, the attribution and the
+  // gang groups meet it (some with the component, some without).
+  await pickJobSetExample(page);
+  n = await runs(page);
+  await jobSetWithWork(page, 450);
+  await nextRun(page, n);
+  const calls = await page.evaluate(() => {
+    const x = window.__playground.app.result;
+    return [x.resolveError, x.podsApiError, x.gangError].filter((e) => e?.limit === 'maxSteps').length;
+  });
+  assert.ok(calls >= 2, `${calls} calls failed`);
+  list = await problems(page);
+  assert.equal(list.length, 1, list.join('\n'));
+  assert.match(list[0], /instanceIdPath.*\[limit maxSteps\]/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
