@@ -51,6 +51,8 @@ function fmtBytes(b) {
   }
   return `${Number.isInteger(v) ? v : v.toFixed(1)} ${units[i]}`;
 }
+/** Text with a line-break opportunity after each `.` and `/` inside a word, so that a long field path wraps at its steps. */
+const breakable = (text) => String(text).split(/(?<=[./])(?=\S)/).flatMap((part, i) => (i ? [h('wbr'), part] : [part]));
 const extended = (r) => Object.entries(r?.extended ?? {}).map(([k, v]) => `${k}: ${v}`).join(', ');
 
 const STATUS_CLASS = {
@@ -442,7 +444,7 @@ function showDiagnostics(d) {
         },
         h('span', { class: `sev sev-${x.severity}` }, x.severity),
         h('span', { class: 'where' }, `${EDITOR_LABEL[name]} ${line.number}:${col}`),
-        h('span', { class: 'msg' }, x.message),
+        h('span', { class: 'msg' }, breakable(x.message)),
         x.source ? h('code', { class: 'code' }, x.source) : null)));
     }
   }
@@ -454,7 +456,7 @@ function setBanner(kind, title, detail) {
   const b = $('banner');
   b.replaceChildren();
   if (!kind) return;
-  b.append(h('div', { class: `banner banner-${kind}` }, h('strong', {}, title), detail ? h('span', {}, ` ${detail}`) : null));
+  b.append(h('div', { class: `banner banner-${kind}` }, h('strong', {}, title), detail ? h('span', {}, ' ', breakable(detail)) : null));
 }
 
 function card(id, label, value, sub) {
@@ -570,7 +572,7 @@ function renderExplanationOf(ex) {
     }
   }
   out.push(h('div', { class: 'facts' }, facts));
-  if (ex.error) out.push(h('div', { class: 'banner banner-error' }, h('strong', {}, 'The status cannot be computed: '), describeError(ex.error)));
+  if (ex.error) out.push(h('div', { class: 'banner banner-error' }, h('strong', {}, 'The status cannot be computed: '), breakable(describeError(ex.error))));
   if (ex.matchedStatuses?.length) out.push(h('p', { class: 'matched-line' }, 'Matched: ', ex.matchedStatuses.map(badge)));
   out.push(h('ol', { class: 'categories' }, ex.categories.map((cat) => h('li', { class: `category ${cat.matched ? 'is-matched' : ''}`, 'data-status': cat.status },
     h('div', { class: 'cat-head' },
@@ -612,7 +614,7 @@ function renderPods(r) {
     p.append(h('p', { class: 'empty' }, r.podsError ? 'The pods do not parse: see the problems.' : 'Give pods (the Pods editor, or a fixture marked “+ pods”) to see which component and instance each pod belongs to, and the gang-scheduling groups.'));
     return;
   }
-  if (r.podsApiError) p.append(h('div', { class: 'banner banner-error' }, h('strong', {}, 'Attribution failed: '), describeError(r.podsApiError)));
+  if (r.podsApiError) p.append(h('div', { class: 'banner banner-error' }, h('strong', {}, 'Attribution failed: '), breakable(describeError(r.podsApiError))));
   const a = r.attribution;
   if (a) {
     const placed = (x) => (x.component ? `${x.component}${x.instance ? ` / ${x.instance}` : ''}${x.replicaKey !== undefined ? ` #${x.replicaKey}` : ''}` : null);
@@ -630,7 +632,7 @@ function renderPods(r) {
     const notes = a.pods.filter((x) => x.findings?.length);
     if (notes.length) p.append(h('ul', { class: 'warnings' }, notes.map((x) => h('li', {}, `${x.name}: ${x.findings.map((f) => f.message ?? JSON.stringify(f)).join('; ')}`))));
   }
-  if (r.gangError) p.append(h('div', { class: 'banner banner-error' }, h('strong', {}, 'Gang groups failed: '), describeError(r.gangError)));
+  if (r.gangError) p.append(h('div', { class: 'banner banner-error' }, h('strong', {}, 'Gang groups failed: '), breakable(describeError(r.gangError))));
   const g = r.gang;
   if (g && r.definition?.gang === false) {
     // Not a failure: the definition simply schedules nothing as a gang.

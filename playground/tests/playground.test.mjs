@@ -519,3 +519,34 @@ test('a limit error is one problem, however many engine calls meet it', async ()
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('a long field path wraps inside the error banner, at any width', async () => {
+  const page = await open();
+  const n = await runs(page);
+  await page.evaluate(({ d, o }) => window.__playground.setInputs({ definition: d, object: o, pods: '' }), { d: definitionWith(work(2000)), o: BUSY });
+  await nextRun(page, n);
+  const field = 'spec.structureDefinition.rootComponent.statusDefinition.statusMappings.running[0].byExpression.expression';
+  assert.ok((await page.textContent('#banner')).includes(field));
+  for (const width of [1440, 800, 420]) {
+    await page.setViewportSize({ width, height: 900 });
+    const m = await page.evaluate(() => {
+      const b = document.querySelector('#banner .banner');
+      const results = document.getElementById('results');
+      const box = b.getBoundingClientRect();
+      const outer = results.getBoundingClientRect();
+      return {
+        banner: [b.scrollWidth, b.clientWidth], results: [results.scrollWidth, results.clientWidth],
+        inside: box.left >= outer.left && box.right <= outer.right, page: [document.documentElement.scrollWidth, window.innerWidth],
+      };
+    });
+    assert.ok(m.banner[0] <= m.banner[1], `${width} px: the banner is ${m.banner[0]} px wide inside ${m.banner[1]} px`);
+    assert.ok(m.results[0] <= m.results[1], `${width} px: the results scroll sideways (${m.results})`);
+    assert.ok(m.inside, `${width} px: the banner leaves the results`);
+    assert.ok(m.page[0] <= m.page[1], `${width} px: the page scrolls sideways (${m.page})`);
+    if (width === 420) await page.locator('#results').screenshot({ path: path.join(shots, 'banner-wrap-420.png') });
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.screenshot({ path: path.join(shots, 'banner-wrap.png') });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
