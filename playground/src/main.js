@@ -105,6 +105,8 @@ const app = {
   diagnostics: { definition: [], object: [], pods: [] },
   restarts: 0,
   lastError: null,
+  banner: null, // {kind, title, detail} of the last result or engine event
+  busy: false, // a run has taken longer than BUSY_DELAY_MS so far
   // Pods that came with a fixture belong to its workload: 'pending' until
   // the first run names it, then that workload's key. When the object
   // becomes another workload the pods are cleared (pods the user typed stay:
@@ -452,11 +454,23 @@ function showDiagnostics(d) {
 
 // ---------------------------------------------------------------- rendering
 
+/** The banner of the last result (or of the engine); while the engine is busy a working notice stands in for it. */
 function setBanner(kind, title, detail) {
+  app.banner = kind ? { kind, title, detail } : null;
+  paintBanner();
+}
+
+function paintBanner() {
   const b = $('banner');
   b.replaceChildren();
-  if (!kind) return;
-  b.append(h('div', { class: `banner banner-${kind}` }, h('strong', {}, title), detail ? h('span', {}, ' ', breakable(detail)) : null));
+  if (app.busy) {
+    // Not an alert: the engine state (a polite status) says it already.
+    b.append(h('div', { class: 'banner banner-busy', id: 'banner-busy', 'aria-hidden': 'true' }, h('strong', {}, 'Working…'),
+      h('span', {}, ' the engine is computing the result of the latest inputs; what is shown below is from the previous ones.')));
+    return;
+  }
+  const { kind, title, detail } = app.banner ?? {};
+  if (kind) b.append(h('div', { class: `banner banner-${kind}` }, h('strong', {}, title), detail ? h('span', {}, ' ', breakable(detail)) : null));
 }
 
 function card(id, label, value, sub) {
@@ -695,10 +709,30 @@ function render(r) {
 
 // ---------------------------------------------------------------- engine
 
+// A run shows as busy only when it takes longer than this: a fast one (most
+// are a few ms) does not make the header and the banner flicker.
+const BUSY_DELAY_MS = 150;
+let busyTimer = null;
+
 function setEngineState(s) {
+  clearTimeout(busyTimer);
+  if (s === 'busy') {
+    if (!app.busy) busyTimer = setTimeout(() => showEngineState('busy'), BUSY_DELAY_MS);
+  } else showEngineState(s);
+}
+
+/** The header's engine state; busy also marks the results as stale (dimmed, the banner a working notice). */
+function showEngineState(s) {
   const el = $('engine-state');
   el.dataset.state = s;
   el.textContent = { starting: 'Starting the engine…', ready: app.result ? `Ready · ${app.result.ms} ms` : 'Ready', busy: 'Working…' }[s] ?? s;
+  const busy = s === 'busy';
+  if (busy === app.busy) return;
+  app.busy = busy;
+  document.body.dataset.busy = String(busy);
+  $('results').classList.toggle('is-busy', busy);
+  $('results').setAttribute('aria-busy', String(busy));
+  paintBanner();
 }
 
 const engine = new EngineClient({
