@@ -612,3 +612,41 @@ test('while the engine works the stale banner gives way to a busy state; a fast 
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('the header fits one row at 1440 px and two at 800 px, nothing clipped', async () => {
+  const page = await open();
+  await pickJobSetExample(page);
+  for (const [width, most] of [[1440, 1], [800, 2]]) {
+    await page.setViewportSize({ width, height: 900 });
+    const m = await page.evaluate(() => {
+      const header = document.querySelector('header.topbar');
+      const hr = header.getBoundingClientRect();
+      const items = [...header.querySelectorAll('.brand, label, select, button, #engine-state')];
+      const centers = items.map((e) => {
+        const r = e.getBoundingClientRect();
+        return r.top + r.height / 2;
+      }).sort((a, b) => a - b);
+      const rows = centers.filter((c, i) => i === 0 || c - centers[i - 1] > 8).length;
+      const outside = items.filter((e) => {
+        const r = e.getBoundingClientRect();
+        return r.width < 1 || r.left < hr.left || r.right > hr.right || r.top < hr.top || r.bottom > hr.bottom;
+      }).map((e) => e.id || e.textContent);
+      const clipped = [...header.querySelectorAll('h1, label, button, #engine-state')].filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.id || e.textContent);
+      // A select shows its whole choice: the text fits inside (padding and arrow aside).
+      const ctx = document.createElement('canvas').getContext('2d');
+      const cut = [...header.querySelectorAll('select')].filter((s) => {
+        const cs = getComputedStyle(s);
+        ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+        return ctx.measureText(s.selectedOptions[0].text).width + 40 > s.clientWidth;
+      }).map((s) => `${s.id}: ${s.selectedOptions[0].text} in ${s.clientWidth} px`);
+      return { rows, height: hr.height, outside, clipped, cut, overflow: [header.scrollWidth, header.clientWidth] };
+    });
+    assert.ok(m.rows <= most, `${width} px: ${m.rows} rows`);
+    assert.deepEqual({ outside: m.outside, clipped: m.clipped, cut: m.cut }, { outside: [], clipped: [], cut: [] }, `${width} px`);
+    assert.ok(m.overflow[0] <= m.overflow[1], `${width} px: the header overflows (${m.overflow})`);
+    assert.ok(m.height <= 20 + 40 * most, `${width} px: the header is ${m.height} px high`);
+    await page.screenshot({ path: path.join(shots, `header-${width}.png`) });
+  }
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
