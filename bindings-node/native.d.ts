@@ -103,6 +103,12 @@ export declare function errorCodes(): string
 /** Run one jq expression on a JSON input: every output, as a JSON array. */
 export declare function evaluate(expression: string, inputJson: string, limits?: string | undefined | null): string
 
+/** Millicores as cores, by the engine's one rule (`26.5`, `0.5`). */
+export declare function humanCpu(millis: number): string
+
+/** Bytes as people read them, by the engine's one rule (`1.9Gi`, `512Mi`). */
+export declare function humanMemory(bytes: number): string
+
 /** Every document of a YAML/JSON text, as a JSON array. */
 export declare function parse(text: string, limits?: string | undefined | null): string
 

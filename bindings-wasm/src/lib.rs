@@ -361,3 +361,16 @@ pub fn error_codes() -> Result<String, JsValue> {
 pub fn catalog_sources() -> Result<String, JsValue> {
     run(abi::catalog_sources)
 }
+
+/// Bytes as people read them, by the engine's one rule (`1.9Gi`, `512Mi`):
+/// what the playground shows next to the exact numbers of the results.
+#[wasm_bindgen(js_name = humanMemory)]
+pub fn human_memory(bytes: f64) -> String {
+    abi::human_memory(bytes)
+}
+
+/// Millicores as cores, by the engine's one rule (`26.5`, `0.5`).
+#[wasm_bindgen(js_name = humanCpu)]
+pub fn human_cpu(millis: f64) -> String {
+    abi::human_cpu(millis)
+}

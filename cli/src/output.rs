@@ -8,7 +8,6 @@ use std::io::Write;
 
 use clap::ValueEnum;
 use serde::Serialize;
-use workload_lens::Quantity;
 
 use crate::failure::Failure;
 
@@ -137,31 +136,16 @@ pub fn columns(rows: &[Vec<String>], gap: usize) -> String {
     out
 }
 
-/// CPU millicores as a decimal quantity, the way Kubernetes prints it:
-/// `8`, `500m`, `1500m`, `1k`.
+/// CPU millicores as cores, the engine's one rule for people
+/// ([`workload_lens::human::cpu`]): `26.5`, `0.5`, `8`.
 pub fn cpu(millis: u64) -> String {
-    Quantity::parse(&format!("{millis}m"))
-        .map(|q| q.to_canonical_string())
-        .unwrap_or_else(|_| format!("{millis}m"))
+    workload_lens::human::cpu(millis)
 }
 
-/// Bytes in binary units: the largest of `Ki`..`Ei` that divides the value
-/// exactly (`64Gi`, `1536Mi`), plain bytes otherwise (`1000`).
+/// Bytes in binary units with at most one decimal, the engine's one rule
+/// for people ([`workload_lens::human::memory`]): `1.9Gi`, `512Mi`.
 pub fn bytes(n: u64) -> String {
-    const SUFFIXES: [&str; 6] = ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
-    if n == 0 {
-        return "0".into();
-    }
-    let mut mantissa = n;
-    let mut power = 0;
-    while power < SUFFIXES.len() && mantissa.is_multiple_of(1024) {
-        mantissa /= 1024;
-        power += 1;
-    }
-    match power {
-        0 => n.to_string(),
-        p => format!("{mantissa}{}", SUFFIXES[p - 1]),
-    }
+    workload_lens::human::memory(n)
 }
 
 /// Write to stdout; a closed pipe (`| head`) is not an error.
@@ -177,30 +161,6 @@ pub fn print(text: &str) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cpu_as_decimal_quantity() {
-        assert_eq!(cpu(0), "0");
-        assert_eq!(cpu(8000), "8");
-        assert_eq!(cpu(250), "250m");
-        assert_eq!(cpu(500), "500m");
-        assert_eq!(cpu(1500), "1500m");
-        assert_eq!(cpu(24_000), "24");
-        assert_eq!(cpu(1_000_000), "1k");
-    }
-
-    #[test]
-    fn memory_in_binary_units() {
-        assert_eq!(bytes(0), "0");
-        assert_eq!(bytes(64 << 30), "64Gi");
-        assert_eq!(bytes(512 << 20), "512Mi");
-        assert_eq!(bytes(1536 << 20), "1536Mi");
-        assert_eq!(bytes(1000), "1000");
-        assert_eq!(bytes(1024), "1Ki");
-        assert_eq!(bytes(1 << 60), "1Ei");
-        assert_eq!(bytes(1 << 62), "4Ei");
-        assert_eq!(bytes(u64::MAX), u64::MAX.to_string());
-    }
 
     #[test]
     fn escapes_what_a_terminal_would_obey() {

@@ -36,6 +36,7 @@ mod definition;
 mod engine;
 mod error;
 mod gang;
+pub mod human;
 pub(crate) mod jq;
 mod limits;
 pub mod model;

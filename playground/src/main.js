@@ -39,18 +39,15 @@ const fmtInt = (n) => (typeof n === 'number' ? n.toLocaleString('en-US') : '–'
 const noun = (n, word) => (n === 1 ? word : `${word}s`);
 /** `1 pod`, `3 pods`: every count the page shows goes through this. */
 const plural = (n, word) => `${fmtInt(n)} ${noun(n, word)}`;
-const fmtCpu = (m) => (m ? (m % 1000 === 0 ? `${m / 1000}` : `${(m / 1000).toFixed(3).replace(/0+$/, '')}`) : '0');
-function fmtBytes(b) {
-  if (!b) return '0';
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-  let i = 0;
-  let v = b;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${Number.isInteger(v) ? v : v.toFixed(1)} ${units[i]}`;
-}
+/**
+ * CPU (millicores, as cores) and memory (bytes, in binary units) as the
+ * engine writes them for people: the worker sends the text of every amount
+ * of the result (`r.human`), so the page and the CLI read alike (`26.5`,
+ * `1.9Gi`). An amount missing from the table (none should be) shows exactly.
+ */
+let human = { cpu: {}, memory: {} };
+const fmtCpu = (m) => (typeof m === 'number' ? human.cpu[m] ?? `${m}m` : '–');
+const fmtBytes = (b) => (typeof b === 'number' ? human.memory[b] ?? `${b}` : '–');
 /** Text with a line-break opportunity after each `.` and `/` inside a word, so that a long field path wraps at its steps. */
 const breakable = (text) => String(text).split(/(?<=[./])(?=\S)/).flatMap((part, i) => (i ? [h('wbr'), part] : [part]));
 const extended = (r) => Object.entries(r?.extended ?? {}).map(([k, v]) => `${k}: ${v}`).join(', ');
@@ -690,6 +687,7 @@ function rescopePods(r) {
 function render(r) {
   if (rescopePods(r)) return;
   app.result = r;
+  human = r.human ?? { cpu: {}, memory: {} };
   showDiagnostics(buildDiagnostics(r));
   const first = r.definitionError ?? r.objectError ?? r.resolveError;
   if (first) {

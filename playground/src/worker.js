@@ -9,6 +9,31 @@
 //       podsError, resolved, resolveError, explanation, explainError,
 //       attribution, gang, gangError, podsApiError, object, podItems, podOrigins}
 import * as wl from '../../bindings-node/browser.mjs';
+// The same module instance browser.mjs initialises: its formatters of
+// amounts for people (the engine's one rule, which the CLI uses too).
+import * as glue from '../../bindings-node/wasm/workload_lens_wasm.js';
+
+/**
+ * Every CPU and memory amount in a result, written for people by the
+ * engine: {cpu: {millis: text}, memory: {bytes: text}}. The page shows
+ * these; the results keep the exact numbers (the JSON tab, the export).
+ */
+function humanAmounts(...values) {
+  const human = { cpu: {}, memory: {} };
+  const seen = new Set();
+  const walk = (v) => {
+    if (!v || typeof v !== 'object' || seen.has(v)) return;
+    seen.add(v);
+    if (Array.isArray(v)) return v.forEach(walk);
+    for (const [k, x] of Object.entries(v)) {
+      if (typeof x === 'number' && k === 'cpuMillis') human.cpu[x] ??= glue.humanCpu(x);
+      else if (typeof x === 'number' && (k === 'memoryBytes' || k === 'ephemeralStorageBytes')) human.memory[x] ??= glue.humanMemory(x);
+      else walk(x);
+    }
+  };
+  values.forEach(walk);
+  return human;
+}
 
 let cached = { text: null, def: null, error: null };
 
@@ -125,6 +150,7 @@ function run(msg) {
       else out.gang = g.value;
     }
   }
+  out.human = humanAmounts(out.resolved, out.attribution);
   out.ms = Math.round((performance.now() - t0) * 10) / 10;
   return out;
 }

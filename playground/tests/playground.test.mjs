@@ -171,6 +171,34 @@ test('pods of another workload: never counted, and a fixture\'s pods leave with 
   await page.close();
 });
 
+test('amounts read as the CLI writes them: cores as decimals, memory in binary units with one decimal', async () => {
+  const page = await open();
+  await pickJobSetExample(page);
+  assert.equal(await page.textContent('#card-cpu .card-value'), '24');
+  assert.equal(await page.textContent('#card-mem .card-value'), '192Gi');
+  // 1000M per pod (3 pods: 3,000,000,000 bytes) and 8.5 cores per pod.
+  const text = (await page.evaluate(() => window.__playground.inputs().object))
+    .replaceAll('memory: 64Gi', 'memory: 1000M').replaceAll('cpu: "8"', 'cpu: 8500m');
+  const n = await runs(page);
+  await page.evaluate((t) => window.__playground.setInputs({ object: t }), text);
+  await nextRun(page, n);
+  assert.equal(await page.textContent('#card-mem .card-value'), '2.8Gi');
+  assert.equal(await page.textContent('#card-cpu .card-value'), '25.5');
+  // The same text as the engine's formatter in Node (one rule for every front end).
+  const wl = await import(pathToFileURL(path.join(root, 'bindings-node', 'browser.mjs')).href);
+  await wl.init();
+  const glue = await import(pathToFileURL(path.join(root, 'bindings-node', 'wasm', 'workload_lens_wasm.js')).href);
+  assert.equal(glue.humanMemory(3e9), '2.8Gi');
+  const leader = await page.$$eval('#resources tbody tr[data-instance="leader"] > *', (cells) => cells.map((c) => c.textContent));
+  assert.equal(leader[6], glue.humanMemory(1e9));
+  assert.equal(leader[6], '953.7Mi');
+  assert.equal(leader[5], glue.humanCpu(8500));
+  assert.match(leader[3], /8\.5 CPU · 953\.7Mi/);
+  await page.screenshot({ path: path.join(shots, 'amounts.png') });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('a definition without gang scheduling instructions: a neutral empty state, not a failure', async () => {
   const page = await open();
   let n = await runs(page);
