@@ -366,7 +366,7 @@ fn render(r: &Resolved, live: Option<&LiveView<'_>>) -> String {
 
     if let Some(status) = &r.status {
         let names: Vec<&str> = status.matched_statuses.iter().map(|s| s.as_str()).collect();
-        let mut line = format!("Status: {}", names.join(","));
+        let mut line = format!("Status: {}", names.join(", "));
         if let Some(phase) = &status.phase {
             line.push_str(&format!(" (phase: {phase})"));
         }

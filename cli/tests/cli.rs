@@ -179,6 +179,22 @@ fn describe_from_stdin() {
 }
 
 #[test]
+fn describe_lists_every_matched_status() {
+    // A StatefulSet serving with fewer ready pods than desired: both
+    // statuses, comma and space between them.
+    let r = run(&[
+        "describe",
+        "../definitions/fixtures/apps-statefulset-v1/degraded.yaml",
+    ]);
+    assert_exit(&r, 0);
+    assert!(
+        r.stdout.contains("\nStatus: Running, Degraded\n"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
 fn describe_custom_definition() {
     let r = run(&["describe", "--definition", TRAINER_DEF, TRAINER]);
     assert_exit(&r, 0);
