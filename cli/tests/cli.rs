@@ -969,7 +969,7 @@ fn update_errors() {
     assert_exit(&r, 2);
     assert_one_error(
         &r,
-        "unknown instance id \"chief\" (instances: [leader worker])",
+        "component replicatedjob has no instance \"chief\" to write pod template specs to (its instances: leader, worker)",
     );
     // A misspelt field of the values file, with where it is.
     let typo = values(
@@ -1028,7 +1028,7 @@ fn update_errors() {
     assert_exit(&r, 1);
     assert_one_error(
         &r,
-        "component replicatedjob does not have pod spec definition",
+        "component replicatedjob does not take podSpecs: its definition has no specDefinition.podSpecPath; it takes podTemplateSpecs (its specDefinition has podTemplateSpecPath)",
     );
 
     // Exactly one action, one object.

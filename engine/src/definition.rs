@@ -661,8 +661,37 @@ fn unknown_field(path: &str) -> Finding {
         .or_else(|| misplaced(&key, shape));
     if let Some(s) = suggestion {
         message.push_str(&format!(" (did you mean '{s}'?)"));
+    } else if let Some((here, there)) = in_a_sibling(&key, parent) {
+        message.push_str(&format!(
+            " (it belongs beside '{here}': did you mean '{there}'?)"
+        ));
     }
     Finding::warning(crate::validate::codes::UNKNOWN_FIELD, message, path)
+}
+
+/// A field written in the wrong block of its parent (`replicasPath` in
+/// `specDefinition`, which belongs in `scaleDefinition`): the block it is in
+/// and `<the right block>.<field>`. Exact (case-insensitive) names only.
+fn in_a_sibling(key: &str, parent: &str) -> Option<(String, String)> {
+    let here = match FieldPath::parse(parent)
+        .as_ref()
+        .and_then(|p| p.segments().last())
+    {
+        Some(Segment::Key(k)) => k.to_string(),
+        _ => return None,
+    };
+    let grand = shape_at(parent_path(parent));
+    grand
+        .fields()
+        .iter()
+        .find_map(|field| match grand.child(field) {
+            Holds::One(sibling) if sibling != Shape::Opaque && *field != here => sibling
+                .fields()
+                .iter()
+                .find(|f| f.eq_ignore_ascii_case(key))
+                .map(|f| (here.clone(), format!("{field}.{f}"))),
+            _ => None,
+        })
 }
 
 /// The path without its last step.

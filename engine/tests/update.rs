@@ -148,7 +148,7 @@ fn edge_40_values_for_an_undefined_path_are_an_error() {
     assert_eq!(e.code(), ErrorCode::Update);
     assert_eq!(
         e.message(),
-        "failed to update annotations: path is not defined and values are not empty"
+        "component part does not take the annotations fragment: its fragmentedPodSpecDefinition has no annotationsPath"
     );
 }
 
@@ -228,7 +228,10 @@ fn usage_errors() {
         )
         .unwrap_err();
     assert_eq!(e.code(), ErrorCode::Usage);
-    assert!(e.message().contains("unknown instance id \"zz\""), "{e}");
+    assert_eq!(
+        e.message(),
+        "failed to update labels: component part has no instance \"zz\" to write fragment labels to (its instances: a)"
+    );
     let e = d
         .update(
             &obj,
@@ -238,7 +241,7 @@ fn usage_errors() {
     assert_eq!(e.code(), ErrorCode::Update);
     assert_eq!(
         e.message(),
-        "component part does not have pod spec definition"
+        "component part does not take podSpecs: its definition has no specDefinition.podSpecPath; it takes fragments (its specDefinition has fragmentedPodSpecDefinition)"
     );
     let e = d.suspend(&obj).unwrap_err();
     assert_eq!(e.code(), ErrorCode::Update);

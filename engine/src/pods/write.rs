@@ -17,10 +17,34 @@ impl CompiledDefinition {
         u: &ComponentUpdate,
         doc: &mut Value,
     ) -> Result<()> {
+        // What the component's definition lacks, the field that would give
+        // it, and what this component takes instead.
         let missing = |what: &str| {
+            let (field, given) = match what {
+                "pod template spec" => ("podTemplateSpecPath", "podTemplateSpecs"),
+                "pod spec" => ("podSpecPath", "podSpecs"),
+                "pod metadata" => ("metadataPath", "podMetadata"),
+                _ => ("fragmentedPodSpecDefinition", "fragments"),
+            };
+            let instead = match &c.pod {
+                PodDef::Template(_) => {
+                    "it takes podTemplateSpecs (its specDefinition has podTemplateSpecPath)"
+                }
+                PodDef::Spec(_) if c.metadata.is_some() => {
+                    "it takes podSpecs and podMetadata (its specDefinition has podSpecPath and metadataPath)"
+                }
+                PodDef::Spec(_) => "it takes podSpecs (its specDefinition has podSpecPath)",
+                PodDef::Fragmented(_) => {
+                    "it takes fragments (its specDefinition has fragmentedPodSpecDefinition)"
+                }
+                PodDef::None => "it has no pods of its own to write (no specDefinition)",
+            };
             Error::new(
                 ErrorCode::Update,
-                format!("component {} does not have {what} definition", c.name),
+                format!(
+                    "component {} does not take {given}: its definition has no specDefinition.{field}; {instead}",
+                    c.name
+                ),
             )
         };
         if let Some(values) = &u.pod_template_specs {
@@ -81,8 +105,10 @@ impl CompiledDefinition {
                     return Err(Error::new(
                         ErrorCode::Update,
                         format!(
-                            "failed to update {}: path is not defined and values are not empty",
-                            f.human()
+                            "component {} does not take the {} fragment: its fragmentedPodSpecDefinition has no {}Path",
+                            c.name,
+                            f.human(),
+                            f.value_key()
                         ),
                     ));
                 };
@@ -117,8 +143,13 @@ impl CompiledDefinition {
                 return Err(Error::new(
                     ErrorCode::Usage,
                     format!(
-                        "failed to unzip given {what} and instance ids: unknown instance id {id:?} (instances: [{}])",
-                        ids.join(" ")
+                        "component {} has no instance {id:?} to write {what} to (its instances: {})",
+                        c.name,
+                        if ids.is_empty() {
+                            "none".to_string()
+                        } else {
+                            ids.join(", ")
+                        }
                     ),
                 ));
             }

@@ -1429,6 +1429,7 @@ fn unknown_fields_are_warnings_with_suggestions() {
             containersPath: .spec.containers
           podTemplateSpecPth: .spec.template
           podSpecPath: .spec.template.spec
+          replicasPath: .spec.replicas
         referencedComponents: []
         podTemplateSpecPath: .x
 ";
@@ -1475,12 +1476,20 @@ fn unknown_fields_are_warnings_with_suggestions() {
         &format!("{C0}.podTemplateSpecPath"),
         pos(&text, "podTemplateSpecPath: .x"),
     );
+    // A field in the wrong block of its component: where it belongs.
+    expect(
+        &f,
+        "unknown-field",
+        "unknown field 'replicasPath' is ignored (it belongs beside 'specDefinition': did you mean 'scaleDefinition.replicasPath'?)",
+        &format!("{C0}.specDefinition.replicasPath"),
+        pos(&text, "replicasPath"),
+    );
     // Warnings come in document order.
     let lines: Vec<usize> = w.iter().filter_map(|x| x.location.line).collect();
     let mut sorted = lines.clone();
     sorted.sort();
     assert_eq!(lines, sorted);
-    assert_eq!(f.len(), 5);
+    assert_eq!(f.len(), 6);
 }
 
 #[test]
