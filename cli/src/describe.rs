@@ -304,12 +304,6 @@ fn all_pods(r: &Resolved) -> impl Iterator<Item = &PodAttribution> {
     placed_pods(r).chain(r.unattributed_pods.iter().flatten())
 }
 
-/// Findings that make a pod another workload's (the engine's
-/// `other-namespace` and `other-workload`).
-fn is_stray(code: &str) -> bool {
-    code == "other-namespace" || code == "other-workload"
-}
-
 /// `warning: pod <name>: <message>` for every finding of one of the
 /// workload's pods (once); pods of other workloads are counted in one line
 /// (they are listed under "Not this workload's pods").
@@ -321,7 +315,7 @@ fn pod_warnings(r: &Resolved, gang: Option<&GangReport>) {
         .flat_map(|g| &g.pods)
         .flat_map(|p| p.findings.iter().map(move |f| (&p.pod, f)));
     for (name, f) in attributed.chain(grouped) {
-        if !is_stray(&f.code) && seen.insert((name, &f.message)) {
+        if !f.is_stray() && seen.insert((name, &f.message)) {
             warn(&format!("pod {}: {}", pod_name(Some(name)), f.message));
         }
     }
@@ -432,7 +426,7 @@ fn stray_table(pods: &[PodAttribution], limit: Option<usize>) -> String {
         let why = p
             .findings
             .iter()
-            .find(|f| is_stray(&f.code))
+            .find(|f| f.is_stray())
             .map_or_else(|| "<none>".into(), |f| f.message.clone());
         rows.push(vec![
             pod_name(Some(&p.name)).to_string(),

@@ -602,7 +602,7 @@ fn index(path: &str, i: usize) -> String {
 }
 
 /// The JSON type of a value, with an article, for error messages.
-fn json_type(value: &Value) -> &'static str {
+pub(crate) fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

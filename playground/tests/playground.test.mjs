@@ -285,7 +285,8 @@ test('an invalid expression gets a diagnostic at its place', async () => {
 // the engine evaluates all of them: seconds of work for a few lines (YAML
 // aliases repeat the matcher). The page must stay responsive and replace the
 // worker when it does not answer within the budget.
-const HOSTILE = `apiVersion: run.ai/v1alpha1
+/** A one-component definition whose running matchers are `items` (YAML list items). */
+const busyDefinition = (items) => `apiVersion: run.ai/v1alpha1
 kind: Karta
 metadata: {name: example-com-busy-v1}
 spec:
@@ -297,11 +298,14 @@ spec:
       statusDefinition:
         statusMappings:
           running:
-            - &m
+${items}`;
+/** About n² steps of work (n = 2000: past maxSteps, in resolve and in the status explanation alike). */
+const work = (n) => `("x" * ${n} | explode) as $n | reduce ($n[] as $a | $n[] as $b | 1) as $x (0; . + 1)`;
+const HOSTILE = busyDefinition(`            - &m
               byExpression:
-                expression: '("x" * 450 | explode) as $n | reduce ($n[] as $a | $n[] as $b | 1) as $x (0; . + 1)'
+                expression: '${work(450)}'
                 expectedResult: "never"
-${'            - *m\n'.repeat(60)}`;
+${'            - *m\n'.repeat(60)}`);
 const BUSY = `apiVersion: example.com/v1
 kind: Busy
 metadata: {name: b}
@@ -447,24 +451,10 @@ test('keyboard: a sensible focus order with a visible focus ring', async () => {
 const SANDBOX = 'agents-x-k8s-io-sandbox-v1beta1.yaml';
 
 /** A one-component definition whose running matcher runs `expression`. */
-const definitionWith = (expression) => `apiVersion: run.ai/v1alpha1
-kind: Karta
-metadata: {name: example-com-busy-v1}
-spec:
-  structureDefinition:
-    rootComponent:
-      name: busy
-      kind: {group: example.com, version: v1, kind: Busy}
-      specDefinition: {podTemplateSpecPath: .spec.template}
-      statusDefinition:
-        statusMappings:
-          running:
-            - byExpression:
+const definitionWith = (expression) => busyDefinition(`            - byExpression:
                 expression: '${expression}'
                 expectedResult: "never"
-`;
-/** About n² steps of work (n = 2000: past maxSteps, in resolve and in the status explanation alike). */
-const work = (n) => `("x" * ${n} | explode) as $n | reduce ($n[] as $a | $n[] as $b | 1) as $x (0; . + 1)`;
+`);
 
 /** Set the JobSet's catalog definition with instance ids that do about n² steps of work first. */
 async function jobSetWithWork(page, n) {

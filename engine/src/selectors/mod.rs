@@ -36,6 +36,14 @@ pub struct PodFinding {
     pub message: String,
 }
 
+impl PodFinding {
+    /// Does this finding make the pod another workload's (`other-namespace`,
+    /// `other-workload`), rather than an unattributed pod of this one?
+    pub fn is_stray(&self) -> bool {
+        self.code == "other-namespace" || self.code == "other-workload"
+    }
+}
+
 /// One pod, attributed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -129,12 +137,6 @@ pub(crate) fn single_value(e: &Expr, pod: &Input, limits: &crate::Limits) -> Res
         .at(e.location()));
     }
     Ok(v)
-}
-
-/// Findings that make a pod another workload's, not an unattributed pod of
-/// this one.
-fn is_stray(code: &str) -> bool {
-    code == "other-namespace" || code == "other-workload"
 }
 
 /// The text of a single value.
@@ -390,7 +392,7 @@ impl CompiledDefinition {
                 continue;
             }
             let a = self.attribute_one(pod, &leaves, ids.as_deref(), namespace, owners.as_mut())?;
-            if a.findings.iter().any(|f| is_stray(&f.code)) {
+            if a.findings.iter().any(|f| f.is_stray()) {
                 stray.push(a.name.clone());
             } else if a.component.is_none() {
                 unattributed.push(a.name.clone());
@@ -551,7 +553,7 @@ impl CompiledDefinition {
         let mut touched: Vec<(usize, usize)> = Vec::new();
         for (p, slot) in att.pods.into_iter().zip(slots) {
             let Some((ci, ii)) = slot else {
-                if p.findings.iter().any(|f| is_stray(&f.code)) {
+                if p.findings.iter().any(|f| f.is_stray()) {
                     stray.push(p);
                 } else {
                     rest.push(p);

@@ -13,6 +13,7 @@
 use crate::compile::Expr;
 use crate::error::{Error, ErrorCode, Result};
 use crate::jq::Input;
+use crate::resources::json_type;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -49,16 +50,17 @@ pub(crate) struct Ownership<'a> {
     memo: HashMap<&'a str, Verdict>,
 }
 
+/// A non-empty string at a path of object keys.
 fn text<'v>(v: &'v Value, keys: &[&str]) -> Option<&'v str> {
-    keys.iter()
-        .try_fold(v, |v, k| v.get(*k))
+    super::at(v, keys)
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
 }
 
-/// The group of an `apiVersion` (`""` for the core group).
+/// The group of an `apiVersion` (`""` for the core group), as
+/// [`crate::Gvk::from_api_version`] reads it, without allocating.
 fn group_of(api_version: &str) -> &str {
-    api_version.rsplit_once('/').map_or("", |(g, _)| g)
+    api_version.split_once('/').map_or("", |(g, _)| g)
 }
 
 /// The controller owner reference of an object (`controller: true`).
@@ -274,15 +276,4 @@ fn workload_labels(e: &Expr, input: &Input, limits: &crate::Limits) -> Result<Op
         }
     }
     Ok(if sets.is_empty() { None } else { Some(sets) })
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
