@@ -254,7 +254,7 @@ test('an invalid expression gets a diagnostic at its place', async () => {
   assert.equal(d.severity, 'error');
   // Validation compiles every expression: an unknown function is a finding.
   assert.equal(d.source, 'jq-undefined');
-  assert.match(d.message, /function not defined: nosuchfn\/1/);
+  assert.match(d.message, /function nosuchfn\/1 is not defined/);
   assert.deepEqual({ line: d.line, column: d.column }, want);
   assert.equal(d.text, 'nosuchfn');
   // The definition is no longer the catalog's; its fixtures stay at hand.

@@ -124,7 +124,7 @@ fn precheck(code: &str, limits: &Limits) -> Result<(), JqIssue> {
         return Err(JqIssue::limit(
             "maxExpressionBytes",
             format!(
-                "expression of {} bytes exceeds the limit of {} bytes",
+                "the expression has {} bytes, more than the {} allowed",
                 code.len(),
                 limits.max_expression_bytes
             ),
@@ -225,7 +225,7 @@ fn precheck(code: &str, limits: &Limits) -> Result<(), JqIssue> {
         return Err(JqIssue::limit(
             "maxExpressionDepth",
             format!(
-                "a path of {chain_max} chained steps exceeds the limit of {}",
+                "a path of {chain_max} chained steps, more than the {} allowed (4 x maxExpressionDepth)",
                 max.saturating_mul(4)
             ),
         ));
@@ -234,8 +234,8 @@ fn precheck(code: &str, limits: &Limits) -> Result<(), JqIssue> {
         return Err(JqIssue::limit(
             "maxExpressionDepth",
             format!(
-                "expression is too deeply nested or has too many operators \
-                 (nesting {depth_max}, limit {max}; operators and keywords {}, limit {})",
+                "the expression is nested too deeply or has too many operators \
+                 (nesting {depth_max}, at most {max}; operators and keywords {}, at most {})",
                 complexity - depth_max,
                 max.saturating_mul(4).saturating_sub(depth_max)
             ),
@@ -342,16 +342,20 @@ impl<'s> Walker<'s, '_> {
     fn call(&mut self, name: &'s str, arity: usize) {
         let span = span_of(self.code, name);
         if name == "del" {
-            self.deny("del function is not allowed".into(), span);
+            self.deny(
+                "del is not allowed: definitions read the workload (and actions assign), they never delete"
+                    .into(),
+                span,
+            );
         } else if EXCESSIVE.contains(&name) {
             self.deny(
-                format!("function '{name}' may produce excessive output and is not allowed"),
+                format!("{name} is not allowed: it can produce unbounded output; read the paths you need instead"),
                 span,
             );
         } else if IMPURE.contains(&name) {
             self.deny(
                 format!(
-                    "function '{name}' reads outside the workload (environment, clock, input or process) and is not allowed"
+                    "{name} is not allowed: it reads outside the workload (environment, clock, input or process)"
                 ),
                 span,
             );
@@ -394,7 +398,7 @@ impl<'s> Walker<'s, '_> {
             Term::Recurse => {
                 let span = find_token(self.code, self.tokens, "..");
                 self.deny(
-                    "recursive descent operator '..' is not allowed".into(),
+                    "the recursive descent operator .. is not allowed: it visits the whole object; name the path to read instead".into(),
                     span,
                 );
             }
@@ -435,7 +439,12 @@ impl<'s> Walker<'s, '_> {
                 };
                 if let (Some(sym), ExprMode::Read) = (denied_op, self.mode) {
                     let span = find_token(self.code, self.tokens, sym);
-                    self.deny(format!("modifying operator '{sym}' is not allowed"), span);
+                    self.deny(
+                        format!(
+                            "the assignment operator {sym} is not allowed in a read path (only suspend and resume action paths assign)"
+                        ),
+                        span,
+                    );
                 }
                 if let BinaryOp::Pipe(Some(p)) = op {
                     self.pattern(p);
@@ -505,7 +514,7 @@ impl<'s> Walker<'s, '_> {
                     let span = self.first_def_span.get(&start).copied().flatten();
                     self.deny(
                         format!(
-                            "recursive function '{}/{}' is not allowed (evaluation must stay bounded)",
+                            "the recursive function {}/{} is not allowed: evaluation must stay bounded",
                             start.0, start.1
                         ),
                         span,

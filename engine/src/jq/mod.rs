@@ -277,16 +277,19 @@ impl Program {
                 match first {
                     Some((name, undef)) => {
                         let message = match undef {
-                            jaq_core::compile::Undefined::Var => {
-                                format!("variable not defined: {name}")
-                            }
-                            jaq_core::compile::Undefined::Filter(arity) => {
-                                format!("function not defined: {name}/{arity}")
-                            }
-                            jaq_core::compile::Undefined::Label => {
-                                format!("label not defined: {name}")
-                            }
-                            _ => format!("not defined: {name}"),
+                            jaq_core::compile::Undefined::Var => format!(
+                                "variable {name} is not defined (no variables are given; bind one with '... as {name}')"
+                            ),
+                            jaq_core::compile::Undefined::Filter(0) => format!(
+                                "function {name}/0 is not defined (to read a field, write .{name}; for the text, quote it: \"{name}\")"
+                            ),
+                            jaq_core::compile::Undefined::Filter(arity) => format!(
+                                "function {name}/{arity} is not defined (jq's builtins and the expression's own defs can be called)"
+                            ),
+                            jaq_core::compile::Undefined::Label => format!(
+                                "label {name} is not defined (break needs an enclosing 'label {name} | ...')"
+                            ),
+                            _ => format!("{name} is not defined"),
                         };
                         let start = (name.as_ptr() as usize).wrapping_sub(code.as_ptr() as usize);
                         let span = (start <= code.len()).then(|| [start, start + name.len()]);

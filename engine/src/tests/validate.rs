@@ -948,9 +948,9 @@ fn rule_jq_syntax() {
     let field = format!("{C0}.specDefinition.podTemplateSpecPath");
     let finding = find(&f, "jq-syntax", &field);
     assert!(
-        finding.message.starts_with(&format!(
-            "failed to parse JQ expression '.spec.template[' at '{field}': "
-        )),
+        finding
+            .message
+            .starts_with("jq expression '.spec.template[' does not parse: "),
         "{}",
         finding.message
     );
@@ -989,7 +989,7 @@ fn rule_jq_undefined() {
     let finding = expect(
         &f,
         "jq-undefined",
-        &format!("failed to compile JQ expression 'gpu' at '{field}': function not defined: gpu/0"),
+        "jq expression 'gpu': function gpu/0 is not defined (to read a field, write .gpu; for the text, quote it: \"gpu\")",
         &field,
         pos(&text, "gpu"),
     );
@@ -998,7 +998,9 @@ fn rule_jq_undefined() {
     let field = format!("{GANG}.podGroups[0].members[0].groupByKeyPaths[2]");
     let var = find(&f, "jq-undefined", &field);
     assert!(
-        var.message.ends_with("variable not defined: $x"),
+        var.message.ends_with(
+            "variable $x is not defined (no variables are given; bind one with '... as $x')"
+        ),
         "{}",
         var.message
     );
@@ -1012,7 +1014,8 @@ fn rule_jq_undefined() {
     let e = workload_lens::Expression::compile("nosuch(1)", &Limits::default()).unwrap_err();
     assert_eq!(e.code(), ErrorCode::JqCompile);
     assert!(
-        e.to_string().contains("function not defined: nosuch/1"),
+        e.to_string()
+            .contains("function nosuch/1 is not defined (jq's builtins"),
         "{e}"
     );
 }
@@ -1033,9 +1036,7 @@ fn rule_jq_denied() {
     let finding = expect(
         &f,
         "jq-denied",
-        &format!(
-            "JQ expression '[range(10)]' at '{field}' failed validation: function 'range' may produce excessive output and is not allowed"
-        ),
+        "jq expression '[range(10)]': range is not allowed: it can produce unbounded output; read the paths you need instead",
         &field,
         pos(&text, "\"[range(10)]\""),
     );
@@ -1060,9 +1061,9 @@ fn rule_jq_limit() {
         &format!("{C0}.specDefinition.podTemplateSpecPath"),
     );
     assert!(
-        finding.message.starts_with(&format!(
-            "JQ expression at '{C0}.specDefinition.podTemplateSpecPath' exceeds the limit maxExpressionBytes: "
-        )),
+        finding.message
+            == "jq expression over the limit maxExpressionBytes: the expression has 101 bytes, \
+                more than the 50 allowed (raise the limit, or shorten the expression)",
         "{}",
         finding.message
     );
@@ -1344,6 +1345,24 @@ fn many_rules_at_once_in_document_order() {
 #[test]
 fn snapshot_rich_invalid_definition() {
     insta::assert_json_snapshot!("rich_invalid", check(RICH_INVALID));
+}
+
+/// The field is the finding's location: a jq message says once where it
+/// is (front ends print the location beside the message).
+#[test]
+fn jq_messages_do_not_repeat_the_field() {
+    let findings = check(RICH_INVALID);
+    let jq: Vec<_> = findings
+        .iter()
+        .filter(|f| f.code.starts_with("jq-"))
+        .collect();
+    assert!(jq.len() >= 4, "{findings:#?}");
+    for f in jq {
+        let field = f.location.field.as_deref().unwrap_or_default();
+        assert!(!field.is_empty(), "{f:#?}");
+        assert!(!f.message.contains(field), "{f:#?}");
+        assert!(f.message.starts_with("jq expression "), "{f:#?}");
+    }
 }
 
 #[test]

@@ -323,43 +323,32 @@ impl<'a> Validator<'a> {
         let Err(issue) = checked else {
             return;
         };
+        // The field is the finding's location, so the message names only
+        // the expression (shortened) and what is wrong with it.
         let (code, message) = match issue.kind {
             JqIssueKind::Undefined => (
                 JQ_UNDEFINED,
-                format!(
-                    "failed to compile JQ expression '{}' at '{field}': {}",
-                    shown(expr),
-                    issue.message
-                ),
+                format!("jq expression '{}': {}", shown(expr), issue.message),
             ),
             JqIssueKind::Syntax => (
                 JQ_SYNTAX,
                 format!(
-                    "failed to parse JQ expression '{}' at '{field}': {}",
+                    "jq expression '{}' does not parse: {}",
                     shown(expr),
                     issue.message
                 ),
             ),
             JqIssueKind::Denied => (
                 JQ_DENIED,
-                format!(
-                    "JQ expression '{}' at '{field}' failed validation: {}",
-                    shown(expr),
-                    issue.message
-                ),
+                format!("jq expression '{}': {}", shown(expr), issue.message),
             ),
             JqIssueKind::Limit => (
                 JQ_LIMIT,
-                match issue.limit {
-                    Some(limit) => format!(
-                        "JQ expression at '{field}' exceeds the limit {limit}: {}",
-                        issue.message
-                    ),
-                    None => format!(
-                        "JQ expression at '{field}' exceeds a limit: {}",
-                        issue.message
-                    ),
-                },
+                format!(
+                    "jq expression over the limit {}: {} (raise the limit, or shorten the expression)",
+                    issue.limit.unwrap_or("maxExpressionBytes"),
+                    issue.message
+                ),
             ),
         };
         let location = Location {
