@@ -1,23 +1,29 @@
 #!/usr/bin/env node
 // The package's `install` script: makes sure the native addon loads.
 //
-// 1. If native.cjs finds a binary (./workload-lens.<platform>.node from a
-//    local build, or the per-platform package workload-lens-<platform> that
-//    a published release would install as an optional dependency), nothing
-//    is done.
-// 2. Otherwise the addon is built from source, which needs Rust (cargo) and
-//    this repository's workspace: with `napi build --platform --release`
-//    when @napi-rs/cli is installed (the package's own dev setup), else with
-//    `cargo build --release -p bindings-node` and a copy of the library to
-//    ./workload-lens.<platform>.node (what `npm install ./bindings-node`
-//    does on a fresh clone). A release build takes about 2 minutes on 2 cores.
+// 1. If native.cjs finds a binary (./workload-lens.<platform>.node, from a
+//    local build or shipped in a tarball made by scripts/package.sh, or the
+//    per-platform package workload-lens-<platform> that a published release
+//    would install as an optional dependency), nothing is done.
+// 2. Otherwise the addon is built from source with plain cargo (no npm
+//    tools): `cargo build --release --locked -p bindings-node`, and the
+//    library is copied to ./workload-lens.<platform>.node. That needs Rust
+//    and this repository's workspace (`npm install ./bindings-node` from a
+//    clone), and takes about 2 minutes on 2 cores.
+//
+// What the user sees: npm captures an install script's output and shows it
+// only when the script fails, unless it runs with --foreground-scripts. So
+// when stderr is not a terminal, the build writes its lines and cargo's
+// progress to the terminal npm runs in (/dev/tty) when there is one. Without
+// a terminal (CI) the output goes to stderr, which npm shows on failure or
+// with --foreground-scripts.
 //
 // WORKLOAD_LENS_SKIP_BUILD=1 skips the build (e.g. when only the WASM build is
 // used).
 'use strict';
 
 const { spawnSync, execFileSync } = require('node:child_process');
-const { copyFileSync, existsSync, readFileSync } = require('node:fs');
+const { closeSync, copyFileSync, existsSync, openSync, readFileSync, writeSync } = require('node:fs');
 const { join } = require('node:path');
 
 const here = __dirname;
@@ -48,42 +54,60 @@ function platformSuffix() {
   return `${platform}-${arch}`;
 }
 
+/** Where the user sees output: stderr if it is a terminal, else /dev/tty if there is one, else stderr. */
+function userTerminal() {
+  if (process.stderr.isTTY || process.platform === 'win32') return 2;
+  try {
+    return openSync('/dev/tty', 'w');
+  } catch {
+    return 2;
+  }
+}
+
+const out = userTerminal();
+function say(line) {
+  writeSync(out, `workload-lens: ${line}\n`);
+  // Also into npm's log of the script, shown if the install fails.
+  if (out !== 2) process.stderr.write(`workload-lens: ${line}\n`);
+}
+
 function run(cmd, args) {
-  console.error(`workload-lens: ${cmd} ${args.join(' ')}`);
-  const r = spawnSync(cmd, args, { cwd: here, stdio: 'inherit', shell: process.platform === 'win32' });
+  say(`${cmd} ${args.join(' ')}`);
+  const r = spawnSync(cmd, args, { cwd: here, stdio: ['ignore', out, out], shell: process.platform === 'win32' });
   if (r.error) throw r.error;
-  if (r.status !== 0) throw new Error(`${cmd} exited with ${r.status}`);
+  if (r.status !== 0) throw new Error(`workload-lens: ${cmd} exited with ${r.status}`);
 }
 
 function main() {
   if (loads()) return;
+  const suffix = platformSuffix();
   if (process.env.WORKLOAD_LENS_SKIP_BUILD) {
-    console.error('workload-lens: no native addon for this platform; WORKLOAD_LENS_SKIP_BUILD is set, not building it');
+    say(`no native addon for ${suffix}; WORKLOAD_LENS_SKIP_BUILD is set, not building it (workload-lens/wasm still works)`);
     return;
   }
   if (!existsSync(join(here, 'Cargo.toml'))) {
-    throw new Error('workload-lens: no prebuilt native addon for this platform and no Rust sources to build one');
+    throw new Error(`workload-lens: no prebuilt native addon for ${suffix} and no Rust sources to build one; `
+      + 'use a tarball built for this platform by scripts/package.sh, or import workload-lens/wasm');
   }
   const start = Date.now();
-  const napi = join(here, 'node_modules', '.bin', process.platform === 'win32' ? 'napi.cmd' : 'napi');
-  if (existsSync(napi)) {
-    run(napi, ['build', '--platform', '--release', '--js', 'native.cjs', '--dts', 'native.d.ts']);
-  } else {
-    run('cargo', ['build', '--release', '--locked', '-p', 'bindings-node']);
-    const meta = JSON.parse(execFileSync('cargo', ['metadata', '--format-version', '1', '--no-deps'], {
-      cwd: here, encoding: 'utf8', maxBuffer: 64 << 20,
-    }));
-    const lib = process.platform === 'win32' ? 'bindings_node.dll'
-      : process.platform === 'darwin' ? 'libbindings_node.dylib' : 'libbindings_node.so';
-    copyFileSync(join(meta.target_directory, 'release', lib), join(here, `workload-lens.${platformSuffix()}.node`));
-  }
+  say(`no prebuilt native addon for ${suffix}: building it from source with cargo `
+    + '(release; about 2 minutes on 2 cores, seconds when already built)');
+  run('cargo', ['build', '--release', '--locked', '-p', 'bindings-node']);
+  const meta = JSON.parse(execFileSync('cargo', ['metadata', '--format-version', '1', '--no-deps'], {
+    cwd: here, encoding: 'utf8', maxBuffer: 64 << 20,
+  }));
+  const lib = process.platform === 'win32' ? 'bindings_node.dll'
+    : process.platform === 'darwin' ? 'libbindings_node.dylib' : 'libbindings_node.so';
+  copyFileSync(join(meta.target_directory, 'release', lib), join(here, `workload-lens.${suffix}.node`));
   if (!loads()) throw new Error('workload-lens: the native addon was built but does not load');
-  console.error(`workload-lens: native addon built in ${Math.round((Date.now() - start) / 1000)} s`);
+  say(`native addon built in ${Math.round((Date.now() - start) / 1000)} s: workload-lens.${suffix}.node`);
 }
 
 try {
   main();
 } catch (e) {
   console.error(e.message ?? e);
-  process.exit(1);
+  process.exitCode = 1;
+} finally {
+  if (out !== 2) closeSync(out);
 }

@@ -54,6 +54,14 @@ test('exports: types first, browser, node import/require, default', () => {
   assert.ok(pkg.engines.node.includes('20.19'));
 });
 
+test('no npm dependencies: installing the package adds only itself', () => {
+  for (const k of ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies']) {
+    assert.equal(pkg[k], undefined, `package.json has ${k} (the dev tools belong in dev/package.json)`);
+  }
+  // require(esm), which index.cjs needs, is unflagged from 20.19 and 22.12.
+  assert.equal(pkg.engines.node, '^20.19.0 || >=22.12.0');
+});
+
 test('npm pack ships every file the exports and the loader name', () => {
   const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: PKG, encoding: 'utf8' });
   const files = new Set(JSON.parse(out)[0].files.map((f) => f.path));
