@@ -16,6 +16,12 @@
 #   node         the Node package: native addon, node --test (bindings-node/test.sh)
 #   wasm         the WebAssembly build: size budget, conformance in Node and
 #                headless Chromium (bindings-wasm/test.sh)
+#   package      the artifacts a user installs without Rust (scripts/package.sh:
+#                an abi3 wheel, an npm tarball with the addon and the WASM
+#                files) install into a new venv and a new npm project with no
+#                cargo on PATH, and work (scripts/package-test.sh). It packs
+#                the builds of the python, node and wasm stages (seconds);
+#                alone, it builds what is missing
 #   playground   the playground's end-to-end tests in headless Chromium
 #                (playground/test.sh; builds the WASM module if it is missing)
 #   conformance  the Rust conformance run and the parity table of every
@@ -32,7 +38,7 @@
 #                bindings-wasm/setup.sh --browser: apt: Debian's rustc-web
 #                toolchain, lld and chromium; wasm-bindgen-cli (cargo
 #                install); bindings-wasm's npm tools
-#   python, node, playground
+#   python, node, playground, package
 #                their own scripts create a venv / run npm ci
 # The Debian packages of all the selected stages come in one apt run. When a
 # WASM stage runs after a Rust, Python or Node stage (as in `all`), the rest
@@ -42,7 +48,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
-ORDER=(rust python hostile node wasm playground conformance)
+ORDER=(rust python hostile node wasm package playground conformance)
 usage() {
   cat <<'EOF'
 usage: bash scripts/test.sh [STAGE...]    (default: all)
@@ -53,6 +59,7 @@ stages (run in this order, whatever order they are given in):
   hostile       the hostile corpus under a 1 GiB address-space cap, Rust and Python (scripts/hostile-capped.sh)
   node          the Node package (bindings-node/test.sh)
   wasm          the WebAssembly build: size budget, conformance in Node and Chromium (bindings-wasm/test.sh)
+  package       the wheel and npm tarball (scripts/package.sh) install and work without Rust (scripts/package-test.sh)
   playground    the playground's end-to-end tests in headless Chromium (playground/test.sh)
   conformance   the Rust conformance run and the parity table of the runtimes with results
   all           everything above (the default)
@@ -66,7 +73,7 @@ for a in "$@"; do
   case "$a" in
     -h | --help) usage; exit 0 ;;
     all) for s in "${ORDER[@]}"; do want[$s]=1; done ;;
-    rust | python | hostile | node | wasm | playground | conformance) want[$a]=1 ;;
+    rust | python | hostile | node | wasm | package | playground | conformance) want[$a]=1 ;;
     *) echo "error: unknown stage '$a'" >&2; usage >&2; exit 2 ;;
   esac
 done
@@ -215,6 +222,16 @@ if has wasm; then
   wait_for_wasm_tools
   stage "WASM build: size budget, conformance in Node and Chromium (bindings-wasm/test.sh)"
   bash bindings-wasm/test.sh
+fi
+
+if has package; then
+  # After wasm (whose tools it may need when bindings-node/wasm/ is missing);
+  # the python and node stages' release settings, so that their builds are
+  # packed as they are instead of being rebuilt with LTO.
+  wait_for_wasm_tools
+  stage "packages without Rust: wheel and npm tarball, installed with no cargo on PATH (scripts/package-test.sh)"
+  CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    bash scripts/package-test.sh
 fi
 
 if has playground; then
