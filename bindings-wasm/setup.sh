@@ -53,13 +53,13 @@ if [ ${#missing[@]} -gt 0 ]; then
       what=("${toolchain[*]} (Debian's Rust toolchain for wasm32 and its linker)" "${what[@]}")
     fi
     printf -v line '%s, ' "${what[@]}"
-    echo "   installing with apt: ${line%, }"
+    echo "   installing with apt (about 1 minute, more with chromium): ${line%, }"
     if [ "$mode" = install ]; then
       export DEBIAN_FRONTEND=noninteractive
       apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null
     fi
   elif [ "$mode" = plan ]; then
-    :
+    echo "   missing Debian packages, to install with apt-get as root (not root here): ${missing[*]}"
   elif [ "$apt_only" = 1 ]; then
     echo "warning: missing Debian packages: ${missing[*]} (not root: not installed)" >&2
   else
