@@ -1,19 +1,36 @@
 /* Generated from the engine's JSON Schemas by bindings-node/testing/gen-types.mjs: do not edit. */
 
 /**
+ * Where a definition came from.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Origin".
+ */
+export type Origin = 'catalog' | 'user';
+/**
+ * A normalized workload status: the statuses a definition's status
+ * mappings name, in evaluation order, and `Undefined` when none matches.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "WorkloadStatus".
+ */
+export type WorkloadStatus =
+  | 'Resuming'
+  | 'Suspending'
+  | 'Suspended'
+  | 'Running'
+  | 'Failed'
+  | 'Completed'
+  | 'Initializing'
+  | 'Degraded'
+  | 'Undefined';
+/**
  * A Kubernetes resource quantity in canonical form, e.g. `2`, `500m`, `4Gi`.
  *
  * This interface was referenced by `EngineTypes`'s JSON-Schema
  * via the `definition` "Quantity".
  */
 export type Quantity = string;
-/**
- * Severity of a validation finding.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "Severity".
- */
-export type Severity = 'error' | 'warning';
 /**
  * Stable error classes. The string form (`as_str`, and the JSON form) is part
  * of the public contract: conformance cases and bindings match on it.
@@ -34,29 +51,19 @@ export type ErrorCode =
   | 'update'
   | 'usage';
 /**
- * A normalized workload status: the statuses a definition's status
- * mappings name, in evaluation order, and `Undefined` when none matches.
+ * Severity of a validation finding.
  *
  * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "WorkloadStatus".
+ * via the `definition` "Severity".
  */
-export type WorkloadStatus =
-  | 'Resuming'
-  | 'Suspending'
-  | 'Suspended'
-  | 'Running'
-  | 'Failed'
-  | 'Completed'
-  | 'Initializing'
-  | 'Degraded'
-  | 'Undefined';
+export type Severity = 'error' | 'warning';
 /**
- * Where a definition came from.
+ * The result of a matcher or of one of its criteria.
  *
  * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "Origin".
+ * via the `definition` "Outcome".
  */
-export type Origin = 'catalog' | 'user';
+export type Outcome = 'matched' | 'notMatched' | 'error' | 'skipped';
 /**
  * One criterion of a matcher.
  *
@@ -66,62 +73,55 @@ export type Origin = 'catalog' | 'user';
 export type Check = Check1 & Check2;
 export type Check1 =
   | {
-      /**
-       * The phase found (absent when there is none).
-       */
-      actual?: string | null;
+      kind: 'phase';
       /**
        * The expected phase.
        */
       expected: string;
-      kind: 'phase';
+      /**
+       * The phase found (absent when there is none).
+       */
+      actual?: string | null;
     }
   | {
-      /**
-       * The condition of that type that counts (the last one), if any.
-       */
-      actual?: Condition | null;
-      /**
-       * The expected reason, when constrained.
-       */
-      expectedReason?: string | null;
-      /**
-       * The expected status, when constrained.
-       */
-      expectedStatus?: string | null;
       kind: 'condition';
       /**
        * The condition type.
        */
       type: string;
+      /**
+       * The expected status, when constrained.
+       */
+      expectedStatus?: string | null;
+      /**
+       * The expected reason, when constrained.
+       */
+      expectedReason?: string | null;
+      /**
+       * The condition of that type that counts (the last one), if any.
+       */
+      actual?: Condition | null;
     }
   | {
+      kind: 'expression';
       /**
-       * `expectedResult`.
+       * Definition field of the expression.
        */
-      expected: string;
+      field: string;
       /**
        * The expression.
        */
       expression: string;
       /**
-       * Definition field of the expression.
+       * `expectedResult`.
        */
-      field: string;
-      kind: 'expression';
+      expected: string;
       /**
        * Its first output rendered like jq's `tostring` (the text that is
        * compared), absent when there was no output or an error.
        */
       result?: string | null;
     };
-/**
- * The result of a matcher or of one of its criteria.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "Outcome".
- */
-export type Outcome = 'matched' | 'notMatched' | 'error' | 'skipped';
 /**
  * One JSON Patch operation.
  *
@@ -167,487 +167,14 @@ export type PatchOp =
  * Every engine result type (not a value itself).
  */
 export interface EngineTypes {
-  Attribution?: Attribution;
-  DefinitionVerdict?: DefinitionVerdict;
+  Resolved?: Resolved;
   EngineError?: EngineError;
+  StatusExplanation?: StatusExplanation;
+  Attribution?: Attribution;
   GangReport?: GangReport;
   GangStructure?: GangStructure;
-  Resolved?: Resolved;
-  StatusExplanation?: StatusExplanation;
   UpdateResult?: UpdateResult;
-}
-/**
- * Attribution of a list of pods.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "Attribution".
- */
-export interface Attribution {
-  /**
-   * Every pod, in input order (objects of other kinds given beside the
-   * pods are owners, used to follow controller chains, not listed).
-   */
-  pods: PodAttribution[];
-  /**
-   * Names of the pods that are not this workload's (another namespace,
-   * a controller chain or labels leading to another workload): each has
-   * an `other-namespace` or `other-workload` finding.
-   */
-  stray?: string[];
-  /**
-   * Names of the workload's pods attributed to no component.
-   */
-  unattributed: string[];
-}
-/**
- * One pod, attributed.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "PodAttribution".
- */
-export interface PodAttribution {
-  /**
-   * The component the pod belongs to.
-   */
-  component?: string | null;
-  /**
-   * Problems met while attributing this pod.
-   */
-  findings: PodFinding[];
-  /**
-   * The instance id (multi-instance components).
-   */
-  instance?: string | null;
-  /**
-   * `metadata.name`.
-   */
-  name: string;
-  /**
-   * `metadata.namespace`.
-   */
-  namespace?: string | null;
-  /**
-   * `spec.nodeName`, when scheduled.
-   */
-  node?: string | null;
-  /**
-   * `status.phase` (`Unknown` when absent).
-   */
-  phase: string;
-  /**
-   * The `Ready` condition is `True`.
-   */
-  ready: boolean;
-  /**
-   * Why the pod is not running well (a waiting container's reason, an
-   * unschedulable condition, `status.reason`), when there is one.
-   */
-  reason?: string | null;
-  /**
-   * The replica key, where the component has a replica selector.
-   */
-  replicaKey?: string | null;
-  resources: ResourceSummary;
-}
-/**
- * Why a pod could not be attributed cleanly.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "PodFinding".
- */
-export interface PodFinding {
-  /**
-   * Stable code: `invalid-pod`, `other-namespace`, `other-workload`,
-   * `no-component`, `ambiguous-component`, `no-instance`,
-   * `unknown-instance`, `selector-error`, `replica-error`.
-   */
-  code: string;
-  /**
-   * What happened.
-   */
-  message: string;
-}
-/**
- * A pod's (or a group of pods') resources reduced to the numbers a report
- * shows.
- *
- * Serialized in camelCase (`cpuMillis`, `memoryBytes`, …); `extended` is
- * left out when empty and otherwise maps names to canonical quantity
- * strings.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "ResourceSummary".
- */
-export interface ResourceSummary {
-  /**
-   * CPU in millicores, rounded up.
-   */
-  cpuMillis: number;
-  /**
-   * Ephemeral storage in bytes, rounded up.
-   */
-  ephemeralStorageBytes: number;
-  /**
-   * Every other resource name, exactly: MIG slices such as
-   * `nvidia.com/mig-1g.5gb`, `amd.com/gpu`, `rdma/ib`, `hugepages-2Mi`, …
-   * Entries explicitly requested as zero are kept.
-   */
-  extended: {
-    [k: string]: Quantity | undefined;
-  };
-  /**
-   * Whole NVIDIA GPUs (`nvidia.com/gpu`), rounded up.
-   */
-  gpu: number;
-  /**
-   * Memory in bytes, rounded up.
-   */
-  memoryBytes: number;
-}
-/**
- * The verdict on one definition.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "DefinitionVerdict".
- */
-export interface DefinitionVerdict {
-  /**
-   * Every finding, errors and warnings, in text order.
-   */
-  findings: Finding[];
-  /**
-   * The root GVK, e.g. `jobset.x-k8s.io/v1alpha2, Kind=JobSet`, when the
-   * definition could be read.
-   */
-  gvk?: string | null;
-  /**
-   * `metadata.name`, or a placeholder naming the document when it has
-   * none (`(unnamed definition in document 2)`).
-   */
-  name: string;
-  /**
-   * No error findings: the definition compiles.
-   */
-  valid: boolean;
-}
-/**
- * One validation finding.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "Finding".
- */
-export interface Finding {
-  /**
-   * Stable, kebab-case rule code, e.g. `duplicate-component-name`.
-   */
-  code: string;
-  location: Location;
-  /**
-   * What is wrong, in words.
-   */
-  message: string;
-  severity: Severity;
-}
-/**
- * Where something happened. Every part is optional; only the parts that are
- * known are set (and serialized).
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "Location".
- */
-export interface Location {
-  /**
-   * 1-based column (in characters) in the source text.
-   */
-  column?: number | null;
-  /**
-   * Component name.
-   */
-  component?: string | null;
-  /**
-   * Index of the document in a multi-document text (0-based), when the
-   * input had more than one document.
-   */
-  document?: number | null;
-  /**
-   * The jq expression involved.
-   */
-  expression?: string | null;
-  /**
-   * Field path inside the definition, e.g.
-   * `spec.structureDefinition.childComponents[1].specDefinition.podTemplateSpecPath`.
-   */
-  field?: string | null;
-  /**
-   * Instance id (`""` is never set: single-instance components omit it).
-   */
-  instance?: string | null;
-  /**
-   * 1-based line in the source text, when the input was text.
-   */
-  line?: number | null;
-  /**
-   * Path inside the object (workload or pod), e.g. `spec.containers[0].resources.requests.cpu`.
-   */
-  objectPath?: string | null;
-  /**
-   * Byte range `[start, end)` inside `expression`.
-   *
-   * @minItems 2
-   * @maxItems 2
-   */
-  span?: [number, number] | null;
-}
-/**
- * The engine's error.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "EngineError".
- */
-export interface EngineError {
-  code: ErrorCode;
-  /**
-   * For [`ErrorCode::Validation`]: every finding (errors and warnings).
-   */
-  findings: Finding[];
-  /**
-   * For [`ErrorCode::Limit`]: the name of the limit (the field name of
-   * [`crate::Limits`] in camelCase, e.g. `maxOutputs`).
-   */
-  limit?: string | null;
-  location: Location;
-  /**
-   * Human-readable message (without the location, which is kept apart).
-   */
-  message: string;
-}
-/**
- * Gang groups of a set of pods.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "GangReport".
- */
-export interface GangReport {
-  /**
-   * The groups, in order of first member.
-   */
-  groups: GangGroup[];
-  /**
-   * Per pod, in input order.
-   */
-  pods: PodGang[];
-}
-/**
- * One pod group formed by the given pods.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "GangGroup".
- */
-export interface GangGroup {
-  /**
-   * The effective component of the members.
-   */
-  component?: string | null;
-  /**
-   * Group keys shared by the members.
-   */
-  keys: string[];
-  /**
-   * Pods in the group, in input order.
-   */
-  members: string[];
-  /**
-   * Members that must be admitted together (0 when subgroups carry the
-   * minimums).
-   */
-  minMember: number;
-  /**
-   * Subgroups that must be admitted (`podGroup` form with subgroups).
-   */
-  minSubGroups?: number | null;
-  /**
-   * The scheduler's PodGroup name.
-   */
-  name: string;
-  /**
-   * The definition's pod-group name.
-   */
-  podGroup: string;
-  /**
-   * Subgroups (`podGroup` form).
-   */
-  subGroups: SubGroupState[];
-  /**
-   * Topology constraint.
-   */
-  topology?: Topology | null;
-}
-/**
- * A subgroup of a `podGroup`.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "SubGroupState".
- */
-export interface SubGroupState {
-  /**
-   * Component name.
-   */
-  component: string;
-  /**
-   * Pods in the subgroup (matching the component or a descendant).
-   */
-  members: string[];
-  /**
-   * Minimum members of the subgroup.
-   */
-  minMember: number;
-  /**
-   * Topology constraint.
-   */
-  topology?: Topology | null;
-}
-/**
- * Topology constraint.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "Topology".
- */
-export interface Topology {
-  /**
-   * Preferred level.
-   */
-  preferredTopologyLevel?: string;
-  /**
-   * Required level.
-   */
-  requiredTopologyLevel?: string;
-  /**
-   * Topology name.
-   */
-  topologyName?: string;
-}
-/**
- * The gang-scheduling answer for one pod.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "PodGang".
- */
-export interface PodGang {
-  /**
-   * The pod's own component.
-   */
-  component?: string | null;
-  /**
-   * The component whose pod-group member definition applies (the pod's
-   * own or an ancestor).
-   */
-  effectiveComponent?: string | null;
-  /**
-   * Problems met.
-   */
-  findings: PodFinding[];
-  /**
-   * Values of the member's `groupByKeyPaths`.
-   */
-  groupKeys: string[];
-  /**
-   * The scheduler's PodGroup name: `pg-<workload uid>[-<key>...]`
-   * (`pg-<uid>-<podGroup.name>` for the `podGroup` form).
-   */
-  groupName?: string | null;
-  /**
-   * The pod's instance, when the effective component is its own.
-   */
-  instance?: string | null;
-  /**
-   * Pod name.
-   */
-  pod: string;
-  /**
-   * Name of the definition's pod group (`podGroups[].name` / `podGroup.name`).
-   */
-  podGroup?: string | null;
-}
-/**
- * The structure of a definition as gang scheduling reads it: what the
- * reference library computes once per definition (its "structure
- * summary"). Maps are keyed by component name (names are unique in a
- * valid definition); `components` gives the order.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "GangStructure".
- */
-export interface GangStructure {
-  /**
-   * With `gangScheduling`: each component's candidate members, in the
-   * order a pod of it tries them (its own component's members first, then
-   * each ancestor's, nearest first; within a component in pod-group then
-   * member order). Empty for a component no member applies to. Absent
-   * without `gangScheduling`.
-   */
-  candidates?: {
-    [k: string]: GangCandidate[] | undefined;
-  } | null;
-  /**
-   * Each component's children, in definition order (empty for a
-   * component without children).
-   */
-  children: {
-    [k: string]: string[] | undefined;
-  };
-  /**
-   * Every component: the root, then the children in definition order.
-   */
-  components: string[];
-  /**
-   * Whether any component has a `scaleDefinition` (even an empty one):
-   * subtree scales then multiply and add scales; without, they count the
-   * pod-bearing leaves.
-   */
-  hasScaleDefinition: boolean;
-  /**
-   * The components with a pod definition (a pod template, a pod spec or
-   * fragments), in the order of `components`.
-   */
-  leaves: string[];
-  /**
-   * Each child component's owner (`ownerRef`); the root has no entry.
-   */
-  parents: {
-    [k: string]: string | undefined;
-  };
-}
-/**
- * A pod-group member that applies to a component: one of its own, or one
- * of an ancestor's.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "GangCandidate".
- */
-export interface GangCandidate {
-  /**
-   * Where the member is in the definition
-   * (`spec.optimizationInstructions.gangScheduling.podGroups[0].members[1]`).
-   */
-  field: string;
-  /**
-   * The member's filters, as written (blank ones, which are skipped, left
-   * out). A pod takes the first candidate whose filters all give `true`.
-   */
-  filters: string[];
-  /**
-   * The member's group key paths, as written (blank ones left out).
-   */
-  groupByKeyPaths: string[];
-  /**
-   * The member's component (`members[].componentName`): the component
-   * itself or one of its ancestors.
-   */
-  member: string;
-  /**
-   * The pod group's name (`podGroups[].name`).
-   */
-  podGroup: string;
+  DefinitionVerdict?: DefinitionVerdict;
 }
 /**
  * A workload resolved through its definition.
@@ -661,25 +188,20 @@ export interface Resolved {
    */
   apiVersion: string;
   /**
-   * Every component, root first, then children in definition order.
-   */
-  components: Component[];
-  definition: DefinitionRef;
-  /**
    * Always [`RESOLVED_KIND`].
    */
   kind: string;
+  definition: DefinitionRef;
+  workload: WorkloadRef;
   /**
    * Normalized status of the root component (absent when the root has no
    * `statusDefinition`).
    */
   status?: Status | null;
   /**
-   * Pods that were given but are not this workload's (another namespace,
-   * or a controller chain or labels naming another workload), each with
-   * its `other-namespace` or `other-workload` finding.
+   * Every component, root first, then children in definition order.
    */
-  strayPods?: PodAttribution[];
+  components: Component[];
   totals: Totals;
   tree: TreeNode;
   /**
@@ -688,223 +210,15 @@ export interface Resolved {
    */
   unattributedPods?: PodAttribution[] | null;
   /**
+   * Pods that were given but are not this workload's (another namespace,
+   * or a controller chain or labels naming another workload), each with
+   * its `other-namespace` or `other-workload` finding.
+   */
+  strayPods?: PodAttribution[];
+  /**
    * Things worth knowing that did not stop resolution.
    */
   warnings: string[];
-  workload: WorkloadRef;
-}
-/**
- * One component.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "Component".
- */
-export interface Component {
-  /**
-   * Names of the child components, in definition order.
-   */
-  children: string[];
-  /**
-   * True when the component has pods of its own.
-   */
-  hasPodDefinition: boolean;
-  /**
-   * Instances (one with id `""` for single-instance components).
-   */
-  instances: Instance[];
-  /**
-   * The Kubernetes kind it materializes as, if declared.
-   */
-  kind?: Gvk | null;
-  /**
-   * True when the component has an `instanceIdPath`.
-   */
-  multiInstance: boolean;
-  /**
-   * Component name.
-   */
-  name: string;
-  /**
-   * Parent component name (children only).
-   */
-  owner?: string | null;
-  /**
-   * True for the root component.
-   */
-  root: boolean;
-  /**
-   * Status of this component, for children that have a `statusDefinition`.
-   */
-  status?: Status | null;
-  totals: Totals;
-}
-/**
- * One instance of a component.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "Instance".
- */
-export interface Instance {
-  /**
-   * Effective desired replicas: `replicas`, else `minReplicas`, else 1;
-   * 0 when not present (and for a component without a pod definition);
-   * negative counts count as 0.
-   */
-  desiredReplicas: number;
-  /**
-   * For fragmented definitions: every fragment extracted, by field.
-   */
-  fragments?: {
-    [k: string]: unknown | undefined;
-  } | null;
-  /**
-   * Instance id (`""` for single-instance components).
-   */
-  id: string;
-  /**
-   * Live state from the pods, when pods were given.
-   */
-  live?: Live | null;
-  /**
-   * The effective request of one pod.
-   */
-  podResources?: ResourceSummary | null;
-  /**
-   * The pod template (`{metadata, spec}`), from any of the three styles;
-   * for fragmented definitions it is assembled from the fragments.
-   */
-  podTemplate?: {
-    [k: string]: unknown | undefined;
-  };
-  /**
-   * False when nothing of the instance exists in this object: every pod
-   * field (template, spec, fragments, metadata) and every scale path
-   * yields null (e.g. a PyTorchJob without a Master). An absent instance
-   * has no pods. A count without a pod template of its own is present.
-   */
-  present: boolean;
-  resources: ResourceSummary;
-  /**
-   * Replica counts as extracted.
-   */
-  scale?: Scale | null;
-}
-/**
- * Live state of one instance, from its pods.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "Live".
- */
-export interface Live {
-  /**
-   * The nodes they run on (sorted, unique).
-   */
-  nodes: string[];
-  /**
-   * Pods attributed to the instance.
-   */
-  pods: PodAttribution[];
-  /**
-   * How many of them are ready.
-   */
-  ready: number;
-}
-/**
- * Replica counts.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "Scale".
- */
-export interface Scale {
-  /**
-   * Maximum replicas.
-   */
-  maxReplicas?: number | null;
-  /**
-   * Minimum replicas.
-   */
-  minReplicas?: number | null;
-  /**
-   * Desired replicas.
-   */
-  replicas?: number | null;
-}
-/**
- * A group/version/kind.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "Gvk".
- */
-export interface Gvk {
-  /**
-   * API group (`""` for the core group).
-   */
-  group?: string;
-  /**
-   * Kind.
-   */
-  kind?: string;
-  /**
-   * API version.
-   */
-  version?: string;
-}
-/**
- * Normalized status.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "Status".
- */
-export interface Status {
-  /**
-   * Conditions as extracted.
-   */
-  conditions: Condition[];
-  /**
-   * Every matched status in evaluation order, or `["Undefined"]`.
-   */
-  matchedStatuses: WorkloadStatus[];
-  /**
-   * The raw phase (absent when the phase path yields nothing).
-   */
-  phase?: string | null;
-}
-/**
- * One condition.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "Condition".
- */
-export interface Condition {
-  /**
-   * Message, when a non-empty string.
-   */
-  message?: string | null;
-  /**
-   * Reason, when a string.
-   */
-  reason?: string | null;
-  /**
-   * Status, when a string.
-   */
-  status?: string | null;
-  /**
-   * Condition type (`""` when the type field is missing or not a string).
-   */
-  type: string;
-}
-/**
- * Pod and resource totals.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "Totals".
- */
-export interface Totals {
-  /**
-   * Desired pods.
-   */
-  pods: number;
-  resources: ResourceSummary;
 }
 /**
  * Which definition was used.
@@ -914,30 +228,14 @@ export interface Totals {
  */
 export interface DefinitionRef {
   /**
-   * The definition format (`run.ai/v1alpha1` or `optimization.nvidia.com/v1alpha1`).
-   */
-  format: string;
-  /**
    * `metadata.name` of the definition.
    */
   name: string;
   origin: Origin;
-}
-/**
- * A node of the component tree.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "TreeNode".
- */
-export interface TreeNode {
   /**
-   * Child nodes, in definition order.
+   * The definition format (`run.ai/v1alpha1` or `optimization.nvidia.com/v1alpha1`).
    */
-  children: TreeNode[];
-  /**
-   * Component name.
-   */
-  component: string;
+  format: string;
 }
 /**
  * Identity of the resolved object.
@@ -968,6 +266,431 @@ export interface WorkloadRef {
   uid?: string | null;
 }
 /**
+ * Normalized status.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Status".
+ */
+export interface Status {
+  /**
+   * The raw phase (absent when the phase path yields nothing).
+   */
+  phase?: string | null;
+  /**
+   * Conditions as extracted.
+   */
+  conditions: Condition[];
+  /**
+   * Every matched status in evaluation order, or `["Undefined"]`.
+   */
+  matchedStatuses: WorkloadStatus[];
+}
+/**
+ * One condition.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Condition".
+ */
+export interface Condition {
+  /**
+   * Condition type (`""` when the type field is missing or not a string).
+   */
+  type: string;
+  /**
+   * Status, when a string.
+   */
+  status?: string | null;
+  /**
+   * Reason, when a string.
+   */
+  reason?: string | null;
+  /**
+   * Message, when a non-empty string.
+   */
+  message?: string | null;
+}
+/**
+ * One component.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Component".
+ */
+export interface Component {
+  /**
+   * Component name.
+   */
+  name: string;
+  /**
+   * The Kubernetes kind it materializes as, if declared.
+   */
+  kind?: Gvk | null;
+  /**
+   * True for the root component.
+   */
+  root: boolean;
+  /**
+   * Parent component name (children only).
+   */
+  owner?: string | null;
+  /**
+   * Names of the child components, in definition order.
+   */
+  children: string[];
+  /**
+   * True when the component has pods of its own.
+   */
+  hasPodDefinition: boolean;
+  /**
+   * True when the component has an `instanceIdPath`.
+   */
+  multiInstance: boolean;
+  /**
+   * Instances (one with id `""` for single-instance components).
+   */
+  instances: Instance[];
+  totals: Totals;
+  /**
+   * Status of this component, for children that have a `statusDefinition`.
+   */
+  status?: Status | null;
+}
+/**
+ * A group/version/kind.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Gvk".
+ */
+export interface Gvk {
+  /**
+   * API group (`""` for the core group).
+   */
+  group?: string;
+  /**
+   * API version.
+   */
+  version?: string;
+  /**
+   * Kind.
+   */
+  kind?: string;
+}
+/**
+ * One instance of a component.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Instance".
+ */
+export interface Instance {
+  /**
+   * Instance id (`""` for single-instance components).
+   */
+  id: string;
+  /**
+   * False when nothing of the instance exists in this object: every pod
+   * field (template, spec, fragments, metadata) and every scale path
+   * yields null (e.g. a PyTorchJob without a Master). An absent instance
+   * has no pods. A count without a pod template of its own is present.
+   */
+  present: boolean;
+  /**
+   * Replica counts as extracted.
+   */
+  scale?: Scale | null;
+  /**
+   * Effective desired replicas: `replicas`, else `minReplicas`, else 1;
+   * 0 when not present (and for a component without a pod definition);
+   * negative counts count as 0.
+   */
+  desiredReplicas: number;
+  /**
+   * The pod template (`{metadata, spec}`), from any of the three styles;
+   * for fragmented definitions it is assembled from the fragments.
+   */
+  podTemplate?: {
+    [k: string]: unknown | undefined;
+  };
+  /**
+   * For fragmented definitions: every fragment extracted, by field.
+   */
+  fragments?: {
+    [k: string]: unknown | undefined;
+  } | null;
+  /**
+   * The effective request of one pod.
+   */
+  podResources?: ResourceSummary | null;
+  resources: ResourceSummary;
+  /**
+   * Live state from the pods, when pods were given.
+   */
+  live?: Live | null;
+}
+/**
+ * Replica counts.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Scale".
+ */
+export interface Scale {
+  /**
+   * Desired replicas.
+   */
+  replicas?: number | null;
+  /**
+   * Minimum replicas.
+   */
+  minReplicas?: number | null;
+  /**
+   * Maximum replicas.
+   */
+  maxReplicas?: number | null;
+}
+/**
+ * A pod's (or a group of pods') resources reduced to the numbers a report
+ * shows.
+ *
+ * Serialized in camelCase (`cpuMillis`, `memoryBytes`, …); `extended` is
+ * left out when empty and otherwise maps names to canonical quantity
+ * strings.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "ResourceSummary".
+ */
+export interface ResourceSummary {
+  /**
+   * Whole NVIDIA GPUs (`nvidia.com/gpu`), rounded up.
+   */
+  gpu: number;
+  /**
+   * CPU in millicores, rounded up.
+   */
+  cpuMillis: number;
+  /**
+   * Memory in bytes, rounded up.
+   */
+  memoryBytes: number;
+  /**
+   * Ephemeral storage in bytes, rounded up.
+   */
+  ephemeralStorageBytes: number;
+  /**
+   * Every other resource name, exactly: MIG slices such as
+   * `nvidia.com/mig-1g.5gb`, `amd.com/gpu`, `rdma/ib`, `hugepages-2Mi`, …
+   * Entries explicitly requested as zero are kept.
+   */
+  extended: {
+    [k: string]: Quantity | undefined;
+  };
+}
+/**
+ * Live state of one instance, from its pods.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Live".
+ */
+export interface Live {
+  /**
+   * Pods attributed to the instance.
+   */
+  pods: PodAttribution[];
+  /**
+   * How many of them are ready.
+   */
+  ready: number;
+  /**
+   * The nodes they run on (sorted, unique).
+   */
+  nodes: string[];
+}
+/**
+ * One pod, attributed.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "PodAttribution".
+ */
+export interface PodAttribution {
+  /**
+   * `metadata.name`.
+   */
+  name: string;
+  /**
+   * `metadata.namespace`.
+   */
+  namespace?: string | null;
+  /**
+   * The component the pod belongs to.
+   */
+  component?: string | null;
+  /**
+   * The instance id (multi-instance components).
+   */
+  instance?: string | null;
+  /**
+   * The replica key, where the component has a replica selector.
+   */
+  replicaKey?: string | null;
+  /**
+   * `status.phase` (`Unknown` when absent).
+   */
+  phase: string;
+  /**
+   * Why the pod is not running well (a waiting container's reason, an
+   * unschedulable condition, `status.reason`), when there is one.
+   */
+  reason?: string | null;
+  /**
+   * The `Ready` condition is `True`.
+   */
+  ready: boolean;
+  /**
+   * `spec.nodeName`, when scheduled.
+   */
+  node?: string | null;
+  resources: ResourceSummary;
+  /**
+   * Problems met while attributing this pod.
+   */
+  findings: PodFinding[];
+}
+/**
+ * Why a pod could not be attributed cleanly.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "PodFinding".
+ */
+export interface PodFinding {
+  /**
+   * Stable code: `invalid-pod`, `other-namespace`, `other-workload`,
+   * `no-component`, `ambiguous-component`, `no-instance`,
+   * `unknown-instance`, `selector-error`, `replica-error`.
+   */
+  code: string;
+  /**
+   * What happened.
+   */
+  message: string;
+}
+/**
+ * Pod and resource totals.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Totals".
+ */
+export interface Totals {
+  /**
+   * Desired pods.
+   */
+  pods: number;
+  resources: ResourceSummary;
+}
+/**
+ * A node of the component tree.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "TreeNode".
+ */
+export interface TreeNode {
+  /**
+   * Component name.
+   */
+  component: string;
+  /**
+   * Child nodes, in definition order.
+   */
+  children: TreeNode[];
+}
+/**
+ * The engine's error.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "EngineError".
+ */
+export interface EngineError {
+  code: ErrorCode;
+  /**
+   * Human-readable message (without the location, which is kept apart).
+   */
+  message: string;
+  location: Location;
+  /**
+   * For [`ErrorCode::Limit`]: the name of the limit (the field name of
+   * [`crate::Limits`] in camelCase, e.g. `maxOutputs`).
+   */
+  limit?: string | null;
+  /**
+   * For [`ErrorCode::Validation`]: every finding (errors and warnings).
+   */
+  findings: Finding[];
+}
+/**
+ * Where something happened. Every part is optional; only the parts that are
+ * known are set (and serialized).
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Location".
+ */
+export interface Location {
+  /**
+   * Index of the document in a multi-document text (0-based), when the
+   * input had more than one document.
+   */
+  document?: number | null;
+  /**
+   * Field path inside the definition, e.g.
+   * `spec.structureDefinition.childComponents[1].specDefinition.podTemplateSpecPath`.
+   */
+  field?: string | null;
+  /**
+   * 1-based line in the source text, when the input was text.
+   */
+  line?: number | null;
+  /**
+   * 1-based column (in characters) in the source text.
+   */
+  column?: number | null;
+  /**
+   * The jq expression involved.
+   */
+  expression?: string | null;
+  /**
+   * Byte range `[start, end)` inside `expression`.
+   *
+   * @minItems 2
+   * @maxItems 2
+   */
+  span?: [number, number] | null;
+  /**
+   * Component name.
+   */
+  component?: string | null;
+  /**
+   * Instance id (`""` is never set: single-instance components omit it).
+   */
+  instance?: string | null;
+  /**
+   * Path inside the object (workload or pod), e.g. `spec.containers[0].resources.requests.cpu`.
+   */
+  objectPath?: string | null;
+}
+/**
+ * One validation finding.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Finding".
+ */
+export interface Finding {
+  /**
+   * Stable, kebab-case rule code, e.g. `duplicate-component-name`.
+   */
+  code: string;
+  severity: Severity;
+  /**
+   * What is wrong, in words.
+   */
+  message: string;
+  location: Location;
+}
+/**
  * Why an object has the status it has: the root component's explanation,
  * plus one for each child component with a `statusDefinition` of its own.
  * Its JSON has the root's fields at the top level (`component`, `phase`,
@@ -978,26 +701,21 @@ export interface WorkloadRef {
  */
 export interface StatusExplanation {
   /**
-   * Every status category the definition maps, in evaluation order.
-   */
-  categories: CategoryExplanation[];
-  /**
    * Component name.
    */
   component: string;
   /**
-   * Child components with a `statusDefinition`, in definition order.
+   * The phase, when the definition has a `phaseDefinition`.
    */
-  components: ComponentStatusExplanation[];
+  phase?: PhaseExplanation | null;
   /**
    * The conditions, when the definition has a `conditionsDefinition`.
    */
   conditions?: ConditionsExplanation | null;
   /**
-   * The error `resolve` fails with, when the status cannot be computed.
-   * The categories are still explained as far as they could be evaluated.
+   * Every status category the definition maps, in evaluation order.
    */
-  error?: EngineError | null;
+  categories: CategoryExplanation[];
   /**
    * The matched statuses, exactly as `resolve` reports them (`["Undefined"]`
    * when none matched); empty when there is no status definition or the
@@ -1005,9 +723,54 @@ export interface StatusExplanation {
    */
   matchedStatuses: WorkloadStatus[];
   /**
-   * The phase, when the definition has a `phaseDefinition`.
+   * The error `resolve` fails with, when the status cannot be computed.
+   * The categories are still explained as far as they could be evaluated.
    */
-  phase?: PhaseExplanation | null;
+  error?: EngineError | null;
+  /**
+   * Child components with a `statusDefinition`, in definition order.
+   */
+  components: ComponentStatusExplanation[];
+}
+/**
+ * How the phase was extracted.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "PhaseExplanation".
+ */
+export interface PhaseExplanation {
+  /**
+   * Definition field of the path expression.
+   */
+  field: string;
+  /**
+   * The path expression.
+   */
+  expression: string;
+  /**
+   * The phase (absent when the expression gave no output; `""` for `null`).
+   */
+  value?: string | null;
+}
+/**
+ * How the conditions were extracted.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "ConditionsExplanation".
+ */
+export interface ConditionsExplanation {
+  /**
+   * Definition field of the path expression.
+   */
+  field: string;
+  /**
+   * The path expression.
+   */
+  expression: string;
+  /**
+   * The conditions found, in order.
+   */
+  items: Condition[];
 }
 /**
  * One status category (`statusMappings.<key>`).
@@ -1016,6 +779,7 @@ export interface StatusExplanation {
  * via the `definition` "CategoryExplanation".
  */
 export interface CategoryExplanation {
+  status: WorkloadStatus;
   /**
    * The mapping key, e.g. `running`.
    */
@@ -1028,7 +792,6 @@ export interface CategoryExplanation {
    * The matchers, in definition order.
    */
   matchers: MatcherExplanation[];
-  status: WorkloadStatus;
 }
 /**
  * One matcher (`statusMappings.<key>[i]`): the AND of its criteria.
@@ -1038,27 +801,27 @@ export interface CategoryExplanation {
  */
 export interface MatcherExplanation {
   /**
+   * Definition field of the matcher.
+   */
+  field: string;
+  outcome: Outcome;
+  /**
    * Its criteria in evaluation order (`byPhase`, each `byConditions`
    * entry, `byExpression`); empty for a matcher without criteria, which
    * matches unconditionally.
    */
   checks: Check[];
-  /**
-   * Definition field of the matcher.
-   */
-  field: string;
-  outcome: Outcome;
 }
 export interface Check2 {
-  /**
-   * The evaluation error, for outcome `error`.
-   */
-  error?: EngineError | null;
   outcome: Outcome;
   /**
    * Why, in words (e.g. `phase is "Pending", expected "Running"`).
    */
   reason: string;
+  /**
+   * The evaluation error, for outcome `error`.
+   */
+  error?: EngineError | null;
 }
 /**
  * The status evaluation of one component.
@@ -1068,22 +831,21 @@ export interface Check2 {
  */
 export interface ComponentStatusExplanation {
   /**
-   * Every status category the definition maps, in evaluation order.
-   */
-  categories: CategoryExplanation[];
-  /**
    * Component name.
    */
   component: string;
+  /**
+   * The phase, when the definition has a `phaseDefinition`.
+   */
+  phase?: PhaseExplanation | null;
   /**
    * The conditions, when the definition has a `conditionsDefinition`.
    */
   conditions?: ConditionsExplanation | null;
   /**
-   * The error `resolve` fails with, when the status cannot be computed.
-   * The categories are still explained as far as they could be evaluated.
+   * Every status category the definition maps, in evaluation order.
    */
-  error?: EngineError | null;
+  categories: CategoryExplanation[];
   /**
    * The matched statuses, exactly as `resolve` reports them (`["Undefined"]`
    * when none matched); empty when there is no status definition or the
@@ -1091,49 +853,261 @@ export interface ComponentStatusExplanation {
    */
   matchedStatuses: WorkloadStatus[];
   /**
-   * The phase, when the definition has a `phaseDefinition`.
+   * The error `resolve` fails with, when the status cannot be computed.
+   * The categories are still explained as far as they could be evaluated.
    */
-  phase?: PhaseExplanation | null;
+  error?: EngineError | null;
 }
 /**
- * How the conditions were extracted.
+ * Attribution of a list of pods.
  *
  * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "ConditionsExplanation".
+ * via the `definition` "Attribution".
  */
-export interface ConditionsExplanation {
+export interface Attribution {
   /**
-   * The path expression.
+   * Every pod, in input order (objects of other kinds given beside the
+   * pods are owners, used to follow controller chains, not listed).
    */
-  expression: string;
+  pods: PodAttribution[];
   /**
-   * Definition field of the path expression.
+   * Names of the workload's pods attributed to no component.
+   */
+  unattributed: string[];
+  /**
+   * Names of the pods that are not this workload's (another namespace,
+   * a controller chain or labels leading to another workload): each has
+   * an `other-namespace` or `other-workload` finding.
+   */
+  stray?: string[];
+}
+/**
+ * Gang groups of a set of pods.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "GangReport".
+ */
+export interface GangReport {
+  /**
+   * The groups, in order of first member.
+   */
+  groups: GangGroup[];
+  /**
+   * Per pod, in input order.
+   */
+  pods: PodGang[];
+}
+/**
+ * One pod group formed by the given pods.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "GangGroup".
+ */
+export interface GangGroup {
+  /**
+   * The scheduler's PodGroup name.
+   */
+  name: string;
+  /**
+   * The definition's pod-group name.
+   */
+  podGroup: string;
+  /**
+   * Group keys shared by the members.
+   */
+  keys: string[];
+  /**
+   * The effective component of the members.
+   */
+  component?: string | null;
+  /**
+   * Members that must be admitted together (0 when subgroups carry the
+   * minimums).
+   */
+  minMember: number;
+  /**
+   * Pods in the group, in input order.
+   */
+  members: string[];
+  /**
+   * Subgroups (`podGroup` form).
+   */
+  subGroups: SubGroupState[];
+  /**
+   * Subgroups that must be admitted (`podGroup` form with subgroups).
+   */
+  minSubGroups?: number | null;
+  /**
+   * Topology constraint.
+   */
+  topology?: Topology | null;
+}
+/**
+ * A subgroup of a `podGroup`.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "SubGroupState".
+ */
+export interface SubGroupState {
+  /**
+   * Component name.
+   */
+  component: string;
+  /**
+   * Minimum members of the subgroup.
+   */
+  minMember: number;
+  /**
+   * Pods in the subgroup (matching the component or a descendant).
+   */
+  members: string[];
+  /**
+   * Topology constraint.
+   */
+  topology?: Topology | null;
+}
+/**
+ * Topology constraint.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Topology".
+ */
+export interface Topology {
+  /**
+   * Topology name.
+   */
+  topologyName?: string;
+  /**
+   * Preferred level.
+   */
+  preferredTopologyLevel?: string;
+  /**
+   * Required level.
+   */
+  requiredTopologyLevel?: string;
+}
+/**
+ * The gang-scheduling answer for one pod.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "PodGang".
+ */
+export interface PodGang {
+  /**
+   * Pod name.
+   */
+  pod: string;
+  /**
+   * The pod's own component.
+   */
+  component?: string | null;
+  /**
+   * The component whose pod-group member definition applies (the pod's
+   * own or an ancestor).
+   */
+  effectiveComponent?: string | null;
+  /**
+   * Name of the definition's pod group (`podGroups[].name` / `podGroup.name`).
+   */
+  podGroup?: string | null;
+  /**
+   * The pod's instance, when the effective component is its own.
+   */
+  instance?: string | null;
+  /**
+   * Values of the member's `groupByKeyPaths`.
+   */
+  groupKeys: string[];
+  /**
+   * The scheduler's PodGroup name: `pg-<workload uid>[-<key>...]`
+   * (`pg-<uid>-<podGroup.name>` for the `podGroup` form).
+   */
+  groupName?: string | null;
+  /**
+   * Problems met.
+   */
+  findings: PodFinding[];
+}
+/**
+ * The structure of a definition as gang scheduling reads it: what the
+ * reference library computes once per definition (its "structure
+ * summary"). Maps are keyed by component name (names are unique in a
+ * valid definition); `components` gives the order.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "GangStructure".
+ */
+export interface GangStructure {
+  /**
+   * Every component: the root, then the children in definition order.
+   */
+  components: string[];
+  /**
+   * The components with a pod definition (a pod template, a pod spec or
+   * fragments), in the order of `components`.
+   */
+  leaves: string[];
+  /**
+   * Each child component's owner (`ownerRef`); the root has no entry.
+   */
+  parents: {
+    [k: string]: string | undefined;
+  };
+  /**
+   * Each component's children, in definition order (empty for a
+   * component without children).
+   */
+  children: {
+    [k: string]: string[] | undefined;
+  };
+  /**
+   * Whether any component has a `scaleDefinition` (even an empty one):
+   * subtree scales then multiply and add scales; without, they count the
+   * pod-bearing leaves.
+   */
+  hasScaleDefinition: boolean;
+  /**
+   * With `gangScheduling`: each component's candidate members, in the
+   * order a pod of it tries them (its own component's members first, then
+   * each ancestor's, nearest first; within a component in pod-group then
+   * member order). Empty for a component no member applies to. Absent
+   * without `gangScheduling`.
+   */
+  candidates?: {
+    [k: string]: GangCandidate[] | undefined;
+  } | null;
+}
+/**
+ * A pod-group member that applies to a component: one of its own, or one
+ * of an ancestor's.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "GangCandidate".
+ */
+export interface GangCandidate {
+  /**
+   * The pod group's name (`podGroups[].name`).
+   */
+  podGroup: string;
+  /**
+   * The member's component (`members[].componentName`): the component
+   * itself or one of its ancestors.
+   */
+  member: string;
+  /**
+   * Where the member is in the definition
+   * (`spec.optimizationInstructions.gangScheduling.podGroups[0].members[1]`).
    */
   field: string;
   /**
-   * The conditions found, in order.
+   * The member's filters, as written (blank ones, which are skipped, left
+   * out). A pod takes the first candidate whose filters all give `true`.
    */
-  items: Condition[];
-}
-/**
- * How the phase was extracted.
- *
- * This interface was referenced by `EngineTypes`'s JSON-Schema
- * via the `definition` "PhaseExplanation".
- */
-export interface PhaseExplanation {
+  filters: string[];
   /**
-   * The path expression.
+   * The member's group key paths, as written (blank ones left out).
    */
-  expression: string;
-  /**
-   * Definition field of the path expression.
-   */
-  field: string;
-  /**
-   * The phase (absent when the expression gave no output; `""` for `null`).
-   */
-  value?: string | null;
+  groupByKeyPaths: string[];
 }
 /**
  * The result of an update.
@@ -1152,4 +1126,30 @@ export interface UpdateResult {
    * RFC 6902 JSON Patch from the input object to `object`.
    */
   patch: PatchOp[];
+}
+/**
+ * The verdict on one definition.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "DefinitionVerdict".
+ */
+export interface DefinitionVerdict {
+  /**
+   * `metadata.name`, or a placeholder naming the document when it has
+   * none (`(unnamed definition in document 2)`).
+   */
+  name: string;
+  /**
+   * No error findings: the definition compiles.
+   */
+  valid: boolean;
+  /**
+   * The root GVK, e.g. `jobset.x-k8s.io/v1alpha2, Kind=JobSet`, when the
+   * definition could be read.
+   */
+  gvk?: string | null;
+  /**
+   * Every finding, errors and warnings, in text order.
+   */
+  findings: Finding[];
 }

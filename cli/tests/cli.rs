@@ -455,7 +455,7 @@ fn describe_with_pods_json() {
         .as_object()
         .map(|o| o.keys().collect())
         .unwrap_or_default();
-    assert_eq!(keys, ["gang", "resolved"]);
+    assert_eq!(keys, ["resolved", "gang"]);
     assert_eq!(v["resolved"]["kind"], "ResolvedWorkload");
     assert_eq!(v["resolved"]["totals"]["resources"]["gpu"], 12);
     assert_eq!(v["resolved"]["unattributedPods"], serde_json::json!([]));

@@ -89,15 +89,18 @@ pub(crate) fn diff(old: &Value, new: &Value) -> crate::Result<Vec<PatchOp>> {
         }
         match (a, b) {
             (Value::Object(x), Value::Object(y)) => {
+                // Members in key order, whatever order the objects keep
+                // theirs in: the patch does not depend on how the input
+                // was written (or which runtime built it).
                 let mut local = Vec::new();
-                for (k, va) in x {
+                for (k, va) in by_key(x)? {
                     let p = format!("{path}/{}", escape_token(k));
                     match y.get(k) {
                         None => ops.push(op(PatchOp::Remove { path: p })?),
                         Some(vb) => local.push((p, va, vb)),
                     }
                 }
-                for (k, vb) in y {
+                for (k, vb) in by_key(y)? {
                     if !x.contains_key(k) {
                         ops.push(op(PatchOp::Add {
                             path: format!("{path}/{}", escape_token(k)),
@@ -140,6 +143,18 @@ pub(crate) fn diff(old: &Value, new: &Value) -> crate::Result<Vec<PatchOp>> {
         }
     }
     Ok(ops)
+}
+
+/// The members of an object by key: as they are when the object keeps
+/// them sorted, else sorted (a step per key and per 64 key bytes).
+fn by_key(o: &serde_json::Map<String, Value>) -> crate::Result<Vec<(&String, &Value)>> {
+    let mut members: Vec<(&String, &Value)> = o.iter().collect();
+    if !members.is_sorted_by(|a, b| a.0 <= b.0) {
+        let bytes: usize = members.iter().map(|(k, _)| k.len()).sum();
+        crate::budget::steps(members.len() as u64 + crate::budget::byte_steps(bytes))?;
+        members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    }
+    Ok(members)
 }
 
 /// Apply a patch (as produced by [`diff`], or any patch of `add`, `remove`
@@ -185,7 +200,8 @@ pub fn apply(doc: &Value, ops: &[PatchOp]) -> Result<Value, String> {
                     .ok_or_else(|| format!("no such path: {parent}"))?;
                 match target {
                     Value::Object(o) => {
-                        o.remove(&last)
+                        // Keeps the other members' order.
+                        o.shift_remove(&last)
                             .ok_or_else(|| format!("no such member: {path}"))?;
                     }
                     Value::Array(a) => {

@@ -406,6 +406,22 @@ fn step() -> R<()> {
     Meter::Steps.take(1).map_err(|m| Stop::limit(limit(m)))
 }
 
+/// The members of a JSON object in jq's order (sorted keys). Objects keep
+/// their input's key order (so that updates keep it); jq sees them sorted.
+/// An object that is not sorted costs a step per key and per 64 key bytes
+/// to sort.
+fn sorted(o: &serde_json::Map<String, Value>) -> R<Vec<(&String, &Value)>> {
+    let mut members: Vec<(&String, &Value)> = o.iter().collect();
+    if !members.is_sorted_by(|a, b| a.0 <= b.0) {
+        let bytes: usize = members.iter().map(|(k, _)| k.len()).sum();
+        Meter::Steps
+            .take(members.len() as u64 + crate::budget::byte_steps(bytes))
+            .map_err(|m| Stop::limit(limit(m)))?;
+        members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    }
+    Ok(members)
+}
+
 /// A value operation's error: the limit it breached, or jaq's to give.
 fn failed<T, E>(r: Result<T, E>) -> R<T> {
     match r {
@@ -589,7 +605,7 @@ fn each<'a>(x: &Out<'a>, mut f: impl FnMut(Out<'a>) -> R<bool>) -> R<()> {
             }
         }
         Out::Json(Value::Object(o)) => {
-            for v in o.values() {
+            for (_, v) in sorted(o)? {
                 step()?;
                 if !f(Out::Json(v))? {
                     break;
@@ -967,8 +983,8 @@ fn to_entries<'a>(x: &Out<'a>, cx: &Cx<'a>) -> R<Out<'a>> {
     let entry = |k: Out<'a>, v: Out<'a>| Out::Entry(Rc::new((k, v)));
     let index = |i: usize| Out::Made(W::scalar(Val::from(i)));
     let items: Vec<Out<'a>> = match x {
-        Out::Json(Value::Object(o)) => o
-            .iter()
+        Out::Json(Value::Object(o)) => sorted(o)?
+            .into_iter()
             .map(|(k, v)| entry(Out::Made(text(k)), Out::Json(v)))
             .collect(),
         Out::Json(Value::Array(a)) => a
@@ -1057,7 +1073,7 @@ fn map_values<'a>(f: &'a N, x: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
         Out::Json(Value::Object(o)) => {
             value::alloc_slots(2 * o.len()).map_err(|_| recorded())?;
             let mut m = jaq_json::Map::default();
-            for (k, v) in o {
+            for (k, v) in sorted(o)? {
                 let y = value(Out::Json(v), cx)?;
                 m.insert(Val::utf8_str(k.clone()), y);
             }

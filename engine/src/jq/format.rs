@@ -297,12 +297,16 @@ pub(crate) fn from_value(v: &Value) -> (Val, u32) {
         }
         Value::Object(o) => {
             let mut d = 0;
-            // serde_json's map is a BTreeMap: keys come sorted.
+            // Objects keep their input's key order; jq's are sorted (the
+            // conversion is charged per node, sorting included).
             let mut m = Map::default();
             for (k, x) in o {
                 let (x, xd) = from_value(x);
                 d = d.max(xd);
                 m.insert(Val::utf8_str(k.clone()), x);
+            }
+            if !o.keys().is_sorted() {
+                m.sort_keys();
             }
             (Val::obj(m), d + 1)
         }

@@ -35,6 +35,39 @@ fn sorted_keys() {
     );
 }
 
+/// Objects keep the input's key order (updates write them back as they
+/// were); jq sees their keys sorted on either path.
+#[test]
+fn unsorted_input_objects_are_seen_sorted() {
+    let input = json!({"b": {"y": 1, "x": 2}, "a": 3, "c": [{"q": 1, "p": 2}]});
+    let cases = [
+        (".[] | type", json!(["number", "object", "array"])),
+        ("keys_unsorted", json!([["a", "b", "c"]])),
+        ("[to_entries[] | .key]", json!([["a", "b", "c"]])),
+        ("[.b | to_entries[] | .value]", json!([[2, 1]])),
+        ("[.b[]]", json!([[2, 1]])),
+        (".b | tostring", json!(["{\"x\":2,\"y\":1}"])),
+        (".c[0] | tojson", json!(["{\"p\":2,\"q\":1}"])),
+        (
+            ".b | map_values(. + 1) | tostring",
+            json!(["{\"x\":3,\"y\":2}"]),
+        ),
+        (
+            "[.b | with_entries(.) | keys_unsorted[]]",
+            json!([["x", "y"]]),
+        ),
+        ("[.[] | numbers]", json!([[3]])),
+    ];
+    for fast in [true, false] {
+        let before = set_fast_path(fast);
+        for (code, want) in &cases {
+            let got = eval(code, input.clone()).unwrap();
+            assert_eq!(&Value::Array(got), want, "{code} (fast path {fast})");
+        }
+        set_fast_path(before);
+    }
+}
+
 #[test]
 fn tostring_numbers() {
     assert_eq!(
