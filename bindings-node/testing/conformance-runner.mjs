@@ -408,16 +408,8 @@ function run(wl, c, group, attempt) {
     const obj = objectOf(wl, c, limits, attempt);
     const request = c.request ?? {};
     if (!isObj(request)) throw new CannotRun('bad request: not an object');
-    let r;
-    try {
-      r = d.update(obj, request);
-    } catch (e) {
-      if (e instanceof wl.UsageError && e.detail.startsWith('invalid update request')) {
-        throw new CannotRun(`bad request: ${e.message}`);
-      }
-      if (e instanceof wl.WorkloadLensError) throw new Outcome(errorValue(e));
-      throw e;
-    }
+    // A request the engine cannot read is its usage error, as in every runtime.
+    const r = attempt(() => d.update(obj, request));
     return { object: r.object, patch: r.patch };
   }
   if (op === 'suspend' || op === 'resume') {

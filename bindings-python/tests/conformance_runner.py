@@ -412,14 +412,8 @@ def _run(case: Dict[str, Any], group: Dict[str, Any]) -> Any:
             request = {}
         if not isinstance(request, dict):
             raise CannotRun("bad request: not an object")
-        try:
-            r = d.update(obj, request)
-        except wl.UsageError as e:
-            if e.message.startswith("invalid update request"):
-                raise CannotRun(f"bad request: {e}") from None
-            raise _Outcome(error_value(e)) from None
-        except wl.WorkloadLensError as e:
-            raise _Outcome(error_value(e)) from None
+        # A request the engine cannot read is its usage error, as in every runtime.
+        r = _attempt(d.update, obj, request)
         return {"object": r.object, "patch": r.patch}
     if op in ("suspend", "resume"):
         obj = _object_of(case, limits)

@@ -17,9 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use workload_lens::{
-    CompiledDefinition, Engine, Error, Limits, UpdateRequest, catalog_files, parse_documents,
-};
+use workload_lens::{CompiledDefinition, Engine, Error, Limits, catalog_files, parse_documents};
 
 /// One group of cases (one file).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -467,9 +465,13 @@ pub fn run_expanded(case: &Case, group: &Group) -> Result<Value, String> {
                         case.request.as_ref().unwrap_or(&json!({})),
                         &engine
                     ));
-                    let req: UpdateRequest =
-                        serde_json::from_value(req).map_err(|e| format!("bad request: {e}"))?;
-                    to_value(&attempt!(def.update(&obj, &req)))
+                    // Read as the bindings read it: a request that does not
+                    // fit `UpdateRequest` is the engine's usage error.
+                    to_value(&attempt!(workload_lens::abi::update_input(
+                        &def,
+                        workload_lens::abi::Input::Value(obj),
+                        workload_lens::abi::Input::Value(req)
+                    )))
                 }
                 "suspend" => to_value(&attempt!(def.suspend(&attempt!(object_of(case, &engine)?)))),
                 "resume" => to_value(&attempt!(def.resume(&attempt!(object_of(case, &engine)?)))),

@@ -257,13 +257,6 @@ pub(crate) fn memory(bytes: usize) -> Result<(), Error> {
     Meter::Memory.take(bytes as u64).map_err(Error::from)
 }
 
-/// Nodes and string bytes (keys included) of a JSON value, counted
-/// without recursion.
-pub(crate) fn json_size(v: &serde_json::Value) -> (u64, usize) {
-    let (_, nodes, bytes) = json_shape(v, usize::MAX);
-    (nodes, bytes)
-}
-
 /// The nesting depth of a value (a scalar is 0, a container one more than
 /// its deepest member), its nodes and its string bytes (keys included), in
 /// one walk without recursion. The walk stops at the first container

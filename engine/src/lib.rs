@@ -80,7 +80,7 @@ pub use status::{
     CategoryExplanation, Check, ComponentStatusExplanation, ConditionsExplanation, Criterion,
     MatcherExplanation, Outcome, PhaseExplanation, StatusExplanation,
 };
-pub use update::{ComponentUpdate, UpdateRequest, UpdateResult};
+pub use update::{ComponentUpdate, UpdateMode, UpdateRequest, UpdateResult};
 pub use verdict::{DefinitionVerdict, ValidationReport};
 
 /// Turn the native fast path of jq evaluation off (or on again) on the

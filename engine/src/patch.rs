@@ -36,9 +36,9 @@ pub fn escape_token(t: &str) -> String {
 }
 
 /// The patch that turns `old` into `new`. Objects are compared member by
-/// member; arrays element by element when their lengths match, else by
-/// appending/removing at the end when one is a prefix of the other, else the
-/// array is replaced. Applying the result to `old` gives `new` exactly.
+/// member (in key order); arrays element by element where both have one,
+/// then the longer one's tail is appended or removed; other values that
+/// differ are replaced. Applying the result to `old` gives `new` exactly.
 ///
 /// Metered by the open call: the comparisons, every operation's path
 /// (a long key repeated in many paths is paid for each time) and every
@@ -67,13 +67,6 @@ pub(crate) fn diff(old: &Value, new: &Value) -> crate::Result<Vec<PatchOp>> {
     while let Some((path, a, b)) = stack.pop() {
         walk.node()?;
         match (a, b) {
-            (Value::Array(x), Value::Array(y)) if x.len() != y.len() => {
-                // The prefix comparison below reads the shorter side once
-                // (the walk does not descend into either afterwards).
-                let short = if x.len() < y.len() { a } else { b };
-                let (nodes, bytes) = budget::json_size(short);
-                budget::steps(nodes / budget::NODES_PER_STEP + budget::byte_steps(bytes))?;
-            }
             (Value::Object(_), Value::Object(_)) | (Value::Array(_), Value::Array(_)) => {}
             (Value::String(x), Value::String(y)) => {
                 budget::steps(budget::byte_steps(x.len().min(y.len())))?;
@@ -111,7 +104,23 @@ pub(crate) fn diff(old: &Value, new: &Value) -> crate::Result<Vec<PatchOp>> {
                 // Push in reverse so that members are visited in key order.
                 stack.extend(local.into_iter().rev());
             }
-            (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            (Value::Array(x), Value::Array(y)) => {
+                // Element by element where both have one, then the tail:
+                // appended in order, or removed from the end so that the
+                // indices stay valid (an item merged by name changes
+                // only what changed in it).
+                let n = x.len().min(y.len());
+                for (i, v) in y.iter().enumerate().skip(n) {
+                    ops.push(op(PatchOp::Add {
+                        path: format!("{path}/{i}"),
+                        value: v.clone(),
+                    })?);
+                }
+                for i in (n..x.len()).rev() {
+                    ops.push(op(PatchOp::Remove {
+                        path: format!("{path}/{i}"),
+                    })?);
+                }
                 let local: Vec<_> = x
                     .iter()
                     .zip(y)
@@ -119,22 +128,6 @@ pub(crate) fn diff(old: &Value, new: &Value) -> crate::Result<Vec<PatchOp>> {
                     .map(|(i, (va, vb))| (format!("{path}/{i}"), va, vb))
                     .collect();
                 stack.extend(local.into_iter().rev());
-            }
-            (Value::Array(x), Value::Array(y)) if y.len() > x.len() && y[..x.len()] == x[..] => {
-                for (i, v) in y.iter().enumerate().skip(x.len()) {
-                    ops.push(op(PatchOp::Add {
-                        path: format!("{path}/{i}"),
-                        value: v.clone(),
-                    })?);
-                }
-            }
-            (Value::Array(x), Value::Array(y)) if x.len() > y.len() && x[..y.len()] == y[..] => {
-                // Remove from the end so indices stay valid.
-                for i in (y.len()..x.len()).rev() {
-                    ops.push(op(PatchOp::Remove {
-                        path: format!("{path}/{i}"),
-                    })?);
-                }
             }
             _ => ops.push(op(PatchOp::Replace {
                 path,

@@ -15,9 +15,117 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UpdateRequest {
+    /// How each value is written: in place of what is there (the default)
+    /// or merged into it.
+    #[serde(default, skip_serializing_if = "UpdateMode::is_replace")]
+    pub mode: UpdateMode,
     /// Per component: what to write.
     #[serde(default)]
     pub components: BTreeMap<String, ComponentUpdate>,
+}
+
+/// How an update writes each value.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum UpdateMode {
+    /// The value replaces what is at its path. Whole pod templates, pod specs
+    /// and pod metadata keep only the fields that are not part of the
+    /// Kubernetes type (a CRD's own fields beside them).
+    #[default]
+    Replace,
+    /// The value is merged into what is at its path, as an RFC 7396 JSON
+    /// merge patch (maps merge key by key, `null` removes a key, other
+    /// values replace), except that a list of named maps (every item a map
+    /// with a string `name`, as containers, volumes and env are) merges item
+    /// by item by name into the old list, when its items are named too, and
+    /// items with new names are appended (into anything else, the patch's
+    /// items are written, merged into nothing: without their `null`s).
+    /// So `{spec: {containers: [{name: main, image: x}]}}` changes one image
+    /// and keeps everything else.
+    Merge,
+}
+
+impl UpdateMode {
+    fn is_replace(&self) -> bool {
+        *self == UpdateMode::Replace
+    }
+}
+
+/// Merge `patch` into `target` (see [`UpdateMode::Merge`]), in place.
+/// Metered: a step per patch node and per item of a named list indexed;
+/// the patch's copy is charged by the caller. `depth` counts down from
+/// `maxDepth`.
+pub(crate) fn merge_patch(target: &mut Value, patch: &Value, depth: usize) -> Result<()> {
+    crate::budget::steps(1)?;
+    if depth == 0 {
+        return Err(Error::limit_error(
+            "maxDepth",
+            "the merge patch nests deeper than the limit".to_string(),
+        ));
+    }
+    match patch {
+        Value::Object(p) => {
+            if !target.is_object() {
+                *target = Value::Object(Map::new());
+            }
+            let Value::Object(t) = target else {
+                return Ok(());
+            };
+            for (k, v) in p {
+                if v.is_null() {
+                    // Keeps the other keys' order.
+                    t.shift_remove(k);
+                } else {
+                    crate::budget::steps(crate::budget::byte_steps(k.len()))?;
+                    let slot = t.entry(k.clone()).or_insert(Value::Null);
+                    merge_patch(slot, v, depth - 1)?;
+                }
+            }
+        }
+        Value::Array(p) if named(p) => {
+            // Into the old items when they are named too, else into none
+            // (so that writing the same patch twice gives the same list).
+            if !matches!(target, Value::Array(t) if named(t)) {
+                *target = Value::Array(Vec::new());
+            }
+            let Value::Array(t) = target else {
+                return Ok(());
+            };
+            crate::budget::steps(t.len() as u64)?;
+            // By name, the first item of a name (lists should not repeat one).
+            let mut index: std::collections::HashMap<String, usize> =
+                std::collections::HashMap::with_capacity(t.len());
+            for (i, x) in t.iter().enumerate() {
+                if let Some(name) = x.get("name").and_then(Value::as_str) {
+                    crate::budget::memory(name.len() + 2 * crate::budget::SLOT_BYTES)?;
+                    index.entry(name.to_string()).or_insert(i);
+                }
+            }
+            for item in p {
+                let name = item.get("name").and_then(Value::as_str).unwrap_or_default();
+                match index.get(name) {
+                    Some(&i) => merge_patch(&mut t[i], item, depth - 1)?,
+                    None => {
+                        let mut fresh = Value::Null;
+                        merge_patch(&mut fresh, item, depth - 1)?;
+                        index.insert(name.to_string(), t.len());
+                        t.push(fresh);
+                    }
+                }
+            }
+        }
+        other => *target = other.clone(),
+    }
+    Ok(())
+}
+
+/// A list of named maps: every item a map with a string `name` (an empty
+/// list is not one).
+fn named(items: &[Value]) -> bool {
+    !items.is_empty()
+        && items
+            .iter()
+            .all(|x| x.get("name").is_some_and(Value::is_string))
 }
 
 /// What to write into one component, per instance id (`""` for
@@ -185,7 +293,7 @@ impl CompiledDefinition {
             let Some(u) = req.components.get(&c.name) else {
                 continue;
             };
-            self.update_component(c, u, &mut doc)
+            self.update_component(c, u, req.mode, &mut doc)
                 .map_err(|e| e.in_component(&c.name, None))?;
         }
         Ok(UpdateResult {

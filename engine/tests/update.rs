@@ -346,3 +346,310 @@ fn whole_object_writes_keep_the_crd_fields_beside_them() {
         "a pod spec field the caller dropped is removed"
     );
 }
+
+/// `mode: merge` (issue 19): an image change through a partial template
+/// keeps the container's resources and everything else; the object keeps
+/// its key order and the patch is the one change.
+#[test]
+fn merge_mode_changes_one_image_and_keeps_the_rest() {
+    let d = catalog_jobset();
+    let obj = jobset();
+    let partial = json!({"spec": {"containers": [{"name": "trainer", "image": "ghcr.io/example/llama-trainer:1.5"}]}});
+    let merged = d
+        .update(
+            &obj,
+            &req(json!({"mode": "merge", "components": {"replicatedjob": {"podTemplateSpecs": {"worker": partial}}}})),
+        )
+        .unwrap();
+    assert_eq!(
+        merged.patch,
+        vec![PatchOp::Replace {
+            path: "/spec/replicatedJobs/1/template/spec/template/spec/containers/0/image".into(),
+            value: json!("ghcr.io/example/llama-trainer:1.5")
+        }]
+    );
+    // Key for key as the input was written (the YAML's order, not sorted),
+    // with the one value changed.
+    let text = serde_json::to_string(&obj).unwrap();
+    assert!(
+        text.starts_with(r#"{"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet""#),
+        "{text}"
+    );
+    let want = text
+        .replacen("llama-trainer:1.4", "llama-trainer:1.5", 2)
+        .replacen("llama-trainer:1.5", "llama-trainer:1.4", 1);
+    assert_eq!(serde_json::to_string(&merged.object).unwrap(), want);
+    assert_eq!(apply(&obj, &merged.patch).unwrap(), merged.object);
+
+    // The default (replace) writes the partial template as the whole
+    // template: the container loses its resources.
+    let replaced = d
+        .update(
+            &obj,
+            &req(
+                json!({"components": {"replicatedjob": {"podTemplateSpecs": {"worker": partial}}}}),
+            ),
+        )
+        .unwrap();
+    assert!(
+        replaced.patch.iter().any(
+            |op| matches!(op, PatchOp::Remove { path } if path.ends_with("/containers/0/resources"))
+        ),
+        "{:?}",
+        replaced.patch
+    );
+}
+
+#[test]
+fn merge_mode_semantics() {
+    let d = thing_def(
+        "
+      - name: part
+        ownerRef: thing
+        kind: {group: example.com, version: v1, kind: Part}
+        specDefinition:
+          podSpecPath: .spec.pod
+",
+    );
+    let obj = json!({
+        "apiVersion": "example.com/v1", "kind": "Thing",
+        "metadata": {"name": "t", "namespace": "ns"},
+        "spec": {"pod": {
+            "schedulerName": "default",
+            "nodeSelector": {"zone": "a", "pool": "gpu"},
+            "containers": [
+                {"name": "main", "image": "m:1", "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]},
+                {"name": "side", "image": "s:1"}
+            ],
+            "tolerations": [{"key": "gpu", "operator": "Exists"}],
+            "foreign": {"kept": true}
+        }}
+    });
+    let patch = json!({
+        // null removes a key; a new key is added at the end.
+        "schedulerName": null,
+        "priorityClassName": "high",
+        // Maps merge key by key.
+        "nodeSelector": {"zone": "b", "pool": null},
+        // Named lists merge by name: `main` is merged (its env too, by
+        // name), `extra` is appended, `side` is kept.
+        "containers": [
+            {"name": "main", "image": "m:2", "env": [{"name": "B", "value": null, "valueFrom": {"fieldRef": {"fieldPath": "x"}}}, {"name": "C", "value": "3"}]},
+            {"name": "extra", "image": "e:1", "args": null}
+        ],
+        // A list that is not named replaces the old one whole.
+        "tolerations": [{"key": "tpu", "operator": "Exists"}]
+    });
+    let out = d
+        .update(
+            &obj,
+            &req(json!({"mode": "merge", "components": {"part": {"podSpecs": {"": patch}}}})),
+        )
+        .unwrap();
+    let pod = &out.object["spec"]["pod"];
+    assert_eq!(
+        pod,
+        &json!({
+            "nodeSelector": {"zone": "b"},
+            "containers": [
+                {"name": "main", "image": "m:2", "env": [
+                    {"name": "A", "value": "1"},
+                    {"name": "B", "valueFrom": {"fieldRef": {"fieldPath": "x"}}},
+                    {"name": "C", "value": "3"}
+                ]},
+                {"name": "side", "image": "s:1"},
+                {"name": "extra", "image": "e:1"}
+            ],
+            "tolerations": [{"key": "tpu", "operator": "Exists"}],
+            "foreign": {"kept": true},
+            "priorityClassName": "high"
+        })
+    );
+    let keys: Vec<&String> = pod.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "nodeSelector",
+            "containers",
+            "tolerations",
+            "foreign",
+            "priorityClassName"
+        ]
+    );
+    assert_eq!(apply(&obj, &out.patch).unwrap(), out.object);
+    // Merging the same patch again changes nothing (merge patches are
+    // idempotent).
+    let again = d
+        .update(
+            &out.object,
+            &req(json!({"mode": "merge", "components": {"part": {"podSpecs": {"": patch}}}})),
+        )
+        .unwrap();
+    assert_eq!(again.patch, vec![]);
+
+    // A value that is not a map replaces, as in replace mode; into a
+    // missing place, a map patch is written without its nulls.
+    let obj2 = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "t"}, "spec": {}});
+    let out = d
+        .update(
+            &obj2,
+            &req(json!({"mode": "merge", "components": {"part": {"podSpecs": {"": {"a": 1, "b": null, "c": {"d": null}}}}}})),
+        )
+        .unwrap();
+    assert_eq!(out.object["spec"]["pod"], json!({"a": 1, "c": {}}));
+
+    // An unknown mode is a usage error of the request.
+    let bad: Result<UpdateRequest, _> = serde_json::from_value(json!({"mode": "strategic"}));
+    assert!(bad.is_err());
+}
+
+/// A merge patch is walked node by node within the call's budget, and
+/// nesting past maxDepth is a limit error, not a deep recursion.
+#[test]
+fn merge_mode_is_bounded() {
+    use workload_lens::Limits;
+    let text = r#"
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: thing}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: thing
+      kind: {group: example.com, version: v1, kind: Thing}
+      specDefinition:
+        podSpecPath: .spec.pod
+      statusDefinition:
+        phaseDefinition: {path: .status.phase}
+"#;
+    let obj = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "t"}, "spec": {"pod": {}}});
+    // 10x the default maxDepth (128).
+    let mut deep = json!(1);
+    for _ in 0..1280 {
+        deep = json!({ "x": deep });
+    }
+    let d = CompiledDefinition::from_text(text, Limits::default()).unwrap();
+    let e = d
+        .update(
+            &obj,
+            &req(json!({"mode": "merge", "components": {"thing": {"podSpecs": {"": deep}}}})),
+        )
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Limit, "{e}");
+    // 100,000 named items against a small step budget: stopped by maxSteps.
+    let items: Vec<Value> = (0..100_000)
+        .map(|i| json!({"name": format!("c{i}"), "image": "x"}))
+        .collect();
+    let small = Limits {
+        max_steps: 50_000,
+        ..Limits::default()
+    };
+    let d = CompiledDefinition::from_text(text, small).unwrap();
+    let obj = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "t"}, "spec": {"pod": {"containers": items.clone()}}});
+    let e = d
+        .update(&obj, &req(json!({"mode": "merge", "components": {"thing": {"podSpecs": {"": {"containers": items}}}}})))
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Limit, "{e}");
+    assert_eq!(e.limit(), Some("maxSteps"), "{e}");
+}
+
+/// Small JSON values for merge laws: maps over few keys (so that patch and
+/// target share some), lists of scalars, and lists of named maps.
+fn merge_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        (0i64..4).prop_map(|n| json!(n)),
+        "[xy]{0,2}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 40, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(("[a-e]", inner.clone()), 0..5)
+                .prop_map(|kv| { Value::Object(kv.into_iter().collect()) }),
+            prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+            prop::collection::vec(("[pq]", inner), 1..3).prop_map(|items| {
+                Value::Array(
+                    items
+                        .into_iter()
+                        .map(|(name, v)| json!({"name": name, "v": v}))
+                        .collect(),
+                )
+            }),
+        ]
+    })
+}
+
+/// The merge rule written plainly (RFC 7396, plus named lists merged by
+/// name), to check the engine's against.
+fn merge_model(target: &Value, patch: &Value) -> Value {
+    let named = |a: &[Value]| {
+        !a.is_empty()
+            && a.iter()
+                .all(|x| x.get("name").is_some_and(Value::is_string))
+    };
+    match (target, patch) {
+        (_, Value::Object(p)) => {
+            let mut t = match target {
+                Value::Object(t) => t.clone(),
+                _ => serde_json::Map::new(),
+            };
+            for (k, v) in p {
+                if v.is_null() {
+                    t.shift_remove(k);
+                } else {
+                    let old = t.get(k).cloned().unwrap_or(Value::Null);
+                    t.insert(k.clone(), merge_model(&old, v));
+                }
+            }
+            Value::Object(t)
+        }
+        (t, Value::Array(p)) if named(p) => {
+            let mut t = match t {
+                Value::Array(t) if named(t) => t.clone(),
+                _ => Vec::new(),
+            };
+            for item in p {
+                match t.iter().position(|x| x["name"] == item["name"]) {
+                    Some(i) => t[i] = merge_model(&t[i], item),
+                    None => t.push(merge_model(&Value::Null, item)),
+                }
+            }
+            Value::Array(t)
+        }
+        (_, p) => p.clone(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Merge mode writes what the plain rule gives, keeps the order of the
+    /// keys it keeps, is idempotent, and its patch turns the old object
+    /// into the new one.
+    #[test]
+    fn merge_mode_laws(target in merge_json(), patch in prop::collection::vec(("[a-e]", merge_json()), 0..5)) {
+        let patch = Value::Object(patch.into_iter().collect());
+        let d = thing_def(
+            "
+      - name: part
+        ownerRef: thing
+        kind: {group: example.com, version: v1, kind: Part}
+        specDefinition:
+          podSpecPath: .spec.pod
+",
+        );
+        let obj = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "t"}, "spec": {"pod": target}});
+        let r = req(json!({"mode": "merge", "components": {"part": {"podSpecs": {"": patch}}}}));
+        let out = d.update(&obj, &r).unwrap();
+        let want = merge_model(&obj["spec"]["pod"], &patch);
+        prop_assert_eq!(&out.object["spec"]["pod"], &want);
+        prop_assert_eq!(apply(&obj, &out.patch).unwrap(), out.object.clone());
+        if let (Value::Object(old), Value::Object(new)) = (&obj["spec"]["pod"], &out.object["spec"]["pod"]) {
+            let kept_old: Vec<&String> = old.keys().filter(|k| new.contains_key(*k)).collect();
+            let kept_new: Vec<&String> = new.keys().filter(|k| old.contains_key(*k)).collect();
+            prop_assert_eq!(kept_old, kept_new);
+        }
+        let again = d.update(&out.object, &r).unwrap();
+        prop_assert_eq!(again.patch, vec![]);
+    }
+}

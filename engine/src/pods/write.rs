@@ -7,7 +7,7 @@ use crate::compile::{Comp, CompiledDefinition, Expr};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{FRAGMENT_FIELDS, FragmentField};
 use crate::pods::{OBJECT_META_FIELDS, POD_SPEC_FIELDS, PodDef};
-use crate::update::{ComponentUpdate, as_path, is_empty, set_path};
+use crate::update::{ComponentUpdate, UpdateMode, as_path, is_empty, merge_patch, set_path};
 use std::collections::BTreeMap;
 
 impl CompiledDefinition {
@@ -15,6 +15,7 @@ impl CompiledDefinition {
         &self,
         c: &Comp,
         u: &ComponentUpdate,
+        mode: UpdateMode,
         doc: &mut Value,
     ) -> Result<()> {
         // What the component's definition lacks, the field that would give
@@ -51,7 +52,14 @@ impl CompiledDefinition {
             let PodDef::Template(e) = &c.pod else {
                 return Err(missing("pod template spec"));
             };
-            self.write(c, e, values, doc, "pod template specs", Keep::Template)?;
+            self.write(
+                c,
+                e,
+                values,
+                doc,
+                "pod template specs",
+                mode.keep(Keep::Template),
+            )?;
         }
         if let Some(values) = &u.pod_specs {
             let PodDef::Spec(e) = &c.pod else {
@@ -63,7 +71,7 @@ impl CompiledDefinition {
                 values,
                 doc,
                 "pod specs",
-                Keep::Fields(POD_SPEC_FIELDS),
+                mode.keep(Keep::Fields(POD_SPEC_FIELDS)),
             )?;
         }
         if let Some(values) = &u.pod_metadata {
@@ -76,7 +84,7 @@ impl CompiledDefinition {
                 values,
                 doc,
                 "pod metadata",
-                Keep::Fields(OBJECT_META_FIELDS),
+                mode.keep(Keep::Fields(OBJECT_META_FIELDS)),
             )?;
         }
         if let Some(frags) = &u.fragments {
@@ -118,7 +126,7 @@ impl CompiledDefinition {
                     &values,
                     doc,
                     &format!("fragment {}", f.human()),
-                    Keep::Nothing,
+                    mode.keep(Keep::Nothing),
                 )
                 .map_err(|err| err.context(&format!("failed to update {}", human(f))))?;
             }
@@ -163,7 +171,7 @@ impl CompiledDefinition {
             for p in &paths {
                 let p = as_path(p)?;
                 crate::budget::copy_of(v).map_err(|err| err.at(e.location()))?;
-                let v = keep.merge(get_path(doc, p), v.clone());
+                let v = keep.apply(take_path(doc, p), v, &self.limits)?;
                 set_path(doc, p, v).map_err(|err| err.at(e.location()))?;
             }
             return Ok(());
@@ -186,7 +194,9 @@ impl CompiledDefinition {
                 let p = as_path(p)?;
                 crate::budget::copy_of(v)
                     .map_err(|err| err.at(e.location()).in_component(&c.name, Some(id)))?;
-                let v = keep.merge(get_path(doc, p), v.clone());
+                let v = keep
+                    .apply(take_path(doc, p), v, &self.limits)
+                    .map_err(|err| err.at(e.location()).in_component(&c.name, Some(id)))?;
                 set_path(doc, p, v)
                     .map_err(|err| err.at(e.location()).in_component(&c.name, Some(id)))?;
             }
@@ -204,9 +214,31 @@ enum Keep {
     Nothing,
     Fields(&'static [&'static str]),
     Template,
+    /// [`UpdateMode::Merge`]: the value is merged into the old one, which
+    /// keeps everything the value does not name.
+    Merged,
+}
+
+impl UpdateMode {
+    fn keep(self, keep: Keep) -> Keep {
+        match self {
+            UpdateMode::Replace => keep,
+            UpdateMode::Merge => Keep::Merged,
+        }
+    }
 }
 
 impl Keep {
+    /// The value to write in place of `old` (taken out of the object).
+    fn apply(self, old: Option<Value>, new: &Value, limits: &crate::Limits) -> Result<Value> {
+        if let Keep::Merged = self {
+            let mut target = old.unwrap_or(Value::Null);
+            merge_patch(&mut target, new, limits.effective().max_depth.max(1))?;
+            return Ok(target);
+        }
+        Ok(self.merge(old.as_ref(), new.clone()))
+    }
+
     fn merge(self, old: Option<&Value>, new: Value) -> Value {
         let (old, mut new) = match (old, new) {
             (Some(Value::Object(old)), Value::Object(new)) => (old, new),
@@ -221,7 +253,7 @@ impl Keep {
                 }
             };
         match self {
-            Keep::Nothing => return Value::Object(new),
+            Keep::Nothing | Keep::Merged => return Value::Object(new),
             Keep::Fields(fields) => keep_foreign(old, &mut new, fields),
             Keep::Template => {
                 keep_foreign(old, &mut new, &["metadata", "spec"]);
@@ -238,21 +270,23 @@ impl Keep {
     }
 }
 
-/// The value at a jq path, if there is one.
-fn get_path<'a>(doc: &'a Value, path: &[Value]) -> Option<&'a Value> {
+/// The value at a jq path, if there is one, taken out of the object (a
+/// `null` is left in its place, where [`set_path`] writes the new value, so
+/// the key keeps its place).
+fn take_path(doc: &mut Value, path: &[Value]) -> Option<Value> {
     let mut cur = doc;
     for k in path {
         cur = match (k, cur) {
-            (Value::String(s), Value::Object(o)) => o.get(s)?,
+            (Value::String(s), Value::Object(o)) => o.get_mut(s)?,
             (Value::Number(n), Value::Array(a)) => {
                 let i = n.as_i64()?;
                 let i = if i < 0 { i + a.len() as i64 } else { i };
-                a.get(usize::try_from(i).ok()?)?
+                a.get_mut(usize::try_from(i).ok()?)?
             }
             _ => return None,
         };
     }
-    Some(cur)
+    Some(std::mem::take(cur))
 }
 
 fn human(f: FragmentField) -> &'static str {
