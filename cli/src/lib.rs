@@ -95,9 +95,10 @@ enum Command {
     #[command(
         after_help = EXIT_CODES_HELP,
         long_about = "Update a workload through its definition: write pod templates, pod \
-            specs, pod metadata or fragments (--values FILE), or apply the definition's \
+            specs, pod metadata or fragments (--values FILE; each value replaces what is \
+            there, or with --merge is merged into it), or apply the definition's \
             suspend or resume actions (--suspend, --resume). The input must hold one object; \
-            it is not modified.\n\n\
+            it is not modified. The output keeps the object's key order.\n\n\
             Prints the updated object (YAML, or JSON with -o json), or with -o patch the \
             RFC 6902 JSON Patch from the input object, on one line:\n  \
             kubectl patch jobset llama --type=json -p \"$(kubectl get jobset llama -o yaml | \
@@ -113,6 +114,12 @@ enum Command {
         /// (`""` is the instance of a single-instance component)
         #[arg(long, value_name = "FILE|-")]
         values: Option<String>,
+        /// Merge each value into what is there (a JSON merge patch: maps merge
+        /// key by key, null removes a key, lists of named items such as
+        /// containers merge by name) instead of replacing it; e.g. a template
+        /// with one container's name and image changes only that image
+        #[arg(long, conflicts_with_all = ["suspend", "resume"])]
+        merge: bool,
         /// Apply the definition's suspend actions
         #[arg(long)]
         suspend: bool,
@@ -209,13 +216,14 @@ fn execute(cli: Cli) -> Result<u8, Failure> {
         Command::Update {
             file,
             values,
+            merge,
             suspend,
             resume: _,
             definitions,
             output,
         } => {
             let action = match (values, suspend) {
-                (Some(v), _) => Action::Values(InputPath(v)),
+                (Some(v), _) => Action::Values(InputPath(v), merge),
                 (None, true) => Action::Suspend,
                 (None, false) => Action::Resume,
             };

@@ -3,7 +3,7 @@
 
 use clap::ValueEnum;
 use serde_json::Value;
-use workload_lens::{Limits, UpdateRequest, parse_documents};
+use workload_lens::{Limits, UpdateMode, UpdateRequest, parse_documents};
 
 use crate::failure::Failure;
 use crate::input::{self, InputPath, check_single_stdin, object_label, read_objects, read_text};
@@ -12,8 +12,9 @@ use crate::output::{self, warn};
 /// What to do to the object.
 #[derive(Debug, Clone)]
 pub enum Action {
-    /// `--values FILE`: an `UpdateRequest`.
-    Values(InputPath),
+    /// `--values FILE`: an `UpdateRequest`; with `--merge` (true), merged
+    /// into what is there (`UpdateMode::Merge`).
+    Values(InputPath, bool),
     /// `--suspend`: the definition's suspend actions.
     Suspend,
     /// `--resume`: the definition's resume actions.
@@ -42,7 +43,7 @@ pub fn run(
     limits: &Limits,
 ) -> Result<String, Failure> {
     let values = match action {
-        Action::Values(p) => Some(p),
+        Action::Values(p, _) => Some(p),
         Action::Suspend | Action::Resume => None,
     };
     check_single_stdin(definitions.iter().chain([file]).chain(values))?;
@@ -67,7 +68,13 @@ pub fn run(
         }
     };
     let result = match action {
-        Action::Values(p) => engine.update(&obj, &read_values(p, limits)?),
+        Action::Values(p, merge) => {
+            let mut request = read_values(p, limits)?;
+            if *merge {
+                request.mode = UpdateMode::Merge;
+            }
+            engine.update(&obj, &request)
+        }
         Action::Suspend => engine.suspend(&obj),
         Action::Resume => engine.resume(&obj),
     }

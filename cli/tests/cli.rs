@@ -898,6 +898,64 @@ fn update_with_values_prints_object_and_patch() {
     assert_eq!(s.stdout, p.stdout);
 }
 
+/// `--merge`: a partial template changes one image and keeps the rest;
+/// the YAML keeps the input's key order (only the image line differs).
+#[test]
+fn update_merge_changes_only_what_it_names() {
+    const IMAGE: &str = "tests/fixtures/values-worker-image.yaml";
+    let p = run(&[
+        "update", EXAMPLE, "--values", IMAGE, "--merge", "-o", "patch",
+    ]);
+    assert_exit(&p, 0);
+    assert_eq!(
+        json(&p.stdout),
+        serde_json::json!([{
+            "op": "replace",
+            "path": "/spec/replicatedJobs/1/template/spec/template/spec/containers/0/image",
+            "value": "ghcr.io/example/llama-trainer:1.5"
+        }])
+    );
+    let y = run(&["update", EXAMPLE, "--values", IMAGE, "--merge"]);
+    assert_exit(&y, 0);
+    // The object written back with no change, for comparison: the output
+    // of the merge differs from it by the image alone.
+    let original = run_with(
+        &["update", EXAMPLE, "--values", "-", "--merge"],
+        Some("components: {}\n"),
+    );
+    assert_exit(&original, 0);
+    let changed: Vec<(&str, &str)> = original
+        .stdout
+        .lines()
+        .zip(y.stdout.lines())
+        .filter(|(a, b)| a != b)
+        .collect();
+    assert_eq!(
+        changed,
+        [(
+            "              image: ghcr.io/example/llama-trainer:1.4",
+            "              image: ghcr.io/example/llama-trainer:1.5"
+        )]
+    );
+    assert!(
+        y.stdout
+            .starts_with("apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n"),
+        "{}",
+        y.stdout
+    );
+    // Without --merge the partial template is the whole template.
+    let r = run(&["update", EXAMPLE, "--values", IMAGE, "-o", "patch"]);
+    assert_exit(&r, 0);
+    assert!(
+        r.stdout.contains("/containers/0/resources\"}"),
+        "{}",
+        r.stdout
+    );
+    // --merge needs --values.
+    let bad = run(&["update", EXAMPLE, "--suspend", "--merge"]);
+    assert_exit(&bad, 2);
+}
+
 #[test]
 fn update_suspend_and_resume() {
     let s = run(&["update", EXAMPLE, "--suspend", "-o", "patch"]);
