@@ -66,6 +66,12 @@ export type LimitOptions = Partial<Limits>;
 
 /** What to write, per component name and instance id (see docs/api.md, "Updates"). */
 export interface UpdateRequest {
+  /**
+   * `replace` (the default): each value replaces what is at its place.
+   * `merge`: each value is merged into what is there (RFC 7396 JSON merge
+   * patch; lists of named maps, such as containers, merge by name).
+   */
+  mode?: 'replace' | 'merge';
   components?: {
     [component: string]: {
       /** Whole pod templates (`{metadata, spec}`), through `podTemplateSpecPath`. */

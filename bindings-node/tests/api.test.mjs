@@ -179,6 +179,26 @@ test('Definition from the catalog: update, suspend, resume, pods, gang groups', 
   assert.ok(Array.isArray(gangs.groups) && gangs.groups.length > 0);
 });
 
+test('update with mode merge keeps the rest and the key order', () => {
+  const def = wl.lookup('jobset.x-k8s.io/v1alpha2', 'JobSet');
+  const partial = { spec: { containers: [{ name: 'trainer', image: 'ghcr.io/example/llama-trainer:1.5' }] } };
+  const out = def.update(JOBSET, { mode: 'merge', components: { replicatedjob: { podTemplateSpecs: { worker: partial } } } });
+  assert.deepEqual(out.patch, [{
+    op: 'replace', path: '/spec/replicatedJobs/1/template/spec/template/spec/containers/0/image',
+    value: 'ghcr.io/example/llama-trainer:1.5',
+  }]);
+  const worker = out.object.spec.replicatedJobs[1].template.spec.template.spec;
+  assert.deepEqual(worker.containers[0].resources.limits, { 'nvidia.com/gpu': '4' });
+  // The object's keys in its own order (deepEqual ignores order; keys do not).
+  assert.deepEqual(Object.keys(out.object), Object.keys(JOBSET));
+  assert.deepEqual(Object.keys(out.object), ['apiVersion', 'kind', 'metadata', 'spec', 'status']);
+  assert.deepEqual(Object.keys(worker), ['restartPolicy', 'containers']);
+  assert.deepEqual(Object.keys(worker.containers[0]), ['name', 'image', 'resources']);
+  const unsorted = { kind: 'JobSet', apiVersion: 'jobset.x-k8s.io/v1alpha2', metadata: { name: 'j' }, spec: { suspend: false, replicatedJobs: [] } };
+  assert.deepEqual(Object.keys(def.suspend(unsorted).object), ['kind', 'apiVersion', 'metadata', 'spec']);
+  assert.throws(() => def.update(JOBSET, { mode: 'strategic' }), (e) => e.code === 'usage');
+});
+
 test('explainStatus', () => {
   const def = wl.lookup('jobset.x-k8s.io/v1alpha2', 'JobSet');
   const explanation = def.explainStatus(JOBSET);

@@ -161,6 +161,32 @@ def test_definition_methods(jobset_text: str, jobset: Dict[str, Any], jobset_pod
     assert upd._asdict().keys() == {"object", "patch"}
 
 
+def test_update_merge_keeps_the_rest_and_the_key_order(jobset: Dict[str, Any]) -> None:
+    """``mode: merge`` changes one image through a partial template; the
+    result keeps the dict's key order (the engine's, not sorted)."""
+    js = wl.lookup("jobset.x-k8s.io/v1alpha2", "JobSet")
+    assert js is not None
+    partial = {"spec": {"containers": [{"name": "trainer", "image": "ghcr.io/example/llama-trainer:1.5"}]}}
+    upd = js.update(jobset, {"mode": "merge",
+                             "components": {"replicatedjob": {"podTemplateSpecs": {"worker": partial}}}})
+    assert upd.patch == [{
+        "op": "replace",
+        "path": "/spec/replicatedJobs/1/template/spec/template/spec/containers/0/image",
+        "value": "ghcr.io/example/llama-trainer:1.5",
+    }]
+    worker = upd.object["spec"]["replicatedJobs"][1]["template"]["spec"]["template"]["spec"]
+    assert worker["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": "4"}
+    assert list(upd.object) == list(jobset) == ["apiVersion", "kind", "metadata", "spec", "status"]
+    assert list(worker) == ["restartPolicy", "containers"]
+    assert list(worker["containers"][0]) == ["name", "image", "resources"]
+    # An unsorted dict comes back in its own order too.
+    obj = {"kind": "JobSet", "apiVersion": "jobset.x-k8s.io/v1alpha2", "metadata": {"name": "j"},
+           "spec": {"suspend": False, "replicatedJobs": []}}
+    assert list(js.suspend(obj).object) == ["kind", "apiVersion", "metadata", "spec"]
+    with pytest.raises(wl.UsageError):
+        js.update(jobset, {"mode": "strategic"})
+
+
 def test_pods_in_every_form_the_engine_reads(jobset: Dict[str, Any], jobset_pods: List[Any]) -> None:
     """Pods go through the engine's one reader of object lists: an iterable
     of pods, a PodList (dict or text; items with or without kind, as the API

@@ -380,8 +380,12 @@ class Definition:
 
     def update(self, obj: Any, request: Mapping[str, Any]) -> UpdateResult:
         """Write values through the definition's paths. ``request`` is
-        ``{"components": {NAME: {"podTemplateSpecs"|"podSpecs"|"podMetadata"|
-        "fragments": {INSTANCE_ID: value}}}}``."""
+        ``{"mode": "replace"|"merge", "components": {NAME: {"podTemplateSpecs"|
+        "podSpecs"|"podMetadata"|"fragments": {INSTANCE_ID: value}}}}``.
+        By default each value replaces what is at its place; with
+        ``"mode": "merge"`` it is merged into it (RFC 7396 JSON merge patch;
+        lists of named maps such as containers merge by name). The object
+        keeps its key order; the patch holds only what changed."""
         if not isinstance(request, Mapping):
             raise TypeError(f"request must be a mapping, not {type(request).__name__}")
         return _update_result(self._native.update(_object(obj), request))
