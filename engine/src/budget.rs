@@ -257,6 +257,41 @@ pub(crate) fn memory(bytes: usize) -> Result<(), Error> {
     Meter::Memory.take(bytes as u64).map_err(Error::from)
 }
 
+/// `o[key]`. Objects are insertion-ordered hash maps (they keep the input's
+/// key order) whose hasher, SipHash, costs more than comparing the keys of
+/// a small object one by one, which most Kubernetes objects are: up to
+/// [`SCAN_MEMBERS`] members are scanned, larger objects hashed.
+#[inline]
+pub(crate) fn member<'a>(
+    o: &'a serde_json::Map<String, serde_json::Value>,
+    key: &str,
+) -> Option<&'a serde_json::Value> {
+    if o.len() <= SCAN_MEMBERS {
+        o.iter().find_map(|(k, v)| (k == key).then_some(v))
+    } else {
+        o.get(key)
+    }
+}
+
+/// Objects of up to this many members are searched by scanning ([`member`]).
+pub(crate) const SCAN_MEMBERS: usize = 12;
+
+/// The members of a JSON object by key: as they are when the object keeps
+/// them sorted, else sorted, for a step per key and per 64 key bytes.
+/// Objects keep their input's key order (so that updates write them back
+/// as they were); jq and the JSON Patch see them by key.
+pub(crate) fn members_by_key(
+    o: &serde_json::Map<String, serde_json::Value>,
+) -> Result<Vec<(&String, &serde_json::Value)>, Meter> {
+    let mut members: Vec<(&String, &serde_json::Value)> = o.iter().collect();
+    if !members.is_sorted_by(|a, b| a.0 <= b.0) {
+        let bytes: usize = members.iter().map(|(k, _)| k.len()).sum();
+        Meter::Steps.take(members.len() as u64 + byte_steps(bytes))?;
+        members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    }
+    Ok(members)
+}
+
 /// The nesting depth of a value (a scalar is 0, a container one more than
 /// its deepest member), its nodes and its string bytes (keys included), in
 /// one walk without recursion. The walk stops at the first container

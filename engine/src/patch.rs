@@ -138,16 +138,9 @@ pub(crate) fn diff(old: &Value, new: &Value) -> crate::Result<Vec<PatchOp>> {
     Ok(ops)
 }
 
-/// The members of an object by key: as they are when the object keeps
-/// them sorted, else sorted (a step per key and per 64 key bytes).
+/// The members of an object by key ([`crate::budget::members_by_key`]).
 fn by_key(o: &serde_json::Map<String, Value>) -> crate::Result<Vec<(&String, &Value)>> {
-    let mut members: Vec<(&String, &Value)> = o.iter().collect();
-    if !members.is_sorted_by(|a, b| a.0 <= b.0) {
-        let bytes: usize = members.iter().map(|(k, _)| k.len()).sum();
-        crate::budget::steps(members.len() as u64 + crate::budget::byte_steps(bytes))?;
-        members.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    }
-    Ok(members)
+    crate::budget::members_by_key(o).map_err(crate::Error::from)
 }
 
 /// Apply a patch (as produced by [`diff`], or any patch of `add`, `remove`

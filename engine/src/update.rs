@@ -93,22 +93,24 @@ pub(crate) fn merge_patch(target: &mut Value, patch: &Value, depth: usize) -> Re
             };
             crate::budget::steps(t.len() as u64)?;
             // By name, the first item of a name (lists should not repeat one).
-            let mut index: std::collections::HashMap<String, usize> =
-                std::collections::HashMap::with_capacity(t.len());
+            // Item by name (the first of a name: lists should not repeat
+            // one), in a JSON map of positions: the engine's one map type,
+            // so the WASM module carries no other (its size is budgeted).
+            let mut index = Map::new();
             for (i, x) in t.iter().enumerate() {
                 if let Some(name) = x.get("name").and_then(Value::as_str) {
                     crate::budget::memory(name.len() + 2 * crate::budget::SLOT_BYTES)?;
-                    index.entry(name.to_string()).or_insert(i);
+                    index.entry(name).or_insert(Value::from(i));
                 }
             }
             for item in p {
                 let name = item.get("name").and_then(Value::as_str).unwrap_or_default();
-                match index.get(name) {
-                    Some(&i) => merge_patch(&mut t[i], item, depth - 1)?,
+                match index.get(name).and_then(Value::as_u64) {
+                    Some(i) => merge_patch(&mut t[i as usize], item, depth - 1)?,
                     None => {
                         let mut fresh = Value::Null;
                         merge_patch(&mut fresh, item, depth - 1)?;
-                        index.insert(name.to_string(), t.len());
+                        index.insert(name.to_string(), Value::from(t.len()));
                         t.push(fresh);
                     }
                 }

@@ -400,17 +400,18 @@ fn merge_mode_changes_one_image_and_keeps_the_rest() {
     );
 }
 
-#[test]
-fn merge_mode_semantics() {
-    let d = thing_def(
-        "
+/// A Thing whose one part has a pod spec at `.spec.pod`.
+const POD_SPEC_PART: &str = "
       - name: part
         ownerRef: thing
         kind: {group: example.com, version: v1, kind: Part}
         specDefinition:
           podSpecPath: .spec.pod
-",
-    );
+";
+
+#[test]
+fn merge_mode_semantics() {
+    let d = thing_def(POD_SPEC_PART);
     let obj = json!({
         "apiVersion": "example.com/v1", "kind": "Thing",
         "metadata": {"name": "t", "namespace": "ns"},
@@ -629,15 +630,7 @@ proptest! {
     #[test]
     fn merge_mode_laws(target in merge_json(), patch in prop::collection::vec(("[a-e]", merge_json()), 0..5)) {
         let patch = Value::Object(patch.into_iter().collect());
-        let d = thing_def(
-            "
-      - name: part
-        ownerRef: thing
-        kind: {group: example.com, version: v1, kind: Part}
-        specDefinition:
-          podSpecPath: .spec.pod
-",
-        );
+        let d = thing_def(POD_SPEC_PART);
         let obj = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "t"}, "spec": {"pod": target}});
         let r = req(json!({"mode": "merge", "components": {"part": {"podSpecs": {"": patch}}}}));
         let out = d.update(&obj, &r).unwrap();

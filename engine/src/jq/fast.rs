@@ -406,20 +406,10 @@ fn step() -> R<()> {
     Meter::Steps.take(1).map_err(|m| Stop::limit(limit(m)))
 }
 
-/// The members of a JSON object in jq's order (sorted keys). Objects keep
-/// their input's key order (so that updates keep it); jq sees them sorted.
-/// An object that is not sorted costs a step per key and per 64 key bytes
-/// to sort.
+/// The members of a JSON object in jq's order (sorted keys; see
+/// [`crate::budget::members_by_key`]).
 fn sorted(o: &serde_json::Map<String, Value>) -> R<Vec<(&String, &Value)>> {
-    let mut members: Vec<(&String, &Value)> = o.iter().collect();
-    if !members.is_sorted_by(|a, b| a.0 <= b.0) {
-        let bytes: usize = members.iter().map(|(k, _)| k.len()).sum();
-        Meter::Steps
-            .take(members.len() as u64 + crate::budget::byte_steps(bytes))
-            .map_err(|m| Stop::limit(limit(m)))?;
-        members.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    }
-    Ok(members)
+    crate::budget::members_by_key(o).map_err(|m| Stop::limit(limit(m)))
 }
 
 /// A value operation's error: the limit it breached, or jaq's to give.
@@ -663,7 +653,9 @@ fn index<'a>(x: Out<'a>, s: &Step) -> R<Out<'a>> {
     Ok(match (x, s) {
         (Out::Json(Value::Null), _) => Out::Json(&NULL),
         (Out::Made(W { v: Val::Null, .. }), _) => Out::Json(&NULL),
-        (Out::Json(Value::Object(m)), Step::Key(k)) => Out::Json(m.get(k).unwrap_or(&NULL)),
+        (Out::Json(Value::Object(m)), Step::Key(k)) => {
+            Out::Json(crate::budget::member(m, k).unwrap_or(&NULL))
+        }
         (Out::Json(Value::Array(a)), Step::Nth(i)) => {
             Out::Json(position(*i, a.len()).map_or(&NULL, |i| &a[i]))
         }
@@ -745,7 +737,7 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             };
             for k in keys {
                 v = match v {
-                    Value::Object(m) => m.get(k).unwrap_or(&NULL),
+                    Value::Object(m) => crate::budget::member(m, k).unwrap_or(&NULL),
                     Value::Null => &NULL,
                     _ => return Err(Stop::Jaq),
                 };

@@ -218,3 +218,38 @@ fn the_reachable_prelude_is_enough() {
         "needs the fallback: {narrowed_failures:?}"
     );
 }
+
+/// Member lookup scans small objects and hashes large ones
+/// (`budget::member`): both give jaq's answer, first and last members,
+/// missing keys included.
+#[test]
+fn member_lookup_in_small_and_large_objects() {
+    for n in [
+        1usize,
+        3,
+        crate::budget::SCAN_MEMBERS,
+        crate::budget::SCAN_MEMBERS + 1,
+        40,
+    ] {
+        // Inserted in reverse, so that the objects are not sorted either.
+        let obj: serde_json::Map<String, Value> =
+            (0..n).rev().map(|i| (format!("k{i}"), json!(i))).collect();
+        let input = json!({ "o": obj });
+        for (code, want) in [
+            (".o.k0".to_string(), json!(0)),
+            (format!(".o.k{}", n - 1), json!(n - 1)),
+            (".o.missing".to_string(), json!(null)),
+        ] {
+            for fast in [true, false] {
+                let before = set_fast_path(fast);
+                let got = eval(&code, input.clone()).unwrap();
+                set_fast_path(before);
+                assert_eq!(
+                    got,
+                    vec![want.clone()],
+                    "{code} on {n} members (fast {fast})"
+                );
+            }
+        }
+    }
+}
