@@ -84,7 +84,9 @@ enum Kind {
     Lit(Lit),
     /// A string, boolean or `null` literal, `[]` or `{}`: the JSON value
     /// it is (jaq converts it as it converts the input's).
-    Const(Value),
+    /// Boxed: a JSON value is large (an object is an insertion-ordered
+    /// map), and nodes are built on the stack of the recursive compiler.
+    Const(Box<Value>),
     /// The object keys of a plain path from `.`.
     Path(Vec<String>),
     /// Steps from each output of a term (`None`: from `.`).
@@ -779,7 +781,7 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             list(items, cx)?
         }
         Kind::Lit(lit) => Out::Made(lit.val().ok_or(Stop::Jaq)?),
-        Kind::Const(v) => Out::Json(v),
+        Kind::Const(v) => Out::Json(v.as_ref()),
         Kind::Alt(l, r) => {
             let l = eval(l, input, cx)?;
             if l.truthy() { l } else { eval(r, input, cx)? }
@@ -1393,7 +1395,7 @@ fn node<'t, 's>(term: &'t Term<&'s str>, cl: &mut Cls<'t, 's>) -> Option<N> {
                 && n.bytes().all(|b| b.is_ascii_digit())
                 && (n.len() == 1 || !n.starts_with('0')) =>
         {
-            Kind::Const(Value::from(n.parse::<i64>().ok()?))
+            Kind::Const(Box::new(Value::from(n.parse::<i64>().ok()?)))
         }
         Term::Num(n) => Kind::Lit(Lit::new_num(n, false)?),
         Term::Neg(x) => match &**x {
@@ -1401,15 +1403,19 @@ fn node<'t, 's>(term: &'t Term<&'s str>, cl: &mut Cls<'t, 's>) -> Option<N> {
             _ => return None,
         },
         Term::Str(None, parts) => match literal(term) {
-            Some(s) => Kind::Const(Value::String(s)),
+            Some(s) => Kind::Const(Box::new(Value::String(s))),
             // Interpolation, as jaq compiles it: the sum of the parts, each
             // literal a string of its own, each term `f | tostring`.
             None => {
                 let mut terms = Vec::with_capacity(parts.len());
                 for p in parts {
                     terms.push(match p {
-                        StrPart::Str(t) => N::new(Kind::Const(Value::String(t.to_string()))),
-                        StrPart::Char(c) => N::new(Kind::Const(Value::String(c.to_string()))),
+                        StrPart::Str(t) => {
+                            N::new(Kind::Const(Box::new(Value::String(t.to_string()))))
+                        }
+                        StrPart::Char(c) => {
+                            N::new(Kind::Const(Box::new(Value::String(c.to_string()))))
+                        }
                         StrPart::Term(f) => N::new(Kind::Pipe(
                             Box::new(node(f, cl)?),
                             N::boxed(Kind::Fun(Fun::Interp)),
@@ -1423,22 +1429,24 @@ fn node<'t, 's>(term: &'t Term<&'s str>, cl: &mut Cls<'t, 's>) -> Option<N> {
                 }));
             }
         },
-        Term::Arr(None) => Kind::Const(Value::Array(Vec::new())),
+        Term::Arr(None) => Kind::Const(Box::new(Value::Array(Vec::new()))),
         Term::Arr(Some(f)) => Kind::Collect(Box::new(node(f, cl)?)),
-        Term::Obj(entries) if entries.is_empty() => Kind::Const(Value::Object(Default::default())),
+        Term::Obj(entries) if entries.is_empty() => {
+            Kind::Const(Box::new(Value::Object(Default::default())))
+        }
         // jaq's sum of one-entry objects, built at once.
         Term::Obj(entries) => {
             let mut parts = Vec::with_capacity(entries.len());
             for (k, v) in entries {
                 let (k, v) = match (k, v) {
                     (Term::Var(x), None) => (
-                        N::new(Kind::Const(Value::String(x[1..].to_string()))),
+                        N::new(Kind::Const(Box::new(Value::String(x[1..].to_string())))),
                         node(k, cl)?,
                     ),
                     (k @ Term::Str(None, _), None) => {
                         let key = literal(k)?;
                         (
-                            N::new(Kind::Const(Value::String(key.clone()))),
+                            N::new(Kind::Const(Box::new(Value::String(key.clone())))),
                             N::new(Kind::Path(vec![key])),
                         )
                     }
@@ -1551,9 +1559,9 @@ fn inline<'t, 's>(name: &str, args: &'t [Term<&'s str>], cl: &mut Cls<'t, 's>) -
 fn call<'t, 's>(name: &str, args: &'t [Term<&'s str>], cl: &mut Cls<'t, 's>) -> Option<Kind> {
     let each = || N::new(Kind::Steps(None, vec![Step::Each]));
     Some(match (name, args) {
-        ("null", []) => Kind::Const(Value::Null),
-        ("true", []) => Kind::Const(Value::Bool(true)),
-        ("false", []) => Kind::Const(Value::Bool(false)),
+        ("null", []) => Kind::Const(Box::new(Value::Null)),
+        ("true", []) => Kind::Const(Box::new(Value::Bool(true))),
+        ("false", []) => Kind::Const(Box::new(Value::Bool(false))),
         ("empty", []) => Kind::Empty,
         ("not", []) => Kind::Not(N::boxed(Kind::Id)),
         // `def select(f): if f then . else empty end;`
@@ -1619,7 +1627,7 @@ fn call<'t, 's>(name: &str, args: &'t [Term<&'s str>], cl: &mut Cls<'t, 's>) -> 
             let re = node(re, cl)?;
             let flags = match args {
                 [_, flags] => node(flags, cl)?,
-                _ => N::new(Kind::Const(Value::String(String::new()))),
+                _ => N::new(Kind::Const(Box::new(Value::String(String::new())))),
             };
             if !re.single || !flags.single {
                 return None;
