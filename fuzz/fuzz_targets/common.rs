@@ -70,6 +70,16 @@ pub fn check_error(e: &Error) {
     serde_json::to_string(e).expect("error serializes");
 }
 
+/// Two paths give equal answers as JSON values: objects the fast path
+/// passes through keep the input's key order, jaq's come out sorted.
+pub fn same_values<T: serde::Serialize>(a: &Result<T, Error>, b: &Result<T, Error>) {
+    let v = |r: &Result<T, Error>| match r {
+        Ok(v) => serde_json::to_value(v).expect("result serializes"),
+        Err(e) => serde_json::to_value(e).expect("error serializes"),
+    };
+    assert_eq!(v(a), v(b), "the two paths differ");
+}
+
 /// The same call twice gives the same answer (no hidden state, no clocks).
 pub fn deterministic<T: serde::Serialize>(a: &Result<T, Error>, b: &Result<T, Error>) {
     let s = |r: &Result<T, Error>| match r {
