@@ -92,7 +92,6 @@ pub(crate) fn merge_patch(target: &mut Value, patch: &Value, depth: usize) -> Re
                 return Ok(());
             };
             crate::budget::steps(t.len() as u64)?;
-            // By name, the first item of a name (lists should not repeat one).
             // Item by name (the first of a name: lists should not repeat
             // one), in a JSON map of positions: the engine's one map type,
             // so the WASM module carries no other (its size is budgeted).
