@@ -631,8 +631,9 @@ pub fn rebuild(definition_json: &str, limits_json: &str, origin: &str) -> Out<Co
     let origin = match origin {
         "catalog" => crate::Origin::Catalog,
         "user" => crate::Origin::User,
+        "cluster" => crate::Origin::Cluster,
         o => {
-            let m = format!("origin must be 'catalog' or 'user', not {o:?}");
+            let m = format!("origin must be 'catalog', 'user' or 'cluster', not {o:?}");
             return Err(Error::new(ErrorCode::Usage, m).into());
         }
     };
@@ -682,4 +683,89 @@ mod human_tests {
         assert_eq!(human_cpu(26_500.0), "26.5");
         assert_eq!(human_cpu(0.9), "0");
     }
+}
+
+/// Served resources from their JSON (an array of
+/// [`crate::ApiResource`], camelCase).
+fn served(json: &str) -> crate::Result<Vec<crate::ApiResource>> {
+    serde_json::from_str(json).map_err(|e| {
+        Error::new(
+            ErrorCode::Usage,
+            format!("the served resources must be a JSON array of {{group, version, kind, plural, ...}}: {e}"),
+        )
+    })
+}
+
+/// The objects of several inputs (each a list text, such as one page of a
+/// Kubernetes list response, or a value), in order.
+fn all_objects(inputs: Vec<Input<'_>>, limits: &Limits) -> crate::Result<Vec<Value>> {
+    let mut all = Vec::new();
+    for i in inputs {
+        all.extend(i.objects(limits)?);
+    }
+    Ok(all)
+}
+
+/// [`Engine::find_type`]: the served resource (JSON) a type token names;
+/// `served` is a JSON array of [`crate::ApiResource`].
+pub fn engine_find_type(engine: &Engine, token: &str, served_json: &str) -> Out<String> {
+    to_json(&engine.find_type(token, &served(served_json)?)?)
+}
+
+/// [`Engine::covered_types`], as a JSON array.
+pub fn engine_covered_types(engine: &Engine, served_json: &str) -> Out<String> {
+    to_json(&engine.covered_types(&served(served_json)?))
+}
+
+/// [`Engine::with_cluster_definitions`] over the objects of `inputs` (list
+/// texts or values): the new engine and the warnings as a JSON array.
+pub fn engine_with_cluster_definitions(
+    engine: &Engine,
+    inputs: Vec<Input<'_>>,
+) -> Out<(Engine, String)> {
+    let objects = all_objects(inputs, engine.limits())?;
+    let (engine, warnings) = engine.with_cluster_definitions(&objects);
+    Ok((engine, to_json(&warnings)?))
+}
+
+/// [`Engine::list_workloads`] over the objects of `objects` and `owners`
+/// (list texts, such as the pages of list responses, or values), as a JSON
+/// array of [`crate::WorkloadSummary`]. Each text is read within the
+/// engine's limits on its own.
+pub fn engine_list_workloads(
+    engine: &Engine,
+    objects: Vec<Input<'_>>,
+    owners: Vec<Input<'_>>,
+    top_level_only: bool,
+) -> Out<String> {
+    let l = engine.limits();
+    let objects = all_objects(objects, l)?;
+    let owners = all_objects(owners, l)?;
+    to_json(&engine.list_workloads(&objects, &owners, top_level_only))
+}
+
+/// [`crate::missing_owners`] of the objects of `items` (list texts or
+/// values), without the owner kinds of `skip_json` (a JSON array of
+/// `{apiVersion, kind}`), as a JSON array of `{apiVersion, kind}`.
+pub fn missing_owners(items: Vec<Input<'_>>, skip_json: &str, limits: &Limits) -> Out<String> {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Kind {
+        api_version: String,
+        kind: String,
+    }
+    let skip: Vec<Kind> = serde_json::from_str(skip_json).map_err(|e| {
+        Error::new(
+            ErrorCode::Usage,
+            format!("skip must be a JSON array of {{apiVersion, kind}}: {e}"),
+        )
+    })?;
+    let skip: Vec<crate::OwnerKind> = skip
+        .into_iter()
+        .map(|k| crate::OwnerKind {
+            api_version: k.api_version,
+            kind: k.kind,
+        })
+        .collect();
+    to_json(&crate::missing_owners(&all_objects(items, limits)?, &skip))
 }

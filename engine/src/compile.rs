@@ -17,14 +17,18 @@ pub enum Origin {
     /// Supplied by the user.
     #[default]
     User,
+    /// Stored in the cluster (a Karta or ResourceInterface object), read
+    /// by a live-cluster front end.
+    Cluster,
 }
 
 impl Origin {
-    /// `catalog` or `user`.
+    /// `catalog`, `user` or `cluster`.
     pub fn as_str(self) -> &'static str {
         match self {
             Origin::Catalog => "catalog",
             Origin::User => "user",
+            Origin::Cluster => "cluster",
         }
     }
 }

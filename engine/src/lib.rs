@@ -31,6 +31,7 @@ extern crate self as workload_lens;
 pub mod abi;
 mod budget;
 mod catalog;
+mod cluster;
 mod compile;
 mod definition;
 mod engine;
@@ -58,6 +59,9 @@ mod verdict;
 #[cfg(test)]
 mod tests;
 
+pub use cluster::{
+    ApiResource, ClusterDefinitionWarning, OwnerKind, WorkloadSummary, missing_owners,
+};
 pub use compile::{CompiledDefinition, Origin};
 pub use engine::{CallScope, Engine, EngineBuilder};
 pub use error::{Error, ErrorCode, Finding, Location, Result, Severity};

@@ -58,7 +58,7 @@ pub struct Resolved {
 pub struct DefinitionRef {
     /// `metadata.name` of the definition.
     pub name: String,
-    /// Where it came from: `catalog` or `user`.
+    /// Where it came from: `catalog`, `user` or `cluster`.
     pub origin: crate::Origin,
     /// The definition format (`run.ai/v1alpha1` or `optimization.nvidia.com/v1alpha1`).
     pub format: String,

@@ -1,0 +1,545 @@
+//! Rules for reading a live cluster, kept IO-free: every front end (the
+//! CLI, Python's and Node's `kube` modules) fetches objects with its own
+//! Kubernetes client and asks the engine what to make of them, so that all
+//! of them list, attribute and summarize workloads the same way.
+//!
+//! - [`Engine::find_type`]: which served resource a type token (`jobsets`,
+//!   `JobSet`, `lws`, `jobset.v1alpha2.jobset.x-k8s.io`) names.
+//! - [`Engine::covered_types`]: the served resources a definition covers
+//!   (`get --all-types`).
+//! - [`Engine::with_cluster_definitions`]: definitions stored in the cluster
+//!   (Karta and ResourceInterface objects) override the catalog.
+//! - [`Engine::list_workloads`]: one summary row per workload, newest first,
+//!   optionally only those no covered object controls.
+//! - [`missing_owners`]: the owner kinds to fetch before attributing pods
+//!   through their controller chains.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::compile::{CompiledDefinition, Origin};
+use crate::engine::Engine;
+use crate::error::{Error, ErrorCode, Location, Result};
+use crate::model::Gvk;
+use crate::resolved::WorkloadStatus;
+
+/// One resource type an API server serves, as discovery reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ApiResource {
+    /// API group (`""` for the core group).
+    #[serde(default)]
+    pub group: String,
+    /// Version, e.g. `v1alpha2`.
+    pub version: String,
+    /// Kind, e.g. `JobSet`.
+    pub kind: String,
+    /// Plural resource name, e.g. `jobsets`.
+    pub plural: String,
+    /// Singular name (`""` when discovery gives none).
+    #[serde(default)]
+    pub singular: String,
+    /// Short names, e.g. `["lws"]`.
+    #[serde(default)]
+    pub short_names: Vec<String>,
+    /// Whether objects live in namespaces.
+    #[serde(default)]
+    pub namespaced: bool,
+    /// Whether this is the group's preferred version.
+    #[serde(default)]
+    pub preferred: bool,
+}
+
+impl ApiResource {
+    /// `group/version` or `version` for the core group.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// `kind.version.group`, the unambiguous form of a type token.
+    pub fn qualified(&self) -> String {
+        if self.group.is_empty() {
+            format!("{}.{}", self.kind, self.version)
+        } else {
+            format!("{}.{}.{}", self.kind, self.version, self.group)
+        }
+    }
+
+    fn names(&self) -> impl Iterator<Item = String> + '_ {
+        [
+            self.kind.to_lowercase(),
+            self.plural.to_lowercase(),
+            self.singular.to_lowercase(),
+        ]
+        .into_iter()
+        .chain(self.short_names.iter().map(|s| s.to_lowercase()))
+        .filter(|n| !n.is_empty())
+    }
+}
+
+/// A definition stored in the cluster that was not used: why, as a stable
+/// reason (`invalid` or `collision`), the object, and a message.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterDefinitionWarning {
+    /// `invalid` (it does not compile) or `collision` (another cluster
+    /// definition of the same root type was used).
+    pub reason: String,
+    /// `Kind/name` of the definition object.
+    pub object: String,
+    /// What happened, in one line.
+    pub message: String,
+}
+
+/// One workload of a listing: what `get` shows in a row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadSummary {
+    /// `metadata.name`.
+    pub name: String,
+    /// `metadata.namespace`, when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// `metadata.uid`, when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+    /// `apiVersion` of the object.
+    pub api_version: String,
+    /// `kind` of the object.
+    pub kind: String,
+    /// `metadata.creationTimestamp`, when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub created: Option<String>,
+    /// The definition's name (absent when none covers the object).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub definition: Option<String>,
+    /// Where the definition came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Origin>,
+    /// The raw phase, when the definition reads one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    /// The matched statuses (empty when the definition maps no status or
+    /// the object did not resolve).
+    pub statuses: Vec<WorkloadStatus>,
+    /// Desired pods.
+    pub pods: u64,
+    /// GPUs the desired pods request.
+    pub gpus: u64,
+    /// Why the object did not resolve (its row shows the error).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Error>,
+}
+
+/// An owner kind to fetch: the controller of a pod (or of another owner)
+/// that was not given, by its `apiVersion` and `kind`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct OwnerKind {
+    /// `apiVersion` of the owner reference.
+    pub api_version: String,
+    /// `kind` of the owner reference.
+    pub kind: String,
+}
+
+/// The controller owner reference of an object: (apiVersion, kind, uid).
+fn controller(object: &Value) -> Option<(&str, &str, &str)> {
+    object
+        .get("metadata")?
+        .get("ownerReferences")?
+        .as_array()?
+        .iter()
+        .find(|r| r.get("controller").and_then(Value::as_bool) == Some(true))
+        .and_then(|r| {
+            Some((
+                r.get("apiVersion")?.as_str()?,
+                r.get("kind")?.as_str()?,
+                r.get("uid")?.as_str()?,
+            ))
+        })
+}
+
+fn uid(object: &Value) -> Option<&str> {
+    object.get("metadata")?.get("uid")?.as_str()
+}
+
+fn meta_str<'a>(object: &'a Value, field: &str) -> Option<&'a str> {
+    object.get("metadata")?.get(field)?.as_str()
+}
+
+/// The controller owner kinds that `items` (pods and the owners fetched so
+/// far) reference but that are not among them, sorted, without the kinds in
+/// `skip` (the workload's own kind: its object is given separately).
+///
+/// A front end attributes a workload's pods by fetching its namespace's
+/// pods, then the objects of every kind this returns (in the namespace),
+/// and again until it returns nothing new (at most a few rounds: a chain is
+/// Pod → Job → JobSet, Pod → ReplicaSet → Deployment), and passes all of
+/// them beside the pods to [`Engine::resolve_with_pods`].
+pub fn missing_owners(items: &[Value], skip: &[OwnerKind]) -> Vec<OwnerKind> {
+    let have: HashSet<&str> = items.iter().filter_map(uid).collect();
+    let mut kinds: Vec<OwnerKind> = items
+        .iter()
+        .filter_map(controller)
+        .filter(|(_, _, u)| !have.contains(u))
+        .map(|(a, k, _)| OwnerKind {
+            api_version: a.to_string(),
+            kind: k.to_string(),
+        })
+        .filter(|k| !skip.contains(k))
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    kinds
+}
+
+impl Engine {
+    /// Which served resource a type token names, the way `kubectl get`
+    /// reads one: a kind, plural, singular or short name, case-insensitive,
+    /// optionally qualified by its group (`jobsets.jobset.x-k8s.io`) or by
+    /// version and group (`JobSet.v1alpha1.jobset.x-k8s.io`). Among the
+    /// versions of one group and kind, the preferred one (else the first
+    /// given). The resource must be covered by a definition of its group and
+    /// kind.
+    ///
+    /// Errors: [`ErrorCode::Usage`] for a token no served resource matches,
+    /// or one that matches several groups (the message lists the qualified
+    /// forms to use); [`ErrorCode::NoDefinition`] when the type is served
+    /// but no definition covers it.
+    pub fn find_type(&self, token: &str, served: &[ApiResource]) -> Result<ApiResource> {
+        let token = token.trim();
+        let lower = token.to_lowercase();
+        if lower.is_empty() {
+            return Err(Error::new(ErrorCode::Usage, "the type is empty"));
+        }
+        let (name, qualifier) = match lower.split_once('.') {
+            Some((n, q)) => (n, Some(q)),
+            None => (lower.as_str(), None),
+        };
+        let matches: Vec<&ApiResource> = served
+            .iter()
+            .filter(|r| r.names().any(|n| n == name))
+            .filter(|r| match qualifier {
+                None => true,
+                Some(q) => {
+                    q == r.group.to_lowercase()
+                        || q == format!("{}.{}", r.version, r.group).to_lowercase()
+                        || (r.group.is_empty() && q == r.version.to_lowercase())
+                }
+            })
+            .collect();
+        // An exact kind match (case-sensitive) beats names of other kinds
+        // (kubectl's fallback for a kind that is also another's short name).
+        let exact: Vec<&ApiResource> = matches
+            .iter()
+            .copied()
+            .filter(|r| r.kind == token || r.kind.to_lowercase() == name)
+            .collect();
+        let matches = if exact.is_empty() { matches } else { exact };
+        let mut by_group_kind: BTreeMap<(&str, &str), Vec<&ApiResource>> = BTreeMap::new();
+        for r in &matches {
+            by_group_kind
+                .entry((r.group.as_str(), r.kind.as_str()))
+                .or_default()
+                .push(r);
+        }
+        let chosen: Vec<&ApiResource> = by_group_kind
+            .values()
+            .map(|v| v.iter().find(|r| r.preferred).copied().unwrap_or(v[0]))
+            .collect();
+        // Several groups: a built-in group (no dot: core, apps, batch) wins,
+        // as in kubectl, whose discovery order lists them first (`jobs` is
+        // batch's Job even when Volcano's is installed).
+        let builtin: Vec<&ApiResource> = chosen
+            .iter()
+            .copied()
+            .filter(|r| !r.group.contains('.'))
+            .collect();
+        let chosen = if chosen.len() > 1 && builtin.len() == 1 {
+            builtin
+        } else {
+            chosen
+        };
+        let one = match chosen.as_slice() {
+            [] => {
+                return Err(Error::new(
+                    ErrorCode::Usage,
+                    format!(
+                        "the server does not serve a type named '{token}' (a kind, plural, \
+                         short name, or kind.version.group)"
+                    ),
+                ));
+            }
+            [one] => *one,
+            many => {
+                let covered: Vec<&&ApiResource> = many
+                    .iter()
+                    .filter(|r| self.lookup(&gvk_of(r)).is_some())
+                    .collect();
+                let all: Vec<String> = many.iter().map(|r| r.qualified()).collect();
+                return Err(Error::new(
+                    ErrorCode::Usage,
+                    format!(
+                        "the type '{token}' is ambiguous: {}; name one as kind.version.group{}",
+                        all.join(", "),
+                        match covered.as_slice() {
+                            [c] => format!(" (a definition covers {})", c.qualified()),
+                            _ => String::new(),
+                        }
+                    ),
+                ));
+            }
+        };
+        if self.lookup(&gvk_of(one)).is_none() {
+            return Err(Error::new(
+                ErrorCode::NoDefinition,
+                format!(
+                    "no definition covers {} ({}); add one with --definition or a Karta object \
+                     in the cluster",
+                    one.kind,
+                    one.api_version()
+                ),
+            ));
+        }
+        Ok(one.clone())
+    }
+
+    /// The served resources a definition covers, one per group and kind
+    /// (the preferred version, else the first given), sorted by kind and
+    /// group: what `get --all-types` lists.
+    pub fn covered_types(&self, served: &[ApiResource]) -> Vec<ApiResource> {
+        let mut by_group_kind: BTreeMap<(String, String), &ApiResource> = BTreeMap::new();
+        for r in served.iter().filter(|r| self.lookup(&gvk_of(r)).is_some()) {
+            let key = (r.kind.clone(), r.group.clone());
+            match by_group_kind.get(&key) {
+                Some(old) if old.preferred || !r.preferred => {}
+                _ => {
+                    by_group_kind.insert(key, r);
+                }
+            }
+        }
+        by_group_kind.into_values().cloned().collect()
+    }
+
+    /// This engine with the definitions stored in a cluster (Karta and
+    /// ResourceInterface objects, as listed) added over the catalog: each
+    /// replaces the catalog's definition of its root group/version/kind.
+    /// Definitions added to the result afterwards (the user's files) replace
+    /// them in turn.
+    ///
+    /// An object that does not compile is skipped with an `invalid`
+    /// warning; when two objects define the same root type, the one first
+    /// by name is used and the other gets a `collision` warning. Their
+    /// origin is [`Origin::Cluster`].
+    pub fn with_cluster_definitions(
+        &self,
+        objects: &[Value],
+    ) -> (Engine, Vec<ClusterDefinitionWarning>) {
+        let mut engine = self.clone();
+        let mut warnings = Vec::new();
+        let mut sorted: Vec<&Value> = objects.iter().collect();
+        sorted.sort_by_key(|o| meta_str(o, "name").unwrap_or(""));
+        let mut used: HashMap<Gvk, String> = HashMap::new();
+        for object in sorted {
+            let label = format!(
+                "{}/{}",
+                object.get("kind").and_then(Value::as_str).unwrap_or("?"),
+                meta_str(object, "name").unwrap_or("?")
+            );
+            let defs = match cluster_definition(object, &engine) {
+                Ok(d) => d,
+                Err(e) => {
+                    warnings.push(ClusterDefinitionWarning {
+                        reason: "invalid".into(),
+                        object: label,
+                        message: e.to_string(),
+                    });
+                    continue;
+                }
+            };
+            for def in defs {
+                let gvk = def.root_gvk();
+                if let Some(first) = used.get(&gvk) {
+                    warnings.push(ClusterDefinitionWarning {
+                        reason: "collision".into(),
+                        object: label.clone(),
+                        message: format!(
+                            "{label} and {first} both define {}; {first} (first by name) is used",
+                            gvk_label(&gvk)
+                        ),
+                    });
+                    continue;
+                }
+                used.insert(gvk, label.clone());
+                engine.add_definition(def);
+            }
+        }
+        (engine, warnings)
+    }
+
+    /// One summary per object: its name and type, definition, statuses,
+    /// desired pods and GPUs (an object that does not resolve gets a row
+    /// with its error). Sorted newest first, then by namespace, kind and
+    /// name.
+    ///
+    /// With `top_level_only`, an object is left out when an object in its
+    /// controller-owner chain is of a covered type (a JobSet's Jobs are not
+    /// listed beside it): the chain is followed by UID through `objects`
+    /// and `owners` (objects of types no definition covers, such as
+    /// ReplicaSets, given so that a chain can be followed through them); a
+    /// controller of a covered type ends it at once, found or not.
+    ///
+    /// Each object resolves as its own call (its own budget): one workload
+    /// over a limit shows an error in its row and does not stop the others.
+    pub fn list_workloads(
+        &self,
+        objects: &[Value],
+        owners: &[Value],
+        top_level_only: bool,
+    ) -> Vec<WorkloadSummary> {
+        let by_uid: HashMap<&str, &Value> = objects
+            .iter()
+            .chain(owners)
+            .filter_map(|o| Some((uid(o)?, o)))
+            .collect();
+        let mut controlled: HashMap<&str, bool> = HashMap::new();
+        let mut rows: Vec<WorkloadSummary> = objects
+            .iter()
+            .filter(|o| !top_level_only || !self.covered_controller(o, &by_uid, &mut controlled))
+            .map(|o| self.summarize(o))
+            .collect();
+        rows.sort_by(|a, b| {
+            b.created
+                .cmp(&a.created)
+                .then_with(|| a.namespace.cmp(&b.namespace))
+                .then_with(|| a.kind.cmp(&b.kind))
+                .then_with(|| a.name.cmp(&b.name))
+        });
+        rows
+    }
+
+    /// Is an object in `object`'s controller chain of a covered type?
+    /// Memoized by UID; a cycle or a missing owner of an uncovered type
+    /// ends the chain.
+    fn covered_controller<'a>(
+        &self,
+        object: &'a Value,
+        by_uid: &HashMap<&'a str, &'a Value>,
+        memo: &mut HashMap<&'a str, bool>,
+    ) -> bool {
+        let mut walked: Vec<&'a str> = Vec::new();
+        let mut current = object;
+        let verdict = loop {
+            let Some((api_version, kind, owner)) = controller(current) else {
+                break false;
+            };
+            if self
+                .lookup(&Gvk::from_api_version(api_version, kind))
+                .is_some()
+            {
+                break true;
+            }
+            if let Some(&v) = memo.get(owner) {
+                break v;
+            }
+            if walked.contains(&owner) {
+                break false;
+            }
+            walked.push(owner);
+            match by_uid.get(owner) {
+                Some(next) => current = next,
+                None => break false,
+            }
+        };
+        for u in walked {
+            memo.insert(u, verdict);
+        }
+        verdict
+    }
+
+    /// The summary row of one object.
+    pub fn summarize(&self, object: &Value) -> WorkloadSummary {
+        let mut row = WorkloadSummary {
+            name: meta_str(object, "name").unwrap_or_default().to_string(),
+            namespace: meta_str(object, "namespace").map(str::to_string),
+            uid: uid(object).map(str::to_string),
+            api_version: object
+                .get("apiVersion")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            kind: object
+                .get("kind")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            created: meta_str(object, "creationTimestamp").map(str::to_string),
+            definition: None,
+            origin: None,
+            phase: None,
+            statuses: Vec::new(),
+            pods: 0,
+            gpus: 0,
+            error: None,
+        };
+        if let Ok(d) = self.definition_for(object) {
+            row.definition = Some(d.name().to_string());
+            row.origin = Some(d.origin());
+        }
+        match self.resolve(object) {
+            Ok(r) => {
+                if let Some(s) = r.status {
+                    row.phase = s.phase;
+                    row.statuses = s.matched_statuses;
+                }
+                row.pods = r.totals.pods;
+                row.gpus = r.totals.resources.gpu;
+            }
+            Err(e) => row.error = Some(e),
+        }
+        row
+    }
+}
+
+fn gvk_of(r: &ApiResource) -> Gvk {
+    Gvk {
+        group: r.group.clone(),
+        version: r.version.clone(),
+        kind: r.kind.clone(),
+    }
+}
+
+fn gvk_label(gvk: &Gvk) -> String {
+    if gvk.group.is_empty() {
+        format!("{} {}", gvk.version, gvk.kind)
+    } else {
+        format!("{}/{} {}", gvk.group, gvk.version, gvk.kind)
+    }
+}
+
+/// Compile a definition object as listed from a cluster: server-set
+/// metadata (uid, managedFields, ...) and status are dropped first.
+fn cluster_definition(object: &Value, engine: &Engine) -> Result<Vec<Arc<CompiledDefinition>>> {
+    let mut clean = object.clone();
+    if let Some(map) = clean.as_object_mut() {
+        map.remove("status");
+        if let Some(Value::Object(meta)) = map.get_mut("metadata") {
+            meta.retain(|k, _| matches!(k.as_str(), "name" | "labels" | "annotations"));
+        }
+    }
+    let text = serde_json::to_string(&clean)
+        .map_err(|e| Error::new(ErrorCode::Parse, e.to_string()).at(Location::default()))?;
+    let defs = CompiledDefinition::all_from_text(&text, *engine.limits(), Origin::Cluster)?;
+    Ok(defs.into_iter().map(Arc::new).collect())
+}

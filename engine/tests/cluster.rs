@@ -1,0 +1,486 @@
+//! The live-cluster rules (engine/src/cluster.rs): type tokens, covered
+//! types, definitions stored in the cluster, listings with the owner-chain
+//! rule, and the owner kinds to fetch. The front ends' tests run the same
+//! rules against a real API server (scripts/live.sh).
+
+use serde_json::{Value, json};
+use workload_lens::{
+    ApiResource, Engine, ErrorCode, Origin, OwnerKind, WorkloadStatus, missing_owners,
+};
+
+fn res(group: &str, version: &str, kind: &str, plural: &str, short: &[&str]) -> ApiResource {
+    ApiResource {
+        group: group.into(),
+        version: version.into(),
+        kind: kind.into(),
+        plural: plural.into(),
+        singular: kind.to_lowercase(),
+        short_names: short.iter().map(|s| s.to_string()).collect(),
+        namespaced: true,
+        preferred: true,
+    }
+}
+
+fn served() -> Vec<ApiResource> {
+    let mut old = res("jobset.x-k8s.io", "v1alpha1", "JobSet", "jobsets", &[]);
+    old.preferred = false;
+    vec![
+        res("", "v1", "Pod", "pods", &["po"]),
+        res("", "v1", "Service", "services", &["svc"]),
+        res("batch", "v1", "Job", "jobs", &[]),
+        res(
+            "batch.volcano.sh",
+            "v1alpha1",
+            "Job",
+            "jobs",
+            &["vcjob", "vj"],
+        ),
+        res("apps", "v1", "Deployment", "deployments", &["deploy"]),
+        old,
+        res("jobset.x-k8s.io", "v1alpha2", "JobSet", "jobsets", &[]),
+        res(
+            "leaderworkerset.x-k8s.io",
+            "v1",
+            "LeaderWorkerSet",
+            "leaderworkersets",
+            &["lws"],
+        ),
+        res("example.com", "v1", "Widget", "widgets", &["js"]),
+        res("a.example.com", "v1", "Trainer", "trainers", &[]),
+        res("b.example.com", "v1", "Trainer", "trainers", &[]),
+    ]
+}
+
+#[test]
+fn type_tokens_resolve_leniently() {
+    let engine = Engine::new().unwrap();
+    let served = served();
+    let find = |t: &str| engine.find_type(t, &served).map(|r| r.qualified());
+    for token in [
+        "jobsets",
+        "JobSet",
+        "jobset",
+        "JOBSETS",
+        "jobsets.jobset.x-k8s.io",
+    ] {
+        assert_eq!(
+            find(token).unwrap(),
+            "JobSet.v1alpha2.jobset.x-k8s.io",
+            "{token}"
+        );
+    }
+    // A version given picks it, preferred or not.
+    assert_eq!(
+        find("jobset.v1alpha1.jobset.x-k8s.io").unwrap(),
+        "JobSet.v1alpha1.jobset.x-k8s.io"
+    );
+    assert_eq!(
+        find("lws").unwrap(),
+        "LeaderWorkerSet.v1.leaderworkerset.x-k8s.io"
+    );
+    assert_eq!(find("po").unwrap(), "Pod.v1");
+    assert_eq!(find("deploy").unwrap(), "Deployment.v1.apps");
+    // `jobs` names batch's Job and Volcano's: the built-in group wins, as in
+    // kubectl; Volcano's by its short name or group.
+    assert_eq!(find("jobs").unwrap(), "Job.v1.batch");
+    assert_eq!(find("vcjob").unwrap(), "Job.v1alpha1.batch.volcano.sh");
+    assert_eq!(
+        find("jobs.batch.volcano.sh").unwrap(),
+        "Job.v1alpha1.batch.volcano.sh"
+    );
+}
+
+#[test]
+fn type_token_errors_say_what_to_do() {
+    let engine = Engine::new().unwrap();
+    let served = served();
+    let e = engine.find_type("nosuch", &served).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Usage);
+    assert!(
+        e.message().contains("does not serve a type named 'nosuch'"),
+        "{e}"
+    );
+
+    let e = engine.find_type("trainers", &served).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Usage);
+    assert!(
+        e.message()
+            .contains("Trainer.v1.a.example.com, Trainer.v1.b.example.com"),
+        "{e}"
+    );
+
+    // Served, but no definition covers it.
+    let e = engine.find_type("svc", &served).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::NoDefinition);
+    assert!(
+        e.message().contains("no definition covers Service (v1)"),
+        "{e}"
+    );
+    assert!(engine.find_type("  ", &served).is_err());
+}
+
+#[test]
+fn an_exact_kind_beats_another_types_short_name() {
+    let mut engine = Engine::new().unwrap();
+    // A kind named `Lws` whose definition exists: the token `lws` names it,
+    // not the LeaderWorkerSet whose short name is `lws`.
+    let text = include_str!("../../definitions/leaderworkerset-x-k8s-io-leaderworkerset-v1.yaml")
+        .replace("leaderworkerset.x-k8s.io", "example.com")
+        .replace("kind: LeaderWorkerSet", "kind: Lws");
+    engine.add_definitions(&text).unwrap();
+    let mut served = served();
+    served.push(res("example.com", "v1", "Lws", "lwses", &[]));
+    assert_eq!(
+        engine.find_type("lws", &served).unwrap().qualified(),
+        "Lws.v1.example.com"
+    );
+    // Without it, `lws` is the short name again.
+    served.pop();
+    assert_eq!(
+        engine.find_type("lws", &served).unwrap().kind,
+        "LeaderWorkerSet"
+    );
+}
+
+#[test]
+fn covered_types_are_one_per_group_and_kind_at_the_preferred_version() {
+    let engine = Engine::new().unwrap();
+    let covered: Vec<String> = engine
+        .covered_types(&served())
+        .iter()
+        .map(|r| r.qualified())
+        .collect();
+    assert_eq!(
+        covered,
+        [
+            "Deployment.v1.apps",
+            "Job.v1.batch",
+            "Job.v1alpha1.batch.volcano.sh",
+            "JobSet.v1alpha2.jobset.x-k8s.io",
+            "LeaderWorkerSet.v1.leaderworkerset.x-k8s.io",
+            "Pod.v1",
+        ]
+    );
+}
+
+fn jobset(name: &str, uid: &str, created: &str) -> Value {
+    let text = include_str!("../../examples/jobset.yaml");
+    let mut v: Value = Engine::new().unwrap().read_object(text).unwrap();
+    v["metadata"]["name"] = json!(name);
+    v["metadata"]["uid"] = json!(uid);
+    v["metadata"]["creationTimestamp"] = json!(created);
+    v
+}
+
+fn owned(api_version: &str, kind: &str, name: &str, uid: &str, owner: (&str, &str, &str)) -> Value {
+    json!({
+        "apiVersion": api_version, "kind": kind,
+        "metadata": {"name": name, "namespace": "ml-team", "uid": uid,
+            "creationTimestamp": "2026-12-01T00:00:00Z",
+            "ownerReferences": [{"apiVersion": owner.0, "kind": owner.1, "name": "x",
+                "uid": owner.2, "controller": true}]},
+        "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}
+    })
+}
+
+#[test]
+fn listings_are_newest_first_with_totals_and_statuses() {
+    let engine = Engine::new().unwrap();
+    let mut running = jobset("b-running", "u-b", "2026-12-02T00:00:00Z");
+    running["status"] = json!({"conditions": [], "replicatedJobsStatus": [
+        {"name": "leader", "active": 1, "ready": 1}, {"name": "worker", "active": 2, "ready": 2}]});
+    let objects = vec![
+        jobset("a-old", "u-a", "2026-11-01T00:00:00Z"),
+        running,
+        jobset("c-new", "u-c", "2026-12-03T00:00:00Z"),
+    ];
+    let rows = engine.list_workloads(&objects, &[], true);
+    let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["c-new", "b-running", "a-old"]);
+    for r in &rows {
+        assert_eq!((r.pods, r.gpus), (3, 12), "{}", r.name);
+        assert_eq!(
+            r.definition.as_deref(),
+            Some("jobset-x-k8s-io-jobset-v1alpha2")
+        );
+        assert_eq!(r.origin, Some(Origin::Catalog));
+        assert!(r.error.is_none());
+    }
+    assert!(!rows[1].statuses.is_empty());
+    assert_ne!(rows[1].statuses, [WorkloadStatus::Undefined]);
+}
+
+#[test]
+fn a_row_with_an_error_does_not_stop_the_listing() {
+    let engine = Engine::new().unwrap();
+    let mut broken = jobset("broken", "u-x", "2026-12-01T00:00:00Z");
+    broken["spec"]["replicatedJobs"] = json!("not a list");
+    let objects = vec![broken, jobset("fine", "u-y", "2026-12-01T00:00:00Z")];
+    let rows = engine.list_workloads(&objects, &[], false);
+    assert_eq!(rows.len(), 2);
+    let broken = rows.iter().find(|r| r.name == "broken").unwrap();
+    assert!(broken.error.is_some());
+    assert_eq!(
+        broken.definition.as_deref(),
+        Some("jobset-x-k8s-io-jobset-v1alpha2")
+    );
+    assert!(
+        rows.iter()
+            .find(|r| r.name == "fine")
+            .unwrap()
+            .error
+            .is_none()
+    );
+}
+
+#[test]
+fn top_level_listings_leave_out_objects_a_covered_object_controls() {
+    let engine = Engine::new().unwrap();
+    let js = jobset("llama", "u-js", "2026-12-01T00:00:00Z");
+    let job = owned(
+        "batch/v1",
+        "Job",
+        "llama-worker-0",
+        "u-job",
+        ("jobset.x-k8s.io/v1alpha2", "JobSet", "u-js"),
+    );
+    // A covered controller ends the chain even when it was not listed (a
+    // JobSet of a type the user did not ask for, or one already deleted).
+    let orphan = owned(
+        "batch/v1",
+        "Job",
+        "orphan",
+        "u-o",
+        ("jobset.x-k8s.io/v1alpha2", "JobSet", "u-gone"),
+    );
+    // Through an uncovered owner that was given: Job -> Foo -> JobSet.
+    let foo = owned(
+        "example.com/v1",
+        "Foo",
+        "foo",
+        "u-foo",
+        ("jobset.x-k8s.io/v1alpha2", "JobSet", "u-js"),
+    );
+    let via_foo = owned(
+        "batch/v1",
+        "Job",
+        "via-foo",
+        "u-vf",
+        ("example.com/v1", "Foo", "u-foo"),
+    );
+    // An uncovered owner that was not given: the chain cannot be followed,
+    // so the Job is listed.
+    let via_missing = owned(
+        "batch/v1",
+        "Job",
+        "via-missing",
+        "u-vm",
+        ("example.com/v1", "Foo", "u-nope"),
+    );
+    // A cycle of uncovered owners ends.
+    let c1 = owned(
+        "example.com/v1",
+        "Foo",
+        "c1",
+        "u-c1",
+        ("example.com/v1", "Foo", "u-c2"),
+    );
+    let c2 = owned(
+        "example.com/v1",
+        "Foo",
+        "c2",
+        "u-c2",
+        ("example.com/v1", "Foo", "u-c1"),
+    );
+    let in_cycle = owned(
+        "batch/v1",
+        "Job",
+        "in-cycle",
+        "u-ic",
+        ("example.com/v1", "Foo", "u-c1"),
+    );
+    let objects = vec![js, job, orphan, via_foo, via_missing, in_cycle];
+    let owners = vec![foo, c1, c2];
+    let mut top: Vec<String> = engine
+        .list_workloads(&objects, &owners, true)
+        .into_iter()
+        .map(|r| r.name)
+        .collect();
+    top.sort();
+    assert_eq!(top, ["in-cycle", "llama", "via-missing"]);
+    assert_eq!(engine.list_workloads(&objects, &owners, false).len(), 6);
+}
+
+#[test]
+fn long_owner_chains_are_walked_once() {
+    // 50,000 uncovered owners in one chain (10x a large cluster's
+    // workloads), each controlling a Job: memoized, the walk is linear; a
+    // walk per Job would be 1.25e9 steps.
+    const N: usize = 50_000;
+    let engine = Engine::new().unwrap();
+    let mut owners = Vec::with_capacity(N);
+    let mut objects = Vec::with_capacity(N);
+    for i in 0..N {
+        let parent = if i == 0 {
+            ("jobset.x-k8s.io/v1alpha2", "JobSet", "u-root".to_string())
+        } else {
+            ("example.com/v1", "Foo", format!("f{}", i - 1))
+        };
+        owners.push(owned(
+            "example.com/v1",
+            "Foo",
+            &format!("foo{i}"),
+            &format!("f{i}"),
+            (parent.0, parent.1, &parent.2),
+        ));
+        if i % 10 == 0 {
+            objects.push(owned(
+                "batch/v1",
+                "Job",
+                &format!("job{i}"),
+                &format!("j{i}"),
+                ("example.com/v1", "Foo", &format!("f{i}")),
+            ));
+        }
+    }
+    // Reverse, so that the deepest Job is walked first.
+    objects.reverse();
+    let start = std::time::Instant::now();
+    let rows = engine.list_workloads(&objects, &owners, true);
+    assert!(rows.is_empty());
+    // Not a timing assertion of speed, a guard against the quadratic walk:
+    // the linear one takes milliseconds.
+    assert!(start.elapsed().as_secs() < 60);
+}
+
+#[test]
+fn missing_owners_are_the_kinds_to_fetch_next() {
+    let pods = vec![
+        owned("v1", "Pod", "p1", "u-p1", ("batch/v1", "Job", "u-j1")),
+        owned("v1", "Pod", "p2", "u-p2", ("batch/v1", "Job", "u-j2")),
+        owned("v1", "Pod", "p3", "u-p3", ("apps/v1", "ReplicaSet", "u-rs")),
+        owned(
+            "v1",
+            "Pod",
+            "p4",
+            "u-p4",
+            ("jobset.x-k8s.io/v1alpha2", "JobSet", "u-js"),
+        ),
+    ];
+    let skip = [OwnerKind {
+        api_version: "jobset.x-k8s.io/v1alpha2".into(),
+        kind: "JobSet".into(),
+    }];
+    let kinds = missing_owners(&pods, &skip);
+    assert_eq!(
+        kinds,
+        [
+            OwnerKind {
+                api_version: "apps/v1".into(),
+                kind: "ReplicaSet".into()
+            },
+            OwnerKind {
+                api_version: "batch/v1".into(),
+                kind: "Job".into()
+            },
+        ]
+    );
+    // Once the Jobs are given, their JobSet is the only owner missing, and
+    // it is skipped.
+    let mut items = pods.clone();
+    items.push(owned(
+        "batch/v1",
+        "Job",
+        "j1",
+        "u-j1",
+        ("jobset.x-k8s.io/v1alpha2", "JobSet", "u-js"),
+    ));
+    items.push(owned(
+        "batch/v1",
+        "Job",
+        "j2",
+        "u-j2",
+        ("jobset.x-k8s.io/v1alpha2", "JobSet", "u-js"),
+    ));
+    items.push(owned(
+        "apps/v1",
+        "ReplicaSet",
+        "rs",
+        "u-rs",
+        ("apps/v1", "Deployment", "u-d"),
+    ));
+    assert_eq!(
+        missing_owners(&items, &skip),
+        [OwnerKind {
+            api_version: "apps/v1".into(),
+            kind: "Deployment".into()
+        }]
+    );
+}
+
+fn karta(name: &str, text: &str) -> Value {
+    let engine = Engine::new().unwrap();
+    let mut v = engine.read_object(text).unwrap();
+    v["metadata"]["name"] = json!(name);
+    v["metadata"]["uid"] = json!(format!("uid-{name}"));
+    v["metadata"]["managedFields"] = json!([{"manager": "kubectl"}]);
+    v["metadata"]["resourceVersion"] = json!("12");
+    v["status"] = json!({"conditions": []});
+    v
+}
+
+#[test]
+fn cluster_definitions_override_the_catalog_and_warn() {
+    let base = Engine::new().unwrap();
+    let text = include_str!("../../definitions/jobset-x-k8s-io-jobset-v1alpha2.yaml");
+    let good = karta("jobset-custom", text);
+    let later = karta("jobset-zz", text);
+    let mut invalid = karta("jobset-bad", text);
+    invalid["spec"]["structureDefinition"]["rootComponent"]["statusDefinition"] =
+        json!({"phaseDefinition": {"path": ".status | ["}});
+    let (engine, warnings) = base.with_cluster_definitions(&[later, invalid, good]);
+    let d = engine
+        .lookup(&workload_lens::Gvk {
+            group: "jobset.x-k8s.io".into(),
+            version: "v1alpha2".into(),
+            kind: "JobSet".into(),
+        })
+        .unwrap();
+    assert_eq!((d.name(), d.origin()), ("jobset-custom", Origin::Cluster));
+    let reasons: Vec<(&str, &str)> = warnings
+        .iter()
+        .map(|w| (w.reason.as_str(), w.object.as_str()))
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            ("invalid", "Karta/jobset-bad"),
+            ("collision", "Karta/jobset-zz")
+        ]
+    );
+    assert!(
+        warnings[1]
+            .message
+            .contains("Karta/jobset-custom (first by name) is used"),
+        "{:?}",
+        warnings[1]
+    );
+    // The base engine is unchanged, and a user definition added afterwards
+    // wins over the cluster's.
+    let catalog = base.definition_for(&jobset("x", "u", "t")).unwrap();
+    assert_eq!(catalog.origin(), Origin::Catalog);
+    let mut engine = engine;
+    engine.add_definitions(text).unwrap();
+    assert_eq!(
+        engine
+            .definition_for(&jobset("x", "u", "t"))
+            .unwrap()
+            .origin(),
+        Origin::User
+    );
+    // The summary row names the cluster definition.
+    let (engine, _) = base.with_cluster_definitions(&[karta("jobset-custom", text)]);
+    let row = engine.summarize(&jobset("x", "u", "t"));
+    assert_eq!(row.origin, Some(Origin::Cluster));
+    assert_eq!(row.definition.as_deref(), Some("jobset-custom"));
+}
