@@ -26,6 +26,10 @@
 #                (playground/test.sh; builds the WASM module if it is missing)
 #   conformance  the Rust conformance run and the parity table of every
 #                runtime that has results in target/conformance/
+#   live         the live-cluster suites (CLI, Python, Node) against a real
+#                kube-apiserver with a seeded scenario (scripts/live.sh,
+#                testing/live/README.md); builds the server with Go on first
+#                use (6-12 min, cached outside the clone)
 #   all          all of the above (the default)
 #
 # Each stage works alone on a new machine: first it installs what it needs
@@ -40,6 +44,10 @@
 #                install); bindings-wasm's npm tools
 #   python, node, playground, package
 #                their own scripts create a venv / run npm ci
+#   live         Go >= 1.26 must be on PATH (never installed: the stage fails
+#                saying so); the Go module proxy (~700 MB of modules on the
+#                first build); a venv target/live/venv with the kubernetes
+#                client; the Python and Node suites build as their stages do
 # The Debian packages of all the selected stages come in one apt run. When a
 # WASM stage runs after a Rust, Python or Node stage (as in `all`), the rest
 # of bindings-wasm/setup.sh (wasm-bindgen-cli compiles for ~3 min) runs in
@@ -48,7 +56,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
-ORDER=(rust python hostile node wasm package playground conformance)
+ORDER=(rust python hostile node wasm package playground conformance live)
 usage() {
   cat <<'EOF'
 usage: bash scripts/test.sh [STAGE...]    (default: all)
@@ -62,6 +70,7 @@ stages (run in this order, whatever order they are given in):
   package       the wheel and npm tarball (scripts/package.sh) install and work without Rust (scripts/package-test.sh)
   playground    the playground's end-to-end tests in headless Chromium (playground/test.sh)
   conformance   the Rust conformance run and the parity table of the runtimes with results
+  live          live-cluster suites against a real kube-apiserver, seeded (scripts/live.sh; needs Go >= 1.26)
   all           everything above (the default)
 
 Each stage installs what it needs and the machine lacks, and says so first.
@@ -73,7 +82,7 @@ for a in "$@"; do
   case "$a" in
     -h | --help) usage; exit 0 ;;
     all) for s in "${ORDER[@]}"; do want[$s]=1; done ;;
-    rust | python | hostile | node | wasm | package | playground | conformance) want[$a]=1 ;;
+    rust | python | hostile | node | wasm | package | playground | conformance | live) want[$a]=1 ;;
     *) echo "error: unknown stage '$a'" >&2; usage >&2; exit 2 ;;
   esac
 done
@@ -100,6 +109,12 @@ if has rust; then
   # gojq may come from elsewhere than apt: checked by command.
   need_apt gojq "the jq oracle of the gojq differential tests" gojq
   need_apt g++ "C++ compiler for libFuzzer, fuzz/check.sh" c++
+fi
+if has live && ! command -v go >/dev/null 2>&1; then
+  # Checked first, so that `all` does not fail only after the other stages.
+  echo "error: the live stage needs Go >= 1.26 on PATH (it builds a kube-apiserver for its tests;" >&2
+  echo "       Go is not installed by this script). Run the other stages by name to skip it." >&2
+  exit 1
 fi
 wasm_stages=0
 if has wasm || has playground; then
@@ -244,6 +259,13 @@ if has conformance; then
   stage "conformance suite (every runtime that is built) and parity table"
   cargo run -q --locked -p workload-lens-conformance -- run
   cargo run -q --locked -p workload-lens-conformance -- table
+fi
+
+if has live; then
+  # Last: nothing depends on it. Starts and seeds a kube-apiserver, runs the
+  # suites that exist, stops the server.
+  stage "live cluster: kube-apiserver, seeded scenario, CLI/Python/Node live suites (scripts/live.sh)"
+  bash scripts/live.sh
 fi
 
 if [ $# -eq 0 ] || [ ${#want[@]} -eq ${#ORDER[@]} ]; then

@@ -669,22 +669,6 @@ pub fn human_cpu(millis: f64) -> String {
     crate::human::cpu(host_count(millis))
 }
 
-#[cfg(test)]
-mod human_tests {
-    use super::*;
-
-    #[test]
-    fn host_numbers_become_counts() {
-        assert_eq!(human_memory(2e9), "1.9Gi");
-        assert_eq!(human_memory(-5.0), "0");
-        assert_eq!(human_memory(f64::NAN), "0");
-        assert_eq!(human_memory(f64::INFINITY), "16Ei");
-        assert_eq!(human_memory(1536.7), "1.5Ki");
-        assert_eq!(human_cpu(26_500.0), "26.5");
-        assert_eq!(human_cpu(0.9), "0");
-    }
-}
-
 /// Served resources from their JSON (an array of
 /// [`crate::ApiResource`], camelCase).
 fn served(json: &str) -> crate::Result<Vec<crate::ApiResource>> {
@@ -768,4 +752,20 @@ pub fn missing_owners(items: Vec<Input<'_>>, skip_json: &str, limits: &Limits) -
         })
         .collect();
     to_json(&crate::missing_owners(&all_objects(items, limits)?, &skip))
+}
+
+#[cfg(test)]
+mod human_tests {
+    use super::*;
+
+    #[test]
+    fn host_numbers_become_counts() {
+        assert_eq!(human_memory(2e9), "1.9Gi");
+        assert_eq!(human_memory(-5.0), "0");
+        assert_eq!(human_memory(f64::NAN), "0");
+        assert_eq!(human_memory(f64::INFINITY), "16Ei");
+        assert_eq!(human_memory(1536.7), "1.5Ki");
+        assert_eq!(human_cpu(26_500.0), "26.5");
+        assert_eq!(human_cpu(0.9), "0");
+    }
 }
