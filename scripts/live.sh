@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# The live stage (bash scripts/test.sh live): the live-cluster suites against
+# a real Kubernetes API server.
+#
+#   1. starts kapi (testing/kube-apiserver: kube-apiserver v1.37.2 + embedded
+#      etcd, 127.0.0.1 only) on a fresh state dir, target/live/kapi; the first
+#      build needs Go >= 1.26 and takes 6-12 min (build.sh says so first),
+#      later ones come from a cache outside the clone and take no time;
+#   2. seeds it with the scenario of testing/live/README.md
+#      (testing/live/seed.py, Python venv target/live/venv with the
+#      `kubernetes` client, created when missing);
+#   3. runs the suites that exist, with KUBECONFIG=target/live/kapi/kubeconfig
+#      (admin) and WORKLOAD_LENS_LIVE_DIR=target/live/kapi (kubeconfig-viewer,
+#      server, ca.crt, tokens.csv and scenario.json, the uids, are there too):
+#        CLI     cargo test -p workload-lens-cli --test live   (cli/tests/live.rs)
+#        Python  pytest bindings-python/tests/test_kube.py     (the .venv of
+#                bindings-python/test.sh; the package is built into it)
+#        Node    node --test bindings-node/tests/kube.test.mjs (after
+#                bindings-node/build.sh)
+#      A suite whose file does not exist is skipped, with a line saying so.
+#      Every suite runs; the stage fails if one failed.
+#   4. stops the server whatever happened (the log's tail is printed on failure).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+dir="$root/target/live/kapi"
+seed_venv="$root/target/live/venv"
+T0=$(date +%s)
+step() { printf '   [live %ss] %s\n' "$(($(date +%s) - T0))" "$*"; }
+
+if ! command -v go >/dev/null 2>&1; then
+  echo "error: the live stage needs Go >= 1.26 to build its test API server (testing/kube-apiserver)," >&2
+  echo "       and the go command is not on PATH. Go is not installed by this script." >&2
+  exit 1
+fi
+
+mkdir -p "$root/target/live"
+cleanup() {
+  rc=$?
+  bash testing/kube-apiserver/stop.sh "$dir" || true
+  if [ "$rc" != 0 ] && [ -f "$dir/kapi.log" ]; then
+    echo "--- last lines of $dir/kapi.log" >&2
+    tail -n 40 "$dir/kapi.log" >&2
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+
+step "kube-apiserver: testing/kube-apiserver/start.sh $dir"
+kubeconfig=$(bash testing/kube-apiserver/start.sh "$dir")
+step "ready: $(cat "$dir/server"), kubeconfig $kubeconfig"
+
+if ! "$seed_venv/bin/python" -c "import kubernetes, yaml" 2>/dev/null; then
+  step "creating $seed_venv with the kubernetes client (pip install kubernetes pyyaml), for testing/live/seed.py"
+  rm -rf "$seed_venv"
+  "${PYTHON:-python3}" -m venv "$seed_venv"
+  "$seed_venv/bin/python" -m pip --disable-pip-version-check -q install kubernetes pyyaml
+fi
+step "seeding the scenario (testing/live/seed.py)"
+"$seed_venv/bin/python" testing/live/seed.py "$kubeconfig" --out "$dir/scenario.json"
+
+export KUBECONFIG="$kubeconfig"
+export WORKLOAD_LENS_LIVE_DIR="$dir"
+# The bindings' test builds as scripts/test.sh makes them (no LTO).
+export CARGO_PROFILE_RELEASE_LTO="${CARGO_PROFILE_RELEASE_LTO:-false}"
+export CARGO_PROFILE_RELEASE_CODEGEN_UNITS="${CARGO_PROFILE_RELEASE_CODEGEN_UNITS:-16}"
+
+failed=()
+run_suite() { # NAME COMMAND...
+  local name=$1
+  shift
+  if "$@"; then
+    step "$name: passed"
+  else
+    step "$name: FAILED"
+    failed+=("$name")
+  fi
+}
+
+if [ -f cli/tests/live.rs ]; then
+  step "CLI: cargo test -p workload-lens-cli --test live"
+  run_suite CLI cargo test --locked -q -p workload-lens-cli --test live
+else
+  step "CLI: skipped (cli/tests/live.rs does not exist yet)"
+fi
+
+python_suite() {
+  local venv="$root/.venv" pip=("$root/.venv/bin/python" -m pip --disable-pip-version-check -q)
+  if [ ! -x "$venv/bin/python" ]; then
+    "${PYTHON:-python3}" -m venv "$venv" || return
+  fi
+  # As bindings-python/test.sh does: its tools, then the package built and
+  # installed without build isolation (seconds when nothing changed).
+  "${pip[@]}" install 'maturin>=1.9,<2' pytest kubernetes || return
+  PATH="$venv/bin:$PATH" "${pip[@]}" install --no-build-isolation --force-reinstall --no-deps ./bindings-python || return
+  (cd bindings-python && "$venv/bin/python" -m pytest tests/test_kube.py -q -p no:cacheprovider -ra)
+}
+if [ -f bindings-python/tests/test_kube.py ]; then
+  step "Python: build the package into .venv, pytest bindings-python/tests/test_kube.py"
+  run_suite Python python_suite
+else
+  step "Python: skipped (bindings-python/tests/test_kube.py does not exist yet)"
+fi
+
+node_suite() {
+  bash bindings-node/build.sh || return
+  (cd bindings-node && node --test tests/kube.test.mjs)
+}
+if [ -f bindings-node/tests/kube.test.mjs ]; then
+  step "Node: bindings-node/build.sh, node --test bindings-node/tests/kube.test.mjs"
+  run_suite Node node_suite
+else
+  step "Node: skipped (bindings-node/tests/kube.test.mjs does not exist yet)"
+fi
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "error: live suites failed: ${failed[*]}" >&2
+  exit 1
+fi
+step "done"
