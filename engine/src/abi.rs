@@ -714,18 +714,72 @@ pub fn engine_with_cluster_definitions(
 
 /// [`Engine::list_workloads`] over the objects of `objects` and `owners`
 /// (list texts, such as the pages of list responses, or values), as a JSON
-/// array of [`crate::WorkloadSummary`]. Each text is read within the
+/// array of [`crate::WorkloadSummary`]; `options_json` is a
+/// [`crate::ListOptions`] (camelCase; `None`: every object). Each text is read within the
 /// engine's limits on its own.
 pub fn engine_list_workloads(
     engine: &Engine,
     objects: Vec<Input<'_>>,
     owners: Vec<Input<'_>>,
-    top_level_only: bool,
+    options_json: Option<&str>,
 ) -> Out<String> {
+    let options: crate::ListOptions = match options_json {
+        None => crate::ListOptions::default(),
+        Some(j) => serde_json::from_str(j).map_err(|e| {
+            Error::new(
+                ErrorCode::Usage,
+                format!("list options must be {{topLevelOnly, phases}}: {e}"),
+            )
+        })?,
+    };
     let l = engine.limits();
     let objects = all_objects(objects, l)?;
     let owners = all_objects(owners, l)?;
-    to_json(&engine.list_workloads(&objects, &owners, top_level_only))
+    to_json(&engine.list_workloads(&objects, &owners, &options))
+}
+
+/// [`crate::usage`] of a listing (the JSON array
+/// [`engine_list_workloads`] returns), as JSON.
+pub fn usage(rows_json: &str) -> Out<String> {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Row {
+        #[serde(default)]
+        namespace: Option<String>,
+        api_version: String,
+        kind: String,
+        #[serde(default)]
+        pods: u64,
+        #[serde(default)]
+        gpus: u64,
+        #[serde(default)]
+        error: Option<Value>,
+    }
+    let rows: Vec<Row> = serde_json::from_str(rows_json).map_err(|e| {
+        Error::new(
+            ErrorCode::Usage,
+            format!("rows must be a listing's JSON array: {e}"),
+        )
+    })?;
+    let rows: Vec<crate::WorkloadSummary> = rows
+        .into_iter()
+        .map(|r| crate::WorkloadSummary {
+            name: String::new(),
+            namespace: r.namespace,
+            uid: None,
+            api_version: r.api_version,
+            kind: r.kind,
+            created: None,
+            definition: None,
+            origin: None,
+            phase: None,
+            statuses: Vec::new(),
+            pods: r.pods,
+            gpus: r.gpus,
+            error: r.error.map(|_| Error::new(ErrorCode::Usage, "")),
+        })
+        .collect();
+    to_json(&crate::usage(&rows))
 }
 
 /// [`crate::missing_owners`] of the objects of `items` (list texts or

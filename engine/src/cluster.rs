@@ -141,6 +141,103 @@ pub struct WorkloadSummary {
     pub error: Option<Error>,
 }
 
+/// How [`Engine::list_workloads`] filters.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ListOptions {
+    /// Leave out objects an object of a covered type controls (through
+    /// their controller-owner chains): `get --all-types`.
+    #[serde(default)]
+    pub top_level_only: bool,
+    /// Keep only workloads with one of these matched statuses
+    /// (case-insensitive; empty: all). `get --phase`.
+    #[serde(default)]
+    pub phases: Vec<String>,
+}
+
+/// GPUs and pods requested by a group of workloads (`top`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct UsageRow {
+    /// The namespace or the kind the row adds up (`""` for the total).
+    pub key: String,
+    /// Workloads.
+    pub workloads: u64,
+    /// Desired pods.
+    pub pods: u64,
+    /// GPUs the desired pods request.
+    pub gpus: u64,
+    /// Workloads that did not resolve (not added to pods and GPUs).
+    pub errors: u64,
+}
+
+/// GPU and pod requests by namespace and by type, and in total.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// One row per namespace (cluster-scoped workloads under `""`), most
+    /// GPUs first, then by name.
+    pub by_namespace: Vec<UsageRow>,
+    /// One row per kind (`Kind.group`, or `Kind` for the core group), most
+    /// GPUs first, then by name.
+    pub by_type: Vec<UsageRow>,
+    /// Everything.
+    pub total: UsageRow,
+}
+
+/// Add up a listing by namespace and by type.
+pub fn usage(rows: &[WorkloadSummary]) -> Usage {
+    fn add(row: &mut UsageRow, w: &WorkloadSummary) {
+        row.workloads += 1;
+        if w.error.is_some() {
+            row.errors += 1;
+        } else {
+            row.pods = row.pods.saturating_add(w.pods);
+            row.gpus = row.gpus.saturating_add(w.gpus);
+        }
+    }
+    fn sorted(map: BTreeMap<String, UsageRow>) -> Vec<UsageRow> {
+        let mut v: Vec<UsageRow> = map.into_values().collect();
+        v.sort_by(|a, b| b.gpus.cmp(&a.gpus).then_with(|| a.key.cmp(&b.key)));
+        v
+    }
+    let mut ns: BTreeMap<String, UsageRow> = BTreeMap::new();
+    let mut ty: BTreeMap<String, UsageRow> = BTreeMap::new();
+    let mut total = UsageRow::default();
+    for w in rows {
+        let n = w.namespace.clone().unwrap_or_default();
+        add(
+            ns.entry(n.clone()).or_insert_with(|| UsageRow {
+                key: n,
+                ..UsageRow::default()
+            }),
+            w,
+        );
+        let group = w.api_version.rsplit_once('/').map(|(g, _)| g).unwrap_or("");
+        let t = if group.is_empty() {
+            w.kind.clone()
+        } else {
+            format!("{}.{group}", w.kind)
+        };
+        add(
+            ty.entry(t.clone()).or_insert_with(|| UsageRow {
+                key: t,
+                ..UsageRow::default()
+            }),
+            w,
+        );
+        add(&mut total, w);
+    }
+    Usage {
+        by_namespace: sorted(ns),
+        by_type: sorted(ty),
+        total,
+    }
+}
+
 /// An owner kind to fetch: the controller of a pod (or of another owner)
 /// that was not given, by its `apiVersion` and `kind`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -393,7 +490,8 @@ impl Engine {
     /// with its error). Sorted newest first, then by namespace, kind and
     /// name.
     ///
-    /// With `top_level_only`, an object is left out when an object in its
+    /// With `options.phases`, only workloads with one of those matched
+    /// statuses are kept. With `options.top_level_only`, an object is left out when an object in its
     /// controller-owner chain is of a covered type (a JobSet's Jobs are not
     /// listed beside it): the chain is followed by UID through `objects`
     /// and `owners` (objects of types no definition covers, such as
@@ -406,8 +504,9 @@ impl Engine {
         &self,
         objects: &[Value],
         owners: &[Value],
-        top_level_only: bool,
+        options: &ListOptions,
     ) -> Vec<WorkloadSummary> {
+        let phases: Vec<String> = options.phases.iter().map(|p| p.to_lowercase()).collect();
         let by_uid: HashMap<&str, &Value> = objects
             .iter()
             .chain(owners)
@@ -416,8 +515,16 @@ impl Engine {
         let mut controlled: HashMap<&str, bool> = HashMap::new();
         let mut rows: Vec<WorkloadSummary> = objects
             .iter()
-            .filter(|o| !top_level_only || !self.covered_controller(o, &by_uid, &mut controlled))
+            .filter(|o| {
+                !options.top_level_only || !self.covered_controller(o, &by_uid, &mut controlled)
+            })
             .map(|o| self.summarize(o))
+            .filter(|r| {
+                phases.is_empty()
+                    || r.statuses
+                        .iter()
+                        .any(|s| phases.contains(&format!("{s:?}").to_lowercase()))
+            })
             .collect();
         rows.sort_by(|a, b| {
             b.created

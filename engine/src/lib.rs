@@ -60,7 +60,8 @@ mod verdict;
 mod tests;
 
 pub use cluster::{
-    ApiResource, ClusterDefinitionWarning, OwnerKind, WorkloadSummary, missing_owners,
+    ApiResource, ClusterDefinitionWarning, ListOptions, OwnerKind, Usage, UsageRow,
+    WorkloadSummary, missing_owners, usage,
 };
 pub use compile::{CompiledDefinition, Origin};
 pub use engine::{CallScope, Engine, EngineBuilder};

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 use workload_lens::{
-    ApiResource, Engine, ErrorCode, Origin, OwnerKind, WorkloadStatus, missing_owners,
+    ApiResource, Engine, ErrorCode, ListOptions, Origin, OwnerKind, WorkloadStatus, missing_owners,
 };
 
 fn res(group: &str, version: &str, kind: &str, plural: &str, short: &[&str]) -> ApiResource {
@@ -18,6 +18,13 @@ fn res(group: &str, version: &str, kind: &str, plural: &str, short: &[&str]) -> 
         short_names: short.iter().map(|s| s.to_string()).collect(),
         namespaced: true,
         preferred: true,
+    }
+}
+
+fn top() -> ListOptions {
+    ListOptions {
+        top_level_only: true,
+        ..ListOptions::default()
     }
 }
 
@@ -194,7 +201,7 @@ fn listings_are_newest_first_with_totals_and_statuses() {
         running,
         jobset("c-new", "u-c", "2026-12-03T00:00:00Z"),
     ];
-    let rows = engine.list_workloads(&objects, &[], true);
+    let rows = engine.list_workloads(&objects, &[], &top());
     let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names, ["c-new", "b-running", "a-old"]);
     for r in &rows {
@@ -216,7 +223,7 @@ fn a_row_with_an_error_does_not_stop_the_listing() {
     let mut broken = jobset("broken", "u-x", "2026-12-01T00:00:00Z");
     broken["spec"]["replicatedJobs"] = json!("not a list");
     let objects = vec![broken, jobset("fine", "u-y", "2026-12-01T00:00:00Z")];
-    let rows = engine.list_workloads(&objects, &[], false);
+    let rows = engine.list_workloads(&objects, &[], &ListOptions::default());
     assert_eq!(rows.len(), 2);
     let broken = rows.iter().find(|r| r.name == "broken").unwrap();
     assert!(broken.error.is_some());
@@ -302,13 +309,18 @@ fn top_level_listings_leave_out_objects_a_covered_object_controls() {
     let objects = vec![js, job, orphan, via_foo, via_missing, in_cycle];
     let owners = vec![foo, c1, c2];
     let mut top: Vec<String> = engine
-        .list_workloads(&objects, &owners, true)
+        .list_workloads(&objects, &owners, &top())
         .into_iter()
         .map(|r| r.name)
         .collect();
     top.sort();
     assert_eq!(top, ["in-cycle", "llama", "via-missing"]);
-    assert_eq!(engine.list_workloads(&objects, &owners, false).len(), 6);
+    assert_eq!(
+        engine
+            .list_workloads(&objects, &owners, &ListOptions::default())
+            .len(),
+        6
+    );
 }
 
 #[test]
@@ -346,7 +358,7 @@ fn long_owner_chains_are_walked_once() {
     // Reverse, so that the deepest Job is walked first.
     objects.reverse();
     let start = std::time::Instant::now();
-    let rows = engine.list_workloads(&objects, &owners, true);
+    let rows = engine.list_workloads(&objects, &owners, &top());
     assert!(rows.is_empty());
     // Not a timing assertion of speed, a guard against the quadratic walk:
     // the linear one takes milliseconds.
@@ -483,4 +495,53 @@ fn cluster_definitions_override_the_catalog_and_warn() {
     let row = engine.summarize(&jobset("x", "u", "t"));
     assert_eq!(row.origin, Some(Origin::Cluster));
     assert_eq!(row.definition.as_deref(), Some("jobset-custom"));
+}
+
+#[test]
+fn phase_filters_and_usage() {
+    let engine = Engine::new().unwrap();
+    let mut running = jobset("run", "u-r", "2026-12-02T00:00:00Z");
+    running["status"] = json!({"conditions": [], "replicatedJobsStatus": [
+        {"name": "leader", "active": 1, "ready": 1}, {"name": "worker", "active": 2, "ready": 2}]});
+    let mut other = jobset("other", "u-o", "2026-12-01T00:00:00Z");
+    other["metadata"]["namespace"] = json!("team-b");
+    other["status"] = json!({"conditions": [{"type": "Completed", "status": "True"}]});
+    let mut broken = jobset("broken", "u-x", "2026-12-01T00:00:00Z");
+    broken["spec"]["replicatedJobs"] = json!("not a list");
+    let objects = vec![running, other, broken];
+    let all = engine.list_workloads(&objects, &[], &ListOptions::default());
+    let statuses = format!("{:?}", all[0].statuses[0]);
+    let only = ListOptions {
+        phases: vec![statuses.to_uppercase()],
+        ..ListOptions::default()
+    };
+    let kept = engine.list_workloads(&objects, &[], &only);
+    assert_eq!(
+        kept.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+        ["run"]
+    );
+    let none = ListOptions {
+        phases: vec!["Completed".into()],
+        ..ListOptions::default()
+    };
+    assert!(engine.list_workloads(&objects, &[], &none).is_empty());
+
+    let u = workload_lens::usage(&all);
+    assert_eq!(
+        (
+            u.total.workloads,
+            u.total.pods,
+            u.total.gpus,
+            u.total.errors
+        ),
+        (3, 6, 24, 1)
+    );
+    let ns: Vec<(&str, u64, u64)> = u
+        .by_namespace
+        .iter()
+        .map(|r| (r.key.as_str(), r.workloads, r.gpus))
+        .collect();
+    assert_eq!(ns, [("ml-team", 2, 12), ("team-b", 1, 12)]);
+    assert_eq!(u.by_type.len(), 1);
+    assert_eq!(u.by_type[0].key, "JobSet.jobset.x-k8s.io");
 }
