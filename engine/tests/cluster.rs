@@ -520,8 +520,17 @@ fn phase_filters_and_usage() {
         kept.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
         ["run"]
     );
+    let completed = ListOptions {
+        phases: vec!["completed".into(), "Suspended".into()],
+        ..ListOptions::default()
+    };
+    let kept = engine.list_workloads(&objects, &[], &completed);
+    assert_eq!(
+        kept.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+        ["other"]
+    );
     let none = ListOptions {
-        phases: vec!["Completed".into()],
+        phases: vec!["Suspended".into()],
         ..ListOptions::default()
     };
     assert!(engine.list_workloads(&objects, &[], &none).is_empty());
