@@ -37,11 +37,13 @@ fi
 mkdir -p "$root/target/live"
 cleanup() {
   rc=$?
-  bash testing/kube-apiserver/stop.sh "$dir" || true
+  # The log's tail before the server is stopped (its shutdown is noisy).
   if [ "$rc" != 0 ] && [ -f "$dir/kapi.log" ]; then
-    echo "--- last lines of $dir/kapi.log" >&2
+    echo "--- last lines of $dir/kapi.log (the live stage failed)" >&2
     tail -n 40 "$dir/kapi.log" >&2
+    echo "---" >&2
   fi
+  bash testing/kube-apiserver/stop.sh "$dir" || true
   exit "$rc"
 }
 trap cleanup EXIT
