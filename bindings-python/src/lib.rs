@@ -133,6 +133,23 @@ fn read(py: Python<'_>, obj: Obj<'_>, limits: &Limits) -> PyResult<Read> {
     }
 }
 
+/// Several inputs (pages of list responses, or values), read within
+/// `limits`, for an `abi` call that takes several.
+fn read_all(py: Python<'_>, inputs: Vec<Obj<'_>>, limits: &Limits) -> PyResult<Vec<Read>> {
+    inputs.into_iter().map(|i| read(py, i, limits)).collect()
+}
+
+/// The objects of several inputs as one array value: how the pages of
+/// list responses cross to an `abi` call that takes one list of objects
+/// (the engine reads each page as it reads one).
+fn joined(reads: &mut [Read], limits: &Limits) -> workload_lens::Result<serde_json::Value> {
+    let mut all = Vec::new();
+    for r in reads {
+        all.extend(r.input().objects(limits)?);
+    }
+    Ok(serde_json::Value::Array(all))
+}
+
 /// A Python value read by the engine's host reader within `limits`.
 fn read_value(
     py: Python<'_>,
@@ -283,6 +300,23 @@ impl PyDefinition {
         })
     }
 
+    /// Gang-scheduling groups with the pods (and owners) given as several
+    /// inputs, such as the pages of list responses.
+    fn gang_groups_pages<'py>(
+        &self,
+        py: Python<'py>,
+        obj: Obj<'py>,
+        pages: Vec<Obj<'py>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let l = self.0.limits();
+        let mut obj = read(py, obj, l)?;
+        let mut pages = read_all(py, pages, l)?;
+        run_value(py, || {
+            let items = joined(&mut pages, l)?;
+            abi::gang_groups_input(&self.0, obj.input(), Input::Value(items))
+        })
+    }
+
     /// The structure gang scheduling works on: components, leaves, parents,
     /// children, `hasScaleDefinition` and the candidate members.
     fn gang_structure<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -393,6 +427,78 @@ impl PyCatalog {
         let mut pods = pods.map(|p| read(py, p, l)).transpose()?;
         run_value(py, || {
             abi::engine_resolve_input(&engine, obj.input(), pods.as_mut().map(Read::input))
+        })
+    }
+
+    /// Resolve with the pods (and owners) given as several inputs, such as
+    /// the pages of list responses.
+    fn resolve_pages<'py>(
+        &self,
+        py: Python<'py>,
+        obj: Obj<'py>,
+        pages: Vec<Obj<'py>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let engine = self.snapshot();
+        let l = engine.limits();
+        let mut obj = read(py, obj, l)?;
+        let mut pages = read_all(py, pages, l)?;
+        run_value(py, || {
+            let items = joined(&mut pages, l)?;
+            abi::engine_resolve_input(&engine, obj.input(), Some(Input::Value(items)))
+        })
+    }
+
+    /// The served resource a type token names (JSON); `served` is a JSON
+    /// array of `{group, version, kind, plural, ...}`.
+    fn find_type(&self, py: Python<'_>, token: Arg, served: Arg) -> PyResult<String> {
+        let engine = self.snapshot();
+        run(py, || abi::engine_find_type(&engine, &token, &served))
+    }
+
+    /// The served resources a definition covers (JSON array).
+    fn covered_types(&self, py: Python<'_>, served: Arg) -> PyResult<String> {
+        let engine = self.snapshot();
+        run(py, || abi::engine_covered_types(&engine, &served))
+    }
+
+    /// A new catalog with the cluster's definition objects over this one,
+    /// and the warnings (JSON array).
+    fn with_cluster_definitions<'py>(
+        &self,
+        py: Python<'py>,
+        inputs: Vec<Obj<'py>>,
+    ) -> PyResult<(PyCatalog, String)> {
+        let engine = self.snapshot();
+        let mut inputs = read_all(py, inputs, engine.limits())?;
+        let (engine, warnings) = run(py, || {
+            abi::engine_with_cluster_definitions(
+                &engine,
+                inputs.iter_mut().map(Read::input).collect(),
+            )
+        })?;
+        Ok((PyCatalog(Mutex::new(Arc::new(engine))), warnings))
+    }
+
+    /// One summary row per object (JSON array), newest first.
+    #[pyo3(signature = (objects, owners, options = None))]
+    fn list_workloads<'py>(
+        &self,
+        py: Python<'py>,
+        objects: Vec<Obj<'py>>,
+        owners: Vec<Obj<'py>>,
+        options: Option<Arg>,
+    ) -> PyResult<String> {
+        let engine = self.snapshot();
+        let l = engine.limits();
+        let mut objects = read_all(py, objects, l)?;
+        let mut owners = read_all(py, owners, l)?;
+        run(py, || {
+            abi::engine_list_workloads(
+                &engine,
+                objects.iter_mut().map(Read::input).collect(),
+                owners.iter_mut().map(Read::input).collect(),
+                options.as_deref(),
+            )
         })
     }
 
@@ -507,6 +613,29 @@ fn cli_main(py: Python<'_>, argv: Vec<Arg>) -> PyResult<i32> {
     run(py, || Ok(workload_lens_cli::run(argv)))
 }
 
+/// The controller owner kinds the items reference but do not hold, without
+/// those of `skip` (JSON array of `{apiVersion, kind}`), as a JSON array.
+#[pyfunction]
+#[pyo3(signature = (items, skip, limits = None))]
+fn missing_owners<'py>(
+    py: Python<'py>,
+    items: Vec<Obj<'py>>,
+    skip: Arg,
+    limits: Option<Arg>,
+) -> PyResult<String> {
+    let limits = run(py, || Ok(abi::limits(limits.as_deref())?))?;
+    let mut items = read_all(py, items, &limits)?;
+    run(py, || {
+        abi::missing_owners(items.iter_mut().map(Read::input).collect(), &skip, &limits)
+    })
+}
+
+/// GPU and pod totals of a listing (its JSON array), by namespace and type.
+#[pyfunction]
+fn usage(py: Python<'_>, rows: Arg) -> PyResult<String> {
+    run(py, || abi::usage(&rows))
+}
+
 /// Panic inside the engine call path (tests of the panic guard only).
 #[pyfunction]
 fn _panic_for_tests(py: Python<'_>, message: Arg) -> PyResult<()> {
@@ -520,8 +649,8 @@ mod _native {
     #[pymodule_export]
     use super::{
         _panic_for_tests, PyCatalog, PyDefinition, catalog_sources, cli_main, compile, compile_all,
-        compile_object, compile_one_object, default_limits, error_codes, evaluate, limits, parse,
-        rebuild, validate,
+        compile_object, compile_one_object, default_limits, error_codes, evaluate, limits,
+        missing_owners, parse, rebuild, usage, validate,
     };
 
     #[pymodule_init]

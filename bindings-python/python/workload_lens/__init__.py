@@ -22,8 +22,10 @@ from ._api import (
     evaluate,
     limits,
     lookup,
+    missing_owners,
     parse,
     resolve,
+    usage,
     validate,
 )
 from ._errors import (
@@ -69,7 +71,9 @@ __all__ = [
     "evaluate",
     "limits",
     "lookup",
+    "missing_owners",
     "parse",
     "resolve",
+    "usage",
     "validate",
 ]

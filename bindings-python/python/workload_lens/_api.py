@@ -34,7 +34,15 @@ from typing import (
 
 from . import _native
 from ._errors import LimitError, UsageError
-from .types import GangStructure
+from .types import (
+    ApiResource,
+    ClusterDefinitionWarning,
+    GangReport,
+    GangStructure,
+    OwnerKind,
+    Usage,
+    WorkloadSummary,
+)
 
 __all__ = [
     "Catalog",
@@ -49,8 +57,10 @@ __all__ = [
     "evaluate",
     "limits",
     "lookup",
+    "missing_owners",
     "parse",
     "resolve",
+    "usage",
     "validate",
 ]
 
@@ -226,6 +236,29 @@ def _pods(pods: Any) -> Any:
             f"or YAML/JSON text, not {type(pods).__name__}"
         ) from None
     return items
+
+
+def _inputs(inputs: Any, what: str) -> List[Any]:
+    """Several inputs for the native module: each a list text (``str`` or
+    ``bytes``, such as one page of a raw API list response), a list object
+    (``PodList``, a dict or model), an object or a list of objects. One
+    text, mapping or model alone is one input."""
+    if isinstance(inputs, (str, bytes, Mapping)) or _is_model(inputs):
+        return [_object(inputs)]
+    try:
+        return [_object(i) for i in inputs]
+    except TypeError:
+        raise TypeError(
+            f"{what} must be list texts, list objects or objects (or an iterable of them), "
+            f"not {type(inputs).__name__}"
+        ) from None
+
+
+def _served(served: Any) -> str:
+    """Served resources (``ApiResource`` dicts) as the JSON the engine reads."""
+    if isinstance(served, (str, bytes)):
+        return served.decode("utf-8", "replace") if isinstance(served, bytes) else served
+    return _dumps(list(served))
 
 
 # --- results ---------------------------------------------------------------
@@ -415,6 +448,12 @@ class Definition:
         r: Dict[str, Any] = self._native.gang_groups(_object(obj), _pods(pods))
         return r
 
+    def gang_groups_pages(self, obj: Any, pages: Iterable[Any]) -> GangReport:
+        """:meth:`gang_groups` with the pods (and their owners) given as
+        several inputs, such as the raw pages of list responses."""
+        r: GangReport = self._native.gang_groups_pages(_object(obj), _inputs(pages, "pages"))
+        return r
+
     def gang_structure(self) -> GangStructure:
         """The structure gang scheduling works on (the reference's structure
         summary): ``components`` (root first, then the children in definition
@@ -522,6 +561,63 @@ class Catalog:
         ``pods``: including the live state)."""
         o, p = _object(obj), None if pods is None else _pods(pods)
         r: Dict[str, Any] = self._native.resolve(o, p)
+        return r
+
+    def resolve_pages(self, obj: Any, pages: Iterable[Any]) -> Dict[str, Any]:
+        """:meth:`resolve` with the pods (and the owners their controller
+        chains go through) given as several inputs: the raw pages of list
+        responses (``bytes``), list objects, or objects."""
+        r: Dict[str, Any] = self._native.resolve_pages(_object(obj), _inputs(pages, "pages"))
+        return r
+
+    def find_type(self, token: str, served: Iterable[ApiResource]) -> ApiResource:
+        """Which served resource a type token names, as ``kubectl get``
+        reads one (a kind, plural, singular or short name, case-insensitive;
+        ``plural.group``; ``kind.version.group``). Raises
+        :class:`UsageError` for a token no served resource matches or an
+        ambiguous one, :class:`NoDefinitionError` when no definition covers
+        the type."""
+        r: ApiResource = _loads(self._native.find_type(_name(token, "token"), _served(served)))
+        return r
+
+    def covered_types(self, served: Iterable[ApiResource]) -> List[ApiResource]:
+        """The served resources a definition covers, one per group and kind
+        (the preferred version), sorted by kind and group."""
+        r: List[ApiResource] = _loads(self._native.covered_types(_served(served)))
+        return r
+
+    def with_cluster_definitions(self, objects: Any) -> Tuple["Catalog", List[ClusterDefinitionWarning]]:
+        """A new catalog with the definitions stored in a cluster (Karta and
+        ResourceInterface objects: list texts such as raw list responses,
+        list objects or objects) over this one's, and the warnings about
+        objects not used (``reason``: ``invalid`` or ``collision``).
+        Definitions added to the new catalog afterwards replace them."""
+        native, warnings = self._native.with_cluster_definitions(_inputs(objects, "objects"))
+        c = Catalog.__new__(Catalog)
+        c._native = native
+        return c, cast(List[ClusterDefinitionWarning], _loads(warnings))
+
+    def list_workloads(
+        self,
+        objects: Any,
+        owners: Any = (),
+        *,
+        top_level_only: bool = False,
+        phases: Iterable[str] = (),
+    ) -> List[WorkloadSummary]:
+        """One summary row per object (name, namespace, uid, apiVersion,
+        kind, created, definition, origin, phase, statuses, pods, gpus,
+        error), newest first. ``objects`` and ``owners`` are list texts
+        (raw pages of list responses), list objects or objects. With
+        ``top_level_only``, objects whose controller chain (followed by UID
+        through objects and owners) holds a covered type are left out; with
+        ``phases``, only workloads with one of those statuses are kept."""
+        if isinstance(phases, (str, bytes)):
+            raise TypeError("phases must be an iterable of str, not a single string")
+        options = _dumps({"topLevelOnly": bool(top_level_only), "phases": list(phases)})
+        r: List[WorkloadSummary] = _loads(
+            self._native.list_workloads(_inputs(objects, "objects"), _inputs(owners, "owners"), options)
+        )
         return r
 
     def __len__(self) -> int:
@@ -651,4 +747,23 @@ def limits(limits: Optional[Mapping[str, int]] = None, **limit_options: int) -> 
 def default_limits() -> Dict[str, int]:
     """The default limits (meant for untrusted input), camelCase names."""
     r: Dict[str, int] = _loads(_native.default_limits())
+    return r
+
+
+def missing_owners(items: Any, skip: Iterable[OwnerKind] = ()) -> List[OwnerKind]:
+    """The controller owner kinds (``{"apiVersion", "kind"}``, sorted) that
+    ``items`` (pods and the owners fetched so far: list texts such as raw
+    list responses, list objects or objects) reference but do not hold,
+    without those of ``skip``. Fetch those kinds and ask again (a few
+    rounds) before resolving with pods: the engine attributes pods through
+    their controller chains by UID."""
+    skip_json = _dumps([{"apiVersion": k["apiVersion"], "kind": k["kind"]} for k in skip])
+    r: List[OwnerKind] = _loads(_native.missing_owners(_inputs(items, "items"), skip_json))
+    return r
+
+
+def usage(rows: Iterable[WorkloadSummary]) -> Usage:
+    """GPU and pod totals of a listing (:meth:`Catalog.list_workloads`
+    rows) by namespace and by type, and in total."""
+    r: Usage = _loads(_native.usage(_dumps(list(rows))))
     return r

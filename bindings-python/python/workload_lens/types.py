@@ -14,18 +14,27 @@ from typing import Literal, Protocol, TypedDict
 
 __all__ = [
     "JSON",
+    "ApiResource",
+    "ClusterDefinitionWarning",
+    "ErrorInfo",
     "Finding",
     "GangCandidate",
+    "GangReport",
     "GangStructure",
     "KubeObject",
     "KubernetesModel",
     "LimitOptions",
     "Limits",
     "Location",
+    "OwnerKind",
     "Pods",
     "Resolved",
     "Source",
+    "Usage",
+    "UsageRow",
     "ValidationResult",
+    "WorkloadStatus",
+    "WorkloadSummary",
 ]
 
 
@@ -162,3 +171,100 @@ class GangStructure(_GangStructureRequired, total=False):
     ``candidates`` is present only with ``gangScheduling``."""
 
     candidates: Dict[str, List[GangCandidate]]
+
+
+class GangReport(TypedDict):
+    """Gang-scheduling groups of a workload's pods (``Definition.gang_groups``)."""
+
+    groups: List[Dict[str, Any]]
+    pods: List[Dict[str, Any]]
+
+
+class ApiResource(TypedDict):
+    """One resource type an API server serves, as discovery reports it
+    (``group`` is ``""`` for the core group)."""
+
+    group: str
+    version: str
+    kind: str
+    plural: str
+    singular: str
+    shortNames: List[str]
+    namespaced: bool
+    preferred: bool
+
+
+class ClusterDefinitionWarning(TypedDict):
+    """A definition stored in the cluster that was not used."""
+
+    reason: Literal["invalid", "collision"]
+    object: str
+    message: str
+
+
+class _ErrorInfoRequired(TypedDict):
+    code: str
+    message: str
+
+
+class ErrorInfo(_ErrorInfoRequired, total=False):
+    """An engine error as data (a listing row's ``error``)."""
+
+    location: Location
+    limit: str
+    findings: List[Finding]
+
+
+#: A normalized workload status.
+WorkloadStatus = Literal[
+    "Resuming", "Suspending", "Suspended", "Running", "Failed", "Completed", "Initializing", "Degraded", "Undefined"
+]
+
+
+class _WorkloadSummaryRequired(TypedDict):
+    name: str
+    apiVersion: str
+    kind: str
+    statuses: List[WorkloadStatus]
+    pods: int
+    gpus: int
+
+
+class WorkloadSummary(_WorkloadSummaryRequired, total=False):
+    """One workload of a listing (``Catalog.list_workloads``); optional keys
+    are absent when unknown (``definition``/``origin`` when no definition
+    covers the object, ``error`` when it resolved)."""
+
+    namespace: str
+    uid: str
+    created: str
+    definition: str
+    origin: Literal["catalog", "user", "cluster"]
+    phase: str
+    error: ErrorInfo
+
+
+class UsageRow(TypedDict):
+    """GPUs and pods requested by a group of workloads (``key``: the
+    namespace, ``Kind.group``, or ``""`` for the total)."""
+
+    key: str
+    workloads: int
+    pods: int
+    gpus: int
+    errors: int
+
+
+class Usage(TypedDict):
+    """GPU and pod requests by namespace and by type, and in total."""
+
+    byNamespace: List[UsageRow]
+    byType: List[UsageRow]
+    total: UsageRow
+
+
+class OwnerKind(TypedDict):
+    """An owner kind to fetch (``missing_owners``)."""
+
+    apiVersion: str
+    kind: str
