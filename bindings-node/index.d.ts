@@ -6,18 +6,23 @@
 // UpdateRequest, ...) are checked against the engine by the tests too.
 
 import type {
+  ApiResource,
   Attribution,
+  ClusterDefinitionWarning,
   DefinitionVerdict,
   ErrorCode,
   Finding,
   GangReport,
   GangStructure,
   Location,
+  OwnerKind,
   PatchOp,
   Resolved,
   Status,
   StatusExplanation,
   UpdateResult,
+  Usage,
+  WorkloadSummary,
 } from './types/engine.js';
 
 export type * from './types/engine.js';
@@ -92,6 +97,22 @@ export type JsonPatchOp = PatchOp;
 /** The result of `validate`: the engine's verdict on one definition of the text (as the CLI's `validate`). */
 export type ValidationResult = DefinitionVerdict;
 
+/**
+ * Objects given as several inputs: an array of YAML/JSON texts (each such as one page of a Kubernetes list
+ * response, passed to the engine as it is), or one input: a list object, an array of objects, an object, or text.
+ */
+export type Items = Array<string | Uint8Array> | KubeObject[] | KubeObject | string | Uint8Array;
+
+/** How `Catalog.listWorkloads` filters, and the owners it follows controller chains through. */
+export interface ListWorkloadsOptions {
+  /** Objects of types no definition covers (ReplicaSets, ...) through which controller chains are followed. */
+  owners?: Items;
+  /** Leave out objects whose controller-owner chain holds an object of a covered type (`get --all-types`). */
+  topLevelOnly?: boolean;
+  /** Keep only workloads with one of these matched statuses (case-insensitive; empty: all). */
+  phases?: string[];
+}
+
 /** A group/version/kind and its apiVersion (`group/version`, or `version` for the core group). */
 export interface DefinitionGvk {
   group: string;
@@ -133,6 +154,14 @@ export function parse(text: string | Uint8Array, limits?: LimitOptions): JsonVal
 export function limits(options?: LimitOptions): Limits;
 /** The default limits (meant for untrusted input). */
 export function defaultLimits(): Limits;
+/**
+ * The controller owner kinds that `items` (pods and the owners fetched so far) reference but do not hold, without
+ * those of `skip` (the workload's own kind): what to fetch next, in the workload's namespace, before resolving
+ * with the pods and those owners (native build only).
+ */
+export function missingOwners(items: Items, skip?: OwnerKind[], limits?: LimitOptions): OwnerKind[];
+/** GPU and pod totals of a listing (`Catalog.listWorkloads` rows) by namespace and by type (native build only). */
+export function usage(rows: WorkloadSummary[]): Usage;
 /** The package (and engine) version. */
 export const version: string;
 /** Which engine build this is. */
@@ -143,8 +172,8 @@ export class Definition {
   constructor(source: DefinitionSource, limits?: LimitOptions);
   /** `metadata.name`. */
   readonly name: string;
-  /** `'catalog'` (bundled) or `'user'`. */
-  readonly origin: 'catalog' | 'user';
+  /** `'catalog'` (bundled), `'user'`, or `'cluster'` (a Karta or ResourceInterface object of a cluster). */
+  readonly origin: 'catalog' | 'user' | 'cluster';
   /** The root group/version/kind. */
   readonly gvk: DefinitionGvk;
   /** Component names, root first. */
@@ -198,7 +227,30 @@ export class Catalog {
   lookupObject(obj: ObjectInput): Definition;
   get(name: string): Definition | null;
   definitions(): Definition[];
-  resolve(obj: ObjectInput, pods?: Pods): Resolved;
+  /**
+   * Resolve with the definition of the object's GVK; `pods` may also be an array of texts (the pages of list
+   * responses) holding the pods and their owners, through which pods are attributed by controller chain.
+   */
+  resolve(obj: ObjectInput, pods?: Pods | Array<string | Uint8Array>): Resolved;
+  /** The gang-scheduling groups of the workload's pods, with the definition of the object's GVK (native build only). */
+  gangGroups(obj: ObjectInput, pods: Items): GangReport;
+  /**
+   * Which served resource a type token names: a kind, plural, singular or short name (case-insensitive),
+   * `plural.group`, or `kind.version.group` (native build only).
+   * @throws UsageError for a token no served resource matches, or an ambiguous one.
+   * @throws NoDefinitionError when the type is served but no definition covers it.
+   */
+  findType(token: string, served: ApiResource[]): ApiResource;
+  /** The served resources a definition covers, one per group and kind (native build only). */
+  coveredTypes(served: ApiResource[]): ApiResource[];
+  /**
+   * A new catalog: this one's catalog, the definitions stored in a cluster over it (Karta and ResourceInterface
+   * objects, e.g. the pages of their list responses), and this one's own definitions over those. Objects that do
+   * not compile, or define a type another already did, are left out with a warning (native build only).
+   */
+  withClusterDefinitions(objects: Items): { catalog: Catalog; warnings: ClusterDefinitionWarning[] };
+  /** One summary row per object, newest first (native build only). */
+  listWorkloads(objects: Items, options?: ListWorkloadsOptions): WorkloadSummary[];
   readonly size: number;
   /** The catalog's limits. */
   readonly limits: Limits;

@@ -28,6 +28,8 @@ export const {
   parse,
   limits,
   defaultLimits,
+  missingOwners,
+  usage,
 } = api;
 
 /** The package (and engine) version. */

@@ -35,6 +35,41 @@ export declare class NativeCatalog {
   limits(): string
   /** The number of definitions. */
   size(): number
+  /**
+   * Which served resource a type token names (`Engine::find_type`);
+   * `served` is a JSON array of ApiResource. The resource as JSON.
+   */
+  findType(token: string, served: string): string
+  /**
+   * The served resources a definition covers (`Engine::covered_types`),
+   * as a JSON array.
+   */
+  coveredTypes(served: string): string
+  /**
+   * Put the definitions stored in a cluster (the Karta and
+   * ResourceInterface objects of `inputs`, each a list text such as one
+   * page of a list response) over the current ones
+   * (`Engine::with_cluster_definitions`); the warnings as a JSON array.
+   */
+  addClusterDefinitions(inputs: Array<string>): string
+  /**
+   * One summary row per object of `objects` (`Engine::list_workloads`),
+   * with `owners` to follow controller chains through; both are list
+   * texts (the pages of list responses, as they are); `options` is
+   * `{topLevelOnly, phases}` as JSON. A JSON array.
+   */
+  listWorkloads(objects: Array<string>, owners: Array<string>, options?: string | undefined | null): string
+  /**
+   * `resolve` with the objects of several texts as the pods (and the
+   * owners given beside them, through which pods are attributed by
+   * their controller chains).
+   */
+  resolveItems(obj: string, items: Array<string>): string
+  /**
+   * The gang-scheduling groups of a workload's pods, with its definition
+   * chosen by GVK; `items` as for `resolve_items`.
+   */
+  gangGroups(obj: string, items: Array<string>): string
 }
 
 /** A compiled definition. */
@@ -109,6 +144,14 @@ export declare function humanCpu(millis: number): string
 /** Bytes as people read them, by the engine's one rule (`1.9Gi`, `512Mi`). */
 export declare function humanMemory(bytes: number): string
 
+/**
+ * The controller owner kinds the objects of `items` (list texts: pods and
+ * the owners fetched so far) reference but do not hold, without those of
+ * `skip` (a JSON array of `{apiVersion, kind}`): a JSON array of
+ * `{apiVersion, kind}`.
+ */
+export declare function missingOwners(items: Array<string>, skip: string, limits?: string | undefined | null): string
+
 /** Every document of a YAML/JSON text, as a JSON array. */
 export declare function parse(text: string, limits?: string | undefined | null): string
 
@@ -120,6 +163,12 @@ export declare function parseBytes(bytes: Uint8Array, limits?: string | undefine
  * definitions of the same root GVK), choosing the definition by GVK.
  */
 export declare function resolveAny(obj: string, defs: Array<NativeDefinition>, pods?: string | undefined | null, limits?: string | undefined | null): string
+
+/**
+ * GPU and pod totals of a listing (the JSON array `list_workloads`
+ * returns) by namespace and by type.
+ */
+export declare function usage(rows: string): string
 
 /**
  * Validate every definition of a text: the engine's verdicts,

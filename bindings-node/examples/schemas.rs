@@ -38,6 +38,22 @@ fn main() {
             "DefinitionVerdict",
             schemars::schema_for!(workload_lens::DefinitionVerdict),
         ),
+        // The live-cluster calls (Catalog.findType, coveredTypes,
+        // withClusterDefinitions, listWorkloads; missingOwners, usage).
+        (
+            "ApiResource",
+            schemars::schema_for!(workload_lens::ApiResource),
+        ),
+        (
+            "WorkloadSummary",
+            schemars::schema_for!(workload_lens::WorkloadSummary),
+        ),
+        (
+            "ClusterDefinitionWarning",
+            schemars::schema_for!(workload_lens::ClusterDefinitionWarning),
+        ),
+        ("Usage", schemars::schema_for!(workload_lens::Usage)),
+        ("OwnerKind", schemars::schema_for!(workload_lens::OwnerKind)),
     ];
     for (name, schema) in more {
         out.insert(

@@ -158,6 +158,35 @@ export function makeApi(source, hooks = {}) {
     throw new TypeError(`pods must be an array of pod objects, a list object (List, PodList), a pod, or YAML/JSON text, not ${kindOf(pods)}`);
   }
 
+  const isText = (x) => typeof x === 'string' || isBytes(x);
+
+  /** Objects given as several inputs: an array of texts (each YAML/JSON
+   * text of objects, such as one page of a Kubernetes list response, passed
+   * as it is), or one input (a list object, an array of objects, an object,
+   * or text), as the raw `Vec<String>` of texts. */
+  function itemsOf(x, what) {
+    if (Array.isArray(x) && x.length > 0 && x.every(isText)) return x.map((t) => textOf(t, what));
+    if (isText(x)) return [textOf(x, what)];
+    if (x !== null && typeof x === 'object') return [toJson(x)];
+    throw new TypeError(`${what} must be an array of YAML/JSON texts (such as the pages of list responses), a list object, an array of objects, an object, or text, not ${kindOf(x)}`);
+  }
+
+  /** A raw function or method only some builds have (the live-cluster
+   * calls are in the native build). */
+  const needs = (owner, name) => {
+    if (typeof owner?.[name] !== 'function') {
+      const m = `${name} is not available in this build (the live-cluster calls are in the native build)`;
+      throw new Error(JSON.stringify({ code: 'usage', message: m, display: m, location: {} }));
+    }
+    return owner;
+  };
+
+  /** Served resources (an array of ApiResource objects) as JSON. */
+  function servedOf(served) {
+    if (!Array.isArray(served)) throw new TypeError(`the served resources must be an array of {group, version, kind, plural, ...}, not ${kindOf(served)}`);
+    return toJson(served);
+  }
+
   /** A definition source: `{text}` for text, `{json}` for an object (the
    * engine reads it with its keys sorted, whatever order JS kept). */
   function definitionSource(source) {
@@ -333,17 +362,28 @@ export function makeApi(source, hooks = {}) {
     #added = [];
     #bundled;
     #limits;
+    #cluster = null;
+    #clusterWarnings = '[]';
 
     /** @param {{definitions?: Array<Definition | string | object>, bundled?: boolean, limits?: object}} [options] */
-    constructor(options = {}) {
+    constructor(options = {}, hidden = undefined) {
       if (!isPlainObject(options)) throw new TypeError(`options must be an object, not ${kindOf(options)}`);
       const { definitions = [], bundled = true, limits } = options;
       if (typeof bundled !== 'boolean') throw new TypeError(`bundled must be a boolean, not ${kindOf(bundled)}`);
       if (!Array.isArray(definitions)) throw new TypeError(`definitions must be an array, not ${kindOf(definitions)}`);
       this.#bundled = bundled;
-      this.#limits = limitsOf(limits);
+      if (hidden?.wrap === WRAP) {
+        // withClusterDefinitions: the base's settings, the cluster's
+        // definitions over its catalog, then the base's own definitions.
+        this.#limits = hidden.limits;
+        this.#cluster = hidden.cluster;
+        this.#added = [...hidden.added];
+      } else {
+        this.#limits = limitsOf(limits);
+      }
       this.#h = new Handle(() => {
         const c = new (raw().NativeCatalog)(this.#bundled, this.#limits);
+        if (this.#cluster !== null) this.#clusterWarnings = needs(c, 'addClusterDefinitions').addClusterDefinitions(this.#cluster);
         for (const d of this.#added) c.add(nativeOf(d));
         return c;
       });
@@ -395,11 +435,73 @@ export function makeApi(source, hooks = {}) {
       });
     }
 
-    /** Choose the definition by the object's GVK and resolve it (with pods: live state). */
+    /** Choose the definition by the object's GVK and resolve it (with pods:
+     * live state; pods may also be an array of texts, such as the pages of
+     * list responses, with the pods' owners among them). */
     resolve(obj, pods) {
       const o = objOf(obj);
+      if (Array.isArray(pods) && pods.length > 0 && pods.every(isText)) {
+        const p = itemsOf(pods, 'pods');
+        return parsed(() => needs(this.#n(), 'resolveItems').resolveItems(o, p));
+      }
       const p = pods === undefined || pods === null ? null : podsOf(pods);
       return parsed(() => this.#n().resolve(o, p));
+    }
+
+    /** The gang-scheduling groups of the workload's pods, its definition
+     * chosen by GVK (`pods` as for `resolve`). */
+    gangGroups(obj, pods) {
+      const o = objOf(obj);
+      const p = itemsOf(pods, 'pods');
+      return parsed(() => needs(this.#n(), 'gangGroups').gangGroups(o, p));
+    }
+
+    /** Which served resource a type token names (a kind, plural, singular
+     * or short name, case-insensitive; `plural.group`; `kind.version.group`).
+     * UsageError for an unknown or ambiguous token, NoDefinitionError when
+     * no definition covers the type. */
+    findType(token, served) {
+      nameOf(token, 'the type');
+      const s = servedOf(served);
+      return parsed(() => needs(this.#n(), 'findType').findType(token, s));
+    }
+
+    /** The served resources a definition covers, one per group and kind. */
+    coveredTypes(served) {
+      const s = servedOf(served);
+      return parsed(() => needs(this.#n(), 'coveredTypes').coveredTypes(s));
+    }
+
+    /** A new catalog with the definitions stored in a cluster (Karta and
+     * ResourceInterface objects: list texts as the server returned them, a
+     * list object or an array of objects) over this one's catalog, and this
+     * catalog's own definitions over them: `{catalog, warnings}` (each
+     * warning `{reason: 'invalid' | 'collision', object, message}`). */
+    withClusterDefinitions(objects) {
+      const cluster = itemsOf(objects, 'the cluster definitions');
+      const catalog = new Catalog({ bundled: this.#bundled }, {
+        wrap: WRAP, limits: this.#limits, cluster, added: this.#added,
+      });
+      return { catalog, warnings: JSON.parse(catalog.#clusterWarnings) };
+    }
+
+    /** One summary row per workload of `objects` (list texts such as the
+     * pages of list responses, a list object or an array of objects), newest
+     * first. Options: `owners` (objects to follow controller chains
+     * through), `topLevelOnly` (leave out objects whose controller chain
+     * holds a covered type), `phases` (keep those with one of these
+     * statuses). */
+    listWorkloads(objects, options = {}) {
+      if (!isPlainObject(options)) throw new TypeError(`options must be an object, not ${kindOf(options)}`);
+      const { owners, topLevelOnly = false, phases = [] } = options;
+      if (typeof topLevelOnly !== 'boolean') throw new TypeError(`topLevelOnly must be a boolean, not ${kindOf(topLevelOnly)}`);
+      if (!Array.isArray(phases) || !phases.every((p) => typeof p === 'string')) {
+        throw new TypeError(`phases must be an array of strings, not ${kindOf(phases)}`);
+      }
+      const o = itemsOf(objects, 'the objects');
+      const w = owners === undefined || owners === null ? [] : itemsOf(owners, 'the owners');
+      const opts = toJson({ topLevelOnly, phases });
+      return parsed(() => needs(this.#n(), 'listWorkloads').listWorkloads(o, w, opts));
     }
 
     /** The number of definitions. */
@@ -482,6 +584,25 @@ export function makeApi(source, hooks = {}) {
     return parsed(() => raw().defaultLimits());
   }
 
+  /** The controller owner kinds `items` (pods and the owners fetched so
+   * far) reference but do not hold, without those of `skip`: what to fetch
+   * next before attributing pods. */
+  function missingOwners(items, skip = [], limits = undefined) {
+    const i = itemsOf(items, 'the items');
+    if (!Array.isArray(skip)) throw new TypeError(`skip must be an array of {apiVersion, kind}, not ${kindOf(skip)}`);
+    const s = toJson(skip.map(({ apiVersion, kind }) => ({ apiVersion, kind })));
+    const l = limitsOf(limits);
+    return parsed(() => needs(raw(), 'missingOwners').missingOwners(i, s, l));
+  }
+
+  /** GPU and pod totals of a listing (`Catalog.listWorkloads` rows) by
+   * namespace and by type. */
+  function usageOf(rows) {
+    if (!Array.isArray(rows)) throw new TypeError(`rows must be an array of listing rows, not ${kindOf(rows)}`);
+    const r = toJson(rows);
+    return parsed(() => needs(raw(), 'usage').usage(r));
+  }
+
   return {
     Definition,
     Catalog,
@@ -495,5 +616,7 @@ export function makeApi(source, hooks = {}) {
     parse,
     limits,
     defaultLimits,
+    missingOwners,
+    usage: usageOf,
   };
 }

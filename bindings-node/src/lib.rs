@@ -16,7 +16,7 @@ use std::sync::Arc;
 use napi::bindgen_prelude::{ClassInstance, Uint8Array};
 use napi::{Error as JsError, Status};
 use napi_derive::napi;
-use workload_lens::abi::{self, Failure, Out};
+use workload_lens::abi::{self, Failure, Input, Out};
 use workload_lens::{CompiledDefinition, Engine};
 
 /// The addon's Rust allocations go to mimalloc: inside Node, glibc's
@@ -331,6 +331,107 @@ impl NativeCatalog {
             Ok(u32::try_from(n).unwrap_or(u32::MAX))
         })
     }
+
+    /// Which served resource a type token names (`Engine::find_type`);
+    /// `served` is a JSON array of ApiResource. The resource as JSON.
+    #[napi]
+    pub fn find_type(&self, token: String, served: String) -> napi::Result<String> {
+        entry(|| abi::engine_find_type(&self.engine, &token, &served))
+    }
+
+    /// The served resources a definition covers (`Engine::covered_types`),
+    /// as a JSON array.
+    #[napi]
+    pub fn covered_types(&self, served: String) -> napi::Result<String> {
+        entry(|| abi::engine_covered_types(&self.engine, &served))
+    }
+
+    /// Put the definitions stored in a cluster (the Karta and
+    /// ResourceInterface objects of `inputs`, each a list text such as one
+    /// page of a list response) over the current ones
+    /// (`Engine::with_cluster_definitions`); the warnings as a JSON array.
+    #[napi]
+    pub fn add_cluster_definitions(&mut self, inputs: Vec<String>) -> napi::Result<String> {
+        entry(|| {
+            let inputs = inputs.iter().map(|t| Input::Text(t)).collect();
+            let (engine, warnings) = abi::engine_with_cluster_definitions(&self.engine, inputs)?;
+            self.engine = engine;
+            Ok(warnings)
+        })
+    }
+
+    /// One summary row per object of `objects` (`Engine::list_workloads`),
+    /// with `owners` to follow controller chains through; both are list
+    /// texts (the pages of list responses, as they are); `options` is
+    /// `{topLevelOnly, phases}` as JSON. A JSON array.
+    #[napi]
+    pub fn list_workloads(
+        &self,
+        objects: Vec<String>,
+        owners: Vec<String>,
+        options: Option<String>,
+    ) -> napi::Result<String> {
+        entry(|| {
+            let objects = objects.iter().map(|t| Input::Text(t)).collect();
+            let owners = owners.iter().map(|t| Input::Text(t)).collect();
+            abi::engine_list_workloads(&self.engine, objects, owners, options.as_deref())
+        })
+    }
+
+    /// `resolve` with the objects of several texts as the pods (and the
+    /// owners given beside them, through which pods are attributed by
+    /// their controller chains).
+    #[napi]
+    pub fn resolve_items(&self, obj: String, items: Vec<String>) -> napi::Result<String> {
+        entry(|| {
+            let l = self.engine.limits();
+            let obj = Input::Text(&obj).value(l)?;
+            let mut all = Vec::new();
+            for t in &items {
+                all.extend(Input::Text(t).objects(l)?);
+            }
+            abi::to_json(&self.engine.resolve_with_pods(&obj, &all)?)
+        })
+    }
+
+    /// The gang-scheduling groups of a workload's pods, with its definition
+    /// chosen by GVK; `items` as for `resolve_items`.
+    #[napi]
+    pub fn gang_groups(&self, obj: String, items: Vec<String>) -> napi::Result<String> {
+        entry(|| {
+            let l = self.engine.limits();
+            let obj = Input::Text(&obj).value(l)?;
+            let mut all = Vec::new();
+            for t in &items {
+                all.extend(Input::Text(t).objects(l)?);
+            }
+            abi::to_json(&self.engine.gang_groups(&obj, &all)?)
+        })
+    }
+}
+
+/// The controller owner kinds the objects of `items` (list texts: pods and
+/// the owners fetched so far) reference but do not hold, without those of
+/// `skip` (a JSON array of `{apiVersion, kind}`): a JSON array of
+/// `{apiVersion, kind}`.
+#[napi]
+pub fn missing_owners(
+    items: Vec<String>,
+    skip: String,
+    limits: Option<String>,
+) -> napi::Result<String> {
+    entry(|| {
+        let limits = abi::limits(limits.as_deref())?;
+        let items = items.iter().map(|t| Input::Text(t)).collect();
+        abi::missing_owners(items, &skip, &limits)
+    })
+}
+
+/// GPU and pod totals of a listing (the JSON array `list_workloads`
+/// returns) by namespace and by type.
+#[napi]
+pub fn usage(rows: String) -> napi::Result<String> {
+    entry(|| abi::usage(&rows))
 }
 
 /// Panic inside an entry point (tests of the panic guard only).

@@ -24,6 +24,10 @@ import {
   type UpdateRequest,
   type UpdateResult,
   type ValidationResult,
+  type ApiResource,
+  type OwnerKind,
+  type Usage,
+  type WorkloadSummary,
 } from 'workload-lens';
 
 export async function everything(jobsetText: string, podsText: string): Promise<number> {
@@ -46,7 +50,7 @@ export async function everything(jobsetText: string, podsText: string): Promise<
   const d: Definition | null = wl.lookup('jobset.x-k8s.io/v1alpha2', 'JobSet');
   if (d === null) return 0;
   const name: string = d.name;
-  const origin: 'catalog' | 'user' = d.origin;
+  const origin: 'catalog' | 'user' | 'cluster' = d.origin;
   const apiVersion: string = d.gvk.apiVersion;
   const comps: string[] = d.components;
   const can: boolean = d.canSuspend;
@@ -78,6 +82,19 @@ export async function everything(jobsetText: string, podsText: string): Promise<
   const g: Definition | null = c.get('x');
   const all: Definition[] = c.definitions();
   const r3: Resolved = c.resolve(jobsetText, podsText);
+  const served: ApiResource[] = c.coveredTypes([{ version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true }]);
+  const one1: ApiResource = c.findType('jobsets', served);
+  const { catalog: c2, warnings: cw } = c.withClusterDefinitions([podsText, podsText]);
+  const reason: string = cw[0]!.reason;
+  const rows: WorkloadSummary[] = c2.listWorkloads([jobsetText], { owners: podsText, topLevelOnly: true, phases: ['Running'] });
+  const r4: Resolved = c2.resolve(jobsetText, [podsText, new Uint8Array()]);
+  const gg2: GangReport = c2.gangGroups(jobsetText, [podsText]);
+  const kinds: OwnerKind[] = wl.missingOwners([podsText], [{ apiVersion: 'v1', kind: 'X' }]);
+  const use: Usage = wl.usage(rows);
+  const liveShape: number = one1.plural.length + reason.length + r4.totals.pods + gg2.groups.length + kinds.length
+    + use.total.gpus + (use.byNamespace[0]?.workloads ?? 0) + (rows[0]?.statuses.length ?? 0);
+  // @ts-expect-error: listWorkloads options have no `namespace`
+  c2.listWorkloads([jobsetText], { namespace: 'x' });
   const size: number = c.size;
   const catalogLimits: Limits = new Catalog({ limits: { maxSteps: 10 } }).limits;
 
@@ -146,6 +163,6 @@ export async function everything(jobsetText: string, podsText: string): Promise<
 
   void [v, b, gpus, roles, s, name, origin, apiVersion, comps, can, warnings, limits, doc, r2, st, ex, op, re, at, gg,
     sources, l1, l2, g, all, r3, size, one, two, many, valid, outs, docs, lim, def, groups, catalogLimits, gvk,
-    shape];
+    shape, liveShape];
   return gpus;
 }

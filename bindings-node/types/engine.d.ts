@@ -6,7 +6,7 @@
  * This interface was referenced by `EngineTypes`'s JSON-Schema
  * via the `definition` "Origin".
  */
-export type Origin = 'catalog' | 'user';
+export type Origin = 'catalog' | 'user' | 'cluster';
 /**
  * A normalized workload status: the statuses a definition's status
  * mappings name, in evaluation order, and `Undefined` when none matches.
@@ -175,6 +175,11 @@ export interface EngineTypes {
   GangStructure?: GangStructure;
   UpdateResult?: UpdateResult;
   DefinitionVerdict?: DefinitionVerdict;
+  ApiResource?: ApiResource;
+  WorkloadSummary?: WorkloadSummary;
+  ClusterDefinitionWarning?: ClusterDefinitionWarning;
+  Usage?: Usage;
+  OwnerKind?: OwnerKind;
 }
 /**
  * A workload resolved through its definition.
@@ -1152,4 +1157,191 @@ export interface DefinitionVerdict {
    * Every finding, errors and warnings, in text order.
    */
   findings: Finding[];
+}
+/**
+ * One resource type an API server serves, as discovery reports it.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "ApiResource".
+ */
+export interface ApiResource {
+  /**
+   * API group (`""` for the core group).
+   */
+  group?: string;
+  /**
+   * Version, e.g. `v1alpha2`.
+   */
+  version: string;
+  /**
+   * Kind, e.g. `JobSet`.
+   */
+  kind: string;
+  /**
+   * Plural resource name, e.g. `jobsets`.
+   */
+  plural: string;
+  /**
+   * Singular name (`""` when discovery gives none).
+   */
+  singular?: string;
+  /**
+   * Short names, e.g. `["lws"]`.
+   */
+  shortNames?: string[];
+  /**
+   * Whether objects live in namespaces.
+   */
+  namespaced?: boolean;
+  /**
+   * Whether this is the group's preferred version.
+   */
+  preferred?: boolean;
+}
+/**
+ * One workload of a listing: what `get` shows in a row.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "WorkloadSummary".
+ */
+export interface WorkloadSummary {
+  /**
+   * `metadata.name`.
+   */
+  name: string;
+  /**
+   * `metadata.namespace`, when set.
+   */
+  namespace?: string | null;
+  /**
+   * `metadata.uid`, when set.
+   */
+  uid?: string | null;
+  /**
+   * `apiVersion` of the object.
+   */
+  apiVersion: string;
+  /**
+   * `kind` of the object.
+   */
+  kind: string;
+  /**
+   * `metadata.creationTimestamp`, when set.
+   */
+  created?: string | null;
+  /**
+   * The definition's name (absent when none covers the object).
+   */
+  definition?: string | null;
+  /**
+   * Where the definition came from.
+   */
+  origin?: Origin | null;
+  /**
+   * The raw phase, when the definition reads one.
+   */
+  phase?: string | null;
+  /**
+   * The matched statuses (empty when the definition maps no status or
+   * the object did not resolve).
+   */
+  statuses: WorkloadStatus[];
+  /**
+   * Desired pods.
+   */
+  pods: number;
+  /**
+   * GPUs the desired pods request.
+   */
+  gpus: number;
+  /**
+   * Why the object did not resolve (its row shows the error).
+   */
+  error?: EngineError | null;
+}
+/**
+ * A definition stored in the cluster that was not used: why, as a stable
+ * reason (`invalid` or `collision`), the object, and a message.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "ClusterDefinitionWarning".
+ */
+export interface ClusterDefinitionWarning {
+  /**
+   * `invalid` (it does not compile) or `collision` (another cluster
+   * definition of the same root type was used).
+   */
+  reason: string;
+  /**
+   * `Kind/name` of the definition object.
+   */
+  object: string;
+  /**
+   * What happened, in one line.
+   */
+  message: string;
+}
+/**
+ * GPU and pod requests by namespace and by type, and in total.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Usage".
+ */
+export interface Usage {
+  /**
+   * One row per namespace (cluster-scoped workloads under `""`), most
+   * GPUs first, then by name.
+   */
+  byNamespace: UsageRow[];
+  /**
+   * One row per kind (`Kind.group`, or `Kind` for the core group), most
+   * GPUs first, then by name.
+   */
+  byType: UsageRow[];
+  total: UsageRow;
+}
+/**
+ * GPUs and pods requested by a group of workloads (`top`).
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "UsageRow".
+ */
+export interface UsageRow {
+  /**
+   * The namespace or the kind the row adds up (`""` for the total).
+   */
+  key: string;
+  /**
+   * Workloads.
+   */
+  workloads: number;
+  /**
+   * Desired pods.
+   */
+  pods: number;
+  /**
+   * GPUs the desired pods request.
+   */
+  gpus: number;
+  /**
+   * Workloads that did not resolve (not added to pods and GPUs).
+   */
+  errors: number;
+}
+/**
+ * An owner kind to fetch: the controller of a pod (or of another owner)
+ * that was not given, by its `apiVersion` and `kind`.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "OwnerKind".
+ */
+export interface OwnerKind {
+  /**
+   * `apiVersion` of the owner reference.
+   */
+  apiVersion: string;
+  /**
+   * `kind` of the owner reference.
+   */
+  kind: string;
 }
