@@ -88,7 +88,7 @@ def test_type_token_errors() -> None:
     with pytest.raises(wl.UsageError):
         c.find_type("  ", SERVED)
     with pytest.raises(wl.UsageError, match="served resources"):
-        c.find_type("jobs", [{"group": "batch"}])  # type: ignore[list-item]
+        c.find_type("jobs", [{"group": "batch"}])  # type: ignore[typeddict-item]
 
 
 def test_covered_types() -> None:

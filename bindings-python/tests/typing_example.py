@@ -119,6 +119,25 @@ def main() -> None:
           steps, one, many, d3, d4, cat, found)
 
 
+def live_cluster_rules(obj: Dict[str, Any], c: wl.Catalog) -> None:
+    """The live-cluster rules with their result types."""
+    from workload_lens.types import ApiResource, OwnerKind, Usage, WorkloadSummary
+
+    served: List[ApiResource] = [
+        {"group": "jobset.x-k8s.io", "version": "v1alpha2", "kind": "JobSet", "plural": "jobsets",
+         "singular": "jobset", "shortNames": [], "namespaced": True, "preferred": True}]
+    found: ApiResource = c.find_type("jobsets", served)
+    covered: List[ApiResource] = c.covered_types(served)
+    engine, warnings = c.with_cluster_definitions([])
+    reasons: List[str] = [w["reason"] for w in warnings]
+    rows: List[WorkloadSummary] = engine.list_workloads([obj], top_level_only=True, phases=["Running"])
+    gpus: int = sum(r["gpus"] for r in rows)
+    u: Usage = wl.usage(rows)
+    kinds: List[OwnerKind] = wl.missing_owners([obj], [{"apiVersion": "v1", "kind": "Pod"}])
+    resolved: Dict[str, Any] = c.resolve_pages(obj, [b'{"kind":"PodList","items":[]}'])
+    print(found["plural"], covered, reasons, gpus, u["total"]["gpus"], kinds, resolved["totals"])
+
+
 def rejected(obj: Dict[str, Any], pods: List[Any], d: wl.Definition, c: wl.Catalog) -> None:
     """Never called: each line must be a type error."""
     wl.resolve(obj, pods=pods, definitions=[d], extra=1)  # type: ignore[call-arg]
@@ -135,3 +154,4 @@ def rejected(obj: Dict[str, Any], pods: List[Any], d: wl.Definition, c: wl.Catal
 
 if __name__ == "__main__":
     main()
+    live_cluster_rules(wl.parse(open("examples/jobset.yaml").read())[0], wl.Catalog())
