@@ -738,6 +738,18 @@ pub fn engine_list_workloads(
     to_json(&engine.list_workloads(&objects, &owners, &options))
 }
 
+/// [`Engine::resolve_in_namespace`]: the object, and the items of a
+/// namespace (pods and their owners; list texts such as pages, or values).
+pub fn engine_resolve_in_namespace(
+    engine: &Engine,
+    obj: Input<'_>,
+    items: Vec<Input<'_>>,
+) -> Out<String> {
+    let l = engine.limits();
+    let obj = obj.value(l)?;
+    to_json(&engine.resolve_in_namespace(&obj, &all_objects(items, l)?)?)
+}
+
 /// [`crate::usage`] of a listing (the JSON array
 /// [`engine_list_workloads`] returns), as JSON.
 pub fn usage(rows_json: &str) -> Out<String> {

@@ -456,7 +456,15 @@ impl Engine {
             );
             let defs = match cluster_definition(object, &engine) {
                 Ok(d) => d,
-                Err(e) => {
+                Err(mut e) => {
+                    // Lines and columns would point into the JSON the
+                    // object was written back as: only fields mean anything.
+                    for l in std::iter::once(&mut e.0.location)
+                        .chain(e.0.findings.iter_mut().map(|f| &mut f.location))
+                    {
+                        l.line = None;
+                        l.column = None;
+                    }
                     warnings.push(ClusterDefinitionWarning {
                         reason: "invalid".into(),
                         object: label,

@@ -288,6 +288,16 @@ impl Engine {
         self.definition_for(object)?.resolve_with_pods(object, pods)
     }
 
+    /// Resolve with every pod of the workload's namespace and their owners
+    /// (what a live-cluster front end lists): pods whose controller chain
+    /// leads to another workload are left out, except those this
+    /// workload's selectors would claim (listed in `strayPods`: they look
+    /// like this workload's, but another object controls them).
+    pub fn resolve_in_namespace(&self, object: &Value, items: &[Value]) -> Result<Resolved> {
+        self.definition_for(object)?
+            .resolve_in_namespace(object, items)
+    }
+
     /// The root status of a workload (`None` when its definition has none).
     pub fn status(&self, object: &Value) -> Result<Option<Status>> {
         self.definition_for(object)?.status(object)

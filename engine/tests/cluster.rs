@@ -554,3 +554,99 @@ fn phase_filters_and_usage() {
     assert_eq!(u.by_type.len(), 1);
     assert_eq!(u.by_type[0].key, "JobSet.jobset.x-k8s.io");
 }
+
+fn pod(name: &str, labels: Value, owner: Option<(&str, &str, &str)>) -> Value {
+    let mut p = json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "ml-team", "uid": format!("uid-{name}"), "labels": labels},
+        "spec": {"containers": [{"name": "c", "image": "i"}]},
+        "status": {"phase": "Running"}
+    });
+    if let Some((a, k, u)) = owner {
+        p["metadata"]["ownerReferences"] =
+            json!([{"apiVersion": a, "kind": k, "name": "x", "uid": u, "controller": true}]);
+    }
+    p
+}
+
+#[test]
+fn a_namespace_s_pods_leave_out_other_workloads_but_not_look_alikes() {
+    let engine = Engine::new().unwrap();
+    let object = engine
+        .read_object(include_str!("../../examples/jobset.yaml"))
+        .unwrap();
+    let uid = object["metadata"]["uid"].as_str().unwrap().to_string();
+    let mut items = engine
+        .read_objects(include_str!("../../examples/jobset-pods.yaml"))
+        .unwrap();
+    // The JobSet's pods are controlled by its Jobs.
+    for (n, p) in items.iter_mut().enumerate() {
+        p["metadata"]["ownerReferences"] = json!([{"apiVersion": "batch/v1", "kind": "Job",
+            "name": "j", "uid": format!("job-{n}"), "controller": true}]);
+    }
+    for n in 0..items.len() {
+        items.push(owned(
+            "batch/v1",
+            "Job",
+            &format!("job{n}"),
+            &format!("job-{n}"),
+            ("jobset.x-k8s.io/v1alpha2", "JobSet", &uid),
+        ));
+    }
+    let ours = json!({"jobset.sigs.k8s.io/jobset-name": "llama-pretrain",
+        "jobset.sigs.k8s.io/replicatedjob-name": "worker", "jobset.sigs.k8s.io/job-index": "1"});
+    // Another workload's pod: left out. A pod with this workload's labels
+    // but another controller: a stray. A pod of another workload chained
+    // through a pod (as a LeaderWorkerSet's workers are): left out.
+    items.push(pod(
+        "bert-0",
+        json!({"app": "bert"}),
+        Some(("kubeflow.org/v1", "PyTorchJob", "u-bert")),
+    ));
+    items.push(pod(
+        "look-alike",
+        ours.clone(),
+        Some(("batch/v1", "Job", "u-other")),
+    ));
+    items.push(owned(
+        "batch/v1",
+        "Job",
+        "other",
+        "u-other",
+        ("v1", "Pod", "uid-leader"),
+    ));
+    items.push(pod(
+        "leader",
+        json!({}),
+        Some(("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", "u-lws")),
+    ));
+    items.push(
+        json!({"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+        "metadata": {"name": "vllm", "namespace": "ml-team", "uid": "u-lws"}}),
+    );
+
+    let r = engine.resolve_in_namespace(&object, &items).unwrap();
+    let strays: Vec<&str> = r.stray_pods.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(strays, ["look-alike"]);
+    assert!(
+        r.stray_pods[0].findings[0]
+            .message
+            .contains("LeaderWorkerSet vllm"),
+        "{:?}",
+        r.stray_pods[0]
+    );
+    let placed: usize = r
+        .components
+        .iter()
+        .flat_map(|c| &c.instances)
+        .filter_map(|i| i.live.as_ref())
+        .map(|l| l.pods.len())
+        .sum();
+    assert_eq!(placed, 3);
+    assert!(r.unattributed_pods.as_ref().unwrap().is_empty());
+    // Given as a workload's pods (file mode), every other pod is a stray.
+    let r = engine.resolve_with_pods(&object, &items).unwrap();
+    let mut strays: Vec<&str> = r.stray_pods.iter().map(|p| p.name.as_str()).collect();
+    strays.sort();
+    assert_eq!(strays, ["bert-0", "leader", "look-alike"]);
+}

@@ -345,6 +345,20 @@ impl CompiledDefinition {
     /// Attribute pods to components, instances and replicas. With the
     /// workload, instance ids are checked against the workload's instances.
     pub fn attribute_pods(&self, workload: Option<&Value>, pods: &[Value]) -> Result<Attribution> {
+        self.attribute_pods_in(workload, pods, false)
+    }
+
+    /// [`Self::attribute_pods`]; with `namespace_mode` (the pods are a whole
+    /// namespace's, as a live-cluster front end lists them), a pod whose
+    /// controller chain leads to another workload is left out entirely
+    /// unless this workload's selectors would claim it (then it is a stray:
+    /// it looks like this workload's but is not).
+    pub(crate) fn attribute_pods_in(
+        &self,
+        workload: Option<&Value>,
+        pods: &[Value],
+        namespace_mode: bool,
+    ) -> Result<Attribution> {
         let _call = crate::budget::Call::enter(&self.limits);
         let ids: Option<Vec<Vec<String>>> = match workload {
             None => None,
@@ -392,6 +406,31 @@ impl CompiledDefinition {
                 continue;
             }
             let a = self.attribute_one(pod, &leaves, ids.as_deref(), namespace, owners.as_mut())?;
+            if namespace_mode && a.findings.iter().any(|f| f.is_stray()) {
+                // Kept as a stray only when it looks like this workload's:
+                // its labels name the workload (the definition's
+                // podOwnership), else the selectors place it without a
+                // finding (a catch-all component places every pod, but not
+                // its instance id).
+                let by_labels = match owners.as_ref() {
+                    Some(o) => o.labels_claim(pod)?,
+                    None => None,
+                };
+                let claimed = match by_labels {
+                    Some(claimed) => claimed,
+                    None => {
+                        let claim =
+                            self.attribute_one(pod, &leaves, ids.as_deref(), namespace, None)?;
+                        claim.component.as_deref().is_some_and(|c| {
+                            let multi = self.comps.iter().any(|k| k.name == c && k.ids.is_some());
+                            claim.findings.is_empty() && (!multi || claim.instance.is_some())
+                        })
+                    }
+                };
+                if !claimed {
+                    continue;
+                }
+            }
             if a.findings.iter().any(|f| f.is_stray()) {
                 stray.push(a.name.clone());
             } else if a.component.is_none() {
@@ -509,9 +548,21 @@ impl CompiledDefinition {
     /// the workload's pods that belong nowhere are listed in
     /// `unattributedPods`, and pods of other workloads in `strayPods`.
     pub fn resolve_with_pods(&self, obj: &Value, pods: &[Value]) -> Result<Resolved> {
+        self.resolve_live(obj, pods, false)
+    }
+
+    /// [`Self::resolve_with_pods`] with every pod of the workload's
+    /// namespace (and their owners): the pods of other workloads are left
+    /// out, except those this workload's selectors would claim, which are
+    /// listed in `strayPods`.
+    pub fn resolve_in_namespace(&self, obj: &Value, items: &[Value]) -> Result<Resolved> {
+        self.resolve_live(obj, items, true)
+    }
+
+    fn resolve_live(&self, obj: &Value, pods: &[Value], namespace_mode: bool) -> Result<Resolved> {
         let _call = crate::budget::Call::enter(&self.limits);
         let mut r = self.resolve(obj)?;
-        let att = self.attribute_pods(Some(obj), pods)?;
+        let att = self.attribute_pods_in(Some(obj), pods, namespace_mode)?;
         // Where each pod goes, through maps of components by name and of
         // instances by id (resolve keeps the definition's component order).
         let slots: Vec<Option<(usize, usize)>> = {

@@ -99,8 +99,10 @@ impl<'a> Ownership<'a> {
         labels_path: Option<&Expr>,
         limits: &crate::Limits,
     ) -> Result<Ownership<'a>> {
+        // Pods too: a LeaderWorkerSet's worker StatefulSet is controlled by
+        // its group's leader pod.
         let mut owners = HashMap::new();
-        for item in items.iter().filter(|i| is_owner(i)) {
+        for item in items {
             crate::budget::steps(1)?;
             if let Some(uid) = text(item, &["metadata", "uid"]) {
                 owners.entry(uid).or_insert(item);
@@ -203,6 +205,15 @@ impl<'a> Ownership<'a> {
             self.memo.insert(uid, verdict.clone());
         }
         Ok(verdict)
+    }
+
+    /// Whether the pod's labels name this workload (`None` when the
+    /// definition names workloads by no labels).
+    pub(crate) fn labels_claim(&self, pod: &Value) -> Result<Option<bool>> {
+        if self.labels.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(matches!(self.by_labels(pod)?, Verdict::Ours)))
     }
 
     fn by_labels(&self, pod: &Value) -> Result<Verdict> {
