@@ -21,11 +21,34 @@ use crate::output::{self, Format, bytes, columns, cpu, warn};
 pub struct Options {
     /// `--pods FILE|-`: live mode.
     pub pods: Option<InputPath>,
-    /// `--pod-limit N`: at most N pod rows per instance.
-    pub pod_limit: Option<usize>,
+    /// `--pod-limit N` and `--component-limit N`.
+    pub view: ViewOptions,
     /// `--strict`: an object no definition covers fails the run instead of
     /// being skipped.
     pub strict: bool,
+}
+
+/// How much of a live description to show.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ViewOptions {
+    /// `--pod-limit N`: at most N pod rows per instance, unhealthy first.
+    pub pod_limit: Option<usize>,
+    /// `--component-limit N`: at most N child components per component,
+    /// those with unhealthy or missing pods first.
+    pub component_limit: Option<usize>,
+}
+
+/// Describe one object live with its pods (and the pods' owners, among
+/// them): what `describe TYPE/NAME` shows; `age` goes in the header.
+pub fn live_described(
+    engine: &Engine,
+    obj: &Value,
+    pods: &[Value],
+    view: ViewOptions,
+    age: Option<String>,
+    format: Format,
+) -> Result<String, Failure> {
+    live(engine, obj, false, pods, view, age, format)
 }
 
 /// Run `describe`; returns the text for stdout.
@@ -62,7 +85,7 @@ pub fn run(
             )));
         };
         let pods = read_pods(&engine, pods, limits)?;
-        return live(&engine, obj, collection, &pods, options.pod_limit, format);
+        return live(&engine, obj, collection, &pods, options.view, None, format);
     }
     let mut resolved = Vec::with_capacity(objects.len());
     let mut human = String::new();
@@ -231,7 +254,9 @@ enum Gang {
 /// What live mode adds to the human description.
 struct LiveView<'a> {
     gang: &'a Gang,
-    pod_limit: Option<usize>,
+    view: ViewOptions,
+    /// How long ago the object was created (cluster mode).
+    age: Option<String>,
 }
 
 /// Describe one object with its pods.
@@ -240,11 +265,18 @@ fn live(
     obj: &Value,
     collection: bool,
     pods: &[Value],
-    pod_limit: Option<usize>,
+    view: ViewOptions,
+    age: Option<String>,
     format: Format,
 ) -> Result<String, Failure> {
     let fail = |e: &Error| object_failure(e, obj, collection.then_some(1), format);
-    let r = match engine.resolve_with_pods(obj, pods) {
+    // Cluster mode (an age is known) gives the namespace's every pod.
+    let resolved = if age.is_some() {
+        engine.resolve_in_namespace(obj, pods)
+    } else {
+        engine.resolve_with_pods(obj, pods)
+    };
+    let r = match resolved {
         Ok(r) => r,
         Err(e) => return Err(fail(&e)?),
     };
@@ -278,7 +310,8 @@ fn live(
             &r,
             Some(&LiveView {
                 gang: &gang,
-                pod_limit,
+                view,
+                age,
             }),
         )),
         Format::Json => output::json(&report),
@@ -343,6 +376,9 @@ fn render(r: &Resolved, live: Option<&LiveView<'_>>) -> String {
         "definition: {} ({})",
         r.definition.name, r.definition.origin
     ));
+    if let Some(age) = live.and_then(|l| l.age.as_ref()) {
+        header.push(format!("age: {age}"));
+    }
     out.push_str(&columns(&[header], 3));
     if live.is_none() {
         out.push_str("(file mode: no live pods)\n");
@@ -352,7 +388,8 @@ fn render(r: &Resolved, live: Option<&LiveView<'_>>) -> String {
     let ctx = TreeCtx {
         comps: r.components.iter().map(|c| (c.name.as_str(), c)).collect(),
         live: live.is_some(),
-        pod_limit: live.and_then(|l| l.pod_limit),
+        pod_limit: live.and_then(|l| l.view.pod_limit),
+        component_limit: live.and_then(|l| l.view.component_limit),
     };
     let mut rows = Rows::default();
     tree_rows(&r.tree, &ctx, &mut rows);
@@ -375,7 +412,10 @@ fn render(r: &Resolved, live: Option<&LiveView<'_>>) -> String {
     }
     if !r.stray_pods.is_empty() {
         out.push_str("\nNot this workload's pods:\n");
-        out.push_str(&stray_table(&r.stray_pods, live.and_then(|l| l.pod_limit)));
+        out.push_str(&stray_table(
+            &r.stray_pods,
+            live.and_then(|l| l.view.pod_limit),
+        ));
     }
     match live.map(|l| l.gang) {
         // No groups (the definition has no gang scheduling, or no pod of
@@ -480,6 +520,7 @@ struct TreeCtx<'a> {
     /// Live mode: ready counts, nodes and pod rows.
     live: bool,
     pod_limit: Option<usize>,
+    component_limit: Option<usize>,
 }
 
 /// `gpu: N`, or nothing when zero.
@@ -703,14 +744,19 @@ fn component_row<'a>(
     let multi = comp.is_some_and(|c| c.multi_instance);
     let pods = comp.is_some_and(|c| c.has_pod_definition);
     let mut children = Vec::new();
+    let mut pod_rows = Vec::new();
     if multi {
         children.extend(instances.iter().map(Child::Instance));
     } else if pods && let Some(i) = instances.first() {
         row.extend(instance_cells(i, ctx.live));
-        children.extend(pod_children(i, ctx));
+        pod_rows = pod_children(i, ctx);
     }
     rows.push(row);
     children.extend(node.children.iter().map(Child::Component));
+    let children = pod_rows
+        .into_iter()
+        .chain(limit_children(children, ctx))
+        .collect();
     Level {
         children,
         next: 0,
@@ -718,6 +764,72 @@ fn component_row<'a>(
         prefix,
         depth: at.depth,
     }
+}
+
+/// The rows below a component (its instances, then its child components):
+/// all in declared order, or with `--component-limit` (live mode) at most
+/// that many, those with unhealthy pods first, then those with missing
+/// pods, shown in declared order, then a row saying what is left out.
+fn limit_children<'a>(children: Vec<Child<'a>>, ctx: &TreeCtx<'_>) -> Vec<Child<'a>> {
+    let Some(limit) = ctx
+        .component_limit
+        .filter(|l| ctx.live && children.len() > *l)
+    else {
+        return children;
+    };
+    let health: Vec<(bool, bool)> = children
+        .iter()
+        .map(|c| match c {
+            Child::Component(n) => subtree_health(n, ctx),
+            Child::Instance(i) => instance_health(i),
+            Child::Pod(_) | Child::More(_) => (false, false),
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..children.len()).collect();
+    order.sort_by_key(|&i| (!health[i].0, !health[i].1));
+    let (shown, hidden) = order.split_at(limit);
+    let mut shown = shown.to_vec();
+    shown.sort_unstable();
+    let unhealthy = hidden.iter().filter(|&&i| health[i].0).count();
+    let missing = hidden.iter().filter(|&&i| health[i].1).count();
+    let mut out: Vec<Child<'a>> = shown.into_iter().map(|i| children[i].clone()).collect();
+    out.push(Child::More(format!(
+        "... and {} more component{} ({unhealthy} unhealthy, {missing} with missing pods)",
+        hidden.len(),
+        if hidden.len() == 1 { "" } else { "s" }
+    )));
+    out
+}
+
+/// Whether an instance has a pod that is not ready, and whether it has
+/// fewer ready pods than desired.
+fn instance_health(i: &Instance) -> (bool, bool) {
+    match &i.live {
+        Some(l) => (
+            l.pods.iter().any(|p| !p.ready),
+            i.present && l.ready < i.desired_replicas,
+        ),
+        None => (false, false),
+    }
+}
+
+/// Whether a component or any below it has a pod that is not ready, and
+/// whether one has fewer ready pods than desired. Walked with an explicit
+/// stack (the tree's depth is the definition's to choose).
+fn subtree_health(node: &TreeNode, ctx: &TreeCtx<'_>) -> (bool, bool) {
+    let (mut unhealthy, mut missing) = (false, false);
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if let Some(c) = ctx.comps.get(n.component.as_str()) {
+            for i in &c.instances {
+                let (u, m) = instance_health(i);
+                unhealthy |= u;
+                missing |= m;
+            }
+        }
+        stack.extend(n.children.iter());
+    }
+    (unhealthy, missing)
 }
 
 fn instance_name(i: &Instance) -> &str {
@@ -856,6 +968,7 @@ mod tests {
             comps: BTreeMap::new(),
             live: false,
             pod_limit: None,
+            component_limit: None,
         };
         let mut rows = Rows::default();
         tree_rows(tree, &ctx, &mut rows);

@@ -26,6 +26,12 @@ pub const EXIT_INVALID_DEFINITION: u8 = 3;
 pub const EXIT_NO_DEFINITION: u8 = 4;
 /// A limit was exceeded.
 pub const EXIT_LIMIT: u8 = 5;
+/// The workload asked for does not exist in the cluster.
+pub const EXIT_NOT_FOUND: u8 = 6;
+/// The cluster cannot be reached (or no cluster is configured).
+pub const EXIT_UNREACHABLE: u8 = 7;
+/// The cluster refused the credentials (401) or the request (403).
+pub const EXIT_DENIED: u8 = 8;
 
 /// The exit-code table shown at the end of `--help`.
 pub const EXIT_CODES_HELP: &str = "\
@@ -38,7 +44,10 @@ Exit codes:
   3  invalid definition (validation or jq compile errors, also in a --definition file)
   4  no definition covers the object's type (describe: none of the input's objects, or
      any with --strict), or no definition has that name
-  5  a limit was exceeded (raise it with --limits FILE)";
+  5  a limit was exceeded (raise it with --limits FILE)
+  6  get/describe TYPE/NAME: no such workload in the cluster
+  7  the cluster cannot be reached, or no cluster is configured
+  8  the cluster refused the credentials (unauthorized) or the request (forbidden)";
 
 /// The exit code of an engine error class.
 pub fn exit_code(code: ErrorCode) -> u8 {

@@ -117,7 +117,7 @@ pub fn engine(files: &[InputPath], limits: &Limits) -> Result<Engine, Failure> {
 
 /// Read the definitions of one file and add them to the engine, printing
 /// their warnings.
-fn add_definition_file(engine: &mut Engine, path: &InputPath) -> Result<(), Failure> {
+pub fn add_definition_file(engine: &mut Engine, path: &InputPath) -> Result<(), Failure> {
     let name = path.display();
     let limits = *engine.limits();
     let text = read_text(path, &limits)?;

@@ -9,6 +9,8 @@
 
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "cluster")]
+mod cluster;
 mod definitions;
 mod describe;
 mod failure;
@@ -65,11 +67,16 @@ enum Command {
             Example: kubectl get jobset llama -o yaml | workload-lens describe -"
     )]
     Describe {
-        /// The object(s) to describe: a YAML/JSON file, or `-` for stdin
-        #[arg(value_name = "FILE|-")]
+        /// The object(s) to describe: a YAML/JSON file, `-` for stdin, or
+        /// TYPE/NAME (or TYPE NAME) of a workload in the cluster
+        #[arg(value_name = "FILE|-|TYPE/NAME")]
         file: String,
+        /// NAME, when the first argument is a TYPE
+        #[arg(value_name = "NAME")]
+        name: Option<String>,
         /// A definition file (YAML/JSON, one or more definitions) that adds
-        /// to or overrides the catalog; repeatable, later files win
+        /// to or overrides the catalog (and the cluster's); repeatable,
+        /// later files win
         #[arg(long = "definition", short = 'd', value_name = "FILE")]
         definitions: Vec<String>,
         /// Output format: human (a tree and a table), json or yaml (the
@@ -82,14 +89,87 @@ enum Command {
         /// {resolved, gang}
         #[arg(long, value_name = "FILE|-")]
         pods: Option<String>,
-        /// With --pods: at most N pod rows per instance, unhealthy (not
-        /// ready) pods first
-        #[arg(long, value_name = "N", requires = "pods")]
+        /// Live (--pods or TYPE/NAME): at most N pod rows per instance,
+        /// unhealthy (not ready) pods first
+        #[arg(long, value_name = "N")]
         pod_limit: Option<usize>,
+        /// Live (--pods or TYPE/NAME): at most N child components per
+        /// component, those with unhealthy or missing pods first
+        #[arg(long, value_name = "N")]
+        component_limit: Option<usize>,
         /// Fail on the first object no definition covers (exit 4) instead
         /// of skipping it
         #[arg(long)]
         strict: bool,
+        /// TYPE/NAME: the namespace [default: the context's]
+        #[arg(long, short = 'n', value_name = "NS")]
+        namespace: Option<String>,
+        #[command(flatten)]
+        cluster: ClusterArgs,
+    },
+    /// List workloads in the cluster: phase, pods and GPUs
+    #[command(
+        after_help = EXIT_CODES_HELP,
+        long_about = "List the workloads of a type (or of every type a definition covers) in \
+            the cluster of the current kubeconfig context: NAME, NAMESPACE, PHASE (the matched \
+            statuses), PODS (desired), GPUS (requested by the desired pods) and AGE, newest \
+            first.\n\n\
+            TYPE is a kind, plural, singular or short name (case-insensitive), or \
+            kind.version.group when it is ambiguous; TYPE/NAME (or TYPE NAME) gets one. \
+            Without TYPE (or with --all-types), every covered type is listed, and an object is \
+            left out when an object of a covered type controls it (a JobSet's Jobs are not \
+            listed beside it).\n\n\
+            Definitions stored in the cluster (Karta and ResourceInterface objects) override \
+            the catalog; --definition files override both. Warnings (a type that may not be \
+            listed, a definition in the cluster that is invalid) go to stderr after the \
+            output.\n\n\
+            Example: workload-lens get jobsets -A"
+    )]
+    Get {
+        /// TYPE, TYPE/NAME, or nothing for every covered type
+        #[arg(value_name = "TYPE[/NAME]")]
+        target: Option<String>,
+        /// NAME, when the first argument is a TYPE
+        #[arg(value_name = "NAME")]
+        name: Option<String>,
+        #[command(flatten)]
+        scope: ScopeArgs,
+        /// Keep only workloads with this matched status (Running, Failed,
+        /// Pending, ...; case-insensitive); repeatable
+        #[arg(long = "phase", value_name = "STATUS")]
+        phases: Vec<String>,
+        /// Every type a definition covers, top-level workloads only
+        #[arg(long, conflicts_with = "target")]
+        all_types: bool,
+        /// Output format: human (a table), wide (plus the definition and its
+        /// origin), json or yaml ({items, count}; one object for TYPE/NAME)
+        #[arg(long, short = 'o', value_enum, default_value = "human")]
+        output: GetOutput,
+        /// After the list, print a row whenever a workload's phase or GPUs
+        /// change (until interrupted)
+        #[arg(long, short = 'w')]
+        watch: bool,
+        #[command(flatten)]
+        cluster: ClusterArgs,
+    },
+    /// GPU and pod requests in the cluster, by namespace and by type
+    #[command(
+        after_help = EXIT_CODES_HELP,
+        long_about = "Add up the GPUs and pods that the workloads in the cluster request (their \
+            desired pods, through their definitions), by namespace and by type: every type a \
+            definition covers (top-level workloads only), or one TYPE."
+    )]
+    Top {
+        /// One TYPE instead of every covered type
+        #[arg(value_name = "TYPE")]
+        target: Option<String>,
+        #[command(flatten)]
+        scope: ScopeArgs,
+        /// Output format: human (two tables), json or yaml
+        #[arg(long, short = 'o', value_enum, default_value = "human")]
+        output: Format,
+        #[command(flatten)]
+        cluster: ClusterArgs,
     },
     /// Update a workload through its definition (values, suspend, resume)
     #[command(
@@ -183,6 +263,124 @@ enum Command {
     },
 }
 
+/// Where the cluster is.
+#[derive(Debug, Clone, clap::Args)]
+struct ClusterArgs {
+    /// The kubeconfig file [default: $KUBECONFIG, ~/.kube/config, or the
+    /// in-cluster service account]
+    #[arg(long, value_name = "FILE")]
+    kubeconfig: Option<String>,
+    /// The kubeconfig context [default: the current context]
+    #[arg(long, value_name = "NAME")]
+    context: Option<String>,
+    /// Give up on a request after this many seconds
+    #[arg(long, value_name = "SECONDS", default_value = "30")]
+    request_timeout: u64,
+}
+
+/// Which workloads `get` and `top` read.
+#[derive(Debug, Clone, clap::Args)]
+struct ScopeArgs {
+    /// The namespace [default: the context's]
+    #[arg(long, short = 'n', value_name = "NS")]
+    namespace: Option<String>,
+    /// Every namespace
+    #[arg(long, short = 'A', conflicts_with = "namespace")]
+    all_namespaces: bool,
+    /// Only objects with these labels (e.g. `team=ml,tier!=dev`)
+    #[arg(long, short = 'l', value_name = "SELECTOR")]
+    selector: Option<String>,
+    /// Objects per list request
+    #[arg(long, value_name = "N", default_value = "500")]
+    chunk_size: usize,
+    /// A definition file that adds to or overrides the catalog and the
+    /// cluster's definitions; repeatable
+    #[arg(long = "definition", short = 'd', value_name = "FILE")]
+    definitions: Vec<String>,
+}
+
+/// `get -o`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum GetOutput {
+    /// A table
+    #[value(alias = "table")]
+    Human,
+    /// The table plus the definition and its origin
+    Wide,
+    /// {items, count} (one object for TYPE/NAME)
+    Json,
+    /// As json, in YAML
+    #[value(alias = "yml")]
+    Yaml,
+}
+
+/// Is the argument of `describe` a workload in the cluster (TYPE/NAME)
+/// rather than a file? `-`, a path that exists and a name ending in
+/// .yaml, .yml or .json are files; TYPE/NAME (one slash) and TYPE NAME are
+/// the cluster's.
+fn is_cluster_target(arg: &str, name: Option<&str>) -> bool {
+    if name.is_some() {
+        return true;
+    }
+    if arg == "-" || std::path::Path::new(arg).exists() {
+        return false;
+    }
+    let lower = arg.to_lowercase();
+    if [".yaml", ".yml", ".json"]
+        .iter()
+        .any(|e| lower.ends_with(e))
+    {
+        return false;
+    }
+    arg.matches('/').count() == 1 && !arg.starts_with('/') && !arg.starts_with('.')
+}
+
+#[cfg(feature = "cluster")]
+fn connect_options(c: &ClusterArgs) -> cluster::ConnectOptions {
+    cluster::ConnectOptions {
+        kubeconfig: c.kubeconfig.clone(),
+        context: c.context.clone(),
+        timeout: Some(std::time::Duration::from_secs(c.request_timeout.max(1))),
+    }
+}
+
+#[cfg(feature = "cluster")]
+fn scope(
+    target: Option<String>,
+    name: Option<String>,
+    s: ScopeArgs,
+    c: &ClusterArgs,
+) -> cluster::get::Scope {
+    cluster::get::Scope {
+        target,
+        name,
+        namespace: s.namespace,
+        all_namespaces: s.all_namespaces,
+        selector: s.selector,
+        phases: Vec::new(),
+        all_types: false,
+        chunk_size: s.chunk_size,
+        definitions: paths(&s.definitions),
+        connect: connect_options(c),
+    }
+}
+
+/// Print a cluster command's output, then its warnings.
+#[cfg(feature = "cluster")]
+fn print_with_warnings(text: &str, warnings: &[cluster::Warning]) -> Result<u8, Failure> {
+    output::print(text)?;
+    cluster::print_warnings(warnings);
+    Ok(EXIT_OK)
+}
+
+#[cfg(not(feature = "cluster"))]
+fn no_cluster() -> Failure {
+    Failure::usage(
+        "this build of workload-lens has no cluster support (the `cluster` cargo feature); \
+         pipe `kubectl get ... -o yaml` into `workload-lens describe -` instead",
+    )
+}
+
 fn paths(v: &[String]) -> Vec<InputPath> {
     v.iter().cloned().map(InputPath).collect()
 }
@@ -192,15 +390,54 @@ fn execute(cli: Cli) -> Result<u8, Failure> {
     match cli.command {
         Command::Describe {
             file,
+            name,
             definitions,
             output,
             pods,
             pod_limit,
+            component_limit,
             strict,
+            namespace,
+            cluster,
         } => {
+            let view = describe::ViewOptions {
+                pod_limit,
+                component_limit,
+            };
+            if is_cluster_target(&file, name.as_deref()) {
+                if pods.is_some() {
+                    return Err(Failure::usage(
+                        "--pods is for a file; TYPE/NAME reads the pods from the cluster",
+                    ));
+                }
+                #[cfg(feature = "cluster")]
+                {
+                    let sc = cluster::get::Scope {
+                        target: Some(file),
+                        name,
+                        namespace,
+                        definitions: paths(&definitions),
+                        connect: connect_options(&cluster),
+                        ..cluster::get::Scope::default()
+                    };
+                    let (text, warnings) = cluster::get::describe(&sc, view, output, &limits)?;
+                    return print_with_warnings(&text, &warnings);
+                }
+                #[cfg(not(feature = "cluster"))]
+                {
+                    let _ = (namespace, cluster);
+                    return Err(no_cluster());
+                }
+            }
+            if (pod_limit.is_some() || component_limit.is_some()) && pods.is_none() {
+                return Err(Failure::usage(
+                    "--pod-limit and --component-limit need --pods FILE (or TYPE/NAME from the cluster)",
+                ));
+            }
+            let _ = (&namespace, &cluster);
             let options = describe::Options {
                 pods: pods.map(InputPath),
-                pod_limit,
+                view,
                 strict,
             };
             let text = describe::run(
@@ -213,6 +450,42 @@ fn execute(cli: Cli) -> Result<u8, Failure> {
             output::print(&text)?;
             Ok(EXIT_OK)
         }
+        #[cfg(feature = "cluster")]
+        Command::Get {
+            target,
+            name,
+            scope: s,
+            phases,
+            all_types,
+            output,
+            watch,
+            cluster: c,
+        } => {
+            let mut sc = scope(target, name, s, &c);
+            sc.phases = phases;
+            sc.all_types = all_types;
+            let format = match output {
+                GetOutput::Human => cluster::get::GetFormat::Human,
+                GetOutput::Wide => cluster::get::GetFormat::Wide,
+                GetOutput::Json => cluster::get::GetFormat::Json,
+                GetOutput::Yaml => cluster::get::GetFormat::Yaml,
+            };
+            let (text, warnings) = cluster::get::get(&sc, format, watch, &limits)?;
+            print_with_warnings(&text, &warnings)
+        }
+        #[cfg(feature = "cluster")]
+        Command::Top {
+            target,
+            scope: s,
+            output,
+            cluster: c,
+        } => {
+            let sc = scope(target, None, s, &c);
+            let (text, warnings) = cluster::get::top(&sc, output, &limits)?;
+            print_with_warnings(&text, &warnings)
+        }
+        #[cfg(not(feature = "cluster"))]
+        Command::Get { .. } | Command::Top { .. } => Err(no_cluster()),
         Command::Update {
             file,
             values,

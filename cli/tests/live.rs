@@ -1,0 +1,667 @@
+//! `get`, `describe TYPE/NAME` and `top` against a real kube-apiserver
+//! seeded with the scenario of testing/live/README.md. `bash scripts/test.sh
+//! live` starts the server and runs these; without it (no
+//! `WORKLOAD_LENS_LIVE_DIR`), every test returns at once.
+#![cfg(feature = "cluster")]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+fn live_dir() -> Option<PathBuf> {
+    match std::env::var_os("WORKLOAD_LENS_LIVE_DIR") {
+        Some(d) => Some(PathBuf::from(d)),
+        None => {
+            eprintln!("skipped: no live server (bash scripts/test.sh live runs these tests)");
+            None
+        }
+    }
+}
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_workload-lens"));
+    c.env_remove("KUBECONFIG");
+    c
+}
+
+/// Run the CLI with the admin kubeconfig of `dir`.
+fn wl(dir: &Path, args: &[&str]) -> Output {
+    wl_as(dir, "kubeconfig", args)
+}
+
+fn wl_as(dir: &Path, kubeconfig: &str, args: &[&str]) -> Output {
+    bin()
+        .args(args)
+        .arg("--kubeconfig")
+        .arg(dir.join(kubeconfig))
+        .output()
+        .expect("run workload-lens")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status.code(),
+        stdout(o),
+        stderr(o)
+    );
+    stdout(o)
+}
+
+/// The rows of a table: the cells of each line after the header, for the
+/// scenario's namespaces (other suites and the watch test add objects
+/// elsewhere).
+fn rows(table: &str) -> Vec<Vec<String>> {
+    table
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .filter(|r| {
+            r.get(1)
+                .is_none_or(|ns| !ns.starts_with("lens-") || SCENARIO.contains(&ns.as_str()))
+        })
+        .collect()
+}
+
+const SCENARIO: [&str; 3] = ["lens-train", "lens-serve", "lens-paging"];
+
+fn names(table: &str) -> Vec<String> {
+    let mut n: Vec<String> = rows(table).into_iter().map(|r| r[0].clone()).collect();
+    n.sort();
+    n
+}
+
+fn json_of(o: &Output) -> Value {
+    serde_json::from_str(&ok(o)).expect("JSON output")
+}
+
+#[test]
+fn get_one_type_in_a_namespace() {
+    let Some(d) = live_dir() else { return };
+    let out = ok(&wl(&d, &["get", "jobsets", "-n", "lens-train"]));
+    let header: Vec<&str> = out.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(
+        header,
+        ["NAME", "NAMESPACE", "PHASE", "PODS", "GPUS", "AGE"]
+    );
+    let r = rows(&out);
+    let llama = r.iter().find(|r| r[0] == "llama").expect("llama listed");
+    assert_eq!(llama[1..5], ["lens-train", "Running", "5", "12"]);
+    let old = r
+        .iter()
+        .find(|r| r[0] == "old-api")
+        .expect("old-api listed");
+    assert_eq!(old[2..5], ["Initializing", "2", "2"]);
+    assert_eq!(r.len(), 2, "{out}");
+}
+
+#[test]
+fn type_tokens_are_lenient() {
+    let Some(d) = live_dir() else { return };
+    for t in ["JobSet", "jobset", "JOBSETS", "jobsets.jobset.x-k8s.io"] {
+        let out = ok(&wl(&d, &["get", t, "-n", "lens-train"]));
+        assert_eq!(names(&out), ["llama", "old-api"], "{t}");
+    }
+    let out = ok(&wl(&d, &["get", "lws", "-n", "lens-serve"]));
+    assert_eq!(names(&out), ["vllm"]);
+    // Another served version of a covered kind resolves through the
+    // definition of its group and kind.
+    let o = wl(
+        &d,
+        &[
+            "get",
+            "jobset.v1alpha1.jobset.x-k8s.io/old-api",
+            "-n",
+            "lens-train",
+            "-o",
+            "json",
+        ],
+    );
+    let v = json_of(&o);
+    assert_eq!(v["apiVersion"], "jobset.x-k8s.io/v1alpha1");
+    assert_eq!(v["definition"], "jobset-x-k8s-io-jobset-v1alpha2");
+    assert_eq!((v["pods"].as_u64(), v["gpus"].as_u64()), (Some(2), Some(2)));
+}
+
+#[test]
+fn all_namespaces_and_paging() {
+    let Some(d) = live_dir() else { return };
+    let one = ok(&wl(&d, &["get", "jobsets", "-A"]));
+    let paged = ok(&wl(&d, &["get", "jobsets", "-A", "--chunk-size", "5"]));
+    assert_eq!(rows(&one).len(), 25, "{one}");
+    assert_eq!(names(&one), names(&paged));
+    // Newest first: the paging JobSets were created last.
+    assert!(rows(&one)[0][0].starts_with("page-"), "{one}");
+    assert_eq!(rows(&one)[24][0], "llama", "{one}");
+    let v = json_of(&wl(
+        &d,
+        &[
+            "get",
+            "jobsets",
+            "-n",
+            "lens-paging",
+            "--chunk-size",
+            "1",
+            "-o",
+            "json",
+        ],
+    ));
+    assert!(v["items"][0]["name"].as_str().unwrap().starts_with("page-"));
+    assert_eq!(v["count"], 23);
+}
+
+#[test]
+fn label_selectors_and_phases() {
+    let Some(d) = live_dir() else { return };
+    let out = ok(&wl(
+        &d,
+        &[
+            "get",
+            "jobsets",
+            "-n",
+            "lens-paging",
+            "-l",
+            "lens-test/page in (03,07)",
+        ],
+    ));
+    assert_eq!(names(&out), ["page-03", "page-07"]);
+    let out = ok(&wl(&d, &["get", "-A", "--phase", "running"]));
+    assert_eq!(names(&out), ["bert", "llama", "ray-a", "vllm", "web"]);
+    let out = ok(&wl(
+        &d,
+        &[
+            "get",
+            "jobsets",
+            "-A",
+            "--phase",
+            "Initializing",
+            "--phase",
+            "Failed",
+        ],
+    ));
+    assert_eq!(rows(&out).len(), 24);
+    let o = wl(
+        &d,
+        &["get", "jobsets", "-n", "lens-train", "--phase", "Completed"],
+    );
+    assert_eq!(stdout(&o), "");
+    assert!(
+        stderr(&o).contains("No workloads found in namespace lens-train."),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn all_types_lists_top_level_workloads_only() {
+    let Some(d) = live_dir() else { return };
+    let o = wl(&d, &["get", "--all-types", "-A", "-o", "wide"]);
+    let out = ok(&o);
+    let r = rows(&out);
+    let mut listed: Vec<String> = r
+        .iter()
+        .filter(|r| !r[0].starts_with("page-"))
+        .map(|r| format!("{}/{}", r[2], r[0]))
+        .collect();
+    listed.sort();
+    // Not the JobSet's Jobs, the Deployment's ReplicaSet, the LWS's
+    // StatefulSets or any pod: each has a covered controller.
+    assert_eq!(
+        listed,
+        [
+            "Deployment.apps/web",
+            "Job.batch/other-batch",
+            "JobSet.jobset.x-k8s.io/llama",
+            "JobSet.jobset.x-k8s.io/old-api",
+            "LeaderWorkerSet.leaderworkerset.x-k8s.io/vllm",
+            "PyTorchJob.kubeflow.org/bert",
+            "RayCluster.ray.io/ray-a",
+        ]
+    );
+    assert_eq!(r.len(), 30);
+    // The cluster's Karta overrides the catalog's RayCluster definition;
+    // the invalid one is a warning after the output.
+    let ray = r.iter().find(|r| r[0] == "ray-a").unwrap();
+    assert_eq!(ray[7..9], ["lens-test-raycluster", "cluster"]);
+    let llama = r.iter().find(|r| r[0] == "llama").unwrap();
+    assert_eq!(llama[7..9], ["jobset-x-k8s-io-jobset-v1alpha2", "catalog"]);
+    let err = stderr(&o);
+    assert!(err.contains("definition Karta/lens-test-broken"), "{err}");
+    assert!(err.contains("jq-syntax"), "{err}");
+    assert!(
+        !err.contains("line 1, column"),
+        "cluster definitions have no lines: {err}"
+    );
+}
+
+#[test]
+fn definition_files_win_over_the_cluster() {
+    let Some(d) = live_dir() else { return };
+    let catalog = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../definitions/ray-io-raycluster-v1.yaml"
+    );
+    let out = ok(&wl(
+        &d,
+        &[
+            "get",
+            "raycluster/ray-a",
+            "-n",
+            "lens-serve",
+            "-o",
+            "wide",
+            "-d",
+            catalog,
+        ],
+    ));
+    let r = rows(&out);
+    assert_eq!(r[0][6..8], ["ray-io-raycluster-v1", "user"]);
+}
+
+#[test]
+fn describe_a_workload_with_its_pods() {
+    let Some(d) = live_dir() else { return };
+    let o = wl(&d, &["describe", "jobset/llama", "-n", "lens-train"]);
+    let out = ok(&o);
+    let first = out.lines().next().unwrap();
+    assert!(first.starts_with("JobSet/llama   namespace: lens-train   definition: jobset-x-k8s-io-jobset-v1alpha2 (catalog)   age: "), "{out}");
+    assert!(
+        out.contains("leader                       1/1 ready"),
+        "{out}"
+    );
+    assert!(out.contains("3/4 ready"), "{out}");
+    assert!(out.contains("Failed (Error)"), "{out}");
+    assert!(
+        out.contains("Pending (Unschedulable)   gpu: 2   <none>"),
+        "{out}"
+    );
+    // The stray pod has llama's labels but another controller: listed apart,
+    // not counted; other workloads' pods (bert's) are not mentioned.
+    let strays = out
+        .split("Not this workload's pods:")
+        .nth(1)
+        .expect("stray section");
+    assert!(strays.contains("llama-worker-0-0-stray"), "{out}");
+    assert!(strays.contains("ends at Job other-batch"), "{out}");
+    assert!(!out.contains("bert"), "{out}");
+    assert!(out.contains("Status: Running"), "{out}");
+    assert!(out.contains("TOTAL       5          12"), "{out}");
+    // TYPE NAME works as TYPE/NAME; -o json has the live pods and gangs.
+    let v = json_of(&wl(
+        &d,
+        &[
+            "describe",
+            "JobSet",
+            "llama",
+            "-n",
+            "lens-train",
+            "-o",
+            "json",
+        ],
+    ));
+    assert_eq!(v["resolved"]["totals"]["resources"]["gpu"], 12);
+    assert_eq!(v["resolved"]["strayPods"].as_array().unwrap().len(), 1);
+    assert_eq!(v["gang"]["groups"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn describe_limits_and_owner_chains_through_pods() {
+    let Some(d) = live_dir() else { return };
+    // LWS workers are controlled by a StatefulSet that the leader pod
+    // controls: the chain runs through a pod.
+    let out = ok(&wl(&d, &["describe", "lws/vllm", "-n", "lens-serve"]));
+    assert!(out.contains("worker         4/4 ready"), "{out}");
+    assert!(!out.contains("Not this workload's pods"), "{out}");
+    let out = ok(&wl(
+        &d,
+        &[
+            "describe",
+            "lws/vllm",
+            "-n",
+            "lens-serve",
+            "--component-limit",
+            "1",
+        ],
+    ));
+    assert!(
+        out.contains("... and 1 more component (0 unhealthy, 0 with missing pods)"),
+        "{out}"
+    );
+    let out = ok(&wl(
+        &d,
+        &[
+            "describe",
+            "jobset/llama",
+            "-n",
+            "lens-train",
+            "--pod-limit",
+            "1",
+            "--component-limit",
+            "1",
+        ],
+    ));
+    // The worker (unhealthy pods) comes before the healthy leader.
+    assert!(out.contains("|-- worker"), "{out}");
+    assert!(!out.contains("-- leader"), "{out}");
+    assert!(
+        out.contains("... and 1 more component (0 unhealthy, 0 with missing pods)"),
+        "{out}"
+    );
+    assert!(out.contains("... and 4 more (1 unhealthy shown)"), "{out}");
+    // The cluster's definition, in describe too.
+    let out = ok(&wl(
+        &d,
+        &["describe", "raycluster/ray-a", "-n", "lens-serve"],
+    ));
+    assert!(
+        out.contains("definition: lens-test-raycluster (cluster)"),
+        "{out}"
+    );
+    assert!(out.contains("ray-head"), "{out}");
+}
+
+#[test]
+fn not_found_unknown_and_uncovered_types() {
+    let Some(d) = live_dir() else { return };
+    let o = wl(&d, &["describe", "jobset/nope", "-n", "lens-train"]);
+    assert_eq!(o.status.code(), Some(6));
+    assert!(
+        stderr(&o).contains("JobSet 'nope' not found in namespace lens-train"),
+        "{}",
+        stderr(&o)
+    );
+    let o = wl(
+        &d,
+        &["get", "jobset/nope", "-n", "lens-train", "-o", "json"],
+    );
+    assert_eq!(o.status.code(), Some(6));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["error"], "not_found");
+    let o = wl(&d, &["get", "frobnicators"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("does not serve a type named 'frobnicators'"),
+        "{}",
+        stderr(&o)
+    );
+    let o = wl(&d, &["get", "services", "-o", "json"]);
+    assert_eq!(o.status.code(), Some(4));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["error"], "no_definition");
+}
+
+#[test]
+fn rbac_denial_of_one_type() {
+    let Some(d) = live_dir() else { return };
+    // The viewer may list everything but PyTorchJobs: the others are
+    // listed and the denial is a warning.
+    let o = wl_as(&d, "kubeconfig-viewer", &["get", "-A"]);
+    let out = ok(&o);
+    let n = names(&out);
+    assert!(
+        n.contains(&"llama".to_string()) && !n.contains(&"bert".to_string()),
+        "{out}"
+    );
+    assert!(
+        stderr(&o).contains("pytorchjobs.kubeflow.org not listed"),
+        "{}",
+        stderr(&o)
+    );
+    let o = wl_as(&d, "kubeconfig-viewer", &["get", "pytorchjobs", "-A"]);
+    assert_eq!(o.status.code(), Some(8), "{}", stderr(&o));
+    assert!(stderr(&o).contains("forbidden"), "{}", stderr(&o));
+    let o = wl_as(
+        &d,
+        "kubeconfig-viewer",
+        &[
+            "describe",
+            "pytorchjob/bert",
+            "-n",
+            "lens-train",
+            "-o",
+            "json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(8));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["error"], "forbidden");
+}
+
+#[test]
+fn unauthorized_and_unreachable() {
+    let Some(d) = live_dir() else { return };
+    let admin = std::fs::read_to_string(d.join("kubeconfig")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    // A token the server does not know.
+    let token_line = admin
+        .lines()
+        .find(|l| l.trim_start().starts_with("token:"))
+        .unwrap();
+    let bad = admin.replace(token_line, "    token: not-a-token");
+    std::fs::write(tmp.path().join("bad-token"), bad).unwrap();
+    let o = wl_as(tmp.path(), "bad-token", &["get", "jobsets", "-A"]);
+    assert_eq!(o.status.code(), Some(8), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("refused the credentials"),
+        "{}",
+        stderr(&o)
+    );
+    // A server that is not there: a port nothing listens on.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let server_line = admin
+        .lines()
+        .find(|l| l.trim_start().starts_with("server:"))
+        .unwrap();
+    let gone = admin.replace(
+        server_line,
+        &format!("    server: https://127.0.0.1:{port}"),
+    );
+    std::fs::write(tmp.path().join("gone"), gone).unwrap();
+    let start = Instant::now();
+    let o = wl_as(tmp.path(), "gone", &["get", "jobsets", "-A", "-o", "json"]);
+    assert_eq!(o.status.code(), Some(7), "{}", stderr(&o));
+    assert!(start.elapsed() < Duration::from_secs(20));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["error"], "unreachable");
+    assert!(
+        stderr(&o).contains("cannot reach https://127.0.0.1:"),
+        "{}",
+        stderr(&o)
+    );
+    // No kubeconfig at all.
+    let o = bin()
+        .args(["get", "jobsets"])
+        .env("HOME", tmp.path())
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(7), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no cluster configured"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn top_adds_up_gpus_and_pods() {
+    let Some(d) = live_dir() else { return };
+    let out = ok(&wl(&d, &["top", "-A"]));
+    let (by_ns, by_type) = out.split_once("\n\n").unwrap();
+    let ns = rows(by_ns);
+    let row = |n: &str| ns.iter().find(|r| r[0] == n).cloned().unwrap_or_default();
+    assert_eq!(row("lens-train")[1..], ["4", "12", "18"], "{out}");
+    assert_eq!(row("lens-serve")[1..], ["3", "11", "8"], "{out}");
+    assert_eq!(row("lens-paging")[1..], ["23", "23", "23"], "{out}");
+    assert_eq!(ns.last().unwrap()[0], "TOTAL");
+    // Most GPUs first.
+    assert_eq!(ns[0][0], "lens-paging", "{out}");
+    assert!(by_type.starts_with("TYPE"), "{out}");
+    let v = json_of(&wl(&d, &["top", "-n", "lens-train", "-o", "json"]));
+    assert_eq!(
+        (
+            v["total"]["workloads"].as_u64(),
+            v["total"]["pods"].as_u64(),
+            v["total"]["gpus"].as_u64()
+        ),
+        (Some(4), Some(12), Some(18))
+    );
+    let t: Vec<(&str, u64)> = v["byType"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["key"].as_str().unwrap(), r["gpus"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        t,
+        [
+            ("JobSet.jobset.x-k8s.io", 14),
+            ("PyTorchJob.kubeflow.org", 4),
+            ("Job.batch", 0)
+        ]
+    );
+}
+
+/// Create and change objects through the API with the admin token.
+struct Api {
+    rt: tokio::runtime::Runtime,
+    client: kube::Client,
+}
+
+impl Api {
+    fn new(dir: &Path) -> Api {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let client = rt.block_on(async {
+            let kc = kube::config::Kubeconfig::read_from(dir.join("kubeconfig")).unwrap();
+            let config = kube::Config::from_custom_kubeconfig(kc, &Default::default())
+                .await
+                .unwrap();
+            kube::Client::try_from(config).unwrap()
+        });
+        Api { rt, client }
+    }
+
+    fn send(&self, method: &str, path: &str, content_type: &str, body: &Value) -> Value {
+        self.try_send(method, path, content_type, body).unwrap()
+    }
+
+    fn try_send(
+        &self,
+        method: &str,
+        path: &str,
+        content_type: &str,
+        body: &Value,
+    ) -> Result<Value, kube::Error> {
+        let req = http::Request::builder()
+            .method(method)
+            .uri(path)
+            .header("Content-Type", content_type)
+            .body(serde_json::to_vec(body).unwrap())
+            .unwrap();
+        let text = self.rt.block_on(self.client.request_text(req))?;
+        Ok(serde_json::from_str(&text).unwrap())
+    }
+}
+
+#[test]
+fn watch_prints_a_row_when_the_phase_changes() {
+    let Some(d) = live_dir() else { return };
+    let api = Api::new(&d);
+    // A namespace of its own, new on every run.
+    let ns = &format!("lens-watch-cli-{}", std::process::id());
+    let _ = api.try_send(
+        "POST",
+        "/api/v1/namespaces",
+        "application/json",
+        &json!({
+            "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}
+        }),
+    );
+    let base = format!("/apis/jobset.x-k8s.io/v1alpha2/namespaces/{ns}/jobsets");
+    api.send("POST", &base, "application/json", &json!({
+        "apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+        "metadata": {"name": "watched"},
+        "spec": {"replicatedJobs": [{"name": "main", "replicas": 2, "template": {"spec": {
+            "parallelism": 1, "completions": 1, "template": {"spec": {"restartPolicy": "Never",
+            "containers": [{"name": "c", "image": "i", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}}}}]}
+    }));
+    let mut child = bin()
+        .args(["get", "jobsets", "-n", ns, "--watch", "--kubeconfig"])
+        .arg(d.join("kubeconfig"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let out = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let next = |what: &str| {
+        rx.recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("no line for {what}"))
+    };
+    assert!(next("the header").starts_with("NAME"));
+    let first = next("the row");
+    assert!(
+        first.contains("watched") && first.contains("Initializing"),
+        "{first}"
+    );
+    // The status changes: a new row.
+    api.send("PATCH", &format!("{base}/watched/status"), "application/merge-patch+json", &json!({
+        "status": {"conditions": [{"type": "Completed", "status": "True", "reason": "AllJobsCompleted",
+            "message": "done", "lastTransitionTime": "2026-12-05T00:00:00Z"}]}
+    }));
+    let changed = next("the completed row");
+    assert!(
+        changed.contains("watched") && changed.contains("Completed"),
+        "{changed}"
+    );
+    // A change that moves neither the phase nor the GPUs prints nothing;
+    // a change of the GPUs does.
+    api.send(
+        "PATCH",
+        &format!("{base}/watched"),
+        "application/merge-patch+json",
+        &json!({
+            "metadata": {"labels": {"touched": "yes"}}
+        }),
+    );
+    api.send("PATCH", &format!("{base}/watched"), "application/merge-patch+json", &json!({
+        "spec": {"replicatedJobs": [{"name": "main", "replicas": 3, "template": {"spec": {
+            "parallelism": 1, "completions": 1, "template": {"spec": {"restartPolicy": "Never",
+            "containers": [{"name": "c", "image": "i", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}}}}]}
+    }));
+    let gpus = next("the GPU row");
+    let cells: Vec<&str> = gpus.split_whitespace().collect();
+    assert_eq!(
+        cells[0..5],
+        ["watched", ns, "Completed", "3", "3"],
+        "{gpus}"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}
