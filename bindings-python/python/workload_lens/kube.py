@@ -144,11 +144,16 @@ class Description(NamedTuple):
     warnings: List[ClusterWarning]
 
 
-class _HttpError(Exception):
+class _HttpError(ClusterError):
+    """Another HTTP status: handled where it is expected (a type's warning),
+    raised as it is elsewhere."""
+
+    code = "http"
+
     def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
+        super().__init__(f"HTTP {status}: {message}", status=status)
+        self.status: int = status
+        self.detail = message
 
 
 # --- helpers ------------------------------------------------------------------
@@ -456,14 +461,14 @@ class Cluster:
         if e.status == 403:
             return ClusterWarning(
                 reason="forbidden", object=name,
-                message=f"{name}: not allowed to list ({e.message}); ask for 'list' on {name} to see them",
+                message=f"{name}: not allowed to list ({e.detail}); ask for 'list' on {name} to see them",
             )
         if e.status == 404:
             return ClusterWarning(
                 reason="no_crd", object=name,
-                message=f"{name}: the server no longer serves this type (404: {e.message})",
+                message=f"{name}: the server no longer serves this type (404: {e.detail})",
             )
-        return ClusterWarning(reason="unreachable", object=name, message=f"{name}: HTTP {e.status}: {e.message}")
+        return ClusterWarning(reason="unreachable", object=name, message=f"{name}: HTTP {e.status}: {e.detail}")
 
     # --- listing -----------------------------------------------------------------
 
@@ -516,7 +521,7 @@ class Cluster:
                     raise Forbidden(
                         f"not allowed to list {_type_name(r)}"
                         + (f" in namespace {ns}" if ns and r["namespaced"] else "")
-                        + f" ({e.message}); ask for 'list' on {_type_name(r)}",
+                        + f" ({e.detail}); ask for 'list' on {_type_name(r)}",
                         status=403,
                     ) from None
                 warnings.append(self._type_warning(r, e))
@@ -599,11 +604,11 @@ class Cluster:
                 ) from None
             if e.status == 403:
                 raise Forbidden(
-                    f"not allowed to get {_type_name(r)} {name}{where} ({e.message}); ask for 'get' on "
+                    f"not allowed to get {_type_name(r)} {name}{where} ({e.detail}); ask for 'get' on "
                     f"{_type_name(r)}",
                     status=403,
                 ) from None
-            raise ClusterError(f"cannot read {r['kind']} {name}{where}: HTTP {e.status}: {e.message}",
+            raise ClusterError(f"cannot read {r['kind']} {name}{where}: HTTP {e.status}: {e.detail}",
                                status=e.status) from None
         pods: List[bytes] = []
         pod_type = next((p for p in served if p["group"] == "" and p["plural"] == "pods"), None)

@@ -33,7 +33,6 @@ __all__ = [
     "Usage",
     "UsageRow",
     "ValidationResult",
-    "WorkloadStatus",
     "WorkloadSummary",
 ]
 
@@ -215,17 +214,13 @@ class ErrorInfo(_ErrorInfoRequired, total=False):
     findings: List[Finding]
 
 
-#: A normalized workload status.
-WorkloadStatus = Literal[
-    "Resuming", "Suspending", "Suspended", "Running", "Failed", "Completed", "Initializing", "Degraded", "Undefined"
-]
-
-
 class _WorkloadSummaryRequired(TypedDict):
     name: str
     apiVersion: str
     kind: str
-    statuses: List[WorkloadStatus]
+    #: Normalized statuses: Resuming, Suspending, Suspended, Running, Failed,
+    #: Completed, Initializing, Degraded or Undefined.
+    statuses: List[str]
     pods: int
     gpus: int
 
