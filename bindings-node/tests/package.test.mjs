@@ -45,6 +45,16 @@ test('the browser condition and ./wasm resolve to the WASM build', { skip: !WASM
   assert.equal(b.stdout.trim(), 'wasm 2 12');
 });
 
+test('workload-lens/kube: Node only (no browser or default condition), import and require', () => {
+  assert.deepEqual(pkg.exports['./kube'], { types: './kube.d.ts', node: './lib/kube.mjs' });
+  const code = "const k = require('workload-lens/kube'); console.log(typeof k.Cluster, new k.ForbiddenError('x').code)";
+  const r = node(['-e', code]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), 'function forbidden');
+  const m = node(['--input-type=module', '-e', "import { Cluster, ClusterError, NotFoundError } from 'workload-lens/kube'; console.log(new NotFoundError('x') instanceof ClusterError, typeof Cluster)"]);
+  assert.equal(m.stdout.trim(), 'true function', m.stderr);
+});
+
 test('exports: types first, browser, node import/require, default', () => {
   const dot = pkg.exports['.'];
   assert.deepEqual(Object.keys(dot), ['types', 'browser', 'node', 'default']);
@@ -55,9 +65,12 @@ test('exports: types first, browser, node import/require, default', () => {
 });
 
 test('no npm dependencies: installing the package adds only itself', () => {
-  for (const k of ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies']) {
+  for (const k of ['dependencies', 'devDependencies', 'optionalDependencies']) {
     assert.equal(pkg[k], undefined, `package.json has ${k} (the dev tools belong in dev/package.json)`);
   }
+  // workload-lens/kube's client is an optional peer: npm does not install it.
+  assert.deepEqual(Object.keys(pkg.peerDependencies), ['@kubernetes/client-node']);
+  assert.deepEqual(pkg.peerDependenciesMeta, { '@kubernetes/client-node': { optional: true } });
   // require(esm), which index.cjs needs, is unflagged from 20.19 and 22.12.
   assert.equal(pkg.engines.node, '^20.19.0 || >=22.12.0');
 });
@@ -66,7 +79,7 @@ test('npm pack ships every file the exports and the loader name', () => {
   const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: PKG, encoding: 'utf8' });
   const files = new Set(JSON.parse(out)[0].files.map((f) => f.path));
   for (const f of ['package.json', 'index.mjs', 'index.cjs', 'index.d.ts', 'browser.mjs', 'native.cjs',
-    'lib/api.mjs', 'lib/errors.mjs', 'lib/version.mjs', 'types/engine.d.ts', 'README.md',
+    'lib/api.mjs', 'lib/errors.mjs', 'lib/version.mjs', 'lib/kube.mjs', 'kube.d.ts', 'types/engine.d.ts', 'README.md',
     'workload-lens.linux-x64-gnu.node']) {
     assert.ok(files.has(f), `npm pack is missing ${f}`);
   }

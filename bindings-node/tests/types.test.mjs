@@ -5,7 +5,8 @@
 //   fields the engine accepts (the engine lists them when it rejects an
 //   unknown one);
 // - tsc --strict --noEmit accepts testing/types-example.ts, which uses every
-//   API and expects errors for wrong calls (@ts-expect-error).
+//   API and expects errors for wrong calls (@ts-expect-error); testing/types-kube.ts
+//   does the same for workload-lens/kube (testing/tsconfig-kube.json).
 // Set UPDATE_TYPES=1 to rewrite types/engine.d.ts instead of comparing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -83,5 +84,11 @@ test('ValidationResult and the definition getters match what the engine returns'
 test('tsc --strict --noEmit accepts the example using every API and rejects wrong calls', () => {
   const tsc = join(PKG, 'node_modules', 'typescript', 'bin', 'tsc');
   const r = spawnSync(process.execPath, [tsc, '-p', join(PKG, 'testing', 'tsconfig.json')], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+});
+
+test('tsc --strict --noEmit accepts the workload-lens/kube example (a real KubeConfig) and rejects wrong calls', () => {
+  const tsc = join(PKG, 'node_modules', 'typescript', 'bin', 'tsc');
+  const r = spawnSync(process.execPath, [tsc, '-p', join(PKG, 'testing', 'tsconfig-kube.json')], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stdout + r.stderr);
 });

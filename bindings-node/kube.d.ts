@@ -1,0 +1,131 @@
+// TypeScript types of workload-lens/kube: workloads of a live cluster, read
+// with @kubernetes/client-node (an optional peer dependency). Node only.
+
+import type { Catalog, Definition, DefinitionSource } from './index.js';
+import type {
+  ApiResource,
+  GangReport,
+  Resolved,
+  Usage,
+  WorkloadSummary,
+} from './types/engine.js';
+
+/** What `Cluster` uses of a @kubernetes/client-node `KubeConfig` (pass the client's own). */
+export interface KubeConfigLike {
+  getCurrentCluster(): { server: string } | null;
+  getCurrentContext(): string;
+  getContextObject(name: string): { namespace?: string } | null;
+  setCurrentContext(context: string): void;
+  applyToHTTPSOptions(opts: object): Promise<void>;
+}
+
+/** A warning about the cluster: `reason` is stable. */
+export interface ClusterWarning {
+  /**
+   * `forbidden` (a type, the pods or the cluster's definitions could not be listed), `no_crd` (no definition CRD
+   * is installed, or a type is no longer served), `unreachable` (a list failed otherwise), `invalid` and
+   * `collision` (a definition stored in the cluster was left out), `discovery` (a group version could not be
+   * discovered).
+   */
+  reason: 'forbidden' | 'no_crd' | 'unreachable' | 'invalid' | 'collision' | 'discovery';
+  message: string;
+  /** `Kind/name` of the definition object (reasons `invalid`, `collision`). */
+  object?: string;
+}
+
+export interface ClusterOptions {
+  /** A loaded KubeConfig (default: `KubeConfig.loadFromDefault()`: $KUBECONFIG, ~/.kube/config, in-cluster). */
+  kubeConfig?: KubeConfigLike;
+  /** Load this kubeconfig file instead. */
+  kubeconfigPath?: string;
+  /** Use this context of the kubeconfig. */
+  context?: string;
+  /** Your definitions: they win over the cluster's, which win over the catalog. */
+  definitions?: Array<Definition | DefinitionSource>;
+  /** The base catalog (and limits); default: the bundled catalog. */
+  engine?: Catalog;
+  /** Milliseconds a request may wait for an answer (default 30000). */
+  timeout?: number;
+}
+
+export interface ListOptions {
+  /** Default: the namespace of the kubeconfig's context (else `default`). */
+  namespace?: string;
+  allNamespaces?: boolean;
+  labelSelector?: string;
+  /** Keep workloads with one of these statuses (`Running`, `Failed`, ...; case-insensitive). */
+  phases?: string[];
+  /** Every type a definition covers, top-level workloads only (the type argument is left out). */
+  allTypes?: boolean;
+  /** Objects per list request (limit/continue; 0: no chunking). Default 500. */
+  chunkSize?: number;
+}
+
+export interface Listing {
+  /** Newest first. */
+  workloads: WorkloadSummary[];
+  warnings: ClusterWarning[];
+  /** `plural.group` of the types that could not be listed (allTypes). */
+  forbidden: string[];
+}
+
+export interface Description {
+  /** The workload resolved with the live pods of its namespace (attributed through their controller chains). */
+  resolved: Resolved;
+  gang: GangReport;
+  warnings: ClusterWarning[];
+}
+
+/** A live cluster. */
+export class Cluster {
+  constructor(options?: ClusterOptions);
+  /** The KubeConfig in use (loaded on first use). */
+  kubeConfig(): Promise<KubeConfigLike>;
+  /** The namespace of the current context (`default` when none). */
+  namespace(): Promise<string>;
+  /** Every resource type the server serves (discovery; subresources left out). */
+  types(): Promise<ApiResource[]>;
+  /**
+   * The workloads of one type (kind, plural, short name, `plural.group` or `kind.version.group`).
+   * @throws UsageError (unknown or ambiguous type), NoDefinitionError, ForbiddenError, UnauthorizedError,
+   * UnreachableError.
+   */
+  list(type: string, options?: ListOptions): Promise<Listing>;
+  /** With `{allTypes: true}`: every covered type, top-level only. */
+  list(options: ListOptions & { allTypes: true }): Promise<Listing>;
+  /**
+   * One workload with its live pods.
+   * @throws NotFoundError, ForbiddenError, UsageError, NoDefinitionError, UnauthorizedError, UnreachableError.
+   */
+  describe(type: string, name: string, options?: { namespace?: string }): Promise<Description>;
+  /** GPU and pod requests of a listing by namespace and type; without a type, every covered type. */
+  usage(type?: string, options?: ListOptions): Promise<Usage & { warnings: ClusterWarning[]; forbidden: string[] }>;
+  usage(options: ListOptions): Promise<Usage & { warnings: ClusterWarning[]; forbidden: string[] }>;
+}
+
+/** A failure to read the cluster. */
+export class ClusterError extends Error {
+  constructor(
+    message: string,
+    fields?: { status?: number; reason?: string; path?: string; server?: string; cause?: unknown },
+  );
+  /** Stable: `unreachable`, `unauthorized`, `forbidden`, `not_found` or `api`. */
+  readonly code: 'unreachable' | 'unauthorized' | 'forbidden' | 'not_found' | 'api';
+  /** The HTTP status, when the server answered. */
+  readonly status?: number;
+  /** The Kubernetes Status reason (`Forbidden`, `NotFound`, ...), when given. */
+  readonly reason?: string;
+  /** The request path. */
+  readonly path?: string;
+  /** The server's URL. */
+  readonly server?: string;
+  static readonly code: string;
+}
+/** The server could not be reached (connection refused, DNS, TLS, timeout). */
+export class UnreachableError extends ClusterError {}
+/** 401: the server refused the credentials. */
+export class UnauthorizedError extends ClusterError {}
+/** 403: RBAC denies reading the type asked for. */
+export class ForbiddenError extends ClusterError {}
+/** 404: the object does not exist. */
+export class NotFoundError extends ClusterError {}

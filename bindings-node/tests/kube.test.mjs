@@ -1,0 +1,270 @@
+// workload-lens/kube against a real kube-apiserver with the seeded scenario
+// of testing/live/README.md (which these tests hardcode). The live stage
+// (`bash scripts/test.sh live`, scripts/live.sh) starts the server, seeds it
+// and runs this file with KUBECONFIG (admin) and WORKLOAD_LENS_LIVE_DIR set;
+// without them every test here is skipped (bindings-node/test.sh needs no
+// server). By hand:
+//   kc=$(bash testing/kube-apiserver/start.sh /tmp/kapi)
+//   target/live/venv/bin/python testing/live/seed.py "$kc" --out /tmp/kapi/scenario.json
+//   KUBECONFIG=$kc WORKLOAD_LENS_LIVE_DIR=/tmp/kapi node --test bindings-node/tests/kube.test.mjs
+//   bash testing/kube-apiserver/stop.sh /tmp/kapi
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import https from 'node:https';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+import { KubeConfig } from '@kubernetes/client-node';
+import * as wl from 'workload-lens';
+import {
+  Cluster, ClusterError, ForbiddenError, NotFoundError, UnauthorizedError, UnreachableError,
+} from 'workload-lens/kube';
+import { BLOCKS, isLive, runExample } from '../testing/readme.mjs';
+
+const DIR = process.env.WORKLOAD_LENS_LIVE_DIR;
+const LIVE = Boolean(process.env.KUBECONFIG && DIR);
+const skip = !LIVE && 'no live server: `bash scripts/test.sh live` runs these (KUBECONFIG and WORKLOAD_LENS_LIVE_DIR unset)';
+if (!LIVE) console.log(`# kube.test.mjs skipped: ${skip}`);
+
+const live = (name, fn) => test(name, { skip }, fn);
+
+const admin = () => new Cluster();
+const viewer = () => new Cluster({ kubeconfigPath: join(DIR, 'kubeconfig-viewer') });
+const names = (rows) => rows.map((r) => r.name).sort();
+const byName = (rows, n) => rows.find((r) => r.name === n);
+const PAGES = Array.from({ length: 23 }, (_, i) => `page-${String(i).padStart(2, '0')}`);
+
+live('the scenario is seeded', () => {
+  assert.ok(existsSync(join(DIR, 'kubeconfig-viewer')));
+  const uids = JSON.parse(readFileSync(join(DIR, 'scenario.json'), 'utf8'));
+  assert.ok(uids['lens-train/JobSet/llama']);
+});
+
+live('types(): discovery as ApiResource objects, subresources left out, preferred versions marked', async () => {
+  const types = await admin().types();
+  const jobsets = types.filter((r) => r.group === 'jobset.x-k8s.io');
+  assert.deepEqual(jobsets.map((r) => [r.version, r.preferred]).sort(), [['v1alpha1', false], ['v1alpha2', true]]);
+  assert.deepEqual(jobsets.find((r) => r.preferred), {
+    group: 'jobset.x-k8s.io', version: 'v1alpha2', kind: 'JobSet', plural: 'jobsets', singular: 'jobset',
+    shortNames: [], namespaced: true, preferred: true,
+  });
+  assert.deepEqual(types.find((r) => r.kind === 'LeaderWorkerSet').shortNames, ['lws']);
+  assert.equal(types.find((r) => r.kind === 'Karta').namespaced, false);
+  const pods = types.find((r) => r.group === '' && r.plural === 'pods');
+  assert.equal(pods.version, 'v1');
+  assert.ok(types.every((r) => !r.plural.includes('/')), 'no subresources');
+});
+
+live('list one type in a namespace: rows from the engine, newest first', async () => {
+  const { workloads, warnings, forbidden } = await admin().list('jobsets', { namespace: 'lens-train' });
+  assert.deepEqual(names(workloads), ['llama', 'old-api']);
+  const llama = byName(workloads, 'llama');
+  assert.equal(llama.namespace, 'lens-train');
+  assert.equal(llama.apiVersion, 'jobset.x-k8s.io/v1alpha2');
+  assert.equal(llama.origin, 'catalog');
+  assert.deepEqual(llama.statuses, ['Running']);
+  assert.equal(llama.pods, 5);
+  assert.equal(llama.gpus, 12);
+  assert.deepEqual(byName(workloads, 'old-api').statuses, ['Initializing']);
+  assert.deepEqual(forbidden, []);
+  // The broken Karta is reported on every call that reads the cluster's definitions.
+  assert.ok(warnings.some((w) => w.reason === 'invalid' && w.object === 'Karta/lens-test-broken'));
+  const bert = await admin().list('PyTorchJob', { namespace: 'lens-train' });
+  assert.deepEqual(bert.workloads.map((r) => [r.name, r.pods, r.gpus]), [['bert', 4, 4]]);
+  const lws = await admin().list('lws', { namespace: 'lens-serve' });
+  assert.deepEqual(lws.workloads.map((r) => [r.name, r.pods, r.gpus]), [['vllm', 6, 6]]);
+});
+
+live('the namespace defaults to the context\'s (default: no workloads)', async () => {
+  const c = admin();
+  assert.equal(await c.namespace(), 'default');
+  assert.deepEqual((await c.list('jobsets')).workloads, []);
+});
+
+live('list across all namespaces', async () => {
+  const { workloads } = await admin().list('jobsets', { allNamespaces: true });
+  assert.equal(workloads.length, 25);
+  assert.deepEqual(names(workloads), ['llama', 'old-api', ...PAGES].sort());
+});
+
+live('label selector', async () => {
+  const { workloads } = await admin().list('jobsets', { allNamespaces: true, labelSelector: 'team=llm' });
+  assert.deepEqual(names(workloads), ['llama']);
+  const page = await admin().list('jobsets', { namespace: 'lens-paging', labelSelector: 'lens-test/page in (03,07)' });
+  assert.deepEqual(names(page.workloads), ['page-03', 'page-07']);
+});
+
+live('phases', async () => {
+  const running = await admin().list('jobsets', { allNamespaces: true, phases: ['Running'] });
+  assert.deepEqual(names(running.workloads), ['llama']);
+  const init = await admin().list('jobsets', { allNamespaces: true, phases: ['initializing'] });
+  assert.equal(init.workloads.length, 24);
+  const none = await admin().list('jobsets', { allNamespaces: true, phases: ['Failed'] });
+  assert.deepEqual(none.workloads, []);
+});
+
+live('allTypes: every covered type, top-level only', async () => {
+  const train = await admin().list({ allTypes: true, namespace: 'lens-train' });
+  // No Jobs of llama, no pods: their controllers are covered types.
+  assert.deepEqual(names(train.workloads), ['bert', 'llama', 'old-api', 'other-batch']);
+  assert.equal(byName(train.workloads, 'other-batch').kind, 'Job');
+  const serve = await admin().list(undefined, { allTypes: true, namespace: 'lens-serve' });
+  assert.deepEqual(names(serve.workloads), ['ray-a', 'vllm', 'web']);
+  assert.equal(byName(serve.workloads, 'web').kind, 'Deployment');
+  const all = await admin().list({ allTypes: true, allNamespaces: true });
+  assert.equal(all.workloads.length, 30);
+  assert.deepEqual(all.forbidden, []);
+});
+
+live('paging: chunkSize 5 over the 23 JobSets of lens-paging: 5 list calls, 23 rows', async (t) => {
+  // The requests, as they leave through node:https.
+  const paths = [];
+  const request = https.request;
+  t.mock.method(https, 'request', function counted(url, ...rest) {
+    paths.push(`${url.pathname}${url.search}`);
+    return request.call(this, url, ...rest);
+  });
+  const chunked = await admin().list('jobsets', { namespace: 'lens-paging', chunkSize: 5 });
+  t.mock.restoreAll();
+  assert.deepEqual(names(chunked.workloads), PAGES);
+  assert.ok(chunked.workloads.every((r) => r.gpus === 1 && r.pods === 1));
+  const lists = paths.filter((p) => p.startsWith('/apis/jobset.x-k8s.io/v1alpha2/namespaces/lens-paging/jobsets'));
+  assert.equal(lists.length, 5, lists.join('\n'));
+  assert.ok(lists.every((p) => p.includes('limit=5')));
+  assert.equal(lists.filter((p) => p.includes('continue=')).length, 4);
+  const one = await admin().list('jobsets', { namespace: 'lens-paging', chunkSize: 0 });
+  assert.deepEqual(one.workloads, chunked.workloads);
+});
+
+live('a JobSet read at v1alpha1 resolves through the v1alpha2 definition', async () => {
+  const { workloads } = await admin().list('JobSet.v1alpha1.jobset.x-k8s.io', { namespace: 'lens-train' });
+  const old = byName(workloads, 'old-api');
+  assert.equal(old.apiVersion, 'jobset.x-k8s.io/v1alpha1');
+  assert.equal(old.definition, 'jobset-x-k8s-io-jobset-v1alpha2');
+  assert.equal(old.gpus, 2);
+  assert.equal(old.pods, 2);
+  const d = await admin().describe('JobSet.v1alpha1.jobset.x-k8s.io', 'old-api', { namespace: 'lens-train' });
+  assert.equal(d.resolved.workload.apiVersion, 'jobset.x-k8s.io/v1alpha1');
+  assert.ok(d.resolved.warnings.includes('object version v1alpha1 resolved through the definition for version v1alpha2'),
+    JSON.stringify(d.resolved.warnings));
+});
+
+live('describe: live pods through the owner chain; the stray pod is not counted', async () => {
+  const { resolved, gang, warnings } = await admin().describe('jobset', 'llama', { namespace: 'lens-train' });
+  assert.equal(resolved.workload.name, 'llama');
+  const instances = Object.fromEntries(resolved.components[1].instances.map((i) => [i.id, i.live]));
+  assert.equal(instances.leader.ready, 1);
+  assert.deepEqual(instances.leader.pods.map((p) => p.name), ['llama-leader-0-0-x7k2p']);
+  assert.equal(instances.worker.ready, 3);
+  assert.equal(instances.worker.pods.length, 5);
+  assert.ok(!instances.worker.pods.some((p) => p.name === 'llama-worker-0-0-stray'));
+  const stray = resolved.strayPods.find((p) => p.name === 'llama-worker-0-0-stray');
+  assert.equal(stray.findings[0].code, 'other-workload');
+  assert.match(stray.findings[0].message, /Job other-batch/);
+  // Gang groups: the JobSet's six pods, not the stray.
+  const members = gang.groups.flatMap((g) => g.members).sort();
+  assert.equal(members.length, 6);
+  assert.ok(!members.includes('llama-worker-0-0-stray'));
+  assert.ok(warnings.every((w) => w.reason === 'invalid'), JSON.stringify(warnings));
+});
+
+live('describe through a longer chain: LWS -> StatefulSet -> leader Pod -> StatefulSet -> worker Pod', async () => {
+  const { resolved } = await admin().describe('lws', 'vllm', { namespace: 'lens-serve' });
+  const pods = resolved.components.flatMap((c) => c.instances.flatMap((i) => i.live?.pods ?? []));
+  assert.equal(new Set(pods.map((p) => p.name)).size, 6);
+});
+
+live('the cluster Karta overrides the catalog (origin cluster); the invalid one is a warning', async () => {
+  const { workloads, warnings } = await admin().list('rayclusters', { namespace: 'lens-serve' });
+  const [ray] = workloads;
+  assert.equal(ray.name, 'ray-a');
+  assert.equal(ray.definition, 'lens-test-raycluster');
+  assert.equal(ray.origin, 'cluster');
+  assert.deepEqual([ray.pods, ray.gpus], [3, 2]);
+  const invalid = warnings.filter((w) => w.reason === 'invalid');
+  assert.deepEqual(invalid.map((w) => w.object), ['Karta/lens-test-broken']);
+  assert.match(invalid[0].message, /jq-syntax/);
+  const d = await admin().describe('raycluster', 'ray-a', { namespace: 'lens-serve' });
+  assert.deepEqual(d.resolved.definition, { name: 'lens-test-raycluster', origin: 'cluster', format: 'run.ai/v1alpha1' });
+  assert.deepEqual(d.resolved.components.map((c) => c.name), ['raycluster', 'ray-head', 'ray-worker']);
+});
+
+live('user definitions win over the cluster\'s', async () => {
+  const text = wl.catalogSources()['ray-io-raycluster-v1.yaml'];
+  const c = new Cluster({ definitions: [text] });
+  const [ray] = (await c.list('rayclusters', { namespace: 'lens-serve' })).workloads;
+  assert.equal(ray.definition, 'ray-io-raycluster-v1');
+  assert.equal(ray.origin, 'user');
+  // So does a given engine's own definition.
+  const engine = new wl.Catalog({ definitions: [text] });
+  const [ray2] = (await new Cluster({ engine }).list('rayclusters', { namespace: 'lens-serve' })).workloads;
+  assert.equal(ray2.origin, 'user');
+});
+
+live('usage: GPUs and pods by namespace and type', async () => {
+  const u = await admin().usage({ allNamespaces: true });
+  assert.deepEqual(u.total, { key: '', workloads: 30, pods: 46, gpus: 49, errors: 0 });
+  assert.deepEqual(u.byNamespace.map((r) => [r.key, r.workloads, r.gpus]),
+    [['lens-paging', 23, 23], ['lens-train', 4, 18], ['lens-serve', 3, 8]]);
+  assert.equal(u.byType[0].key, 'JobSet.jobset.x-k8s.io');
+  assert.deepEqual(u.forbidden, []);
+  const one = await admin().usage('jobsets', { namespace: 'lens-train' });
+  assert.deepEqual([one.total.workloads, one.total.gpus], [2, 14]);
+});
+
+live('the viewer: pytorchjobs forbidden, the other types listed and the forbidden one reported', async () => {
+  const v = viewer();
+  const { workloads, forbidden, warnings } = await v.list({ allTypes: true, namespace: 'lens-train' });
+  assert.deepEqual(names(workloads), ['llama', 'old-api', 'other-batch']);
+  assert.ok(forbidden.includes('pytorchjobs.kubeflow.org'), JSON.stringify(forbidden));
+  assert.ok(warnings.some((w) => w.reason === 'forbidden' && w.message.includes('pytorchjobs.kubeflow.org')));
+  await assert.rejects(v.list('pytorchjobs', { namespace: 'lens-train' }), (e) => e instanceof ForbiddenError
+    && e instanceof ClusterError && e.code === 'forbidden' && e.status === 403);
+  await assert.rejects(v.describe('pytorchjob', 'bert', { namespace: 'lens-train' }), (e) => e instanceof ForbiddenError
+    && /pytorchjobs/.test(e.message));
+  // What the viewer may read resolves as for the admin.
+  const d = await v.describe('jobset', 'llama', { namespace: 'lens-train' });
+  assert.equal(d.resolved.components[1].instances.find((i) => i.id === 'worker').live.ready, 3);
+});
+
+live('NotFound, unknown type, no definition', async () => {
+  await assert.rejects(admin().describe('jobset', 'nope', { namespace: 'lens-train' }),
+    (e) => e instanceof NotFoundError && e.status === 404 && e.code === 'not_found');
+  await assert.rejects(admin().list('nosuchtype'), wl.UsageError);
+  await assert.rejects(admin().describe('nosuchtype', 'x'), wl.UsageError);
+  await assert.rejects(admin().list('configmaps'), wl.NoDefinitionError);
+});
+
+live('Unauthorized: a token the server does not know', async () => {
+  const kc = new KubeConfig();
+  kc.loadFromFile(process.env.KUBECONFIG);
+  kc.users = kc.users.map((u) => ({ ...u, token: 'not-a-token' }));
+  await assert.rejects(new Cluster({ kubeConfig: kc }).list('jobsets'),
+    (e) => e instanceof UnauthorizedError && e.status === 401 && e.code === 'unauthorized');
+});
+
+live('Unreachable: a closed port fails quickly', async () => {
+  const port = await new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port: p } = s.address();
+      s.close(() => resolve(p));
+    });
+  });
+  const kc = new KubeConfig();
+  kc.loadFromFile(process.env.KUBECONFIG);
+  kc.clusters = kc.clusters.map((c) => ({ ...c, server: `https://127.0.0.1:${port}` }));
+  const t0 = Date.now();
+  await assert.rejects(new Cluster({ kubeConfig: kc }).list('jobsets'),
+    (e) => e instanceof UnreachableError && e.code === 'unreachable' && /ECONNREFUSED/.test(e.message));
+  await assert.rejects(new Cluster({ kubeConfig: kc }).types(), UnreachableError);
+  assert.ok(Date.now() - t0 < 5000, `took ${Date.now() - t0} ms`);
+});
+
+// bindings-node/README.md, "Live clusters": tests/readme.test.mjs leaves the
+// examples that import workload-lens/kube out (they need a server); here they
+// run as it runs the others, against the scenario.
+BLOCKS.forEach((block, i) => {
+  if (isLive(block.code)) live(`README example ${i + 1}: the live-cluster example`, () => runExample(i, block));
+});
