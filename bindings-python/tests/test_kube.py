@@ -276,6 +276,21 @@ def test_viewer_forbidden_pytorchjobs(viewer: "Cluster") -> None:
     assert isinstance(e.value, ClusterError) and isinstance(e.value, wl.WorkloadLensError)
 
 
+def test_type_gone_since_discovery_is_a_no_crd_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A covered type discovery listed but the server no longer serves (its
+    CRD was deleted since): with all_types a `no_crd` warning, the others
+    listed."""
+    c = Cluster()
+    served, warnings = c._discover()
+    gone = {"group": "kubeflow.org", "version": "v1", "kind": "TFJob", "plural": "tfjobs", "singular": "tfjob",
+            "shortNames": [], "namespaced": True, "preferred": True}
+    monkeypatch.setattr(c, "_discover", lambda refresh=False: (served + [gone], warnings))
+    listing = c.list(all_types=True, namespace="lens-train")
+    assert names(listing.workloads) == ["bert", "llama", "old-api", "other-batch"]
+    assert {w["object"]: w["reason"] for w in listing.warnings}["tfjobs.kubeflow.org"] == "no_crd"
+    assert listing.forbidden == []
+
+
 def test_not_found(cluster: "Cluster") -> None:
     with pytest.raises(NotFound, match="JobSet nope not found in namespace lens-train") as e:
         cluster.describe("jobsets", "nope", namespace="lens-train")
@@ -329,12 +344,21 @@ def test_missing_kubeconfig(tmp_path: Path) -> None:
         Cluster(kubeconfig=tmp_path / "nothing")
 
 
-def test_api_client_and_context(live_dir: Path) -> None:
+def test_api_client_and_context(live_dir: Path, tmp_path: Path) -> None:
     from kubernetes import config
 
-    client = config.new_client_from_config(config_file=str(live_dir / "kubeconfig"))
+    client = config.new_client_from_config(config_file=str(live_dir / "kubeconfig"))  # type: ignore[no-untyped-call, unused-ignore]
     c = Cluster(client)
     assert names(c.list("jobsets", namespace="lens-train").workloads) == ["llama", "old-api"]
+    # A namespace in the context is the default one.
+    text = (live_dir / "kubeconfig").read_text(encoding="utf-8").replace("namespace: default", "namespace: lens-train")
+    (tmp_path / "kc").write_text(text, encoding="utf-8")
+    c = Cluster(kubeconfig=tmp_path / "kc", context="lens-admin@kapi")
+    assert c.namespace == "lens-train"
+    assert names(c.list("jobsets").workloads) == ["llama", "old-api"]
+    assert c.describe("jobsets", "llama").object["metadata"]["name"] == "llama"
+    with pytest.raises(ClusterError, match="no usable cluster configuration"):
+        Cluster(kubeconfig=tmp_path / "kc", context="no-such-context")
 
 
 def test_usage(cluster: "Cluster") -> None:
