@@ -22,15 +22,14 @@ export interface KubeConfigLike {
 /** A warning about the cluster: `reason` is stable. */
 export interface ClusterWarning {
   /**
-   * `forbidden` (a type, the pods or the cluster's definitions could not be listed), `no_crd` (no definition CRD
-   * is installed, or a type is no longer served), `unreachable` (a list failed otherwise), `invalid` and
-   * `collision` (a definition stored in the cluster was left out), `discovery` (a group version could not be
-   * discovered).
+   * `forbidden` (403: a type, the pods or the cluster's definitions could not be listed), `no_crd` (404: a type
+   * is no longer served; or neither definition CRD is installed), `unreachable` (a list or a group version's
+   * discovery failed otherwise), `invalid` and `collision` (a definition stored in the cluster was left out).
    */
-  reason: 'forbidden' | 'no_crd' | 'unreachable' | 'invalid' | 'collision' | 'discovery';
+  reason: 'forbidden' | 'no_crd' | 'unreachable' | 'invalid' | 'collision';
+  /** What it is about: a type (`plural.group`), a group version (`group/version`), or `Kind/name` of a definition object. */
+  object: string;
   message: string;
-  /** `Kind/name` of the definition object (reasons `invalid`, `collision`). */
-  object?: string;
 }
 
 export interface ClusterOptions {
@@ -70,6 +69,8 @@ export interface Listing {
 }
 
 export interface Description {
+  /** The workload's object, as read. */
+  object: { [key: string]: unknown };
   /** The workload resolved with the live pods of its namespace (attributed through their controller chains). */
   resolved: Resolved;
   gang: GangReport;

@@ -113,6 +113,13 @@ function resourcePath(r, namespace, name) {
 /** `plural.group` (or `plural` for the core group): how warnings name a type. */
 const typeName = (r) => (r.group ? `${r.plural}.${r.group}` : r.plural);
 
+/** The warning for a type that could not be read (403: `forbidden`, 404:
+ * `no_crd`, else `unreachable`), `object` its `plural.group`. */
+function typeWarning(r, e, what) {
+  const reason = e instanceof ForbiddenError ? 'forbidden' : e instanceof NotFoundError ? 'no_crd' : 'unreachable';
+  return { reason, object: typeName(r), message: `${what}: ${e.message}` };
+}
+
 /** The served resource for an owner reference's apiVersion and kind: that
  * version, else the group's preferred one, else any. */
 function resourceFor(served, { apiVersion, kind }) {
@@ -208,7 +215,7 @@ class Session {
       const [g, v, preferred] = wanted[i];
       if (l.status === 'fulfilled') out.push(...resourcesOf(g, v, preferred, l.value));
       else if (l.reason instanceof UnreachableError || l.reason instanceof UnauthorizedError) throw l.reason;
-      else warnings.push({ reason: 'discovery', message: `${g}/${v} is not discoverable, its types are left out: ${l.reason?.message ?? l.reason}` });
+      else warnings.push({ reason: 'unreachable', object: `${g}/${v}`, message: `discovery of ${g}/${v} failed, its types are left out: ${l.reason?.message ?? l.reason}` });
     });
     return out;
   }
@@ -332,13 +339,11 @@ export class Cluster {
         pages.push(...await s.pages(r));
       } catch (e) {
         if (e instanceof UnreachableError || e instanceof UnauthorizedError) throw e;
-        warnings.push(e instanceof ForbiddenError
-          ? { reason: 'forbidden', message: `definitions in the cluster (${crd}) are not readable, the catalog is used: ${e.message}` }
-          : { reason: 'unreachable', message: `definitions in the cluster (${crd}) could not be listed: ${e.message}` });
+        warnings.push(typeWarning(r, e, `the definitions in the cluster (${crd}) could not be listed, they are left out`));
       }
     }
     if (installed === 0) {
-      warnings.push({ reason: 'no_crd', message: 'no definitions in the cluster: neither kartas.run.ai nor resourceinterfaces.optimization.nvidia.com is installed; the catalog is used' });
+      warnings.push({ reason: 'no_crd', object: 'kartas.run.ai', message: 'no definitions in the cluster: neither kartas.run.ai nor resourceinterfaces.optimization.nvidia.com is installed; the catalog is used' });
     }
     // A new catalog every call: the base's definitions, the cluster's over
     // them, the base's own over those, then the user's `definitions`.
@@ -377,14 +382,8 @@ export class Cluster {
         return await s.pages(r, { namespace: ns, labelSelector, chunkSize });
       } catch (e) {
         if (!allTypes || e instanceof UnreachableError || e instanceof UnauthorizedError) throw e;
-        if (e instanceof ForbiddenError) {
-          forbidden.push(typeName(r));
-          warnings.push({ reason: 'forbidden', message: `${typeName(r)} ${ns ? `in ${ns} ` : ''}cannot be listed, its workloads are left out: ${e.message}` });
-        } else if (e instanceof NotFoundError) {
-          warnings.push({ reason: 'no_crd', message: `${typeName(r)} is no longer served, its workloads are left out: ${e.message}` });
-        } else {
-          warnings.push({ reason: 'unreachable', message: `${typeName(r)} could not be listed: ${e.message}` });
-        }
+        if (e instanceof ForbiddenError) forbidden.push(typeName(r));
+        warnings.push(typeWarning(r, e, `${typeName(r)} ${ns ? `in ${ns} ` : ''}could not be listed, its workloads are left out`));
         return [];
       }
     }));
@@ -396,7 +395,8 @@ export class Cluster {
   }
 
   /**
-   * One workload with its live pods: `{resolved, gang, warnings}`. The pods
+   * One workload with its live pods: `{object, resolved, gang, warnings}`
+   * (`object` as read). The pods
    * of its namespace are attributed through their controller chains, whose
    * owners are fetched kind by kind as the engine names them.
    */
@@ -412,7 +412,7 @@ export class Cluster {
     const ns = r.namespaced ? (options.namespace ?? await this.namespace()) : undefined;
     const obj = await s.get(resourcePath(r, ns, name));
     if (!r.namespaced) {
-      return { resolved: catalog.resolve(obj), gang: catalog.gangGroups(obj, []), warnings };
+      return { object: JSON.parse(obj), resolved: catalog.resolve(obj), gang: catalog.gangGroups(obj, []), warnings };
     }
     const podsResource = served.find((x) => x.group === '' && x.plural === 'pods');
     let items = [];
@@ -420,8 +420,8 @@ export class Cluster {
       items = podsResource ? await s.pages(podsResource, { namespace: ns }) : [];
     } catch (e) {
       if (e instanceof UnreachableError || e instanceof UnauthorizedError) throw e;
-      warnings.push({ reason: 'forbidden', message: `the pods in ${ns} could not be listed, the live state is left out: ${e.message}` });
-      return { resolved: catalog.resolve(obj), gang: { groups: [], pods: [] }, warnings };
+      warnings.push(typeWarning(podsResource, e, `the pods in ${ns} could not be listed, the live state is left out`));
+      return { object: JSON.parse(obj), resolved: catalog.resolve(obj), gang: { groups: [], pods: [] }, warnings };
     }
     const own = JSON.parse(obj);
     const tried = [{ apiVersion: own.apiVersion, kind: own.kind }];
@@ -436,11 +436,11 @@ export class Cluster {
           items.push(...await s.pages(owner, { namespace: ns }));
         } catch (e) {
           if (e instanceof UnreachableError || e instanceof UnauthorizedError) throw e;
-          warnings.push({ reason: 'forbidden', message: `${typeName(owner)} in ${ns} could not be listed, so pod ownership through them is not followed: ${e.message}` });
+          warnings.push(typeWarning(owner, e, `${typeName(owner)} in ${ns} could not be listed, so pod ownership through them is not followed`));
         }
       }
     }
-    return { resolved: catalog.resolve(obj, items), gang: catalog.gangGroups(obj, items), warnings };
+    return { object: own, resolved: catalog.resolve(obj, items), gang: catalog.gangGroups(obj, items), warnings };
   }
 
   /**

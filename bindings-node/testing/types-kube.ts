@@ -37,7 +37,7 @@ export async function live(): Promise<number> {
   // @ts-expect-error: chunkSize is a number
   await c.list('jobsets', { chunkSize: '5' });
   // @ts-expect-error: the warning reasons are fixed
-  const bad: ClusterWarning = { reason: 'other', message: '' };
+  const bad: ClusterWarning = { reason: 'other', object: '', message: '' };
   void [types, ns, l, w, d, u, f, bad];
   return l.workloads.length + d.gang.groups.length + u.total.gpus + (d.resolved.totals.pods);
 }

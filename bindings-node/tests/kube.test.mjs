@@ -151,8 +151,10 @@ live('a JobSet read at v1alpha1 resolves through the v1alpha2 definition', async
 });
 
 live('describe: live pods through the owner chain; the stray pod is not counted', async () => {
-  const { resolved, gang, warnings } = await admin().describe('jobset', 'llama', { namespace: 'lens-train' });
+  const { object, resolved, gang, warnings } = await admin().describe('jobset', 'llama', { namespace: 'lens-train' });
   assert.equal(resolved.workload.name, 'llama');
+  const uids = JSON.parse(readFileSync(join(DIR, 'scenario.json'), 'utf8'));
+  assert.equal(object.metadata.uid, uids['lens-train/JobSet/llama']);
   const instances = Object.fromEntries(resolved.components[1].instances.map((i) => [i.id, i.live]));
   assert.equal(instances.leader.ready, 1);
   assert.deepEqual(instances.leader.pods.map((p) => p.name), ['llama-leader-0-0-x7k2p']);
@@ -218,7 +220,8 @@ live('the viewer: pytorchjobs forbidden, the other types listed and the forbidde
   const { workloads, forbidden, warnings } = await v.list({ allTypes: true, namespace: 'lens-train' });
   assert.deepEqual(names(workloads), ['llama', 'old-api', 'other-batch']);
   assert.ok(forbidden.includes('pytorchjobs.kubeflow.org'), JSON.stringify(forbidden));
-  assert.ok(warnings.some((w) => w.reason === 'forbidden' && w.message.includes('pytorchjobs.kubeflow.org')));
+  assert.ok(warnings.some((w) => w.reason === 'forbidden' && w.object === 'pytorchjobs.kubeflow.org'), JSON.stringify(warnings));
+  assert.ok(warnings.every((w) => typeof w.object === 'string' && typeof w.message === 'string'));
   await assert.rejects(v.list('pytorchjobs', { namespace: 'lens-train' }), (e) => e instanceof ForbiddenError
     && e instanceof ClusterError && e.code === 'forbidden' && e.status === 403);
   await assert.rejects(v.describe('pytorchjob', 'bert', { namespace: 'lens-train' }), (e) => e instanceof ForbiddenError
