@@ -232,6 +232,12 @@ export class Catalog {
    * responses) holding the pods and their owners, through which pods are attributed by controller chain.
    */
   resolve(obj: ObjectInput, pods?: Pods | Array<string | Uint8Array>): Resolved;
+  /**
+   * Resolve with every pod of the workload's namespace and their owners (e.g. the pages of their list responses):
+   * the pods of other workloads are left out; those that look like this workload's (its labels or selectors) but
+   * another object controls are listed in `strayPods` (native build only).
+   */
+  resolveInNamespace(obj: ObjectInput, items: Items): Resolved;
   /** The gang-scheduling groups of the workload's pods, with the definition of the object's GVK (native build only). */
   gangGroups(obj: ObjectInput, pods: Items): GangReport;
   /**

@@ -66,6 +66,13 @@ export declare class NativeCatalog {
    */
   resolveItems(obj: string, items: Array<string>): string
   /**
+   * Resolve with every pod of the workload's namespace and their owners
+   * (`items`: list texts, such as the pages of list responses): the pods
+   * of other workloads are left out, look-alikes kept as strays
+   * (`Engine::resolve_in_namespace`).
+   */
+  resolveInNamespace(obj: string, items: Array<string>): string
+  /**
    * The gang-scheduling groups of a workload's pods, with its definition
    * chosen by GVK; `items` as for `resolve_items`.
    */

@@ -448,6 +448,16 @@ export function makeApi(source, hooks = {}) {
       return parsed(() => this.#n().resolve(o, p));
     }
 
+    /** Resolve with every pod of the workload's namespace and their owners
+     * (`items`: the pages of list responses, or objects): the pods of other
+     * workloads are left out, and those that look like this workload's but
+     * another object controls are listed in `strayPods`. */
+    resolveInNamespace(obj, items) {
+      const o = objOf(obj);
+      const i = itemsOf(items, 'the items');
+      return parsed(() => needs(this.#n(), 'resolveInNamespace').resolveInNamespace(o, i));
+    }
+
     /** The gang-scheduling groups of the workload's pods, its definition
      * chosen by GVK (`pods` as for `resolve`). */
     gangGroups(obj, pods) {

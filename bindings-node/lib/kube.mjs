@@ -440,7 +440,7 @@ export class Cluster {
         }
       }
     }
-    return { object: own, resolved: catalog.resolve(obj, items), gang: catalog.gangGroups(obj, items), warnings };
+    return { object: own, resolved: catalog.resolveInNamespace(obj, items), gang: catalog.gangGroups(obj, items), warnings };
   }
 
   /**

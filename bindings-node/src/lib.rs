@@ -394,6 +394,18 @@ impl NativeCatalog {
         })
     }
 
+    /// Resolve with every pod of the workload's namespace and their owners
+    /// (`items`: list texts, such as the pages of list responses): the pods
+    /// of other workloads are left out, look-alikes kept as strays
+    /// (`Engine::resolve_in_namespace`).
+    #[napi]
+    pub fn resolve_in_namespace(&self, obj: String, items: Vec<String>) -> napi::Result<String> {
+        entry(|| {
+            let items = items.iter().map(|t| Input::Text(t)).collect();
+            abi::engine_resolve_in_namespace(&self.engine, Input::Text(&obj), items)
+        })
+    }
+
     /// The gang-scheduling groups of a workload's pods, with its definition
     /// chosen by GVK; `items` as for `resolve_items`.
     #[napi]

@@ -89,9 +89,10 @@ export async function everything(jobsetText: string, podsText: string): Promise<
   const rows: WorkloadSummary[] = c2.listWorkloads([jobsetText], { owners: podsText, topLevelOnly: true, phases: ['Running'] });
   const r4: Resolved = c2.resolve(jobsetText, [podsText, new Uint8Array()]);
   const gg2: GangReport = c2.gangGroups(jobsetText, [podsText]);
+  const r5: Resolved = c2.resolveInNamespace(jobsetText, [podsText, podsText]);
   const kinds: OwnerKind[] = wl.missingOwners([podsText], [{ apiVersion: 'v1', kind: 'X' }]);
   const use: Usage = wl.usage(rows);
-  const liveShape: number = one1.plural.length + reason.length + r4.totals.pods + gg2.groups.length + kinds.length
+  const liveShape: number = one1.plural.length + reason.length + r4.totals.pods + r5.totals.pods + gg2.groups.length + kinds.length
     + use.total.gpus + (use.byNamespace[0]?.workloads ?? 0) + (rows[0]?.statuses.length ?? 0);
   // @ts-expect-error: listWorkloads options have no `namespace`
   c2.listWorkloads([jobsetText], { namespace: 'x' });

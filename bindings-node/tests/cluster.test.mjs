@@ -172,7 +172,7 @@ test('missingOwners: the controller kinds to fetch next, without skip', () => {
   assert.throws(() => wl.missingOwners([pods], 'x'), TypeError);
 });
 
-test('resolve and gangGroups with pages of pods and owners: ownership through the chain', () => {
+test('resolve, resolveInNamespace and gangGroups with pages of pods and owners: ownership through the chain', () => {
   const jobset = wl.parse(read('examples', 'jobset.yaml'))[0];
   jobset.metadata.uid = 'u-js';
   const ns = jobset.metadata.namespace;
@@ -195,6 +195,16 @@ test('resolve and gangGroups with pages of pods and owners: ownership through th
   assert.ok(!(labelsOnly.strayPods ?? []).map((p) => p.name).includes('stray'));
   // One text is the same as the existing pods argument.
   assert.deepEqual(catalog.resolve(jobset, [podPage]), catalog.resolve(jobset, podPage));
+
+  // A whole namespace: another workload's pod (no look-alike) is left out,
+  // the look-alike stays a stray.
+  const theirs = structuredClone(stray);
+  theirs.metadata = { name: 'theirs', namespace: ns, uid: 'u-theirs', ownerReferences: stray.metadata.ownerReferences };
+  const nsPage = JSON.stringify({ apiVersion: 'v1', kind: 'PodList', items: [...pods, stray, theirs] });
+  const inNs = catalog.resolveInNamespace(jobset, [nsPage, jobPage]);
+  assert.deepEqual(inNs.strayPods.map((p) => p.name), ['stray']);
+  assert.deepEqual(inNs.totals, withOwners.totals);
+  assert.ok(!(catalog.resolve(jobset, [nsPage, jobPage]).strayPods ?? []).every((p) => p.name === 'stray'));
 
   const gang = catalog.gangGroups(jobset, [podPage, jobPage]);
   const members = gang.groups.flatMap((g) => g.members);

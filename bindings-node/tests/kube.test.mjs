@@ -164,6 +164,8 @@ live('describe: live pods through the owner chain; the stray pod is not counted'
   const stray = resolved.strayPods.find((p) => p.name === 'llama-worker-0-0-stray');
   assert.equal(stray.findings[0].code, 'other-workload');
   assert.match(stray.findings[0].message, /Job other-batch/);
+  // The namespace's other pods (bert's) are another workload's: left out, not strays.
+  assert.deepEqual(resolved.strayPods.map((p) => p.name), ['llama-worker-0-0-stray']);
   // Gang groups: the JobSet's six pods, not the stray.
   const members = gang.groups.flatMap((g) => g.members).sort();
   assert.equal(members.length, 6);
