@@ -104,7 +104,7 @@ export class Cluster {
   usage(options: ListOptions): Promise<Usage & { warnings: ClusterWarning[]; forbidden: string[] }>;
 }
 
-/** A failure to read the cluster. */
+/** A failure to read the cluster; this class itself for an unusable kubeconfig (code `api`), an unexpected HTTP status. */
 export class ClusterError extends Error {
   constructor(
     message: string,

@@ -285,13 +285,26 @@ export class Cluster {
     if (!this.#kc) {
       const { kubeConfig, kubeconfigPath, context } = this.#options;
       let kc = kubeConfig;
+      const where = kc ? 'the KubeConfig given' : kubeconfigPath ? `kubeconfig ${kubeconfigPath}` : 'the default kubeconfig';
+      const unusable = (why, cause) => new ClusterError(
+        `no usable cluster configuration (${where}): ${why}; pass kubeconfigPath or kubeConfig, or set KUBECONFIG`,
+        { cause },
+      );
       if (!kc) {
         const { KubeConfig } = await client();
         kc = new KubeConfig();
-        if (kubeconfigPath) kc.loadFromFile(kubeconfigPath);
-        else kc.loadFromDefault();
+        try {
+          if (kubeconfigPath) kc.loadFromFile(kubeconfigPath);
+          else kc.loadFromDefault();
+        } catch (e) {
+          throw unusable(e?.message ?? String(e), e);
+        }
       }
-      if (context) kc.setCurrentContext(context);
+      if (context) {
+        if (!kc.getContextObject(context)) throw unusable(`it has no context named '${context}'`);
+        kc.setCurrentContext(context);
+      }
+      if (!kc.getCurrentCluster()?.server) throw unusable('its current context names no cluster');
       this.#kc = kc;
     }
     return this.#kc;
@@ -306,9 +319,6 @@ export class Cluster {
   async #session() {
     const kc = await this.kubeConfig();
     const cluster = kc.getCurrentCluster();
-    if (!cluster?.server) {
-      throw new UnreachableError('no cluster configured: the KubeConfig has no current cluster (give kubeconfigPath, set KUBECONFIG, or write ~/.kube/config)');
-    }
     const opts = { headers: {} };
     try {
       await kc.applyToHTTPSOptions(opts);

@@ -10,7 +10,10 @@
 //   bash testing/kube-apiserver/stop.sh /tmp/kapi
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import {
+  existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import https from 'node:https';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -80,6 +83,20 @@ live('the namespace defaults to the context\'s (default: no workloads)', async (
   const c = admin();
   assert.equal(await c.namespace(), 'default');
   assert.deepEqual((await c.list('jobsets')).workloads, []);
+});
+
+live('kubeconfig and context: the context\'s namespace is the default one; an unknown context is a ClusterError', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'wl-kube-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const kc = join(dir, 'kc');
+  writeFileSync(kc, readFileSync(process.env.KUBECONFIG, 'utf8').replace('namespace: default', 'namespace: lens-train'));
+  const c = new Cluster({ kubeconfigPath: kc, context: 'lens-admin@kapi' });
+  assert.equal(await c.namespace(), 'lens-train');
+  assert.deepEqual(names((await c.list('jobsets')).workloads), ['llama', 'old-api']);
+  assert.equal((await c.describe('jobsets', 'llama')).object.metadata.name, 'llama');
+  const unusable = (e) => e instanceof ClusterError && e.code === 'api' && /no usable cluster configuration/.test(e.message);
+  await assert.rejects(new Cluster({ kubeconfigPath: kc, context: 'no-such-context' }).list('jobsets'), unusable);
+  await assert.rejects(new Cluster({ kubeconfigPath: join(dir, 'nothing') }).types(), unusable);
 });
 
 live('list across all namespaces', async () => {
