@@ -448,6 +448,28 @@ impl PyCatalog {
         })
     }
 
+    /// Resolve with every pod of the workload's namespace and their owners
+    /// (several inputs, such as the pages of list responses): other
+    /// workloads' pods are left out, look-alikes kept as strays. JSON.
+    fn resolve_in_namespace<'py>(
+        &self,
+        py: Python<'py>,
+        obj: Obj<'py>,
+        items: Vec<Obj<'py>>,
+    ) -> PyResult<String> {
+        let engine = self.snapshot();
+        let l = engine.limits();
+        let mut obj = read(py, obj, l)?;
+        let mut items = read_all(py, items, l)?;
+        run(py, || {
+            abi::engine_resolve_in_namespace(
+                &engine,
+                obj.input(),
+                items.iter_mut().map(Read::input).collect(),
+            )
+        })
+    }
+
     /// The served resource a type token names (JSON); `served` is a JSON
     /// array of `{group, version, kind, plural, ...}`.
     fn find_type(&self, py: Python<'_>, token: Arg, served: Arg) -> PyResult<String> {

@@ -247,3 +247,45 @@ def test_resolve_and_gangs_from_pages(jobset_pods: Any) -> None:
     assert c.resolve_pages(obj, [copy.deepcopy(p) for p in jobset_pods]) == one
     d = c.lookup_object(obj)
     assert d.gang_groups_pages(obj, pages) == d.gang_groups(obj, jobset_pods)
+
+
+def pod(name: str, labels: Dict[str, str], owner: Tuple[str, str, str]) -> Dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "ml-team", "uid": f"uid-{name}", "labels": labels,
+                         "ownerReferences": [{"apiVersion": owner[0], "kind": owner[1], "name": "x",
+                                              "uid": owner[2], "controller": True}]},
+            "spec": {"containers": [{"name": "c", "image": "i"}]}, "status": {"phase": "Running"}}
+
+
+def test_resolve_in_namespace_leaves_out_other_workloads(jobset_pods: Any) -> None:
+    """As engine/tests/cluster.rs: a namespace's pods (pages), the JobSet's
+    through its Jobs, another workload's left out, a look-alike a stray."""
+    obj: Dict[str, Any] = wl.parse((EXAMPLES / "jobset.yaml").read_text(encoding="utf-8"))[0]
+    uid = obj["metadata"]["uid"]
+    pods = copy.deepcopy(jobset_pods)
+    for n, p in enumerate(pods):
+        p["metadata"]["ownerReferences"] = [{"apiVersion": "batch/v1", "kind": "Job", "name": "j",
+                                             "uid": f"job-{n}", "controller": True}]
+    jobs = [owned("batch/v1", "Job", f"job{n}", f"job-{n}", ("jobset.x-k8s.io/v1alpha2", "JobSet", uid))
+            for n in range(len(pods))]
+    ours = {"jobset.sigs.k8s.io/jobset-name": "llama-pretrain",
+            "jobset.sigs.k8s.io/replicatedjob-name": "worker", "jobset.sigs.k8s.io/job-index": "1"}
+    others = [
+        pod("bert-0", {"app": "bert"}, ("kubeflow.org/v1", "PyTorchJob", "u-bert")),
+        pod("look-alike", ours, ("batch/v1", "Job", "u-other")),
+        owned("batch/v1", "Job", "other", "u-other", ("v1", "Pod", "uid-leader")),
+        pod("leader", {}, ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", "u-lws")),
+        {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+         "metadata": {"name": "vllm", "namespace": "ml-team", "uid": "u-lws"}},
+    ]
+    c = wl.Catalog()
+    items = [page("PodList", pods + others[:2] + [others[3]]), page("JobList", jobs + [others[2]]),
+             page("LeaderWorkerSetList", [others[4]])]
+    r = c.resolve_in_namespace(obj, items)
+    assert [p["name"] for p in r["strayPods"]] == ["look-alike"]
+    assert "LeaderWorkerSet vllm" in r["strayPods"][0]["findings"][0]["message"]
+    placed = sum(len(i["live"]["pods"]) for comp in r["components"] for i in comp["instances"] if "live" in i)
+    assert placed == 3 and r["unattributedPods"] == []
+    # Given as the workload's pods, every other pod is a stray.
+    r = c.resolve_pages(obj, items)
+    assert sorted(p["name"] for p in r["strayPods"]) == ["bert-0", "leader", "look-alike"]

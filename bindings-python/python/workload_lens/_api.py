@@ -570,6 +570,16 @@ class Catalog:
         r: Dict[str, Any] = self._native.resolve_pages(_object(obj), _inputs(pages, "pages"))
         return r
 
+    def resolve_in_namespace(self, obj: Any, items: Iterable[Any]) -> Dict[str, Any]:
+        """Resolve with every pod of the workload's namespace and the owners
+        their controller chains go through (``items``: raw pages of list
+        responses, list objects or objects), as a live-cluster front end
+        reads them: pods whose controller chain leads to another workload
+        are left out, except those that look like this workload's (its
+        labels or selectors claim them), listed in ``strayPods``."""
+        r: Dict[str, Any] = _loads(self._native.resolve_in_namespace(_object(obj), _inputs(items, "items")))
+        return r
+
     def find_type(self, token: str, served: Iterable[ApiResource]) -> ApiResource:
         """Which served resource a type token names, as ``kubectl get``
         reads one (a kind, plural, singular or short name, case-insensitive;

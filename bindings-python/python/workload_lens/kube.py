@@ -581,7 +581,8 @@ class Cluster:
         """One workload, resolved with its live pods: the pods of its
         namespace and the owners their controller chains go through (the
         engine says which kinds to fetch), attributed by UID, so a pod that
-        only carries the workload's labels is not counted. Also its
+        only carries the workload's labels is not counted (it is listed in
+        ``strayPods``; other workloads' pods are left out). Also its
         gang-scheduling groups.
 
         Raises :class:`NotFound` when there is no such workload,
@@ -620,7 +621,7 @@ class Cluster:
         skip = [OwnerKind(apiVersion=str(obj.get("apiVersion", "")), kind=str(obj.get("kind", "")))]
         owners = self._owners(pods, skip, served, ns, 500, warnings) if pods else []
         items = pods + owners
-        resolved = catalog.resolve_pages(obj, items)
+        resolved = catalog.resolve_in_namespace(obj, items)
         gangs = catalog.lookup_object(obj).gang_groups_pages(obj, items)
         return Description(obj, resolved, gangs, warnings)
 
