@@ -297,6 +297,10 @@ struct ScopeArgs {
     /// cluster's definitions; repeatable
     #[arg(long = "definition", short = 'd', value_name = "FILE")]
     definitions: Vec<String>,
+    /// Print where the time went (connecting, discovery, list requests,
+    /// reading the JSON, resolving) on stderr
+    #[arg(long)]
+    timings: bool,
 }
 
 /// `get -o`.
@@ -362,6 +366,7 @@ fn scope(
         chunk_size: s.chunk_size,
         definitions: paths(&s.definitions),
         connect: connect_options(c),
+        timings: s.timings,
     }
 }
 

@@ -284,10 +284,14 @@ fn meta_str<'a>(object: &'a Value, field: &str) -> Option<&'a str> {
 /// and again until it returns nothing new (at most a few rounds: a chain is
 /// Pod → Job → JobSet, Pod → ReplicaSet → Deployment), and passes all of
 /// them beside the pods to [`Engine::resolve_with_pods`].
-pub fn missing_owners(items: &[Value], skip: &[OwnerKind]) -> Vec<OwnerKind> {
-    let have: HashSet<&str> = items.iter().filter_map(uid).collect();
+pub fn missing_owners<'a, I>(items: I, skip: &[OwnerKind]) -> Vec<OwnerKind>
+where
+    I: IntoIterator<Item = &'a Value>,
+    I::IntoIter: Clone,
+{
+    let items = items.into_iter();
+    let have: HashSet<&str> = items.clone().filter_map(uid).collect();
     let mut kinds: Vec<OwnerKind> = items
-        .iter()
         .filter_map(controller)
         .filter(|(_, _, u)| !have.contains(u))
         .map(|(a, k, _)| OwnerKind {
@@ -542,6 +546,16 @@ impl Engine {
                 .then_with(|| a.name.cmp(&b.name))
         });
         rows
+    }
+
+    /// Is the object's controller of a type a definition covers? Then
+    /// [`Engine::list_workloads`] with `topLevelOnly` leaves it out whatever
+    /// else is given: a front end listing a large cluster may drop such
+    /// objects (every pod of a Job, say) as each page arrives instead of
+    /// keeping them for the listing.
+    pub fn controlled_by_covered(&self, object: &Value) -> bool {
+        controller(object)
+            .is_some_and(|(a, k, _)| self.lookup(&Gvk::from_api_version(a, k)).is_some())
     }
 
     /// Is an object in `object`'s controller chain of a covered type?

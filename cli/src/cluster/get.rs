@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::io::Write;
 use std::pin::Pin;
+use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
 use futures_util::{Stream, StreamExt};
@@ -56,6 +57,53 @@ pub struct Scope {
     pub chunk_size: usize,
     pub definitions: Vec<InputPath>,
     pub connect: ConnectOptions,
+    /// `--timings`: where the time went, on stderr.
+    pub timings: bool,
+}
+
+/// Where a listing's time went.
+#[derive(Debug, Default)]
+struct Timings {
+    connect: Duration,
+    discovery: Duration,
+    definitions: Duration,
+    requests: Duration,
+    read: Duration,
+    resolve: Duration,
+    objects: usize,
+    owners: usize,
+    pages: usize,
+    bytes: usize,
+}
+
+impl Timings {
+    fn print(&self, total: Duration) {
+        let ms = |d: Duration| format!("{:.0} ms", d.as_secs_f64() * 1000.0);
+        eprintln!(
+            "timings: total {}; connect {}, discovery {}, definitions in the cluster {}, \
+             list requests {} ({} pages, {:.1} MB), reading the JSON {}, resolving {} \
+             ({} objects kept, {} owners), other {}",
+            ms(total),
+            ms(self.connect),
+            ms(self.discovery),
+            ms(self.definitions),
+            ms(self.requests),
+            self.pages,
+            self.bytes as f64 / 1e6,
+            ms(self.read),
+            ms(self.resolve),
+            self.objects,
+            self.owners,
+            ms(total.saturating_sub(
+                self.connect
+                    + self.discovery
+                    + self.definitions
+                    + self.requests
+                    + self.read
+                    + self.resolve
+            ))
+        );
+    }
 }
 
 /// What one listing read.
@@ -98,8 +146,11 @@ fn split_target(scope: &Scope) -> Result<(Option<String>, Option<String>), Failu
 }
 
 fn list(scope: &Scope, limits: &Limits, format: Format) -> Result<Listing, Failure> {
+    let start = Instant::now();
+    let mut t = Timings::default();
     let (ty, name) = split_target(scope)?;
     let cluster = Cluster::connect(&scope.connect, format)?;
+    t.connect = start.elapsed();
     let namespace = if scope.all_namespaces {
         None
     } else {
@@ -115,6 +166,7 @@ fn list(scope: &Scope, limits: &Limits, format: Format) -> Result<Listing, Failu
     let served = cluster
         .block_on(cluster.discover(&mut warnings))
         .map_err(|e| fail(&cluster, &e, "discovering the API"))?;
+    t.discovery = start.elapsed() - t.connect;
     let engine = cluster.block_on(super::engine(
         &cluster,
         &served,
@@ -122,6 +174,7 @@ fn list(scope: &Scope, limits: &Limits, format: Format) -> Result<Listing, Failu
         limits,
         &mut warnings,
     ))?;
+    t.definitions = start.elapsed() - t.connect - t.discovery;
     let all_types = ty.is_none() || scope.all_types;
     let types = match &ty {
         Some(t) => vec![
@@ -168,16 +221,29 @@ fn list(scope: &Scope, limits: &Limits, format: Format) -> Result<Listing, Failu
             }
             continue;
         }
-        match cluster.block_on(cluster.list_pages(
+        let asked = Instant::now();
+        let listed = cluster.block_on(cluster.list_pages(
             r,
             namespace.as_deref(),
             scope.selector.as_deref(),
             scope.chunk_size,
-        )) {
+        ));
+        t.requests += asked.elapsed();
+        match listed {
             Ok((pages, rv)) => {
+                let reading = Instant::now();
                 for p in &pages {
-                    objects.extend(read(p)?);
+                    t.pages += 1;
+                    t.bytes += p.len();
+                    let page = read(p)?;
+                    // Top-level only: what a covered object controls is
+                    // left out anyway; not kept (a large cluster's pods).
+                    objects.extend(
+                        page.into_iter()
+                            .filter(|o| !all_types || !engine.controlled_by_covered(o)),
+                    );
                 }
+                t.read += reading.elapsed();
                 versions.push((r.clone(), rv));
             }
             Err(ApiError::Forbidden(m)) if types.len() > 1 => {
@@ -206,18 +272,18 @@ fn list(scope: &Scope, limits: &Limits, format: Format) -> Result<Listing, Failu
     if all_types {
         let mut tried: Vec<OwnerKind> = Vec::new();
         for _ in 0..4 {
-            let items: Vec<Value> = objects.iter().chain(&owners).cloned().collect();
-            let missing: Vec<OwnerKind> = workload_lens::missing_owners(&items, &tried)
-                .into_iter()
-                .filter(|k| {
-                    engine
-                        .lookup(&workload_lens::Gvk::from_api_version(
-                            &k.api_version,
-                            &k.kind,
-                        ))
-                        .is_none()
-                })
-                .collect();
+            let missing: Vec<OwnerKind> =
+                workload_lens::missing_owners(objects.iter().chain(&owners), &tried)
+                    .into_iter()
+                    .filter(|k| {
+                        engine
+                            .lookup(&workload_lens::Gvk::from_api_version(
+                                &k.api_version,
+                                &k.kind,
+                            ))
+                            .is_none()
+                    })
+                    .collect();
             if missing.is_empty() {
                 break;
             }
@@ -262,7 +328,14 @@ fn list(scope: &Scope, limits: &Limits, format: Format) -> Result<Listing, Failu
             format,
         ));
     }
+    let resolving = Instant::now();
     let rows = engine.list_workloads(&objects, &owners, &options);
+    t.resolve = resolving.elapsed();
+    if scope.timings {
+        t.objects = objects.len();
+        t.owners = owners.len();
+        t.print(start.elapsed());
+    }
     Ok(Listing {
         cluster,
         engine,
