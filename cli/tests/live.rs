@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+mod doc_examples;
+
 fn live_dir() -> Option<PathBuf> {
     match std::env::var_os("WORKLOAD_LENS_LIVE_DIR") {
         Some(d) => Some(PathBuf::from(d)),
@@ -664,4 +666,25 @@ fn watch_prints_a_row_when_the_phase_changes() {
     );
     let _ = child.kill();
     let _ = child.wait();
+    // Leave nothing for the suites that list every namespace after this one.
+    api.send(
+        "DELETE",
+        &format!("{base}/watched"),
+        "application/json",
+        &json!({}),
+    );
+}
+
+#[test]
+fn the_live_examples_of_the_cli_guide_are_what_the_cli_prints() {
+    let Some(d) = live_dir() else { return };
+    let doc = include_str!("../../docs/cli.md");
+    let live: Vec<_> = doc_examples::examples(doc)
+        .into_iter()
+        .filter(doc_examples::needs_cluster)
+        .collect();
+    assert!(live.len() >= 6, "{} live examples", live.len());
+    let kubeconfig = d.join("kubeconfig");
+    let failures = doc_examples::run(&live, &[("KUBECONFIG", kubeconfig.to_str().unwrap())], true);
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

@@ -30,7 +30,8 @@ pub struct ConnectOptions {
 
 /// A warning about the cluster, printed on stderr after the output:
 /// `reason` is stable (`forbidden`, `no_crd`, `unreachable`, `invalid`,
-/// `collision`, `discovery`).
+/// `collision`; `resolve` for a row that did not resolve, `empty` for an
+/// empty listing).
 #[derive(Debug, Clone, Serialize)]
 pub struct Warning {
     pub reason: String,
@@ -278,7 +279,7 @@ impl Cluster {
             match list {
                 Ok(list) => out.extend(resources(g, v, *preferred, &list.resources)),
                 Err(e) => warnings.push(Warning {
-                    reason: "discovery".into(),
+                    reason: "unreachable".into(),
                     message: format!(
                         "{g}/{v} is not discoverable, its types are left out: {}",
                         ApiError::from_kube(e).message()
