@@ -316,7 +316,10 @@ fn top_level_listings_leave_out_objects_a_covered_object_controls() {
     top.sort();
     assert_eq!(top, ["in-cycle", "llama", "via-missing"]);
     // The first step of the rule, for front ends that drop objects early.
-    let early: Vec<bool> = objects.iter().map(|o| engine.controlled_by_covered(o)).collect();
+    let early: Vec<bool> = objects
+        .iter()
+        .map(|o| engine.controlled_by_covered(o))
+        .collect();
     assert_eq!(early, [false, true, true, false, false, false]);
     assert_eq!(
         engine
