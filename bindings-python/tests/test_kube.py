@@ -219,7 +219,7 @@ def test_describe_counts_pods_by_ownership(cluster: "Cluster", scenario: Dict[st
     assert [p["name"] for p in d.resolved["strayPods"]] == ["llama-worker-0-0-stray"]
     assert "other-batch" in d.resolved["strayPods"][0]["findings"][0]["message"]
     # Gang groups: the same six pods.
-    members = [m for g in d.gangs["groups"] for m in g["members"]]
+    members = [m for g in d.gang["groups"] for m in g["members"]]
     assert sorted(members) == sorted(attributed)
     assert [w["reason"] for w in d.warnings] == ["invalid"]
 

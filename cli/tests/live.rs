@@ -147,6 +147,8 @@ fn all_namespaces_and_paging() {
     assert_eq!(names(&one), names(&paged));
     // Newest first: the paging JobSets were created last.
     assert!(rows(&one)[0][0].starts_with("page-"), "{one}");
+    // The seed gives every top-level workload its own second: llama is
+    // the oldest JobSet.
     assert_eq!(rows(&one)[24][0], "llama", "{one}");
     let v = json_of(&wl(
         &d,

@@ -215,10 +215,24 @@ def fill_owner_uids(obj: dict, uids: dict[str, str]) -> None:
         ref["uid"] = uids[owner]
 
 
-def seed(rest: Rest, objs: list[dict], uids: dict[str, str]) -> int:
+#: Kinds whose unowned objects are workloads of a listing.
+WORKLOAD_KINDS = {"JobSet", "PyTorchJob", "LeaderWorkerSet", "RayCluster", "Deployment", "Job"}
+
+
+def own_second(obj: dict) -> None:
+    """Before a top-level workload, wait for the next whole second: each
+    gets a creationTimestamp (second precision) of its own, so newest-first
+    listings (and the documents that show them) have one order."""
+    if obj.get("kind") in WORKLOAD_KINDS and not obj["metadata"].get("ownerReferences"):
+        time.sleep(1.0 - (time.time() % 1.0) + 0.01)
+
+
+def seed(rest: Rest, objs: list[dict], uids: dict[str, str], spaced: bool = True) -> int:
     n = 0
     for obj in objs:
         obj = json.loads(json.dumps(obj))  # the fixture stays as loaded
+        if spaced:
+            own_second(obj)
         status = obj.pop("status", None)
         fill_owner_uids(obj, uids)
         try:
@@ -249,7 +263,8 @@ def main() -> int:
 
     uids: dict[str, str] = {}
     n = seed(rest, load_fixtures(), uids)
-    n += seed(rest, paging_jobsets(), uids)
+    own_second(paging_jobsets()[0])
+    n += seed(rest, paging_jobsets(), uids, spaced=False)
     elapsed = time.monotonic() - t0
     if args.out:
         with open(args.out, "w") as fh:

@@ -140,7 +140,7 @@ class Description(NamedTuple):
 
     object: Dict[str, Any]
     resolved: Resolved
-    gangs: GangReport
+    gang: GangReport
     warnings: List[ClusterWarning]
 
 
@@ -442,13 +442,22 @@ class Cluster:
     def _engine(self, served: List[ApiResource], chunk_size: int) -> Tuple[Catalog, List[ClusterWarning]]:
         pages: List[bytes] = []
         warnings: List[ClusterWarning] = []
+        installed = 0
         for group, plural in _DEFINITION_TYPES:
             for r in served:
                 if r["group"] == group and r["plural"] == plural and r["preferred"]:
+                    installed += 1
                     try:
                         pages.extend(self._pages(_collection(r, None), chunk_size))
                     except _HttpError as e:
                         warnings.append(self._type_warning(r, e))
+        if installed == 0:
+            # As the CLI and Node say it.
+            warnings.append(ClusterWarning(
+                reason="no_crd", object="kartas.run.ai",
+                message="no definitions in the cluster: neither kartas.run.ai nor "
+                "resourceinterfaces.optimization.nvidia.com is installed; the catalog is used",
+            ))
         catalog, dw = self._base.with_cluster_definitions(pages)
         for d in self._user:
             catalog.add(d)
@@ -622,8 +631,8 @@ class Cluster:
         owners = self._owners(pods, skip, served, ns, 500, warnings) if pods else []
         items = pods + owners
         resolved = catalog.resolve_in_namespace(obj, items)
-        gangs = catalog.lookup_object(obj).gang_groups_pages(obj, items)
-        return Description(obj, resolved, gangs, warnings)
+        gang = catalog.lookup_object(obj).gang_groups_pages(obj, items)
+        return Description(obj, resolved, gang, warnings)
 
     # --- usage -----------------------------------------------------------------
 
