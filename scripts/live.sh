@@ -18,7 +18,9 @@
 #        Node    node --test bindings-node/tests/kube.test.mjs (after
 #                bindings-node/build.sh)
 #      A suite whose file does not exist is skipped, with a line saying so.
-#      Every suite runs; the stage fails if one failed.
+#      Every suite runs; the stage fails if one failed. When all passed,
+#      testing/live/parity.py checks that the three give the same listings,
+#      descriptions and usage, value for value.
 #   4. stops the server whatever happened (the log's tail is printed on failure).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -113,6 +115,15 @@ if [ -f bindings-node/tests/kube.test.mjs ]; then
   run_suite Node node_suite
 else
   step "Node: skipped (bindings-node/tests/kube.test.mjs does not exist yet)"
+fi
+
+parity() {
+  cargo build --locked -q -p workload-lens-cli || return
+  "$root/.venv/bin/python" testing/live/parity.py "$root/target/debug/workload-lens"
+}
+if [ ${#failed[@]} -eq 0 ]; then
+  step "parity: the CLI, Python and Node list, describe and add up the same (testing/live/parity.py)"
+  run_suite parity parity
 fi
 
 if [ ${#failed[@]} -gt 0 ]; then

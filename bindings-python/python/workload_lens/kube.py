@@ -648,7 +648,11 @@ class Cluster:
         chunk_size: int = 500,
     ) -> Usage:
         """GPU and pod requests of :meth:`list`'s workloads (same filters) by
-        namespace, by type and in total, as the engine adds them up."""
+        namespace, by type and in total, as the engine adds them up. Without
+        a type, of every covered type (``all_types``), as ``workload-lens
+        top`` and Node's ``usage()``."""
+        if type is None:
+            all_types = True
         listing = self.list(
             type, namespace=namespace, all_namespaces=all_namespaces, label_selector=label_selector,
             phases=phases, all_types=all_types, chunk_size=chunk_size,
