@@ -1,11 +1,13 @@
 //! The `workload-lens` command as a library (`run`), so that the binary and
 //! the Python package's `workload-lens` command are the same program.
 //!
-//! `workload-lens`: resolve Kubernetes AI workloads offline through Workload
-//! Map definitions (the bundled catalog plus your own), with or without their
-//! pods; update them through their definitions; validate definitions, list
-//! them, and print the JSON Schemas of the outputs. All file and stdin
-//! reading happens here; the engine is pure.
+//! `workload-lens`: resolve Kubernetes AI workloads through Workload Map
+//! definitions (the bundled catalog plus your own), from files or from a
+//! live cluster (`get`, `describe TYPE/NAME`, `top`; the `cluster` feature),
+//! with or without their pods; update them through their definitions;
+//! validate definitions, list them, and print the JSON Schemas of the
+//! outputs. All file, stdin and cluster reading happens here; the engine is
+//! pure.
 
 #![forbid(unsafe_code)]
 
@@ -30,11 +32,13 @@ use update::{Action, UpdateFormat};
 #[command(
     name = "workload-lens",
     version,
-    about = "Resolve Kubernetes AI workloads offline through Workload Map definitions",
-    long_about = "Resolve Kubernetes AI workloads offline through Workload Map definitions.\n\n\
-        Reads objects (e.g. `kubectl get jobset NAME -o yaml`) and definitions from files or \
-        stdin, never from a cluster. The definition of an object is chosen by its \
-        apiVersion/kind from the bundled catalog plus any --definition files.",
+    about = "Resolve Kubernetes AI workloads through Workload Map definitions",
+    long_about = "Resolve Kubernetes AI workloads through Workload Map definitions.\n\n\
+        describe, update and validate read objects (e.g. `kubectl get jobset NAME -o yaml`) and \
+        definitions from files or stdin, offline; get, describe TYPE/NAME and top read the \
+        cluster of the current kubeconfig context. The definition of an object is chosen by \
+        its apiVersion/kind from the bundled catalog, the definitions stored in the cluster \
+        (live) and any --definition files.",
     after_help = EXIT_CODES_HELP,
     propagate_version = true
 )]

@@ -504,6 +504,38 @@ fn unauthorized_and_unreachable() {
 }
 
 #[test]
+fn each_page_is_read_within_the_limits() {
+    let Some(d) = live_dir() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let limits = tmp.path().join("limits.yaml");
+    std::fs::write(&limits, "maxInputBytes: 8000\n").unwrap();
+    let l = limits.to_str().unwrap();
+    // 23 JobSets in one page are more than 8,000 bytes; 2 per page are not.
+    let o = wl(&d, &["--limits", l, "get", "jobsets", "-n", "lens-paging"]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert!(stderr(&o).contains("maxInputBytes"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--chunk-size (now 500) makes pages smaller"),
+        "{}",
+        stderr(&o)
+    );
+    let out = ok(&wl(
+        &d,
+        &[
+            "--limits",
+            l,
+            "get",
+            "jobsets",
+            "-n",
+            "lens-paging",
+            "--chunk-size",
+            "2",
+        ],
+    ));
+    assert_eq!(rows(&out).len(), 23);
+}
+
+#[test]
 fn top_adds_up_gpus_and_pods() {
     let Some(d) = live_dir() else { return };
     let out = ok(&wl(&d, &["top", "-A"]));

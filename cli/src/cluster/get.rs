@@ -193,9 +193,20 @@ fn list(scope: &Scope, limits: &Limits, format: Format) -> Result<Listing, Failu
     let mut forbidden = Vec::new();
     for r in &types {
         let read = |text: &str| {
-            engine
-                .read_objects(text)
-                .map_err(|e| Failure::engine(&e).context(&format!("the list of {}", r.plural)))
+            engine.read_objects(text).map_err(|e| {
+                let f = Failure::engine(&e).context(&format!("a page of the list of {}", r.plural));
+                if e.code() == workload_lens::ErrorCode::Limit {
+                    // Pages are what the limits see: smaller ones may fit.
+                    let mut f = f;
+                    f.message.push_str(&format!(
+                        "; --chunk-size (now {}) makes pages smaller",
+                        scope.chunk_size
+                    ));
+                    f
+                } else {
+                    f
+                }
+            })
         };
         if let Some(name) = &name {
             let path = Cluster::path(r, namespace.as_deref(), Some(name));
