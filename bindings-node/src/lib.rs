@@ -384,13 +384,8 @@ impl NativeCatalog {
     #[napi]
     pub fn resolve_items(&self, obj: String, items: Vec<String>) -> napi::Result<String> {
         entry(|| {
-            let l = self.engine.limits();
-            let obj = Input::Text(&obj).value(l)?;
-            let mut all = Vec::new();
-            for t in &items {
-                all.extend(Input::Text(t).objects(l)?);
-            }
-            abi::to_json(&self.engine.resolve_with_pods(&obj, &all)?)
+            let items = items.iter().map(|t| Input::Text(t)).collect();
+            abi::engine_resolve_pages(&self.engine, Input::Text(&obj), items)
         })
     }
 
@@ -411,13 +406,8 @@ impl NativeCatalog {
     #[napi]
     pub fn gang_groups(&self, obj: String, items: Vec<String>) -> napi::Result<String> {
         entry(|| {
-            let l = self.engine.limits();
-            let obj = Input::Text(&obj).value(l)?;
-            let mut all = Vec::new();
-            for t in &items {
-                all.extend(Input::Text(t).objects(l)?);
-            }
-            abi::to_json(&self.engine.gang_groups(&obj, &all)?)
+            let items = items.iter().map(|t| Input::Text(t)).collect();
+            abi::engine_gang_groups_pages(&self.engine, Input::Text(&obj), items)
         })
     }
 }

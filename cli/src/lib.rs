@@ -309,7 +309,7 @@ struct ScopeArgs {
 
 /// `get -o`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum GetOutput {
+pub enum GetOutput {
     /// A table
     #[value(alias = "table")]
     Human,
@@ -473,13 +473,7 @@ fn execute(cli: Cli) -> Result<u8, Failure> {
             let mut sc = scope(target, name, s, &c);
             sc.phases = phases;
             sc.all_types = all_types;
-            let format = match output {
-                GetOutput::Human => cluster::get::GetFormat::Human,
-                GetOutput::Wide => cluster::get::GetFormat::Wide,
-                GetOutput::Json => cluster::get::GetFormat::Json,
-                GetOutput::Yaml => cluster::get::GetFormat::Yaml,
-            };
-            let (text, warnings) = cluster::get::get(&sc, format, watch, &limits)?;
+            let (text, warnings) = cluster::get::get(&sc, output, watch, &limits)?;
             print_with_warnings(&text, &warnings)
         }
         #[cfg(feature = "cluster")]

@@ -738,6 +738,25 @@ pub fn engine_list_workloads(
     to_json(&engine.list_workloads(&objects, &owners, &options))
 }
 
+/// [`Engine::resolve_with_pods`] with the pods (and owners) of several
+/// inputs (list texts such as pages, or values).
+pub fn engine_resolve_pages(engine: &Engine, obj: Input<'_>, items: Vec<Input<'_>>) -> Out<String> {
+    let l = engine.limits();
+    let obj = obj.value(l)?;
+    to_json(&engine.resolve_with_pods(&obj, &all_objects(items, l)?)?)
+}
+
+/// [`Engine::gang_groups`] with the pods (and owners) of several inputs.
+pub fn engine_gang_groups_pages(
+    engine: &Engine,
+    obj: Input<'_>,
+    items: Vec<Input<'_>>,
+) -> Out<String> {
+    let l = engine.limits();
+    let obj = obj.value(l)?;
+    to_json(&engine.gang_groups(&obj, &all_objects(items, l)?)?)
+}
+
 /// [`Engine::resolve_in_namespace`]: the object, and the items of a
 /// namespace (pods and their owners; list texts such as pages, or values).
 pub fn engine_resolve_in_namespace(

@@ -5,7 +5,6 @@ use std::io::Write;
 use std::pin::Pin;
 use std::time::{Duration, Instant};
 
-use clap::ValueEnum;
 use futures_util::{Stream, StreamExt};
 use serde_json::{Value, json};
 use workload_lens::{ApiResource, Engine, Limits, ListOptions, OwnerKind, WorkloadSummary};
@@ -17,20 +16,7 @@ use crate::failure::{EXIT_DENIED, EXIT_NOT_FOUND, Failure};
 use crate::input::InputPath;
 use crate::output::{self, Format, columns};
 
-/// `get -o`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GetFormat {
-    /// A table.
-    #[value(alias = "table")]
-    Human,
-    /// The table plus the definition and its origin.
-    Wide,
-    /// `{items, count}` (one object for TYPE/NAME).
-    Json,
-    /// As json, in YAML.
-    #[value(alias = "yml")]
-    Yaml,
-}
+pub use crate::GetOutput as GetFormat;
 
 impl GetFormat {
     fn format(self) -> Format {
