@@ -436,8 +436,8 @@ impl Engine {
     /// This engine with the definitions stored in a cluster (Karta and
     /// ResourceInterface objects, as listed) added over the catalog: each
     /// replaces the catalog's definition of its root group/version/kind.
-    /// Definitions added to the result afterwards (the user's files) replace
-    /// them in turn.
+    /// The user's definitions of this engine stay over them, as do those
+    /// added to the result afterwards (the user's files).
     ///
     /// An object that does not compile is skipped with an `invalid`
     /// warning; when two objects define the same root type, the one first
@@ -493,6 +493,11 @@ impl Engine {
                 used.insert(gvk, label.clone());
                 engine.add_definition(def);
             }
+        }
+        // The user's definitions already in this engine stay on top: what
+        // the user gave wins over what the cluster holds, in every runtime.
+        for d in self.definitions().into_iter().filter(|d| d.origin() == Origin::User) {
+            engine.add_definition(d.clone());
         }
         (engine, warnings)
     }
