@@ -398,8 +398,31 @@ export class Cluster {
       }
     }));
     const pages = results.flat();
+    // Every type: the owners of kinds no definition covers, so that the
+    // engine can follow controller chains through them (a covered
+    // controller ends a chain by itself), in rounds as the CLI and Python.
+    const owners = [];
+    if (allTypes && pages.length > 0) {
+      const tried = [];
+      for (let round = 0; round < OWNER_ROUNDS; round += 1) {
+        const missing = missingOwners([...pages, ...owners], tried, catalog.limits)
+          .filter((k) => !catalog.lookup(k.apiVersion, k.kind));
+        if (missing.length === 0) break;
+        for (const kind of missing) {
+          tried.push(kind);
+          const r = resourceFor(served, kind);
+          if (!r) continue;
+          try {
+            owners.push(...await s.pages(r, { namespace: ns, chunkSize }));
+          } catch (e) {
+            if (e instanceof UnreachableError || e instanceof UnauthorizedError) throw e;
+            warnings.push(typeWarning(r, e, `${typeName(r)} could not be listed, so controller chains through them are not followed`));
+          }
+        }
+      }
+    }
     const workloads = pages.length === 0 ? []
-      : catalog.listWorkloads(pages, { topLevelOnly: allTypes, phases });
+      : catalog.listWorkloads(pages, { owners, topLevelOnly: allTypes, phases });
     forbidden.sort();
     return { workloads, warnings, forbidden };
   }

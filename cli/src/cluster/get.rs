@@ -268,7 +268,7 @@ fn list(scope: &Scope, limits: &Limits, format: Format) -> Result<Listing, Failu
     let mut owners = Vec::new();
     if all_types {
         let mut tried: Vec<OwnerKind> = Vec::new();
-        for _ in 0..4 {
+        for _ in 0..6 {
             let missing: Vec<OwnerKind> =
                 workload_lens::missing_owners(objects.iter().chain(&owners), &tried)
                     .into_iter()
