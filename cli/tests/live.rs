@@ -536,6 +536,50 @@ fn each_page_is_read_within_the_limits() {
 }
 
 #[test]
+fn contexts_yaml_output_and_timings() {
+    let Some(d) = live_dir() else { return };
+    // A second context, current, whose cluster is not there, and whose
+    // namespace is lens-train: --context picks the working one, and the
+    // namespace comes from the context chosen.
+    let admin = std::fs::read_to_string(d.join("kubeconfig")).unwrap();
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let two = admin
+        .replace(
+            "clusters:\n",
+            &format!("clusters:\n- name: gone\n  cluster:\n    server: https://127.0.0.1:{port}\n"),
+        )
+        .replace(
+            "contexts:\n",
+            "contexts:\n- name: gone\n  context:\n    cluster: gone\n    user: lens-admin\n    namespace: lens-train\n",
+        )
+        .replace("current-context: lens-admin@kapi", "current-context: gone");
+    let live_ctx = two.replace("    namespace: default", "    namespace: lens-train");
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("two"), &live_ctx).unwrap();
+    let o = wl_as(tmp.path(), "two", &["get", "jobsets"]);
+    assert_eq!(o.status.code(), Some(7), "the current context is the gone one: {}", stderr(&o));
+    let out = ok(&wl_as(tmp.path(), "two", &["get", "jobsets", "--context", "lens-admin@kapi"]));
+    assert_eq!(names(&out), ["llama", "old-api"], "{out}");
+    let o = wl_as(tmp.path(), "two", &["get", "jobsets", "--context", "nope"]);
+    assert_eq!(o.status.code(), Some(7), "{}", stderr(&o));
+    // -o yaml: {items, count}.
+    let out = ok(&wl(&d, &["get", "lws", "-n", "lens-serve", "-o", "yaml"]));
+    assert!(out.starts_with("items:\n- name: vllm\n"), "{out}");
+    assert!(out.contains("\ncount: 1\n"), "{out}");
+    // --timings: one line on stderr saying where the time went.
+    let o = wl(&d, &["get", "jobsets", "-A", "--timings"]);
+    ok(&o);
+    let t = stderr(&o);
+    let line = t.lines().find(|l| l.starts_with("timings: total ")).unwrap_or_else(|| panic!("{t}"));
+    for part in ["discovery", "list requests", "reading the JSON", "resolving", "objects kept"] {
+        assert!(line.contains(part), "{line}");
+    }
+}
+
+#[test]
 fn top_adds_up_gpus_and_pods() {
     let Some(d) = live_dir() else { return };
     let out = ok(&wl(&d, &["top", "-A"]));
