@@ -560,8 +560,17 @@ fn contexts_yaml_output_and_timings() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("two"), &live_ctx).unwrap();
     let o = wl_as(tmp.path(), "two", &["get", "jobsets"]);
-    assert_eq!(o.status.code(), Some(7), "the current context is the gone one: {}", stderr(&o));
-    let out = ok(&wl_as(tmp.path(), "two", &["get", "jobsets", "--context", "lens-admin@kapi"]));
+    assert_eq!(
+        o.status.code(),
+        Some(7),
+        "the current context is the gone one: {}",
+        stderr(&o)
+    );
+    let out = ok(&wl_as(
+        tmp.path(),
+        "two",
+        &["get", "jobsets", "--context", "lens-admin@kapi"],
+    ));
     assert_eq!(names(&out), ["llama", "old-api"], "{out}");
     let o = wl_as(tmp.path(), "two", &["get", "jobsets", "--context", "nope"]);
     assert_eq!(o.status.code(), Some(7), "{}", stderr(&o));
@@ -573,8 +582,17 @@ fn contexts_yaml_output_and_timings() {
     let o = wl(&d, &["get", "jobsets", "-A", "--timings"]);
     ok(&o);
     let t = stderr(&o);
-    let line = t.lines().find(|l| l.starts_with("timings: total ")).unwrap_or_else(|| panic!("{t}"));
-    for part in ["discovery", "list requests", "reading the JSON", "resolving", "objects kept"] {
+    let line = t
+        .lines()
+        .find(|l| l.starts_with("timings: total "))
+        .unwrap_or_else(|| panic!("{t}"));
+    for part in [
+        "discovery",
+        "list requests",
+        "reading the JSON",
+        "resolving",
+        "objects kept",
+    ] {
         assert!(line.contains(part), "{line}");
     }
 }

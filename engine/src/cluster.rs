@@ -496,7 +496,11 @@ impl Engine {
         }
         // The user's definitions already in this engine stay on top: what
         // the user gave wins over what the cluster holds, in every runtime.
-        for d in self.definitions().into_iter().filter(|d| d.origin() == Origin::User) {
+        for d in self
+            .definitions()
+            .into_iter()
+            .filter(|d| d.origin() == Origin::User)
+        {
             engine.add_definition(d.clone());
         }
         (engine, warnings)

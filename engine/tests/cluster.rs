@@ -500,7 +500,13 @@ fn cluster_definitions_override_the_catalog_and_warn() {
     let mut with_user = Engine::new().unwrap();
     with_user.add_definitions(text).unwrap();
     let (engine, _) = with_user.with_cluster_definitions(&[karta("jobset-custom", text)]);
-    assert_eq!(engine.definition_for(&jobset("x", "u", "t")).unwrap().origin(), Origin::User);
+    assert_eq!(
+        engine
+            .definition_for(&jobset("x", "u", "t"))
+            .unwrap()
+            .origin(),
+        Origin::User
+    );
     // The summary row names the cluster definition.
     let (engine, _) = base.with_cluster_definitions(&[karta("jobset-custom", text)]);
     let row = engine.summarize(&jobset("x", "u", "t"));
