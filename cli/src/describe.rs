@@ -291,7 +291,7 @@ fn live(
         Gang::Groups(g) => Some(g),
         Gang::Failed(_) => None,
     };
-    pod_warnings(&r, gang_report);
+    pod_warnings(&r, gang_report, age.is_some());
     if let Gang::Failed(message) = &gang {
         warn(&format!(
             "{}/{}: gang groups not computed: {message}",
@@ -339,8 +339,9 @@ fn all_pods(r: &Resolved) -> impl Iterator<Item = &PodAttribution> {
 
 /// `warning: pod <name>: <message>` for every finding of one of the
 /// workload's pods (once); pods of other workloads are counted in one line
-/// (they are listed under "Not this workload's pods").
-fn pod_warnings(r: &Resolved, gang: Option<&GangReport>) {
+/// (they are listed under "Not this workload's pods"): the pods given
+/// (`--pods`), or `in_cluster`, the look-alikes of the namespace.
+fn pod_warnings(r: &Resolved, gang: Option<&GangReport>, in_cluster: bool) {
     let mut seen = BTreeSet::new();
     let attributed = all_pods(r).flat_map(|p| p.findings.iter().map(move |f| (&p.name, f)));
     let grouped = gang
@@ -352,15 +353,17 @@ fn pod_warnings(r: &Resolved, gang: Option<&GangReport>) {
             warn(&format!("pod {}: {}", pod_name(Some(name)), f.message));
         }
     }
-    match r.stray_pods.len() {
-        0 => {}
-        1 => warn(
-            "1 pod given is not this workload's (not counted; listed under \"Not this workload's pods\")",
-        ),
-        n => warn(&format!(
-            "{n} pods given are not this workload's (not counted; listed under \"Not this workload's pods\")"
-        )),
-    }
+    let n = r.stray_pods.len();
+    let what = match (n, in_cluster) {
+        (0, _) => return,
+        (1, false) => "1 pod given is not this workload's".to_string(),
+        (n, false) => format!("{n} pods given are not this workload's"),
+        (1, true) => "1 pod in the namespace looks like this workload's but is not".to_string(),
+        (n, true) => format!("{n} pods in the namespace look like this workload's but are not"),
+    };
+    warn(&format!(
+        "{what} (not counted; listed under \"Not this workload's pods\")"
+    ));
 }
 
 /// The human description of one resolved workload; with `live`, of the

@@ -24,9 +24,34 @@ pub enum Format {
     Yaml,
 }
 
+thread_local! {
+    /// Set while [`deferring`] runs: the warnings kept for later.
+    static DEFERRED: std::cell::RefCell<Option<Vec<String>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Run `f` with the warnings it prints kept back instead (unescaped, as
+/// given to [`warn`]), to be printed after the output; returns them.
+pub fn deferring<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
+    let before = DEFERRED.with(|d| d.borrow_mut().replace(Vec::new()));
+    let out = f();
+    let kept = DEFERRED.with(|d| std::mem::replace(&mut *d.borrow_mut(), before));
+    (out, kept.unwrap_or_default())
+}
+
 /// Print a warning on stderr (`warning: ...`), ignoring a closed stderr.
-/// The message is escaped ([`escape`]).
+/// The message is escaped ([`escape`]). Inside [`deferring`] it is kept
+/// for later instead.
 pub fn warn(message: &str) {
+    let kept = DEFERRED.with(|d| match d.borrow_mut().as_mut() {
+        Some(v) => {
+            v.push(message.to_string());
+            true
+        }
+        None => false,
+    });
+    if kept {
+        return;
+    }
     let _ = writeln!(
         std::io::stderr().lock(),
         "warning: {}",

@@ -20,7 +20,7 @@ fn every_console_example_of_the_cli_guide_is_what_the_cli_prints() {
         .filter(|e| !needs_cluster(e))
         .collect();
     assert!(all.len() >= 25, "{} examples", all.len());
-    let failures = run(&all, &[], false);
+    let failures = run("docs/cli.md", &all, &[], false);
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 

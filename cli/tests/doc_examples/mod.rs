@@ -94,9 +94,10 @@ pub fn normalize(line: &str) -> String {
         .join(" ")
 }
 
-/// Run the examples in bash from the repository root with this build's
-/// `workload-lens` first on PATH and `env` set; the failures, described.
-pub fn run(examples: &[Example], env: &[(&str, &str)], normalized: bool) -> Vec<String> {
+/// Run the examples of `doc` (its path, for the messages) in bash from
+/// the repository root with this build's `workload-lens` first on PATH and
+/// `env` set; the failures, described.
+pub fn run(doc: &str, examples: &[Example], env: &[(&str, &str)], normalized: bool) -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_workload-lens"));
     let dir = bin.parent().unwrap().to_path_buf();
@@ -133,7 +134,7 @@ pub fn run(examples: &[Example], env: &[(&str, &str)], normalized: bool) -> Vec<
         let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
         if !matches(&expected, &lines) {
             failures.push(format!(
-                "docs/cli.md:{}: $ {}\n--- the document shows:\n{}\n--- the CLI prints:\n{}",
+                "{doc}:{}: $ {}\n--- the document shows:\n{}\n--- the CLI prints:\n{}",
                 e.line,
                 e.command,
                 e.expected.join("\n"),
