@@ -94,7 +94,8 @@ live('kubeconfig and context: the context\'s namespace is the default one; an un
   assert.equal(await c.namespace(), 'lens-train');
   assert.deepEqual(names((await c.list('jobsets')).workloads), ['llama', 'old-api']);
   assert.equal((await c.describe('jobsets', 'llama')).object.metadata.name, 'llama');
-  const unusable = (e) => e instanceof ClusterError && e.code === 'api' && /no usable cluster configuration/.test(e.message);
+  const unusable = (e) => e instanceof ClusterError && e instanceof wl.WorkloadLensError && e.code === 'no_config'
+    && /no usable cluster configuration/.test(e.message);
   await assert.rejects(new Cluster({ kubeconfigPath: kc, context: 'no-such-context' }).list('jobsets'), unusable);
   await assert.rejects(new Cluster({ kubeconfigPath: join(dir, 'nothing') }).types(), unusable);
 });
@@ -248,6 +249,23 @@ live('the viewer: pytorchjobs forbidden, the other types listed and the forbidde
   // What the viewer may read resolves as for the admin.
   const d = await v.describe('jobset', 'llama', { namespace: 'lens-train' });
   assert.equal(d.resolved.components[1].instances.find((i) => i.id === 'worker').live.ready, 3);
+});
+
+live('a type the server fails to list (HTTP 500): a warning with every type, an api ClusterError by name', async () => {
+  // Flakies (testing/live/crds/flakies.lens.test.yaml) answer 500, as a CRD
+  // with a broken conversion webhook does.
+  const flaky = readFileSync(new URL('../../testing/live/flaky-definition.yaml', import.meta.url), 'utf8');
+  const c = new Cluster({ definitions: [flaky] });
+  const { workloads, warnings, forbidden } = await c.list({ allTypes: true, allNamespaces: true });
+  assert.ok(names(workloads).includes('llama'));
+  const w = warnings.find((x) => x.object === 'flakies.lens.test');
+  assert.ok(w && w.reason === 'unreachable' && /500/.test(w.message), JSON.stringify(warnings));
+  assert.deepEqual(forbidden, []);
+  await assert.rejects(c.list('flakies', { allNamespaces: true }), (e) => e.constructor === ClusterError
+    && e instanceof wl.WorkloadLensError && e.code === 'api' && e.status === 500);
+  // Not covered without the definition: no warning about it.
+  const plain = await admin().list({ allTypes: true, allNamespaces: true });
+  assert.ok(!plain.warnings.some((x) => x.object === 'flakies.lens.test'), JSON.stringify(plain.warnings));
 });
 
 live('NotFound, unknown type, no definition', async () => {

@@ -292,6 +292,25 @@ def test_type_gone_since_discovery_is_a_no_crd_warning(monkeypatch: pytest.Monke
     assert listing.forbidden == []
 
 
+def test_a_type_the_server_fails_to_list() -> None:
+    """Flakies (testing/live/crds/flakies.lens.test.yaml) answer HTTP 500,
+    as a CRD with a broken conversion webhook does: with every type a
+    warning and the rest listed; asked for by name, a ClusterError with code
+    ``api``, as the CLI's exit 1."""
+    c = Cluster(definitions=REPO / "testing/live/flaky-definition.yaml")
+    listing = c.list(all_types=True, all_namespaces=True)
+    assert "llama" in names(listing.workloads)
+    warning = {w["object"]: w for w in listing.warnings}["flakies.lens.test"]
+    assert warning["reason"] == "unreachable" and "500" in warning["message"], warning
+    assert listing.forbidden == []
+    with pytest.raises(ClusterError, match="cannot list flakies.lens.test") as e:
+        c.list("flakies", all_namespaces=True)
+    assert (e.value.code, e.value.status, type(e.value)) == ("api", 500, ClusterError)
+    # Not covered without the definition: no warning about it.
+    plain = Cluster().list(all_types=True, all_namespaces=True)
+    assert not [w for w in plain.warnings if w["object"] == "flakies.lens.test"]
+
+
 def test_not_found(cluster: "Cluster") -> None:
     with pytest.raises(NotFound, match="JobSet nope not found in namespace lens-train") as e:
         cluster.describe("jobsets", "nope", namespace="lens-train")
@@ -341,8 +360,9 @@ def test_unauthorized(live_dir: Path, tmp_path: Path) -> None:
 
 
 def test_missing_kubeconfig(tmp_path: Path) -> None:
-    with pytest.raises(ClusterError, match="no usable cluster configuration"):
+    with pytest.raises(ClusterError, match="no usable cluster configuration") as e:
         Cluster(kubeconfig=tmp_path / "nothing")
+    assert e.value.code == "no_config"
 
 
 def test_api_client_and_context(live_dir: Path, tmp_path: Path) -> None:
@@ -369,7 +389,16 @@ def test_usage(cluster: "Cluster") -> None:
     assert (u["total"]["workloads"], u["total"]["gpus"], u["total"]["errors"]) == (30, 49, 0)
     u = cluster.usage("jobsets", namespace="lens-train")
     assert (u["total"]["workloads"], u["total"]["pods"], u["total"]["gpus"]) == (2, 7, 14)
-    assert u == wl.usage(cluster.list("jobsets", namespace="lens-train").workloads)
+    listing = cluster.list("jobsets", namespace="lens-train")
+    assert {k: v for k, v in u.items() if k not in ("warnings", "forbidden")} == wl.usage(listing.workloads)
+    assert (u["warnings"], u["forbidden"]) == (listing.warnings, listing.forbidden)
+
+
+def test_usage_says_what_it_left_out(viewer: "Cluster") -> None:
+    u = viewer.usage(namespace="lens-train")
+    assert "pytorchjobs.kubeflow.org" in u["forbidden"]
+    assert "pytorchjobs.kubeflow.org" in [w["object"] for w in u["warnings"] if w["reason"] == "forbidden"]
+    assert (u["total"]["workloads"], u["total"]["gpus"]) == (3, 14)  # bert's 4 GPUs are not counted
 
 
 README = REPO / "bindings-python" / "README.md"

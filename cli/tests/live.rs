@@ -597,6 +597,37 @@ fn contexts_yaml_output_and_timings() {
     }
 }
 
+/// Flakies (testing/live/crds/flakies.lens.test.yaml) answer HTTP 500 when
+/// listed, as a CRD with a broken conversion webhook does.
+#[test]
+fn a_type_the_server_fails_to_list() {
+    let Some(d) = live_dir() else { return };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let def = root.join("testing/live/flaky-definition.yaml");
+    let def = def.to_str().unwrap();
+    // Every type: left out with a warning, the rest listed (exit 0).
+    let o = wl(&d, &["get", "-A", "-d", def]);
+    let out = ok(&o);
+    assert!(names(&out).contains(&"llama".to_string()), "{out}");
+    let err = stderr(&o);
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("warning: flakies.lens.test not listed: ") && l.contains("500")),
+        "{err}"
+    );
+    // Asked for by name: the command fails with the server's error, exit 1.
+    let o = wl(&d, &["get", "flakies", "-A", "-d", def]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("listing flakies"), "{}", stderr(&o));
+    let o = wl(&d, &["get", "flakies", "-A", "-d", def, "-o", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["error"], "api", "{v}");
+    // Not covered without the definition: not listed, no warning about it.
+    let o = wl(&d, &["get", "-A"]);
+    assert!(!stderr(&o).contains("flakies"), "{}", stderr(&o));
+}
+
 #[test]
 fn top_adds_up_gpus_and_pods() {
     let Some(d) = live_dir() else { return };
@@ -683,6 +714,7 @@ impl Api {
 #[test]
 fn watch_prints_a_row_when_the_phase_changes() {
     let Some(d) = live_dir() else { return };
+    let _alone = EVERY_NAMESPACE.lock().unwrap_or_else(|e| e.into_inner());
     let api = Api::new(&d);
     // A namespace of its own, new on every run.
     let ns = &format!("lens-watch-cli-{}", std::process::id());
@@ -781,6 +813,44 @@ fn the_live_examples_of_the_cli_guide_are_what_the_cli_prints() {
         .collect();
     assert!(live.len() >= 6, "{} live examples", live.len());
     let kubeconfig = d.join("kubeconfig");
-    let failures = doc_examples::run(&live, &[("KUBECONFIG", kubeconfig.to_str().unwrap())], true);
+    let failures = doc_examples::run(
+        "docs/cli.md",
+        &live,
+        &[("KUBECONFIG", kubeconfig.to_str().unwrap())],
+        true,
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// The README's quick start on a live cluster: `get jobsets -A` lists every
+/// namespace, so it does not run while the watch test has its JobSet.
+#[test]
+fn the_live_examples_of_the_readme_are_what_the_cli_prints() {
+    let Some(d) = live_dir() else { return };
+    let _alone = EVERY_NAMESPACE.lock().unwrap_or_else(|e| e.into_inner());
+    let doc = include_str!("../../README.md");
+    let live: Vec<_> = doc_examples::examples(doc)
+        .into_iter()
+        .filter(doc_examples::needs_cluster)
+        .collect();
+    let commands: Vec<&str> = live.iter().map(|e| e.command.as_str()).collect();
+    assert_eq!(
+        commands,
+        [
+            "workload-lens get jobsets -A",
+            "workload-lens describe jobset/llama -n lens-train"
+        ]
+    );
+    let kubeconfig = d.join("kubeconfig");
+    let failures = doc_examples::run(
+        "README.md",
+        &live,
+        &[("KUBECONFIG", kubeconfig.to_str().unwrap())],
+        true,
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Held by the tests that add objects a listing of every namespace would
+/// show, and by those that show such a listing.
+static EVERY_NAMESPACE: std::sync::Mutex<()> = std::sync::Mutex::new(());

@@ -250,6 +250,20 @@ fn list(scope: &Scope, limits: &Limits, format: Format) -> Result<Listing, Failu
                     message: format!("{}.{} not listed: {m}", r.plural, r.group),
                 });
             }
+            // Every type: one type that fails (its CRD deleted since
+            // discovery, a broken conversion webhook answering 500) is left
+            // out with a warning, as in Python and Node; the rest is listed.
+            Err(ApiError::NotFound(m)) if types.len() > 1 => warnings.push(Warning {
+                reason: "no_crd".into(),
+                message: format!(
+                    "{}.{} not listed: the server no longer serves it: {m}",
+                    r.plural, r.group
+                ),
+            }),
+            Err(ApiError::Other(m)) if types.len() > 1 => warnings.push(Warning {
+                reason: "unreachable".into(),
+                message: format!("{}.{} not listed: {m}", r.plural, r.group),
+            }),
             Err(e) => {
                 let what = format!(
                     "listing {}{}",
@@ -807,6 +821,24 @@ pub fn describe(
         .pointer("/metadata/creationTimestamp")
         .and_then(Value::as_str)
         .map(|c| age(Some(c), now()));
-    let out = crate::describe::live_described(&engine, &object, &pods, view, created, format)?;
-    Ok((out, warnings))
+    // The warnings about the workload and its pods go after the output,
+    // first, with the cluster's.
+    let (out, about) = output::deferring(|| {
+        crate::describe::live_described(&engine, &object, &pods, view, created, format)
+    });
+    let mut all: Vec<Warning> = about
+        .into_iter()
+        .map(|message| Warning {
+            reason: "resolve".into(),
+            message,
+        })
+        .collect();
+    all.extend(warnings);
+    match out {
+        Ok(out) => Ok((out, all)),
+        Err(f) => {
+            print_warnings(&all);
+            Err(f)
+        }
+    }
 }

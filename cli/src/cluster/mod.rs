@@ -30,7 +30,8 @@ pub struct ConnectOptions {
 
 /// A warning about the cluster, printed on stderr after the output:
 /// `reason` is stable (`forbidden`, `no_crd`, `unreachable`, `invalid`,
-/// `collision`; `resolve` for a row that did not resolve, `empty` for an
+/// `collision`; `resolve` for a row that did not resolve or what resolving
+/// a workload and its pods found, `empty` for an
 /// empty listing).
 #[derive(Debug, Clone, Serialize)]
 pub struct Warning {
