@@ -27,6 +27,10 @@ import type {
 
 export type * from './types/engine.js';
 
+/** The codes of `workload-lens/kube`'s ClusterError (the CLI's reasons for
+ * the same failures). */
+export type ClusterErrorCode = 'unreachable' | 'unauthorized' | 'forbidden' | 'not_found' | 'no_config' | 'api';
+
 /** Any JSON value. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -269,7 +273,7 @@ export class WorkloadLensError extends Error {
     fields?: { code?: string; location?: Location; limit?: string; findings?: Finding[]; detail?: string },
   );
   /** The stable error code (`internal` only for a bug in workload-lens). */
-  readonly code: ErrorCode | 'internal';
+  readonly code: ErrorCode | 'internal' | ClusterErrorCode;
   /** The message without the location. */
   readonly detail: string;
   /** Where: the engine's location keys, only the known ones (`{}` when none). */

@@ -1,7 +1,8 @@
 // TypeScript types of workload-lens/kube: workloads of a live cluster, read
 // with @kubernetes/client-node (an optional peer dependency). Node only.
 
-import type { Catalog, Definition, DefinitionSource } from './index.js';
+import type { Catalog, ClusterErrorCode, Definition, DefinitionSource } from './index.js';
+import { WorkloadLensError } from './index.js';
 import type {
   ApiResource,
   GangReport,
@@ -104,14 +105,16 @@ export class Cluster {
   usage(options: ListOptions): Promise<Usage & { warnings: ClusterWarning[]; forbidden: string[] }>;
 }
 
-/** A failure to read the cluster; this class itself for an unusable kubeconfig (code `api`), an unexpected HTTP status. */
-export class ClusterError extends Error {
+/** A failure to read the cluster (a WorkloadLensError); this class itself
+ * for an unusable kubeconfig (code `no_config`) or another error from the
+ * server, such as a 5xx (code `api`). */
+export class ClusterError extends WorkloadLensError {
   constructor(
     message: string,
-    fields?: { status?: number; reason?: string; path?: string; server?: string; cause?: unknown },
+    fields?: { code?: ClusterErrorCode; status?: number; reason?: string; path?: string; server?: string; cause?: unknown },
   );
-  /** Stable: `unreachable`, `unauthorized`, `forbidden`, `not_found` or `api`. */
-  readonly code: 'unreachable' | 'unauthorized' | 'forbidden' | 'not_found' | 'api';
+  /** Stable, the CLI's reason for the same failure. */
+  readonly code: ClusterErrorCode;
   /** The HTTP status, when the server answered. */
   readonly status?: number;
   /** The Kubernetes Status reason (`Forbidden`, `NotFound`, ...), when given. */

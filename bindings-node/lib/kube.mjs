@@ -15,7 +15,7 @@ import http from 'node:http';
 import https from 'node:https';
 
 import {
-  Catalog, Definition, compileAll, missingOwners, usage as usageOf,
+  Catalog, Definition, WorkloadLensError, compileAll, missingOwners, usage as usageOf,
 } from '../index.mjs';
 
 /** How many rounds of owner kinds `describe` fetches (Pod -> Job -> JobSet,
@@ -30,20 +30,23 @@ const DEFINITION_SOURCES = [
 
 // --- errors ------------------------------------------------------------------
 
-/** A failure to read the cluster (the engine's failures keep their own
- * classes: UsageError for an unknown type, NoDefinitionError, ...). */
-export class ClusterError extends Error {
+/** A failure to read the cluster, a WorkloadLensError as the engine's are
+ * (which keep their own classes: UsageError for an unknown type,
+ * NoDefinitionError, ...). */
+export class ClusterError extends WorkloadLensError {
   /**
    * @param {string} message
-   * @param {{status?: number, reason?: string, path?: string, server?: string, cause?: unknown}} [fields]
+   * @param {{code?: string, status?: number, reason?: string, path?: string, server?: string, cause?: unknown}} [fields]
    */
   constructor(message, fields = {}) {
-    super(message, fields.cause === undefined ? undefined : { cause: fields.cause });
-    Object.defineProperty(this, 'name', {
-      value: new.target.name, enumerable: false, configurable: true, writable: true,
-    });
-    /** stable: `unreachable`, `unauthorized`, `forbidden`, `not_found` or `api` */
-    this.code = new.target.code;
+    /** stable, the CLI's reason for the same failure: `unreachable`,
+     * `unauthorized`, `forbidden`, `not_found`, `no_config` or `api` */
+    super(message, { code: fields.code ?? new.target.code });
+    if (fields.cause !== undefined) {
+      Object.defineProperty(this, 'cause', {
+        value: fields.cause, enumerable: false, configurable: true, writable: true,
+      });
+    }
     /** the HTTP status, when the server answered */
     if (fields.status !== undefined) this.status = fields.status;
     /** the Kubernetes Status reason (`Forbidden`, `NotFound`, ...), when given */
@@ -288,7 +291,7 @@ export class Cluster {
       const where = kc ? 'the KubeConfig given' : kubeconfigPath ? `kubeconfig ${kubeconfigPath}` : 'the default kubeconfig';
       const unusable = (why, cause) => new ClusterError(
         `no usable cluster configuration (${where}): ${why}; pass kubeconfigPath or kubeConfig, or set KUBECONFIG`,
-        { cause },
+        { cause, code: 'no_config' },
       );
       if (!kc) {
         const { KubeConfig } = await client();

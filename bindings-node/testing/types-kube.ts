@@ -5,7 +5,7 @@ import {
   Cluster, ClusterError, ForbiddenError, NotFoundError, UnauthorizedError, UnreachableError,
   type ClusterWarning, type Description, type Listing,
 } from 'workload-lens/kube';
-import { Catalog, type ApiResource, type Usage } from 'workload-lens';
+import { Catalog, WorkloadLensError, type ApiResource, type Usage } from 'workload-lens';
 
 export async function live(): Promise<number> {
   const kc = new KubeConfig();
@@ -27,8 +27,13 @@ export async function live(): Promise<number> {
   } catch (e) {
     if (e instanceof ForbiddenError || e instanceof NotFoundError || e instanceof UnauthorizedError
       || e instanceof UnreachableError) {
-      const code: 'unreachable' | 'unauthorized' | 'forbidden' | 'not_found' | 'api' = e.code;
+      const code: 'unreachable' | 'unauthorized' | 'forbidden' | 'not_found' | 'no_config' | 'api' = e.code;
       void code;
+    }
+    // A ClusterError is a WorkloadLensError, as the engine's errors are.
+    if (e instanceof ClusterError) {
+      const base: WorkloadLensError = e;
+      void base;
     }
     if (e instanceof ClusterError) return e.status ?? 0;
   }

@@ -63,6 +63,7 @@ def main() -> int:
     }
     for k in ("llama", "vllm"):
         py[k] = {"resolved": py[k].resolved, "gang": py[k].gang}
+    py["usage"] = {k: py["usage"][k] for k in ("byNamespace", "byType", "total")}
     rust = {
         "all": cli(binary, "get", "-A")["items"],
         "train": cli(binary, "get", "jobsets", "-n", "lens-train", "--phase", "running")["items"],

@@ -16,7 +16,7 @@ same way the CLI and the Node module do. Responses are never turned into
 
     cluster = Cluster()                      # kubeconfig / in-cluster config
     for w in cluster.list("jobsets", namespace="lens-train").workloads:
-        print(w["name"], w["phase"], w["gpus"])
+        print(w["name"], ",".join(w["statuses"]), w["gpus"])
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from .types import ApiResource, GangReport, OwnerKind, Resolved, Usage, Workload
 __all__ = [
     "Cluster",
     "ClusterError",
+    "ClusterUsage",
     "ClusterWarning",
     "Description",
     "Forbidden",
@@ -74,18 +75,21 @@ _DISCOVERY_TTL = 60.0
 
 class ClusterError(WorkloadLensError):
     """The cluster could not be read. ``status`` is the HTTP status when the
-    server answered (``None`` when it could not be reached)."""
+    server answered (``None`` when it could not be reached). ``code`` is
+    stable, the CLI's reason for the same failure: ``api`` (the server
+    answered with another error, e.g. a 5xx), ``no_config`` (no usable
+    kubeconfig or context), and the subclasses' codes."""
 
-    code = "cluster"
+    code = "api"
 
-    def __init__(self, message: str, *, status: Optional[int] = None) -> None:
-        super().__init__(message, code=type(self).code)
+    def __init__(self, message: str, *, status: Optional[int] = None, code: Optional[str] = None) -> None:
+        super().__init__(message, code=code or type(self).code)
         self.status: Optional[int] = status
 
 
 class Unreachable(ClusterError):
     """The API server could not be reached (connection refused, DNS, TLS,
-    timeout) or answered with a server error."""
+    timeout)."""
 
     code = "unreachable"
 
@@ -124,6 +128,15 @@ class ClusterWarning(TypedDict):
     message: str
 
 
+class ClusterUsage(Usage):
+    """:meth:`Cluster.usage`: the engine's :class:`Usage` of the listing,
+    with the listing's ``warnings`` and ``forbidden`` types, so that totals
+    that leave a type out say so (as Node's ``usage()``)."""
+
+    warnings: List[ClusterWarning]
+    forbidden: List[str]
+
+
 class Listing(NamedTuple):
     """A listing: the engine's rows (newest first), the warnings, and the
     types (``plural.group``) that could not be listed while others were."""
@@ -147,8 +160,6 @@ class Description(NamedTuple):
 class _HttpError(ClusterError):
     """Another HTTP status: handled where it is expected (a type's warning),
     raised as it is elsewhere."""
-
-    code = "http"
 
     def __init__(self, status: int, message: str) -> None:
         super().__init__(f"HTTP {status}: {message}", status=status)
@@ -292,15 +303,16 @@ class Cluster:
             where = f"kubeconfig {os.fspath(kubeconfig)}" if kubeconfig is not None else "the default kubeconfig"
             raise ClusterError(
                 f"no usable cluster configuration ({where}): {e}; pass kubeconfig=/path or api_client=, "
-                "or set KUBECONFIG"
+                "or set KUBECONFIG",
+                code="no_config",
             ) from None
 
     # --- IO ---------------------------------------------------------------------
 
     def _get(self, path: str, query: Sequence[Tuple[str, Any]] = ()) -> bytes:
         """One GET, the raw body. Raises :class:`Unreachable` when the server
-        cannot be reached or fails (5xx), :class:`Unauthorized` on 401 and
-        ``_HttpError`` for other statuses."""
+        cannot be reached, :class:`Unauthorized` on 401 and ``_HttpError``
+        (code ``api``) for other statuses."""
         client = self.api_client
         headers = {"Accept": "application/json"}
         try:
@@ -336,8 +348,6 @@ class Cluster:
                 "check the kubeconfig's user or refresh its token",
                 status=401,
             )
-        if status >= 500:
-            raise Unreachable(f"the API server {self._host()} failed ({status}: {message}); try again", status=status)
         raise _HttpError(status, message)
 
     def _host(self) -> str:
@@ -502,9 +512,11 @@ class Cluster:
 
         Raises :class:`UsageError` for an unknown or ambiguous type,
         :class:`NoDefinitionError` when no definition covers it,
-        :class:`Forbidden` when the asked type may not be listed (with
-        ``all_types``, such types are reported in ``forbidden`` instead),
-        :class:`Unauthorized` and :class:`Unreachable`."""
+        :class:`Forbidden` when the asked type may not be listed,
+        :class:`ClusterError` (code ``api``) when the server fails to list
+        it, :class:`Unauthorized` and :class:`Unreachable`. With
+        ``all_types``, a type that fails is left out with a warning instead
+        (a forbidden one is also named in ``forbidden``)."""
         if isinstance(phases, (str, bytes)):
             raise TypeError("phases must be an iterable of str, not a single string")
         if (type is None) == (not all_types):
@@ -526,12 +538,18 @@ class Cluster:
             try:
                 objects.extend(self._pages(_collection(r, ns), chunk_size, label_selector))
             except _HttpError as e:
+                where = f" in namespace {ns}" if ns and r["namespaced"] else ""
                 if not all_types and e.status == 403:
                     raise Forbidden(
-                        f"not allowed to list {_type_name(r)}"
-                        + (f" in namespace {ns}" if ns and r["namespaced"] else "")
-                        + f" ({e.detail}); ask for 'list' on {_type_name(r)}",
+                        f"not allowed to list {_type_name(r)}{where} ({e.detail}); ask for 'list' on "
+                        f"{_type_name(r)}",
                         status=403,
+                    ) from None
+                if not all_types:
+                    # The type asked for: its failure is the call's, as in
+                    # the CLI and Node.
+                    raise ClusterError(
+                        f"cannot list {_type_name(r)}{where}: HTTP {e.status}: {e.detail}", status=e.status
                     ) from None
                 warnings.append(self._type_warning(r, e))
                 if e.status == 403:
@@ -646,18 +664,23 @@ class Cluster:
         phases: Iterable[str] = (),
         all_types: bool = False,
         chunk_size: int = 500,
-    ) -> Usage:
+    ) -> ClusterUsage:
         """GPU and pod requests of :meth:`list`'s workloads (same filters) by
-        namespace, by type and in total, as the engine adds them up. Without
-        a type, of every covered type (``all_types``), as ``workload-lens
-        top`` and Node's ``usage()``."""
+        namespace, by type and in total, as the engine adds them up, with the
+        listing's ``warnings`` and ``forbidden`` types. Without a type, of
+        every covered type (``all_types``), as ``workload-lens top`` and
+        Node's ``usage()``."""
         if type is None:
             all_types = True
         listing = self.list(
             type, namespace=namespace, all_namespaces=all_namespaces, label_selector=label_selector,
             phases=phases, all_types=all_types, chunk_size=chunk_size,
         )
-        return _usage(listing.workloads)
+        u = _usage(listing.workloads)
+        return ClusterUsage(
+            byNamespace=u["byNamespace"], byType=u["byType"], total=u["total"],
+            warnings=listing.warnings, forbidden=listing.forbidden,
+        )
 
     def close(self) -> None:
         """Close the API client's connections."""
