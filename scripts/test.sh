@@ -51,7 +51,10 @@
 # The Debian packages of all the selected stages come in one apt run. When a
 # WASM stage runs after a Rust, Python or Node stage (as in `all`), the rest
 # of bindings-wasm/setup.sh (wasm-bindgen-cli compiles for ~3 min) runs in
-# the background meanwhile, and the first WASM stage waits for it.
+# the background meanwhile, and the first WASM stage waits for it. Likewise,
+# when the live stage runs after others and its kube-apiserver is not built
+# yet, testing/kube-apiserver/build.sh runs in the background from the start
+# (log: target/kapi-build.log), and the live stage waits for it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
@@ -92,7 +95,10 @@ fi
 has() { [ -n "${want[$1]:-}" ]; }
 
 T0=$(date +%s)
-stage() { printf '== [%s] %s\n' "$(date -u -d "@$(($(date +%s) - T0))" +%M:%S)" "$*"; }
+stage() { # [MM:SS] since the start (minutes past 59 go on counting)
+  local t=$(($(date +%s) - T0))
+  printf '== [%02d:%02d] %s\n' $((t / 60)) $((t % 60)) "$*"
+}
 
 # --- what the selected stages need -------------------------------------------
 # Debian packages: "package|reason" for each one the machine lacks.
@@ -175,12 +181,43 @@ if [ "$wasm_stages" = 1 ]; then
     bash bindings-wasm/setup.sh --browser --plan
     bash bindings-wasm/setup.sh --browser >target/wasm-setup.log 2>&1 &
     SETUP_PID=$!
-    trap 'kill "$SETUP_PID" 2>/dev/null || true' EXIT
   else
     stage "WASM tools (bindings-wasm/setup.sh)"
     bash bindings-wasm/setup.sh --browser
   fi
 fi
+# The live stage's kube-apiserver, when it is not built yet and other stages
+# run first: built meanwhile (downloading its modules is network-bound, and
+# the Go compiler runs at a lower priority), in a process group of its own.
+KAPI_PID=""
+if has live && ! bash testing/kube-apiserver/build.sh --cached >/dev/null; then
+  for s in rust python hostile node wasm package playground conformance; do
+    if has "$s"; then
+      mkdir -p target
+      stage "kube-apiserver build in the background, for the live stage (testing/kube-apiserver/build.sh, log: target/kapi-build.log)"
+      setsid -w bash testing/kube-apiserver/build.sh >target/kapi-build.log 2>&1 &
+      KAPI_PID=$!
+      break
+    fi
+  done
+fi
+stop_background() {
+  [ -z "$SETUP_PID" ] || kill "$SETUP_PID" 2>/dev/null || true
+  [ -z "$KAPI_PID" ] || kill -- "-$KAPI_PID" 2>/dev/null || true
+}
+trap stop_background EXIT
+wait_for_kapi() {
+  [ -n "$KAPI_PID" ] || return 0
+  stage "kube-apiserver: waiting for its build (testing/kube-apiserver/build.sh)"
+  if ! wait "$KAPI_PID"; then
+    cat target/kapi-build.log >&2
+    echo "error: testing/kube-apiserver/build.sh failed" >&2
+    exit 1
+  fi
+  KAPI_PID=""
+  cat target/kapi-build.log
+}
+
 wait_for_wasm_tools() {
   [ -n "$SETUP_PID" ] || return 0
   stage "WASM tools: waiting for bindings-wasm/setup.sh"
@@ -264,6 +301,7 @@ fi
 if has live; then
   # Last: nothing depends on it. Starts and seeds a kube-apiserver, runs the
   # suites that exist, stops the server.
+  wait_for_kapi
   stage "live cluster: kube-apiserver, seeded scenario, CLI/Python/Node live suites (scripts/live.sh)"
   bash scripts/live.sh
 fi

@@ -123,6 +123,35 @@ function typeWarning(r, e, what) {
   return { reason, object: typeName(r), message: `${what}: ${e.message}` };
 }
 
+/**
+ * The owners the engine names for `items` (list pages), fetched kind by kind
+ * in at most OWNER_ROUNDS rounds, as the CLI and Python do: the pages of the
+ * owner kinds not in `tried` (with `uncoveredOnly`, only kinds no definition
+ * covers: a covered controller ends a chain by itself). A kind that cannot
+ * be listed is a warning (`why(resource)` says what is lost); an
+ * unreachable server or refused credentials end the call.
+ */
+async function fetchOwners(s, served, catalog, items, tried, warnings, { namespace, chunkSize, uncoveredOnly = false, why }) {
+  const owners = [];
+  for (let round = 0; round < OWNER_ROUNDS; round += 1) {
+    const missing = missingOwners([...items, ...owners], tried, catalog.limits)
+      .filter((k) => !uncoveredOnly || !catalog.lookup(k.apiVersion, k.kind));
+    if (missing.length === 0) break;
+    for (const kind of missing) {
+      tried.push(kind);
+      const r = resourceFor(served, kind);
+      if (!r) continue;
+      try {
+        owners.push(...await s.pages(r, { namespace, chunkSize }));
+      } catch (e) {
+        if (e instanceof UnreachableError || e instanceof UnauthorizedError) throw e;
+        warnings.push(typeWarning(r, e, why(r)));
+      }
+    }
+  }
+  return owners;
+}
+
 /** The served resource for an owner reference's apiVersion and kind: that
  * version, else the group's preferred one, else any. */
 function resourceFor(served, { apiVersion, kind }) {
@@ -404,26 +433,14 @@ export class Cluster {
     // Every type: the owners of kinds no definition covers, so that the
     // engine can follow controller chains through them (a covered
     // controller ends a chain by itself), in rounds as the CLI and Python.
-    const owners = [];
-    if (allTypes && pages.length > 0) {
-      const tried = [];
-      for (let round = 0; round < OWNER_ROUNDS; round += 1) {
-        const missing = missingOwners([...pages, ...owners], tried, catalog.limits)
-          .filter((k) => !catalog.lookup(k.apiVersion, k.kind));
-        if (missing.length === 0) break;
-        for (const kind of missing) {
-          tried.push(kind);
-          const r = resourceFor(served, kind);
-          if (!r) continue;
-          try {
-            owners.push(...await s.pages(r, { namespace: ns, chunkSize }));
-          } catch (e) {
-            if (e instanceof UnreachableError || e instanceof UnauthorizedError) throw e;
-            warnings.push(typeWarning(r, e, `${typeName(r)} could not be listed, so controller chains through them are not followed`));
-          }
-        }
-      }
-    }
+    const owners = allTypes && pages.length > 0
+      ? await fetchOwners(s, served, catalog, pages, [], warnings, {
+        namespace: ns,
+        chunkSize,
+        uncoveredOnly: true,
+        why: (r) => `${typeName(r)} could not be listed, so controller chains through them are not followed`,
+      })
+      : [];
     const workloads = pages.length === 0 ? []
       : catalog.listWorkloads(pages, { owners, topLevelOnly: allTypes, phases });
     forbidden.sort();
@@ -460,22 +477,10 @@ export class Cluster {
       return { object: JSON.parse(obj), resolved: catalog.resolve(obj), gang: { groups: [], pods: [] }, warnings };
     }
     const own = JSON.parse(obj);
-    const tried = [{ apiVersion: own.apiVersion, kind: own.kind }];
-    for (let round = 0; round < OWNER_ROUNDS; round += 1) {
-      const missing = missingOwners(items, tried, catalog.limits);
-      if (missing.length === 0) break;
-      for (const kind of missing) {
-        tried.push(kind);
-        const owner = resourceFor(served, kind);
-        if (!owner) continue;
-        try {
-          items.push(...await s.pages(owner, { namespace: ns }));
-        } catch (e) {
-          if (e instanceof UnreachableError || e instanceof UnauthorizedError) throw e;
-          warnings.push(typeWarning(owner, e, `${typeName(owner)} in ${ns} could not be listed, so pod ownership through them is not followed`));
-        }
-      }
-    }
+    items.push(...await fetchOwners(s, served, catalog, items, [{ apiVersion: own.apiVersion, kind: own.kind }], warnings, {
+      namespace: ns,
+      why: (r) => `${typeName(r)} in ${ns} could not be listed, so pod ownership through them is not followed`,
+    }));
     return { object: own, resolved: catalog.resolveInNamespace(obj, items), gang: catalog.gangGroups(obj, items), warnings };
   }
 

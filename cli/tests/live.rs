@@ -803,23 +803,30 @@ fn watch_prints_a_row_when_the_phase_changes() {
     );
 }
 
-#[test]
-fn the_live_examples_of_the_cli_guide_are_what_the_cli_prints() {
-    let Some(d) = live_dir() else { return };
-    let doc = include_str!("../../docs/cli.md");
+/// The cluster examples of `doc` (its text; `name` for the messages), run
+/// against the live server; the commands run, once all printed what the
+/// document shows.
+fn check_live_examples(d: &Path, name: &str, doc: &str) -> Vec<String> {
     let live: Vec<_> = doc_examples::examples(doc)
         .into_iter()
         .filter(doc_examples::needs_cluster)
         .collect();
-    assert!(live.len() >= 6, "{} live examples", live.len());
     let kubeconfig = d.join("kubeconfig");
     let failures = doc_examples::run(
-        "docs/cli.md",
+        name,
         &live,
         &[("KUBECONFIG", kubeconfig.to_str().unwrap())],
         true,
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    live.into_iter().map(|e| e.command).collect()
+}
+
+#[test]
+fn the_live_examples_of_the_cli_guide_are_what_the_cli_prints() {
+    let Some(d) = live_dir() else { return };
+    let commands = check_live_examples(&d, "docs/cli.md", include_str!("../../docs/cli.md"));
+    assert!(commands.len() >= 6, "{commands:?}");
 }
 
 /// The README's quick start on a live cluster: `get jobsets -A` lists every
@@ -828,12 +835,7 @@ fn the_live_examples_of_the_cli_guide_are_what_the_cli_prints() {
 fn the_live_examples_of_the_readme_are_what_the_cli_prints() {
     let Some(d) = live_dir() else { return };
     let _alone = EVERY_NAMESPACE.lock().unwrap_or_else(|e| e.into_inner());
-    let doc = include_str!("../../README.md");
-    let live: Vec<_> = doc_examples::examples(doc)
-        .into_iter()
-        .filter(doc_examples::needs_cluster)
-        .collect();
-    let commands: Vec<&str> = live.iter().map(|e| e.command.as_str()).collect();
+    let commands = check_live_examples(&d, "README.md", include_str!("../../README.md"));
     assert_eq!(
         commands,
         [
@@ -841,14 +843,6 @@ fn the_live_examples_of_the_readme_are_what_the_cli_prints() {
             "workload-lens describe jobset/llama -n lens-train"
         ]
     );
-    let kubeconfig = d.join("kubeconfig");
-    let failures = doc_examples::run(
-        "README.md",
-        &live,
-        &[("KUBECONFIG", kubeconfig.to_str().unwrap())],
-        true,
-    );
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
 /// Held by the tests that add objects a listing of every namespace would

@@ -14,6 +14,8 @@ if [ -x "$out" ]; then
   echo "$out"
   exit 0
 fi
+# --cached: only say whether it is built (exit 1, nothing printed, if not).
+[ "${1:-}" = --cached ] && exit 1
 
 if ! command -v go >/dev/null 2>&1; then
   echo "error: testing/kube-apiserver/build.sh needs Go >= 1.26 (the go command is not on PATH)." >&2
