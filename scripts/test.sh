@@ -206,29 +206,22 @@ stop_background() {
   [ -z "$KAPI_PID" ] || kill -- "-$KAPI_PID" 2>/dev/null || true
 }
 trap stop_background EXIT
-wait_for_kapi() {
-  [ -n "$KAPI_PID" ] || return 0
-  stage "kube-apiserver: waiting for its build (testing/kube-apiserver/build.sh)"
-  if ! wait "$KAPI_PID"; then
-    cat target/kapi-build.log >&2
-    echo "error: testing/kube-apiserver/build.sh failed" >&2
+# wait_background VAR LOG WHAT: wait for the background job whose PID is in
+# VAR (none: return), then show its log; its failure ends the run.
+wait_background() {
+  local pid=${!1}
+  [ -n "$pid" ] || return 0
+  stage "$3: waiting for it"
+  if ! wait "$pid"; then
+    cat "$2" >&2
+    echo "error: $3 failed" >&2
     exit 1
   fi
-  KAPI_PID=""
-  cat target/kapi-build.log
+  printf -v "$1" '%s' ""
+  cat "$2"
 }
-
-wait_for_wasm_tools() {
-  [ -n "$SETUP_PID" ] || return 0
-  stage "WASM tools: waiting for bindings-wasm/setup.sh"
-  if ! wait "$SETUP_PID"; then
-    cat target/wasm-setup.log >&2
-    echo "error: bindings-wasm/setup.sh failed" >&2
-    exit 1
-  fi
-  SETUP_PID=""
-  cat target/wasm-setup.log
-}
+wait_for_kapi() { wait_background KAPI_PID target/kapi-build.log "the kube-apiserver build (testing/kube-apiserver/build.sh)"; }
+wait_for_wasm_tools() { wait_background SETUP_PID target/wasm-setup.log "the WASM tools (bindings-wasm/setup.sh)"; }
 
 # --- the stages ---------------------------------------------------------------
 if has rust; then
