@@ -61,6 +61,10 @@ pub fn exit_code(code: ErrorCode) -> u8 {
         | ErrorCode::CountMismatch
         | ErrorCode::InvalidObject
         | ErrorCode::Update => EXIT_RESOLVE,
+        ErrorCode::NotFound => EXIT_NOT_FOUND,
+        ErrorCode::Unreachable | ErrorCode::NoConfig => EXIT_UNREACHABLE,
+        ErrorCode::Unauthorized | ErrorCode::Forbidden => EXIT_DENIED,
+        ErrorCode::Api => EXIT_RESOLVE,
         // A class added to the engine later: a failure to resolve.
         _ => EXIT_RESOLVE,
     }
@@ -257,6 +261,12 @@ mod tests {
         assert_eq!(exit_code(ErrorCode::InvalidObject), 1);
         assert_eq!(exit_code(ErrorCode::Update), 1);
         assert_eq!(exit_code(ErrorCode::Usage), 2);
+        assert_eq!(exit_code(ErrorCode::NotFound), 6);
+        assert_eq!(exit_code(ErrorCode::Unreachable), 7);
+        assert_eq!(exit_code(ErrorCode::NoConfig), 7);
+        assert_eq!(exit_code(ErrorCode::Forbidden), 8);
+        assert_eq!(exit_code(ErrorCode::Unauthorized), 8);
+        assert_eq!(exit_code(ErrorCode::Api), 1);
     }
 
     #[test]

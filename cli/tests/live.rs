@@ -515,7 +515,7 @@ fn each_page_is_read_within_the_limits() {
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
     assert!(stderr(&o).contains("maxInputBytes"), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("--chunk-size (now 500) makes pages smaller"),
+        stderr(&o).contains("a smaller chunk size (now 500) makes pages smaller"),
         "{}",
         stderr(&o)
     );
@@ -587,10 +587,10 @@ fn contexts_yaml_output_and_timings() {
         .find(|l| l.starts_with("timings: total "))
         .unwrap_or_else(|| panic!("{t}"));
     for part in [
-        "discovery",
-        "list requests",
-        "reading the JSON",
-        "resolving",
+        "connect",
+        "requests",
+        "replies",
+        "reading and resolving",
         "objects kept",
     ] {
         assert!(line.contains(part), "{line}");

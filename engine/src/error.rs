@@ -75,12 +75,26 @@ pub enum ErrorCode {
     Update,
     /// The caller used the API incorrectly (unknown component, bad argument).
     Usage,
+    /// Live clusters: the API server could not be reached (connection
+    /// refused, DNS, TLS, timeout).
+    Unreachable,
+    /// Live clusters: the server refused the credentials (HTTP 401).
+    Unauthorized,
+    /// Live clusters: the credentials may not make this request (HTTP 403).
+    Forbidden,
+    /// Live clusters: the object or type does not exist (HTTP 404).
+    NotFound,
+    /// Live clusters: the server answered with another failure (a 5xx, a
+    /// response that is not what the request asks for).
+    Api,
+    /// Live clusters: no usable cluster configuration (kubeconfig, context).
+    NoConfig,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order (bindings generate their error
     /// classes from this list).
-    pub const ALL: [ErrorCode; 11] = [
+    pub const ALL: [ErrorCode; 17] = [
         ErrorCode::Parse,
         ErrorCode::Validation,
         ErrorCode::JqCompile,
@@ -92,6 +106,12 @@ impl ErrorCode {
         ErrorCode::InvalidObject,
         ErrorCode::Update,
         ErrorCode::Usage,
+        ErrorCode::Unreachable,
+        ErrorCode::Unauthorized,
+        ErrorCode::Forbidden,
+        ErrorCode::NotFound,
+        ErrorCode::Api,
+        ErrorCode::NoConfig,
     ];
 
     /// The stable string form, e.g. `jq_runtime`.
@@ -108,6 +128,12 @@ impl ErrorCode {
             ErrorCode::InvalidObject => "invalid_object",
             ErrorCode::Update => "update",
             ErrorCode::Usage => "usage",
+            ErrorCode::Unreachable => "unreachable",
+            ErrorCode::Unauthorized => "unauthorized",
+            ErrorCode::Forbidden => "forbidden",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::Api => "api",
+            ErrorCode::NoConfig => "no_config",
         }
     }
 }
@@ -153,6 +179,10 @@ pub struct Location {
     /// Path inside the object (workload or pod), e.g. `spec.containers[0].resources.requests.cpu`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub object_path: Option<String>,
+    /// Live clusters: the API request (path and query) that failed, e.g.
+    /// `/apis/jobset.x-k8s.io/v1alpha2/namespaces/ml/jobsets?limit=500`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request: Option<String>,
 }
 
 impl Location {
@@ -178,6 +208,7 @@ impl Location {
             &mut self.component,
             &mut self.instance,
             &mut self.object_path,
+            &mut self.request,
         ] {
             if let Some(s) = part.take() {
                 *part = Some(bounded(s, MAX_LOCATION_BYTES));
@@ -208,6 +239,9 @@ impl Location {
         }
         if let Some(p) = &self.object_path {
             parts.push(format!("object path {p}"));
+        }
+        if let Some(r) = &self.request {
+            parts.push(format!("request GET {r}"));
         }
         parts.join(", ")
     }
@@ -291,6 +325,10 @@ pub(crate) struct ErrorData {
     /// For [`ErrorCode::Validation`]: every finding (errors and warnings).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) findings: Vec<Finding>,
+    /// Live clusters: the HTTP status the server answered with, when it
+    /// answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) status: Option<u16>,
 }
 
 // One pointer: a `Result<T, Error>` is no larger than it must be.
@@ -328,6 +366,7 @@ impl Error {
             location: Location::default(),
             limit: None,
             findings: Vec::new(),
+            status: None,
         }))
     }
 
@@ -371,6 +410,17 @@ impl Error {
         &self.0.findings
     }
 
+    /// Live clusters: the HTTP status the server answered with.
+    pub fn status(&self) -> Option<u16> {
+        self.0.status
+    }
+
+    /// This error with the HTTP status the server answered with.
+    pub fn with_status(mut self, status: u16) -> Self {
+        self.0.status = Some(status);
+        self
+    }
+
     /// Set the location, keeping parts already set. Names, ids and paths
     /// longer than 512 bytes (an expression: 64 KiB) are cut to a preview.
     pub fn at(self, loc: Location) -> Self {
@@ -392,7 +442,8 @@ impl Error {
             span,
             component,
             instance,
-            object_path
+            object_path,
+            request
         );
         self
     }
@@ -412,6 +463,13 @@ impl Error {
                 .map(|i| preview(i, MAX_LOCATION_BYTES)),
             ..Location::default()
         })
+    }
+
+    /// Add words after the message (`"; what to do"`).
+    pub(crate) fn suffix(mut self, text: &str) -> Self {
+        let message = format!("{}{}", self.0.message, preview(text, MAX_MESSAGE_BYTES));
+        self.0.message = bounded(message, MAX_MESSAGE_BYTES);
+        self
     }
 
     /// Prefix the message with context (`"failed to extract scales: ..."`).

@@ -59,8 +59,15 @@ mod verdict;
 #[cfg(test)]
 mod tests;
 
+pub use cluster::api::{
+    code_of_status, collection_path, encode, list_request, object_path, resource_for, watch_request,
+};
+pub use cluster::protocol::{
+    ClusterOp, ClusterOutcome, ClusterSession, DEFAULT_CHUNK_SIZE, DescribeQuery, Description,
+    Discovery, ListQuery, Listing, MAX_LIST_PAGES, MAX_OWNER_ROUNDS, Reply, Request,
+};
 pub use cluster::{
-    ApiResource, ClusterDefinitionWarning, ListOptions, OwnerKind, Usage, UsageRow,
+    ApiResource, ClusterDefinitionWarning, ClusterWarning, ListOptions, OwnerKind, Usage, UsageRow,
     WorkloadSummary, missing_owners, usage,
 };
 pub use compile::{CompiledDefinition, Origin};

@@ -1,22 +1,25 @@
-//! Reading a live cluster (the `cluster` feature): the connection, API
-//! discovery, chunked lists, the definitions stored in the cluster, and the
-//! owners of a workload's pods. Only IO lives here; what the objects mean
-//! (which type a token names, which objects are listed, which pods are a
-//! workload's) is the engine's (`workload_lens::Engine::find_type`,
-//! `list_workloads`, `missing_owners`, `resolve_with_pods`).
+//! Reading a live cluster (the `cluster` feature): the connection, and the
+//! HTTP requests of the engine's cluster protocol
+//! (`workload_lens::ClusterSession`). Only IO lives here: what to request
+//! (discovery, the definitions stored in the cluster, pages, the owner
+//! walk), which failures are warnings and which end the command, and what
+//! the objects mean are the engine's.
 
 pub mod get;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use std::time::Instant;
+
 use futures_util::future::join_all;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use serde::Serialize;
-use serde_json::Value;
-use workload_lens::{ApiResource, ClusterDefinitionWarning, Engine, OwnerKind};
+use workload_lens::{
+    ClusterOutcome, ClusterSession, ClusterWarning, Engine, Error, ErrorCode, Reply,
+};
 
-use crate::failure::{EXIT_DENIED, EXIT_NOT_FOUND, EXIT_RESOLVE, EXIT_UNREACHABLE, Failure};
+use crate::failure::{EXIT_RESOLVE, EXIT_UNREACHABLE, Failure};
 use crate::input::{self, InputPath};
 use crate::output::{self, Format};
 
@@ -39,11 +42,17 @@ pub struct Warning {
     pub message: String,
 }
 
-impl From<ClusterDefinitionWarning> for Warning {
-    fn from(w: ClusterDefinitionWarning) -> Self {
+impl From<ClusterWarning> for Warning {
+    fn from(w: ClusterWarning) -> Self {
+        let message = match w.reason.as_str() {
+            "invalid" | "collision" if w.object.contains('/') => {
+                format!("definition {}: {}", w.object, w.message)
+            }
+            _ => w.message,
+        };
         Warning {
             reason: w.reason,
-            message: format!("definition {}: {}", w.object, w.message),
+            message,
         }
     }
 }
@@ -55,56 +64,6 @@ pub struct Cluster {
     client: kube::Client,
     pub namespace: String,
     pub server: String,
-}
-
-/// A Kubernetes API failure, sorted by what the user can do about it.
-#[derive(Debug)]
-pub enum ApiError {
-    /// 401: the credentials were refused.
-    Unauthorized(String),
-    /// 403: RBAC denies this request.
-    Forbidden(String),
-    /// 404.
-    NotFound(String),
-    /// The server could not be reached (connection refused, DNS, TLS,
-    /// timeout).
-    Unreachable(String),
-    /// Anything else.
-    Other(String),
-}
-
-impl ApiError {
-    fn from_kube(e: kube::Error) -> ApiError {
-        match e {
-            kube::Error::Api(s) => {
-                let m = if s.message.is_empty() {
-                    s.reason.clone()
-                } else {
-                    s.message.clone()
-                };
-                match s.code {
-                    401 => ApiError::Unauthorized(m),
-                    403 => ApiError::Forbidden(m),
-                    404 => ApiError::NotFound(m),
-                    _ => ApiError::Other(format!("{m} (HTTP {})", s.code)),
-                }
-            }
-            kube::Error::HyperError(_) | kube::Error::Service(_) | kube::Error::TlsRequired => {
-                ApiError::Unreachable(error_chain(&e))
-            }
-            other => ApiError::Other(error_chain(&other)),
-        }
-    }
-
-    pub fn message(&self) -> &str {
-        match self {
-            ApiError::Unauthorized(m)
-            | ApiError::Forbidden(m)
-            | ApiError::NotFound(m)
-            | ApiError::Unreachable(m)
-            | ApiError::Other(m) => m,
-        }
-    }
 }
 
 /// An error and its sources, on one line.
@@ -122,30 +81,21 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     s
 }
 
-/// The failure of a command that could not reach or use the cluster,
-/// with the machine-readable error on stdout for `-o json|yaml`.
-pub fn failure(cluster: Option<&Cluster>, e: &ApiError, what: &str, format: Format) -> Failure {
-    let server = cluster.map(|c| c.server.as_str()).unwrap_or("the cluster");
-    let (exit, reason, message) = match e {
-        ApiError::Unreachable(m) => (
-            EXIT_UNREACHABLE,
-            "unreachable",
-            format!(
-                "cannot reach {server} ({what}): {m}; is the cluster up, and is this the right context (--context, --kubeconfig)?"
-            ),
+/// The failure of a cluster operation: the engine's error (its code gives
+/// the exit code and the machine-readable reason), with what the user can
+/// do about it, and `{"error", "message"}` on stdout for `-o json|yaml`.
+pub fn failure(e: &Error, format: Format) -> Failure {
+    let mut f = Failure::engine(e);
+    match e.code() {
+        ErrorCode::Unreachable => f.message.push_str(
+            "; is the cluster up, and is this the right context (--context, --kubeconfig)?",
         ),
-        ApiError::Unauthorized(m) => (
-            EXIT_DENIED,
-            "unauthorized",
-            format!(
-                "{server} refused the credentials ({what}): {m}; log in again or choose another context"
-            ),
-        ),
-        ApiError::Forbidden(m) => (EXIT_DENIED, "forbidden", format!("forbidden ({what}): {m}")),
-        ApiError::NotFound(m) => (EXIT_NOT_FOUND, "not_found", format!("{what}: {m}")),
-        ApiError::Other(m) => (EXIT_RESOLVE, "api", format!("{what}: {m}")),
-    };
-    machine_failure(Failure::new(exit, message), reason, format)
+        ErrorCode::Unauthorized => f
+            .message
+            .push_str("; log in again or choose another context"),
+        _ => {}
+    }
+    machine_failure(f, e.code().as_str(), format)
 }
 
 /// Put `{"error": reason, "message": ...}` on stdout for machine formats.
@@ -226,317 +176,131 @@ impl Cluster {
         self.rt.block_on(f)
     }
 
-    /// GET a path, as text.
-    pub async fn get_text(&self, path: &str) -> Result<String, ApiError> {
-        let req = http::Request::get(path)
-            .body(Vec::new())
-            .map_err(|e| ApiError::Other(e.to_string()))?;
-        self.client
-            .request_text(req)
-            .await
-            .map_err(ApiError::from_kube)
-    }
-
     pub fn client(&self) -> &kube::Client {
         &self.client
     }
 
-    /// Every resource the server serves (not subresources), with the
-    /// preferred version of each group marked. A group version whose
-    /// discovery fails (an aggregated API that is down) is skipped with a
-    /// `discovery` warning.
-    pub async fn discover(
-        &self,
-        warnings: &mut Vec<Warning>,
-    ) -> Result<Vec<ApiResource>, ApiError> {
-        let core = self
-            .client
-            .list_core_api_resources("v1")
-            .await
-            .map_err(ApiError::from_kube)?;
-        let groups = self
-            .client
-            .list_api_groups()
-            .await
-            .map_err(ApiError::from_kube)?;
-        let mut out = resources("", "v1", true, &core.resources);
-        let mut wanted = Vec::new();
-        for g in &groups.groups {
-            let preferred = g.preferred_version.as_ref().map(|p| p.version.clone());
-            for v in &g.versions {
-                wanted.push((
-                    g.name.clone(),
-                    v.version.clone(),
-                    preferred.as_deref() == Some(&v.version),
-                ));
-            }
-        }
-        let lists = join_all(wanted.iter().map(|(g, v, _)| {
-            let gv = format!("{g}/{v}");
-            async move { self.client.list_api_group_resources(&gv).await }
-        }))
-        .await;
-        for ((g, v, preferred), list) in wanted.iter().zip(lists) {
-            match list {
-                Ok(list) => out.extend(resources(g, v, *preferred, &list.resources)),
-                Err(e) => warnings.push(Warning {
-                    reason: "unreachable".into(),
-                    message: format!(
-                        "{g}/{v} is not discoverable, its types are left out: {}",
-                        ApiError::from_kube(e).message()
-                    ),
-                }),
-            }
-        }
-        Ok(out)
-    }
-
-    /// The path of a resource's collection (in `namespace`, or across all
-    /// namespaces), or of one object.
-    pub fn path(r: &ApiResource, namespace: Option<&str>, name: Option<&str>) -> String {
-        let mut p = if r.group.is_empty() {
-            format!("/api/{}", r.version)
-        } else {
-            format!("/apis/{}/{}", r.group, r.version)
+    /// One GET, as the cluster protocol's reply: the status and body, or
+    /// the client's words when the server could not be reached.
+    pub async fn get(&self, path: &str) -> Reply {
+        let req = match http::Request::get(path)
+            .header(http::header::ACCEPT, "application/json")
+            .body(kube::client::Body::empty())
+        {
+            Ok(r) => r,
+            Err(e) => return Reply::unreachable(format!("bad request {path}: {e}")),
         };
-        if let Some(ns) = namespace.filter(|_| r.namespaced) {
-            p.push_str("/namespaces/");
-            p.push_str(&encode(ns));
+        let res = match self.client.send(req).await {
+            Ok(r) => r,
+            Err(e) => return Reply::unreachable(error_chain(&e)),
+        };
+        let status = res.status().as_u16();
+        match res.into_body().collect_bytes().await {
+            Ok(bytes) => Reply::status(
+                status,
+                String::from_utf8(bytes.to_vec())
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            ),
+            Err(e) => Reply::unreachable(error_chain(&e)),
         }
-        p.push('/');
-        p.push_str(&r.plural);
-        if let Some(n) = name {
-            p.push('/');
-            p.push_str(&encode(n));
-        }
-        p
     }
 
-    /// Every page of a list (`limit`/`continue`), as texts, and the list's
-    /// resourceVersion (to watch from).
-    pub async fn list_pages(
+    /// Drive one operation of the engine's cluster protocol to its end:
+    /// make each batch of requests at once, feed the replies back.
+    /// `timings`, when given, adds up the time spent waiting for the server
+    /// and the time the engine took with the replies.
+    pub fn run(
         &self,
-        r: &ApiResource,
-        namespace: Option<&str>,
-        selector: Option<&str>,
-        chunk: usize,
-    ) -> Result<(Vec<String>, String), ApiError> {
-        let base = Self::path(r, namespace, None);
-        let mut pages = Vec::new();
-        let mut cont = String::new();
-        loop {
-            let mut q = vec![];
-            if chunk > 0 {
-                q.push(format!("limit={chunk}"));
+        mut session: ClusterSession,
+        mut timings: Option<&mut Timings>,
+    ) -> Result<ClusterOutcome, Error> {
+        while !session.is_done() {
+            let asked = Instant::now();
+            let replies: Vec<Reply> = self.block_on(join_all(
+                session.requests().iter().map(|r| self.get(&r.path)),
+            ));
+            let fed = Instant::now();
+            record(session.requests(), &replies);
+            if let Some(t) = timings.as_deref_mut() {
+                t.requests += fed - asked;
+                t.pages += replies.len();
+                t.bytes += replies
+                    .iter()
+                    .map(|r| match r {
+                        Reply::Http { body, .. } => body.len(),
+                        Reply::Unreachable { .. } => 0,
+                    })
+                    .sum::<usize>();
             }
-            if !cont.is_empty() {
-                q.push(format!("continue={}", encode(&cont)));
+            let result = session.feed(replies);
+            if let Some(t) = timings.as_deref_mut() {
+                t.engine += fed.elapsed();
             }
-            if let Some(s) = selector {
-                q.push(format!("labelSelector={}", encode(s)));
-            }
-            let path = if q.is_empty() {
-                base.clone()
-            } else {
-                format!("{base}?{}", q.join("&"))
-            };
-            let text = self.get_text(&path).await?;
-            let meta: ListEnvelope = serde_json::from_str(&text)
-                .map_err(|e| ApiError::Other(format!("{path}: not a list: {e}")))?;
-            pages.push(text);
-            match meta.metadata.continue_.filter(|c| !c.is_empty()) {
-                Some(c) => cont = c,
-                None => return Ok((pages, meta.metadata.resource_version.unwrap_or_default())),
-            }
+            result?;
         }
+        session.finish()
     }
 }
 
-#[derive(serde::Deserialize)]
-struct ListEnvelope {
-    #[serde(default)]
-    metadata: ListMeta,
-}
-
-#[derive(serde::Deserialize, Default)]
-struct ListMeta {
-    #[serde(rename = "continue", default)]
-    continue_: Option<String>,
-    #[serde(rename = "resourceVersion", default)]
-    resource_version: Option<String>,
-}
-
-fn resources(
-    group: &str,
-    version: &str,
-    preferred: bool,
-    list: &[k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource],
-) -> Vec<ApiResource> {
-    list.iter()
-        .filter(|r| !r.name.contains('/'))
-        .map(|r| ApiResource {
-            group: group.to_string(),
-            version: version.to_string(),
-            kind: r.kind.clone(),
-            plural: r.name.clone(),
-            singular: r.singular_name.clone(),
-            short_names: r.short_names.clone().unwrap_or_default(),
-            namespaced: r.namespaced,
-            preferred,
-        })
-        .collect()
-}
-
-/// Percent-encode a path segment or query value.
-pub fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(b as char)
-            }
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
-
-/// The served resource for an owner reference's apiVersion and kind: that
-/// version, else the group's preferred one.
-pub fn resource_for<'a>(served: &'a [ApiResource], owner: &OwnerKind) -> Option<&'a ApiResource> {
-    let (group, version) = match owner.api_version.rsplit_once('/') {
-        Some((g, v)) => (g, v),
-        None => ("", owner.api_version.as_str()),
+/// With `WORKLOAD_LENS_RECORD=FILE`, every request and its reply are
+/// appended to FILE as JSON lines (`{"path", "reply"}`): how the cluster
+/// protocol's conformance cases are recorded from a real API server
+/// (`conformance/record-cluster.sh`). A failure to write is ignored.
+fn record(requests: &[workload_lens::Request], replies: &[Reply]) {
+    let Some(file) = std::env::var_os("WORKLOAD_LENS_RECORD") else {
+        return;
     };
-    let same = |r: &&ApiResource| r.group == group && r.kind == owner.kind;
-    served
-        .iter()
-        .filter(same)
-        .find(|r| r.version == version)
-        .or_else(|| served.iter().filter(same).find(|r| r.preferred))
-        .or_else(|| served.iter().find(same))
+    let mut text = String::new();
+    for (r, reply) in requests.iter().zip(replies) {
+        let line = serde_json::json!({"path": r.path, "reply": reply});
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    let _ = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
 }
 
-/// The engine for a cluster: the catalog, then the definitions stored in
-/// the cluster (Karta and ResourceInterface objects), then the user's
-/// `--definition` files; the warnings about the cluster's definitions.
-pub async fn engine(
-    cluster: &Cluster,
-    served: &[ApiResource],
-    files: &[InputPath],
-    limits: &workload_lens::Limits,
-    warnings: &mut Vec<Warning>,
-) -> Result<Engine, Failure> {
-    let base = input::engine(&[], limits)?;
-    let sources = [
-        ("run.ai", "Karta", "kartas.run.ai"),
-        (
-            "optimization.nvidia.com",
-            "ResourceInterface",
-            "resourceinterfaces.optimization.nvidia.com",
-        ),
-    ];
-    let mut objects = Vec::new();
-    let mut installed = 0;
-    for (group, kind, crd) in sources {
-        let Some(r) = served
-            .iter()
-            .find(|r| r.group == group && r.kind == kind && r.preferred)
-            .or_else(|| served.iter().find(|r| r.group == group && r.kind == kind))
-        else {
-            continue;
-        };
-        installed += 1;
-        match cluster.list_pages(r, None, None, 500).await {
-            Ok((pages, _)) => {
-                for p in pages {
-                    match base.read_objects(&p) {
-                        Ok(items) => objects.extend(items),
-                        Err(e) => warnings.push(Warning {
-                            reason: "invalid".into(),
-                            message: format!("the {crd} list could not be read: {e}"),
-                        }),
-                    }
-                }
-            }
-            Err(ApiError::Forbidden(m)) => warnings.push(Warning {
-                reason: "forbidden".into(),
-                message: format!(
-                    "definitions in the cluster ({crd}) are not readable, the catalog is used: {m}"
-                ),
-            }),
-            Err(e) => warnings.push(Warning {
-                reason: "unreachable".into(),
-                message: format!(
-                    "definitions in the cluster ({crd}) could not be listed: {}",
-                    e.message()
-                ),
-            }),
-        }
+/// Where a cluster command's time went (`--timings`).
+#[derive(Debug, Default)]
+pub struct Timings {
+    pub connect: Duration,
+    pub requests: Duration,
+    pub engine: Duration,
+    pub pages: usize,
+    pub bytes: usize,
+}
+
+impl Timings {
+    pub fn print(&self, total: Duration, objects: usize, owners: usize) {
+        let ms = |d: Duration| format!("{:.0} ms", d.as_secs_f64() * 1000.0);
+        eprintln!(
+            "timings: total {}; connect {}, requests {} ({} replies, {:.1} MB), reading and \
+             resolving {} ({} objects kept, {} owners), other {}",
+            ms(total),
+            ms(self.connect),
+            ms(self.requests),
+            self.pages,
+            self.bytes as f64 / 1e6,
+            ms(self.engine),
+            objects,
+            owners,
+            ms(total.saturating_sub(self.connect + self.requests + self.engine))
+        );
     }
-    if installed == 0 {
-        warnings.push(Warning {
-            reason: "no_crd".into(),
-            message: "no definitions in the cluster: neither kartas.run.ai nor \
-                      resourceinterfaces.optimization.nvidia.com is installed; the catalog is used"
-                .into(),
-        });
-    }
-    let (mut engine, defs) = base.with_cluster_definitions(&objects);
-    warnings.extend(defs.into_iter().map(Warning::from));
+}
+
+/// The engine for a cluster command: the catalog, then the user's
+/// `--definition` files (the cluster's definitions go between the two when
+/// the protocol reads them).
+pub fn engine(files: &[InputPath], limits: &workload_lens::Limits) -> Result<Engine, Failure> {
+    let mut engine = input::engine(&[], limits)?;
     for f in files {
         input::add_definition_file(&mut engine, f)?;
     }
     Ok(engine)
-}
-
-/// The objects of one namespace that own a workload's pods: the pods'
-/// controllers, theirs, and so on (at most `ROUNDS` levels), fetched kind
-/// by kind as the engine's `missing_owners` names them. Kinds that cannot
-/// be listed are left out with a warning: their pods then count by labels.
-pub async fn owners(
-    cluster: &Cluster,
-    served: &[ApiResource],
-    engine: &Engine,
-    namespace: &str,
-    workload: &OwnerKind,
-    pods: &[Value],
-    warnings: &mut Vec<Warning>,
-) -> Vec<Value> {
-    const ROUNDS: usize = 6;
-    let mut items: Vec<Value> = pods.to_vec();
-    let mut tried: Vec<OwnerKind> = vec![workload.clone()];
-    for _ in 0..ROUNDS {
-        let missing = workload_lens::missing_owners(&items, &tried);
-        if missing.is_empty() {
-            break;
-        }
-        for kind in missing {
-            tried.push(kind.clone());
-            let Some(r) = resource_for(served, &kind) else {
-                continue;
-            };
-            match cluster.list_pages(r, Some(namespace), None, 500).await {
-                Ok((pages, _)) => {
-                    for p in pages {
-                        if let Ok(objs) = engine.read_objects(&p) {
-                            items.extend(objs);
-                        }
-                    }
-                }
-                Err(e) => warnings.push(Warning {
-                    reason: "forbidden".into(),
-                    message: format!(
-                        "{} in {namespace} could not be listed, so pod ownership through them is \
-                         not followed: {}",
-                        r.plural,
-                        e.message()
-                    ),
-                }),
-            }
-        }
-    }
-    items.split_off(pods.len())
 }
 
 /// Print the warnings on stderr, each once.
@@ -646,28 +410,5 @@ mod tests {
         assert_eq!(at(800 * 86400), "2y");
         assert_eq!(at(-10), "0s");
         assert_eq!(age(None, t), "<unknown>");
-    }
-
-    #[test]
-    fn paths_and_encoding() {
-        let r = ApiResource {
-            group: "jobset.x-k8s.io".into(),
-            version: "v1alpha2".into(),
-            kind: "JobSet".into(),
-            plural: "jobsets".into(),
-            singular: "jobset".into(),
-            short_names: vec![],
-            namespaced: true,
-            preferred: true,
-        };
-        assert_eq!(
-            Cluster::path(&r, Some("a b"), Some("x")),
-            "/apis/jobset.x-k8s.io/v1alpha2/namespaces/a%20b/jobsets/x"
-        );
-        assert_eq!(
-            Cluster::path(&r, None, None),
-            "/apis/jobset.x-k8s.io/v1alpha2/jobsets"
-        );
-        assert_eq!(encode("app in (a,b)"), "app%20in%20%28a%2Cb%29");
     }
 }

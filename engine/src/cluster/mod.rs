@@ -14,6 +14,9 @@
 //! - [`missing_owners`]: the owner kinds to fetch before attributing pods
 //!   through their controller chains.
 
+pub(crate) mod api;
+pub(crate) mod protocol;
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -85,20 +88,27 @@ impl ApiResource {
     }
 }
 
-/// A definition stored in the cluster that was not used: why, as a stable
-/// reason (`invalid` or `collision`), the object, and a message.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Something a cluster operation left out, and why. `reason` is stable:
+/// `forbidden` (HTTP 403), `no_crd` (a type or the definition CRDs are not
+/// served), `api` (another failure status, or an unreadable answer),
+/// `invalid` or `collision` (a definition stored in the cluster that was
+/// not used). `object` names what was left out: a type (`plural.group`), a
+/// group version (`group/version`) or a definition object (`Karta/name`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
-pub struct ClusterDefinitionWarning {
-    /// `invalid` (it does not compile) or `collision` (another cluster
-    /// definition of the same root type was used).
+pub struct ClusterWarning {
+    /// Why, as a stable word.
     pub reason: String,
-    /// `Kind/name` of the definition object.
+    /// What was left out.
     pub object: String,
     /// What happened, in one line.
     pub message: String,
 }
+
+/// The warning about a definition stored in the cluster that was not used
+/// (`invalid` or `collision`).
+pub type ClusterDefinitionWarning = ClusterWarning;
 
 /// One workload of a listing: what `get` shows in a row.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -1,0 +1,1189 @@
+//! The cluster protocol: what to ask a Kubernetes API server, and what the
+//! answers mean, as a state machine with no IO.
+//!
+//! A front end (the CLI over kube-rs, Python over the official
+//! `kubernetes` client, Node over `@kubernetes/client-node`) starts a
+//! [`ClusterSession`] for one operation, then loops: it makes every
+//! [`Request`] of [`ClusterSession::requests`] (plain GETs, in any order or
+//! at once), hands the [`Reply`]s back in the same order to
+//! [`ClusterSession::feed`], and stops when [`ClusterSession::is_done`].
+//! [`ClusterSession::finish`] gives the [`ClusterOutcome`] or the error. Every rule
+//! lives here, once: discovery, the definitions stored in the cluster, which
+//! resource a type token or an owner reference names, paging, the owner
+//! walk (at most [`MAX_OWNER_ROUNDS`] rounds), which failures are warnings
+//! and which end the operation, and the error code of each HTTP failure.
+//!
+//! ```
+//! use workload_lens::{ClusterOp, Engine, ListQuery, Reply};
+//! let engine = Engine::new()?;
+//! let mut session = engine.cluster_session(ClusterOp::List(ListQuery {
+//!     type_: Some("jobsets".into()),
+//!     namespace: Some("ml".into()),
+//!     ..ListQuery::default()
+//! }));
+//! // The first requests are discovery's.
+//! let paths: Vec<&str> = session.requests().iter().map(|r| r.path.as_str()).collect();
+//! assert_eq!(paths, ["/api/v1", "/apis"]);
+//! // A server that cannot be reached ends the session with `unreachable`.
+//! let replies = session.requests().iter().map(|_| Reply::unreachable("connection refused")).collect();
+//! let err = session.feed(replies).unwrap_err();
+//! assert_eq!(err.location().request.as_deref(), Some("/api/v1"));
+//! assert!(session.is_done());
+//! assert_eq!(session.finish().unwrap_err().code().as_str(), "unreachable");
+//! # Ok::<(), workload_lens::Error>(())
+//! ```
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::api::{self, Page};
+use super::{ApiResource, ClusterWarning, ListOptions, OwnerKind, WorkloadSummary};
+use crate::engine::Engine;
+use crate::error::{Error, ErrorCode, Result};
+use crate::model::Gvk;
+
+/// Rounds of the owner walk: a pod's controller, its controller, ...
+/// (Pod → Job → JobSet is two; Pod → ReplicaSet → Deployment two; six
+/// leaves room for deeper operators).
+pub const MAX_OWNER_ROUNDS: usize = 6;
+
+/// Pages one list may take. A server that keeps answering with a new
+/// `continue` token past this ends the operation with an `api` error
+/// (a repeated token does at once).
+pub const MAX_LIST_PAGES: usize = 100_000;
+
+/// The page size when a query gives none.
+pub const DEFAULT_CHUNK_SIZE: usize = 500;
+
+/// The definition types a cluster may store: (group, kind).
+const DEFINITION_TYPES: [(&str, &str); 2] = [
+    ("run.ai", "Karta"),
+    ("optimization.nvidia.com", "ResourceInterface"),
+];
+
+/// One GET to make: the path and query, relative to the API server
+/// (`/apis/jobset.x-k8s.io/v1alpha2/namespaces/ml/jobsets?limit=500`).
+/// Ask for JSON (`Accept: application/json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Request {
+    /// Path and query.
+    pub path: String,
+}
+
+/// The answer to a [`Request`]: the server's status and body, or no answer
+/// at all. As JSON: `{"status": 200, "body": "..."}` or
+/// `{"error": "connection refused"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(untagged, deny_unknown_fields)]
+pub enum Reply {
+    /// The server answered (any status).
+    Http {
+        /// The HTTP status.
+        status: u16,
+        /// The body, as text.
+        body: String,
+    },
+    /// The server could not be reached (connection refused, DNS, TLS,
+    /// timeout): what the client said.
+    Unreachable {
+        /// The client's words.
+        error: String,
+    },
+}
+
+impl Reply {
+    /// A 200 answer.
+    pub fn ok(body: impl Into<String>) -> Reply {
+        Reply::Http {
+            status: 200,
+            body: body.into(),
+        }
+    }
+
+    /// An answer with another status.
+    pub fn status(status: u16, body: impl Into<String>) -> Reply {
+        Reply::Http {
+            status,
+            body: body.into(),
+        }
+    }
+
+    /// No answer.
+    pub fn unreachable(error: impl Into<String>) -> Reply {
+        Reply::Unreachable {
+            error: error.into(),
+        }
+    }
+}
+
+fn default_chunk() -> usize {
+    DEFAULT_CHUNK_SIZE
+}
+
+/// What `get` and `top` read: workloads of one type, or of every covered
+/// type (then only the top-level ones).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ListQuery {
+    /// A type token (kind, plural, singular, short name, `plural.group`,
+    /// `kind.version.group`); none: every type a definition covers.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub type_: Option<String>,
+    /// One object of the type, by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The namespace; none: every namespace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// A label selector, applied by the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_selector: Option<String>,
+    /// Keep only workloads with one of these statuses (case-insensitive).
+    #[serde(default)]
+    pub phases: Vec<String>,
+    /// Every covered type, top-level workloads only (implied without a
+    /// type).
+    #[serde(default)]
+    pub all_types: bool,
+    /// Objects per list page (0: one page).
+    #[serde(default = "default_chunk")]
+    pub chunk_size: usize,
+    /// The served resources, when the front end kept them from an earlier
+    /// discovery: discovery is then skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub served: Option<Vec<ApiResource>>,
+}
+
+impl Default for ListQuery {
+    fn default() -> Self {
+        ListQuery {
+            type_: None,
+            name: None,
+            namespace: None,
+            label_selector: None,
+            phases: Vec::new(),
+            all_types: false,
+            chunk_size: DEFAULT_CHUNK_SIZE,
+            served: None,
+        }
+    }
+}
+
+/// What `describe TYPE/NAME` reads: one workload, the pods of its
+/// namespace, and the owners their controller chains go through.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DescribeQuery {
+    /// A type token, as in [`ListQuery::type_`].
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// The workload's name.
+    pub name: String,
+    /// Its namespace (ignored for a cluster-scoped type).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// Objects per list page (0: one page).
+    #[serde(default = "default_chunk")]
+    pub chunk_size: usize,
+    /// The served resources, as in [`ListQuery::served`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub served: Option<Vec<ApiResource>>,
+}
+
+/// An operation of the protocol.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub enum ClusterOp {
+    /// The types the server serves.
+    Discover,
+    /// `get` and `top`.
+    List(ListQuery),
+    /// `describe TYPE/NAME`.
+    Describe(DescribeQuery),
+}
+
+/// What discovery found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Discovery {
+    /// Every served resource (subresources left out), the preferred version
+    /// of each group marked.
+    pub served: Vec<ApiResource>,
+    /// Group versions left out (their discovery failed).
+    pub warnings: Vec<ClusterWarning>,
+}
+
+/// A listing: the rows of [`Engine::list_workloads`] and what was left out.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Listing {
+    /// One row per workload, newest first.
+    pub workloads: Vec<WorkloadSummary>,
+    /// What was left out, and why.
+    pub warnings: Vec<ClusterWarning>,
+    /// Types (`plural.group`) that may not be listed while others were.
+    pub forbidden: Vec<String>,
+    /// The types listed.
+    pub types: Vec<ApiResource>,
+    /// Per type listed (same order), the resourceVersion its list was read
+    /// at (to watch from; empty for a type not listed).
+    pub resource_versions: Vec<String>,
+    /// The namespace listed (none: every namespace).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// Every served resource.
+    pub served: Vec<ApiResource>,
+    /// The owners the listing's controller chains went through (objects of
+    /// types no definition covers).
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub owners: Vec<Value>,
+    /// The engine the rows were resolved with (the cluster's definitions
+    /// over this one's).
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub engine: Engine,
+}
+
+/// One workload as read for `describe`: the object, the pods of its
+/// namespace and their owners.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Description {
+    /// The object, as read.
+    pub object: Value,
+    /// The pods of its namespace, then the owners their controller chains
+    /// go through: what [`Engine::resolve_in_namespace`] takes.
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub items: Vec<Value>,
+    /// What was left out, and why.
+    pub warnings: Vec<ClusterWarning>,
+    /// The resource the type token named.
+    pub resource: ApiResource,
+    /// Every served resource.
+    pub served: Vec<ApiResource>,
+    /// The engine to resolve with (the cluster's definitions over this
+    /// one's).
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub engine: Engine,
+}
+
+/// What an operation gives.
+#[derive(Debug, Clone)]
+pub enum ClusterOutcome {
+    /// Of [`ClusterOp::Discover`].
+    Discovery(Discovery),
+    /// Of [`ClusterOp::List`].
+    Listing(Box<Listing>),
+    /// Of [`ClusterOp::Describe`].
+    Description(Box<Description>),
+}
+
+/// What a list's pages are for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Definition objects stored in the cluster.
+    Definitions,
+    /// The workloads of the listed type with this index.
+    Type(usize),
+    /// The pods of the described workload's namespace.
+    Pods,
+    /// Owners, for the owner walk.
+    Owners,
+}
+
+/// A list being read page by page.
+#[derive(Debug, Clone)]
+struct Stream {
+    resource: ApiResource,
+    namespace: Option<String>,
+    selector: Option<String>,
+    cont: Option<String>,
+    pages: usize,
+    role: Role,
+}
+
+/// What one request of the batch is for.
+#[derive(Debug, Clone)]
+enum Fetch {
+    Core,
+    Groups,
+    GroupVersion {
+        group: String,
+        version: String,
+        preferred: bool,
+    },
+    Page(Stream),
+    Object {
+        resource: ApiResource,
+        namespace: Option<String>,
+        name: String,
+    },
+}
+
+/// Where the session is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Discovery,
+    GroupVersions,
+    Definitions,
+    Target,
+    Pods,
+    Owners,
+    Done,
+}
+
+/// One operation of the cluster protocol in progress: see the module
+/// documentation. Every loop it drives is bounded: discovery by the
+/// server's group list, paging by [`MAX_LIST_PAGES`] per list, the owner
+/// walk by [`MAX_OWNER_ROUNDS`].
+#[derive(Debug)]
+pub struct ClusterSession {
+    base: Engine,
+    server: String,
+    engine: Option<Engine>,
+    op: ClusterOp,
+    stage: Stage,
+    batch: Vec<Fetch>,
+    requests: Vec<Request>,
+    error: Option<Error>,
+    served: Vec<ApiResource>,
+    group_versions: Vec<(String, String, bool)>,
+    warnings: Vec<ClusterWarning>,
+    definitions: Vec<Value>,
+    definition_types: usize,
+    types: Vec<ApiResource>,
+    resource_versions: Vec<String>,
+    forbidden: Vec<String>,
+    objects: Vec<Value>,
+    object: Option<Value>,
+    resource: Option<ApiResource>,
+    pods: Vec<Value>,
+    owners: Vec<Value>,
+    tried: Vec<OwnerKind>,
+    rounds: usize,
+}
+
+impl Engine {
+    /// Start one operation of the cluster protocol with this engine's
+    /// definitions (the cluster's own definitions are read and put over
+    /// the catalog's; this engine's user definitions stay on top).
+    pub fn cluster_session(&self, op: ClusterOp) -> ClusterSession {
+        ClusterSession::new(self, op)
+    }
+}
+
+impl ClusterSession {
+    fn new(engine: &Engine, op: ClusterOp) -> ClusterSession {
+        let served = match &op {
+            ClusterOp::Discover => None,
+            ClusterOp::List(q) => q.served.clone(),
+            ClusterOp::Describe(q) => q.served.clone(),
+        };
+        let mut s = ClusterSession {
+            base: engine.clone(),
+            server: "the API server".into(),
+            engine: None,
+            op,
+            stage: Stage::Discovery,
+            batch: Vec::new(),
+            requests: Vec::new(),
+            error: None,
+            served: Vec::new(),
+            group_versions: Vec::new(),
+            warnings: Vec::new(),
+            definitions: Vec::new(),
+            definition_types: 0,
+            types: Vec::new(),
+            resource_versions: Vec::new(),
+            forbidden: Vec::new(),
+            objects: Vec::new(),
+            object: None,
+            resource: None,
+            pods: Vec::new(),
+            owners: Vec::new(),
+            tried: Vec::new(),
+            rounds: 0,
+        };
+        if let Some(served) = served {
+            s.served = served;
+            s.stage = Stage::GroupVersions;
+            if let Err(e) = s.next_stage() {
+                s.fail(e);
+            }
+        } else {
+            s.batch = vec![Fetch::Core, Fetch::Groups];
+            s.requests = vec![request("/api/v1".into()), request("/apis".into())];
+        }
+        s
+    }
+
+    /// Name the server in messages (its address, as the front end
+    /// connects to it) instead of "the API server".
+    pub fn with_server(mut self, server: impl Into<String>) -> Self {
+        let server = server.into();
+        if !server.is_empty() {
+            self.server = server;
+        }
+        self
+    }
+
+    /// The requests to make now (empty when the session is done). Make
+    /// them all, in any order or at once, then [`ClusterSession::feed`]
+    /// their replies in this order.
+    pub fn requests(&self) -> &[Request] {
+        &self.requests
+    }
+
+    /// Whether the operation is over (its outcome or its error is ready).
+    pub fn is_done(&self) -> bool {
+        self.stage == Stage::Done
+    }
+
+    /// Hand over the replies to [`ClusterSession::requests`], in their
+    /// order. A failure that ends the operation is returned here (and by
+    /// [`ClusterSession::finish`]); the session is then done. Replies of
+    /// another length than the requests are a usage error.
+    pub fn feed(&mut self, replies: Vec<Reply>) -> Result<()> {
+        if self.is_done() {
+            return Err(Error::new(
+                ErrorCode::Usage,
+                "the cluster session is done: call finish()",
+            ));
+        }
+        if replies.len() != self.batch.len() {
+            return Err(Error::new(
+                ErrorCode::Usage,
+                format!(
+                    "{} replies for {} requests: give one reply per request, in order",
+                    replies.len(),
+                    self.batch.len()
+                ),
+            ));
+        }
+        let batch = std::mem::take(&mut self.batch);
+        let requests = std::mem::take(&mut self.requests);
+        for ((fetch, req), reply) in batch.into_iter().zip(requests).zip(replies) {
+            if let Err(e) = self.take(fetch, &req.path, reply) {
+                return Err(self.fail(e));
+            }
+        }
+        if self.batch.is_empty()
+            && let Err(e) = self.next_stage()
+        {
+            return Err(self.fail(e));
+        }
+        Ok(())
+    }
+
+    /// The outcome, or the error that ended the operation. A session not
+    /// done yet is a usage error.
+    pub fn finish(self) -> Result<ClusterOutcome> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        if !self.is_done() {
+            return Err(Error::new(
+                ErrorCode::Usage,
+                "the cluster session is not done: make its requests and feed their replies",
+            ));
+        }
+        let ClusterSession {
+            base,
+            engine,
+            op,
+            served,
+            warnings,
+            types,
+            resource_versions,
+            forbidden,
+            objects,
+            object,
+            resource,
+            pods,
+            owners,
+            ..
+        } = self;
+        let engine = engine.unwrap_or(base);
+        Ok(match op {
+            ClusterOp::Discover => ClusterOutcome::Discovery(Discovery { served, warnings }),
+            ClusterOp::List(q) => {
+                let options = ListOptions {
+                    top_level_only: top_level(&q),
+                    phases: q.phases.clone(),
+                };
+                let workloads = engine.list_workloads(&objects, &owners, &options);
+                ClusterOutcome::Listing(Box::new(Listing {
+                    workloads,
+                    warnings,
+                    forbidden,
+                    types,
+                    resource_versions,
+                    namespace: q.namespace,
+                    served,
+                    owners,
+                    engine,
+                }))
+            }
+            ClusterOp::Describe(_) => {
+                let mut items = pods;
+                items.extend(owners);
+                ClusterOutcome::Description(Box::new(Description {
+                    object: object.unwrap_or(Value::Null),
+                    items,
+                    warnings,
+                    resource: resource.unwrap_or_else(|| empty_resource("")),
+                    served,
+                    engine,
+                }))
+            }
+        })
+    }
+
+    fn fail(&mut self, e: Error) -> Error {
+        self.stage = Stage::Done;
+        self.batch.clear();
+        self.requests.clear();
+        self.error = Some(e.clone());
+        e
+    }
+
+    fn engine(&self) -> &Engine {
+        self.engine.as_ref().unwrap_or(&self.base)
+    }
+
+    fn push(&mut self, fetch: Fetch) {
+        let path = match &fetch {
+            Fetch::Core => "/api/v1".to_string(),
+            Fetch::Groups => "/apis".to_string(),
+            Fetch::GroupVersion { group, version, .. } => format!("/apis/{group}/{version}"),
+            Fetch::Page(s) => api::list_request(
+                &s.resource,
+                s.namespace.as_deref(),
+                s.selector.as_deref(),
+                self.chunk_size(),
+                s.cont.as_deref(),
+            ),
+            Fetch::Object {
+                resource,
+                namespace,
+                name,
+            } => api::object_path(resource, namespace.as_deref(), name),
+        };
+        self.batch.push(fetch);
+        self.requests.push(request(path));
+    }
+
+    fn chunk_size(&self) -> usize {
+        match &self.op {
+            ClusterOp::Discover => DEFAULT_CHUNK_SIZE,
+            ClusterOp::List(q) => q.chunk_size,
+            ClusterOp::Describe(q) => q.chunk_size,
+        }
+    }
+
+    fn list(&mut self, resource: ApiResource, namespace: Option<String>, role: Role) {
+        let selector = match (&self.op, role) {
+            (ClusterOp::List(q), Role::Type(_)) => q.label_selector.clone(),
+            _ => None,
+        };
+        self.push(Fetch::Page(Stream {
+            resource,
+            namespace,
+            selector,
+            cont: None,
+            pages: 0,
+            role,
+        }));
+    }
+
+    /// Take one reply.
+    fn take(&mut self, fetch: Fetch, path: &str, reply: Reply) -> Result<()> {
+        let (status, body) = match reply {
+            Reply::Http { status, body } => (status, body),
+            Reply::Unreachable { error } => {
+                return Err(api::request_error(
+                    &self.server,
+                    None,
+                    &error,
+                    &what(&fetch),
+                    path,
+                ));
+            }
+        };
+        if !(200..300).contains(&status) {
+            return self.failed(fetch, path, status, &body);
+        }
+        let limits = *self.engine().limits();
+        match fetch {
+            Fetch::Core => {
+                let doc = self.document(&body, path)?;
+                self.served = api::resources_of(&doc, "", "v1", true);
+            }
+            Fetch::Groups => {
+                let doc = self.document(&body, path)?;
+                self.group_versions = api::group_versions(&doc);
+            }
+            Fetch::GroupVersion {
+                group,
+                version,
+                preferred,
+            } => match crate::source::read_value(&body, &limits) {
+                Ok(doc) => self
+                    .served
+                    .extend(api::resources_of(&doc, &group, &version, preferred)),
+                Err(e) => self.warnings.push(ClusterWarning {
+                    reason: "api".into(),
+                    object: format!("{group}/{version}"),
+                    message: format!(
+                        "discovery of {group}/{version} gave an unreadable answer ({}); its \
+                         types are left out",
+                        e.message()
+                    ),
+                }),
+            },
+            Fetch::Object { resource, .. } => {
+                let object = crate::source::read_value(&body, &limits)
+                    .map_err(|e| e.context(&format!("the {} read", resource.kind)))?;
+                self.object = Some(object);
+                self.resource = Some(resource);
+            }
+            Fetch::Page(stream) => self.page(stream, path, &body)?,
+        }
+        Ok(())
+    }
+
+    fn document(&self, body: &str, path: &str) -> Result<Value> {
+        crate::source::read_value(body, self.engine().limits()).map_err(|e| {
+            Error::new(
+                ErrorCode::Api,
+                format!(
+                    "the server's discovery answer is unreadable: {}",
+                    e.message()
+                ),
+            )
+            .at(crate::error::Location {
+                request: Some(path.to_string()),
+                ..Default::default()
+            })
+        })
+    }
+
+    /// One page of a list: its items to their role, the next page asked.
+    fn page(&mut self, mut stream: Stream, path: &str, body: &str) -> Result<()> {
+        let limits = *self.engine().limits();
+        let page: Page = match api::read_page(body, &limits) {
+            Ok(p) => p,
+            Err(e) if stream.role == Role::Definitions => {
+                self.warnings.push(ClusterWarning {
+                    reason: "invalid".into(),
+                    object: type_name(&stream.resource),
+                    message: format!(
+                        "the list of {} could not be read, the catalog is used: {e}",
+                        type_name(&stream.resource)
+                    ),
+                });
+                return Ok(());
+            }
+            Err(e) => {
+                let mut e = e.context(&format!(
+                    "a page of the list of {}",
+                    type_name(&stream.resource)
+                ));
+                if e.code() == ErrorCode::Limit {
+                    // Pages are what the limits see: smaller ones may fit.
+                    e = e.suffix(&format!(
+                        "; a smaller chunk size (now {}) makes pages smaller",
+                        self.chunk_size()
+                    ));
+                }
+                return Err(e.at(crate::error::Location {
+                    request: Some(path.to_string()),
+                    ..Default::default()
+                }));
+            }
+        };
+        match stream.role {
+            Role::Definitions => self.definitions.extend(page.items),
+            Role::Type(i) => {
+                let top = matches!(&self.op, ClusterOp::List(q) if top_level(q));
+                let engine = self.engine.as_ref().unwrap_or(&self.base);
+                // Top-level only: what a covered object controls is left
+                // out of the listing anyway; not kept (a large cluster's pods).
+                self.objects.extend(
+                    page.items
+                        .into_iter()
+                        .filter(|o| !top || !engine.controlled_by_covered(o)),
+                );
+                if let Some(rv) = self.resource_versions.get_mut(i) {
+                    *rv = page.resource_version;
+                }
+            }
+            Role::Pods => self.pods.extend(page.items),
+            Role::Owners => self.owners.extend(page.items),
+        }
+        stream.pages += 1;
+        match page.cont {
+            None => Ok(()),
+            Some(c) if Some(&c) == stream.cont.as_ref() => Err(Error::new(
+                ErrorCode::Api,
+                format!(
+                    "the server repeated the continue token of the list of {}",
+                    type_name(&stream.resource)
+                ),
+            )),
+            Some(_) if stream.pages >= MAX_LIST_PAGES => Err(Error::new(
+                ErrorCode::Api,
+                format!(
+                    "the list of {} goes on past {MAX_LIST_PAGES} pages; give a larger chunk size",
+                    type_name(&stream.resource)
+                ),
+            )),
+            Some(c) => {
+                stream.cont = Some(c);
+                self.push(Fetch::Page(stream));
+                Ok(())
+            }
+        }
+    }
+
+    /// A request the server answered with a failure status: a warning, or
+    /// the operation's error.
+    fn failed(&mut self, fetch: Fetch, path: &str, status: u16, body: &str) -> Result<()> {
+        let detail = api::status_message(body);
+        let code = api::code_of_status(status);
+        let fatal = || api::request_error(&self.server, Some(status), &detail, &what(&fetch), path);
+        if code == ErrorCode::Unauthorized {
+            return Err(fatal());
+        }
+        match &fetch {
+            Fetch::Core | Fetch::Groups => Err(fatal()),
+            Fetch::GroupVersion { group, version, .. } => {
+                self.warnings.push(ClusterWarning {
+                    reason: warning_reason(code).into(),
+                    object: format!("{group}/{version}"),
+                    message: format!(
+                        "discovery of {group}/{version} failed ({detail}, HTTP {status}); its \
+                         types are left out"
+                    ),
+                });
+                Ok(())
+            }
+            Fetch::Object {
+                resource,
+                namespace,
+                name,
+            } => {
+                if code == ErrorCode::NotFound {
+                    let place = match namespace {
+                        Some(ns) if resource.namespaced => format!(" in namespace {ns}"),
+                        _ => String::new(),
+                    };
+                    return Err(Error::new(
+                        ErrorCode::NotFound,
+                        format!("{} '{name}' not found{place}", resource.kind),
+                    )
+                    .at(crate::error::Location {
+                        request: Some(path.to_string()),
+                        ..Default::default()
+                    })
+                    .with_status(status));
+                }
+                Err(fatal())
+            }
+            Fetch::Page(stream) => {
+                let name = type_name(&stream.resource);
+                let place = match &stream.namespace {
+                    Some(ns) if stream.resource.namespaced => format!(" in namespace {ns}"),
+                    _ => String::new(),
+                };
+                let warning = |message: String| ClusterWarning {
+                    reason: warning_reason(code).into(),
+                    object: name.clone(),
+                    message,
+                };
+                match stream.role {
+                    Role::Definitions => {
+                        self.warnings.push(warning(format!(
+                            "definitions in the cluster ({name}) could not be listed, the \
+                             catalog is used: {detail} (HTTP {status})"
+                        )));
+                        Ok(())
+                    }
+                    Role::Type(i) => {
+                        let several = self.types.len() > 1;
+                        if !several {
+                            return Err(match code {
+                                ErrorCode::Forbidden => Error::new(
+                                    code,
+                                    format!(
+                                        "not allowed to list {name}{place} ({detail}); ask for \
+                                         'list' on {name}"
+                                    ),
+                                )
+                                .with_status(status)
+                                .at(crate::error::Location {
+                                    request: Some(path.to_string()),
+                                    ..Default::default()
+                                }),
+                                _ => fatal(),
+                            });
+                        }
+                        if let Some(rv) = self.resource_versions.get_mut(i) {
+                            rv.clear();
+                        }
+                        let message = match code {
+                            ErrorCode::Forbidden => {
+                                self.forbidden.push(name.clone());
+                                format!(
+                                    "{name} not listed: forbidden{place} ({detail}); ask for \
+                                     'list' on {name} to see them"
+                                )
+                            }
+                            ErrorCode::NotFound => format!(
+                                "{name} not listed: the server no longer serves it ({detail})"
+                            ),
+                            _ => format!("{name} not listed: {detail} (HTTP {status})"),
+                        };
+                        self.warnings.push(warning(message));
+                        Ok(())
+                    }
+                    Role::Pods => {
+                        self.warnings.push(warning(format!(
+                            "the pods{place} could not be listed ({detail}, HTTP {status}): no \
+                             live pods are shown"
+                        )));
+                        Ok(())
+                    }
+                    Role::Owners => {
+                        self.warnings.push(warning(format!(
+                            "{name}{place} could not be listed ({detail}, HTTP {status}), so \
+                             controller chains through them are not followed"
+                        )));
+                        Ok(())
+                    }
+                }
+            }
+        }
+    }
+
+    /// The batch is answered: on to the next stage with requests to make.
+    fn next_stage(&mut self) -> Result<()> {
+        while self.batch.is_empty() && self.stage != Stage::Done {
+            match self.stage {
+                Stage::Discovery => {
+                    self.stage = Stage::GroupVersions;
+                    for (group, version, preferred) in std::mem::take(&mut self.group_versions) {
+                        self.push(Fetch::GroupVersion {
+                            group,
+                            version,
+                            preferred,
+                        });
+                    }
+                }
+                Stage::GroupVersions => {
+                    if matches!(self.op, ClusterOp::Discover) {
+                        self.stage = Stage::Done;
+                        continue;
+                    }
+                    self.stage = Stage::Definitions;
+                    for (group, kind) in DEFINITION_TYPES {
+                        let found = self
+                            .served
+                            .iter()
+                            .find(|r| r.group == group && r.kind == kind && r.preferred)
+                            .or_else(|| {
+                                self.served
+                                    .iter()
+                                    .find(|r| r.group == group && r.kind == kind)
+                            })
+                            .cloned();
+                        if let Some(r) = found {
+                            self.definition_types += 1;
+                            self.list(r, None, Role::Definitions);
+                        }
+                    }
+                }
+                Stage::Definitions => {
+                    self.use_definitions();
+                    self.stage = Stage::Target;
+                    self.target()?;
+                }
+                Stage::Target => {
+                    self.stage = Stage::Pods;
+                    self.after_target()?;
+                }
+                Stage::Pods => self.stage = Stage::Owners,
+                Stage::Owners => {
+                    // A round is answered: the next, if any kind is missing.
+                    if !self.owner_round() {
+                        self.stage = Stage::Done;
+                    }
+                }
+                Stage::Done => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn use_definitions(&mut self) {
+        if self.definition_types == 0 {
+            self.warnings.push(ClusterWarning {
+                reason: "no_crd".into(),
+                object: "kartas.run.ai".into(),
+                message: "no definitions in the cluster: neither kartas.run.ai nor \
+                          resourceinterfaces.optimization.nvidia.com is installed; the catalog \
+                          is used"
+                    .into(),
+            });
+        }
+        let objects = std::mem::take(&mut self.definitions);
+        let (engine, warnings) = self.base.with_cluster_definitions(&objects);
+        self.warnings.extend(warnings);
+        self.engine = Some(engine);
+    }
+
+    /// The workloads asked for: the types' lists, one object, or the
+    /// described workload.
+    fn target(&mut self) -> Result<()> {
+        let op = self.op.clone();
+        match op {
+            ClusterOp::Discover => Ok(()),
+            ClusterOp::List(q) => {
+                self.types = match &q.type_ {
+                    Some(t) => vec![self.engine().find_type(t, &self.served)?],
+                    None => self.engine().covered_types(&self.served),
+                };
+                self.resource_versions = vec![String::new(); self.types.len()];
+                if let Some(name) = &q.name {
+                    if q.type_.is_none() {
+                        return Err(Error::new(
+                            ErrorCode::Usage,
+                            "a name needs a type (TYPE/NAME)",
+                        ));
+                    }
+                    let resource = self.types[0].clone();
+                    self.push(Fetch::Object {
+                        resource,
+                        namespace: q.namespace.clone(),
+                        name: name.clone(),
+                    });
+                    return Ok(());
+                }
+                for (i, r) in self.types.clone().into_iter().enumerate() {
+                    self.list(r, q.namespace.clone(), Role::Type(i));
+                }
+                Ok(())
+            }
+            ClusterOp::Describe(q) => {
+                let resource = self.engine().find_type(&q.type_, &self.served)?;
+                self.push(Fetch::Object {
+                    resource,
+                    namespace: q.namespace.clone(),
+                    name: q.name.clone(),
+                });
+                Ok(())
+            }
+        }
+    }
+
+    /// After the target: a listing by name keeps its object; every type
+    /// forbidden is an error; a description lists its namespace's pods.
+    fn after_target(&mut self) -> Result<()> {
+        let op = self.op.clone();
+        match op {
+            ClusterOp::Discover => Ok(()),
+            ClusterOp::List(q) => {
+                if q.name.is_some() {
+                    self.objects.extend(self.object.take());
+                }
+                if !self.forbidden.is_empty()
+                    && self.objects.is_empty()
+                    && self.forbidden.len() == self.types.len()
+                {
+                    return Err(Error::new(
+                        ErrorCode::Forbidden,
+                        format!(
+                            "forbidden: no covered type may be listed ({})",
+                            self.forbidden.join(", ")
+                        ),
+                    ));
+                }
+                if top_level(&q) {
+                    self.tried = self.types.iter().map(owner_kind).collect();
+                }
+                Ok(())
+            }
+            ClusterOp::Describe(_) => {
+                let namespace = self.object_namespace();
+                let pods = self
+                    .served
+                    .iter()
+                    .find(|r| r.group.is_empty() && r.kind == "Pod")
+                    .cloned();
+                match pods {
+                    Some(pods) => self.list(pods, namespace, Role::Pods),
+                    None => self.warnings.push(ClusterWarning {
+                        reason: "no_crd".into(),
+                        object: "pods".into(),
+                        message: "the server serves no pods: no live pods are shown".into(),
+                    }),
+                }
+                if let Some(r) = &self.resource {
+                    let api_version = self
+                        .object
+                        .as_ref()
+                        .and_then(|o| o.get("apiVersion"))
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                        .unwrap_or_else(|| r.api_version());
+                    self.tried = vec![OwnerKind {
+                        api_version,
+                        kind: r.kind.clone(),
+                    }];
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn object_namespace(&self) -> Option<String> {
+        let from_object = self
+            .object
+            .as_ref()
+            .and_then(|o| o.pointer("/metadata/namespace"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        match &self.op {
+            ClusterOp::Describe(q) => from_object.or_else(|| q.namespace.clone()),
+            ClusterOp::List(q) => q.namespace.clone(),
+            ClusterOp::Discover => None,
+        }
+    }
+
+    /// Start one round of the owner walk: list every owner kind the items'
+    /// controller chains name and no list gave yet. False when there is
+    /// none (or the rounds are used up): the walk is over.
+    fn owner_round(&mut self) -> bool {
+        let walk = match &self.op {
+            ClusterOp::List(q) => top_level(q) && q.name.is_none(),
+            ClusterOp::Describe(_) => !self.pods.is_empty(),
+            ClusterOp::Discover => false,
+        };
+        if !walk || self.rounds >= MAX_OWNER_ROUNDS {
+            return false;
+        }
+        self.rounds += 1;
+        let listing = matches!(self.op, ClusterOp::List(_));
+        let items = match &self.op {
+            ClusterOp::Describe(_) => self.pods.iter().chain(&self.owners),
+            _ => self.objects.iter().chain(&self.owners),
+        };
+        let engine = self.engine.as_ref().unwrap_or(&self.base);
+        let missing: Vec<OwnerKind> = super::missing_owners(items, &self.tried)
+            .into_iter()
+            // In a listing, a covered controller ends a chain by itself.
+            .filter(|k| {
+                !listing
+                    || engine
+                        .lookup(&Gvk::from_api_version(&k.api_version, &k.kind))
+                        .is_none()
+            })
+            .collect();
+        let namespace = self.object_namespace();
+        let mut listed: HashSet<(String, String)> = HashSet::new();
+        for kind in missing {
+            self.tried.push(kind.clone());
+            let Some(r) = api::resource_for(&self.served, &kind.api_version, &kind.kind).cloned()
+            else {
+                continue;
+            };
+            if listed.insert((r.group.clone(), r.kind.clone())) {
+                self.list(r, namespace.clone(), Role::Owners);
+            }
+        }
+        !self.batch.is_empty()
+    }
+}
+
+fn request(path: String) -> Request {
+    Request { path }
+}
+
+fn top_level(q: &ListQuery) -> bool {
+    q.type_.is_none() || q.all_types
+}
+
+fn owner_kind(r: &ApiResource) -> OwnerKind {
+    OwnerKind {
+        api_version: r.api_version(),
+        kind: r.kind.clone(),
+    }
+}
+
+/// `plural.group`, or `plural` for the core group.
+pub(crate) fn type_name(r: &ApiResource) -> String {
+    if r.group.is_empty() {
+        r.plural.clone()
+    } else {
+        format!("{}.{}", r.plural, r.group)
+    }
+}
+
+fn warning_reason(code: ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::Forbidden => "forbidden",
+        ErrorCode::NotFound => "no_crd",
+        _ => "api",
+    }
+}
+
+fn what(fetch: &Fetch) -> String {
+    match fetch {
+        Fetch::Core | Fetch::Groups => "discovering the API".into(),
+        Fetch::GroupVersion { group, version, .. } => format!("discovering {group}/{version}"),
+        Fetch::Page(s) => {
+            let place = match &s.namespace {
+                Some(ns) if s.resource.namespaced => format!(" in namespace {ns}"),
+                _ => String::new(),
+            };
+            format!("listing {}{place}", type_name(&s.resource))
+        }
+        Fetch::Object {
+            resource,
+            namespace,
+            name,
+        } => {
+            let place = match namespace {
+                Some(ns) if resource.namespaced => format!(" in namespace {ns}"),
+                _ => String::new(),
+            };
+            format!("getting {} {name}{place}", type_name(resource))
+        }
+    }
+}
+
+fn empty_resource(kind: &str) -> ApiResource {
+    ApiResource {
+        group: String::new(),
+        version: String::new(),
+        kind: kind.to_string(),
+        plural: String::new(),
+        singular: String::new(),
+        short_names: Vec::new(),
+        namespaced: false,
+        preferred: false,
+    }
+}

@@ -1,0 +1,300 @@
+//! The cluster protocol's state machine (`ClusterSession`) against small
+//! servers written here: its bounds (pages, owner rounds), how a caller
+//! misusing it is told, and the rules the recorded conformance cases
+//! (`conformance/cases/cluster.yaml`) do not reach.
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+use workload_lens::{
+    ClusterOp, ClusterOutcome, ClusterSession, DescribeQuery, Engine, ErrorCode, ListQuery,
+    MAX_LIST_PAGES, MAX_OWNER_ROUNDS, Reply,
+};
+
+fn engine() -> Engine {
+    Engine::new().unwrap()
+}
+
+/// Discovery of a server with pods, Jobs, JobSets and the owner kinds
+/// `ex.test/v1` `Owner0`..`Owner9` (no definition covers them).
+fn discovery() -> HashMap<String, Reply> {
+    let mut m = HashMap::new();
+    m.insert(
+        "/api/v1".into(),
+        Reply::ok(
+            json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": [
+                {"name": "pods", "singularName": "pod", "namespaced": true, "kind": "Pod", "shortNames": ["po"]},
+                {"name": "pods/status", "singularName": "", "namespaced": true, "kind": "Pod"}
+            ]})
+            .to_string(),
+        ),
+    );
+    m.insert(
+        "/apis".into(),
+        Reply::ok(
+            json!({"kind": "APIGroupList", "groups": [
+                {"name": "batch", "versions": [{"groupVersion": "batch/v1", "version": "v1"}],
+                 "preferredVersion": {"groupVersion": "batch/v1", "version": "v1"}},
+                {"name": "jobset.x-k8s.io", "versions": [{"version": "v1alpha2"}],
+                 "preferredVersion": {"version": "v1alpha2"}},
+                {"name": "ex.test", "versions": [{"version": "v1"}], "preferredVersion": {"version": "v1"}}
+            ]})
+            .to_string(),
+        ),
+    );
+    m.insert(
+        "/apis/batch/v1".into(),
+        Reply::ok(
+            json!({"resources": [{"name": "jobs", "singularName": "job", "namespaced": true, "kind": "Job"}]})
+                .to_string(),
+        ),
+    );
+    m.insert(
+        "/apis/jobset.x-k8s.io/v1alpha2".into(),
+        Reply::ok(
+            json!({"resources": [{"name": "jobsets", "singularName": "jobset", "namespaced": true, "kind": "JobSet"}]})
+                .to_string(),
+        ),
+    );
+    let owners: Vec<Value> = (0..10)
+        .map(|i| json!({"name": format!("owner{i}s"), "singularName": format!("owner{i}"), "namespaced": true, "kind": format!("Owner{i}")}))
+        .collect();
+    m.insert(
+        "/apis/ex.test/v1".into(),
+        Reply::ok(json!({ "resources": owners }).to_string()),
+    );
+    m
+}
+
+fn not_found() -> Reply {
+    Reply::status(404, r#"{"kind":"Status","message":"not found","code":404}"#)
+}
+
+/// Drive a session to its end against `server`, answering every request
+/// with `answer` when it gives one, else from `server`, else 404. Returns
+/// the requests made.
+fn drive(
+    session: &mut ClusterSession,
+    server: &HashMap<String, Reply>,
+    mut answer: impl FnMut(&str) -> Option<Reply>,
+) -> Vec<String> {
+    let mut made = Vec::new();
+    while !session.is_done() {
+        let replies: Vec<Reply> = session
+            .requests()
+            .iter()
+            .map(|r| {
+                made.push(r.path.clone());
+                answer(&r.path)
+                    .or_else(|| server.get(&r.path).cloned())
+                    .unwrap_or_else(not_found)
+            })
+            .collect();
+        if session.feed(replies).is_err() {
+            break;
+        }
+    }
+    made
+}
+
+fn jobsets_query() -> ClusterOp {
+    ClusterOp::List(ListQuery {
+        type_: Some("jobsets".into()),
+        namespace: Some("ml".into()),
+        chunk_size: 1,
+        ..ListQuery::default()
+    })
+}
+
+#[test]
+fn a_list_that_never_ends_stops_at_the_page_bound() {
+    let server = discovery();
+    let mut session = engine().cluster_session(jobsets_query());
+    let mut n = 0usize;
+    // Every page has a new continue token: 10x... the bound is what ends it.
+    let made = drive(&mut session, &server, |path| {
+        path.contains("/jobsets").then(|| {
+            n += 1;
+            Reply::ok(format!(
+                r#"{{"kind":"JobSetList","metadata":{{"continue":"t{n}"}},"items":[]}}"#
+            ))
+        })
+    });
+    let err = session.finish().unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Api, "{err}");
+    assert!(err.message().contains("100000 pages"), "{err}");
+    let pages = made.iter().filter(|p| p.contains("/jobsets")).count();
+    assert_eq!(pages, MAX_LIST_PAGES);
+}
+
+#[test]
+fn a_repeated_continue_token_ends_the_list_at_once() {
+    let server = discovery();
+    let mut session = engine().cluster_session(jobsets_query());
+    let made = drive(&mut session, &server, |path| {
+        path.contains("/jobsets").then(|| {
+            Reply::ok(r#"{"kind":"JobSetList","metadata":{"continue":"same"},"items":[]}"#)
+        })
+    });
+    let err = session.finish().unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Api);
+    assert!(
+        err.message().contains("repeated the continue token"),
+        "{err}"
+    );
+    assert_eq!(made.iter().filter(|p| p.contains("/jobsets")).count(), 2);
+}
+
+/// A pod whose controller chain goes through ten owner kinds, each owned
+/// by the next: the walk lists at most `MAX_OWNER_ROUNDS` of them.
+#[test]
+fn the_owner_walk_stops_after_its_rounds() {
+    let server = discovery();
+    let owner = |i: usize| {
+        json!({"apiVersion": "ex.test/v1", "kind": format!("Owner{i}"),
+            "metadata": {"name": format!("o{i}"), "namespace": "ml", "uid": format!("u{i}"),
+                "ownerReferences": [{"apiVersion": "ex.test/v1", "kind": format!("Owner{}", i + 1),
+                    "name": format!("o{}", i + 1), "uid": format!("u{}", i + 1), "controller": true}]}})
+    };
+    let pod = json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "ml", "uid": "p0",
+            "ownerReferences": [{"apiVersion": "ex.test/v1", "kind": "Owner0", "name": "o0", "uid": "u0", "controller": true}]}});
+    let mut session = engine().cluster_session(ClusterOp::List(ListQuery {
+        namespace: Some("ml".into()),
+        ..ListQuery::default()
+    }));
+    let made = drive(&mut session, &server, |path| {
+        if path.starts_with("/api/v1/namespaces/ml/pods") {
+            return Some(Reply::ok(
+                json!({"kind": "PodList", "metadata": {}, "items": [pod]}).to_string(),
+            ));
+        }
+        let i: usize = path
+            .strip_prefix("/apis/ex.test/v1/namespaces/ml/owner")?
+            .split('s')
+            .next()?
+            .parse()
+            .ok()?;
+        Some(Reply::ok(
+            json!({"kind": format!("Owner{i}List"), "metadata": {}, "items": [owner(i)]})
+                .to_string(),
+        ))
+    });
+    let owners = made.iter().filter(|p| p.contains("/ex.test/")).count();
+    // Discovery of ex.test/v1 once, then one list per round.
+    assert_eq!(owners, 1 + MAX_OWNER_ROUNDS, "{made:#?}");
+    let Ok(ClusterOutcome::Listing(l)) = session.finish() else {
+        panic!("not a listing")
+    };
+    assert_eq!(l.owners.len(), MAX_OWNER_ROUNDS);
+}
+
+#[test]
+fn callers_that_misuse_a_session_get_usage_errors() {
+    let mut session = engine().cluster_session(jobsets_query());
+    assert_eq!(session.requests().len(), 2);
+    let e = session.feed(vec![Reply::ok("{}")]).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Usage);
+    assert!(e.message().contains("1 replies for 2 requests"), "{e}");
+    // The session goes on after a usage error of its caller.
+    assert!(!session.is_done());
+    let unfinished = engine().cluster_session(jobsets_query());
+    assert_eq!(unfinished.finish().unwrap_err().code(), ErrorCode::Usage);
+    let mut done = engine().cluster_session(jobsets_query());
+    let all = vec![
+        Reply::unreachable("no route"),
+        Reply::unreachable("no route"),
+    ];
+    assert_eq!(done.feed(all).unwrap_err().code(), ErrorCode::Unreachable);
+    assert!(done.is_done());
+    assert!(done.requests().is_empty());
+    assert_eq!(
+        done.feed(Vec::new()).unwrap_err().code(),
+        ErrorCode::Usage,
+        "a done session takes no more replies"
+    );
+    assert_eq!(done.finish().unwrap_err().code(), ErrorCode::Unreachable);
+}
+
+#[test]
+fn served_resources_given_skip_discovery() {
+    let server = discovery();
+    let mut first = engine().cluster_session(ClusterOp::Discover);
+    drive(&mut first, &server, |_| None);
+    let Ok(ClusterOutcome::Discovery(d)) = first.finish() else {
+        panic!("not a discovery")
+    };
+    // Subresources are left out; the preferred version is marked.
+    assert!(d.served.iter().all(|r| !r.plural.contains('/')));
+    assert!(d.served.iter().any(|r| r.kind == "JobSet" && r.preferred));
+    let pods = d.served.iter().find(|r| r.kind == "Pod").unwrap();
+    assert_eq!(pods.short_names, ["po"]);
+    let mut session = engine().cluster_session(ClusterOp::List(ListQuery {
+        type_: Some("jobsets".into()),
+        namespace: Some("ml".into()),
+        served: Some(d.served.clone()),
+        ..ListQuery::default()
+    }));
+    let first: Vec<&str> = session.requests().iter().map(|r| r.path.as_str()).collect();
+    assert_eq!(
+        first,
+        ["/apis/jobset.x-k8s.io/v1alpha2/namespaces/ml/jobsets?limit=500"]
+    );
+    drive(&mut session, &server, |p| {
+        p.contains("/jobsets").then(|| {
+            Reply::ok(r#"{"kind":"JobSetList","metadata":{"resourceVersion":"7"},"items":[]}"#)
+        })
+    });
+    let Ok(ClusterOutcome::Listing(l)) = session.finish() else {
+        panic!("not a listing")
+    };
+    assert_eq!(l.resource_versions, ["7"]);
+    // No definition CRD is served: said once.
+    assert_eq!(
+        l.warnings
+            .iter()
+            .map(|w| w.reason.as_str())
+            .collect::<Vec<_>>(),
+        ["no_crd"]
+    );
+}
+
+#[test]
+fn a_described_workload_that_does_not_exist_is_not_found() {
+    let server = discovery();
+    let mut session = engine().cluster_session(ClusterOp::Describe(DescribeQuery {
+        type_: "jobset".into(),
+        name: "nope".into(),
+        namespace: Some("ml".into()),
+        chunk_size: 500,
+        served: None,
+    }));
+    drive(&mut session, &server, |_| None);
+    let e = session.finish().unwrap_err();
+    assert_eq!((e.code(), e.status()), (ErrorCode::NotFound, Some(404)));
+    assert_eq!(e.message(), "JobSet 'nope' not found in namespace ml");
+    assert_eq!(
+        e.location().request.as_deref(),
+        Some("/apis/jobset.x-k8s.io/v1alpha2/namespaces/ml/jobsets/nope")
+    );
+}
+
+#[test]
+fn replies_read_as_json() {
+    let r: Reply = serde_json::from_str(r#"{"status": 200, "body": "{}"}"#).unwrap();
+    assert_eq!(r, Reply::ok("{}"));
+    let r: Reply = serde_json::from_str(r#"{"error": "refused"}"#).unwrap();
+    assert_eq!(r, Reply::unreachable("refused"));
+    assert!(serde_json::from_str::<Reply>(r#"{"status": 200}"#).is_err());
+    assert!(serde_json::from_str::<Reply>(r#"{"status": 200, "body": "", "x": 1}"#).is_err());
+    let op: ClusterOp = serde_json::from_value(json!({"list": {"type": "jobsets"}})).unwrap();
+    assert!(matches!(
+        op,
+        ClusterOp::List(ListQuery {
+            chunk_size: 500,
+            ..
+        })
+    ));
+    let op: ClusterOp = serde_json::from_value(json!("discover")).unwrap();
+    assert_eq!(op, ClusterOp::Discover);
+}
