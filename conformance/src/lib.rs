@@ -31,6 +31,10 @@ pub struct Group {
     /// Definitions shared by the group's cases, by name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub definitions: BTreeMap<String, Value>,
+    /// Recorded API servers shared by the group's `cluster` cases, by name:
+    /// each a map from request (path and query) to reply.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub servers: BTreeMap<String, Value>,
     /// The cases.
     pub cases: Vec<Case>,
 }
@@ -78,6 +82,17 @@ pub struct Case {
     /// Instance id, for `subtreeScale` (absent: every instance).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance: Option<String>,
+    /// The cluster protocol's operation, for `cluster`: `"discover"`,
+    /// `{"list": ListQuery}` or `{"describe": DescribeQuery}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<Value>,
+    /// The API server of a `cluster` case: a list of group server names
+    /// and maps (request -> reply), merged in order (later wins). A reply
+    /// is `{status, body}` (body: a JSON value, sent as its compact text),
+    /// `{status, bodyText}` or `{error}` (not reachable). A request not in
+    /// the map is answered 404 with a `Status` body.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<Value>,
     /// Limits overriding the defaults (camelCase names).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<Value>,
@@ -132,6 +147,18 @@ pub fn load_groups(dir: &Path) -> Result<Vec<Group>, String> {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
+        // A server given as a file name is a recording in `servers/`
+        // (`conformance/record-cluster.sh` writes them): inlined here, so
+        // that `suite.json` holds it.
+        for (name, server) in g.servers.iter_mut() {
+            if let Value::String(file) = server {
+                let path = dir.join("servers").join(file.as_str());
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| format!("server {name}: {}: {e}", path.display()))?;
+                *server = serde_json::from_str(&text)
+                    .map_err(|e| format!("server {name}: {}: {e}", path.display()))?;
+            }
+        }
         groups.push(g);
     }
     Ok(groups)
@@ -223,6 +250,12 @@ fn error_value(e: &Error) -> Value {
     }
     if let Some(s) = loc.span {
         m.insert("span".into(), json!(s));
+    }
+    if let Some(r) = &loc.request {
+        m.insert("request".into(), json!(r));
+    }
+    if let Some(s) = e.status() {
+        m.insert("status".into(), json!(s));
     }
     if !e.findings().is_empty() {
         m.insert(
@@ -410,6 +443,7 @@ pub fn run_expanded(case: &Case, group: &Group) -> Result<Value, String> {
             let docs = attempt!(parse_documents(text, &limits));
             json!(docs.into_iter().map(|d| d.value).collect::<Vec<_>>())
         }
+        "cluster" => return cluster_case(case, group, limits),
         "validate" => {
             let text = match &case.definition {
                 Some(Value::Object(o)) if o.contains_key("text") && o.len() == 1 => {
@@ -509,6 +543,120 @@ pub fn run_expanded(case: &Case, group: &Group) -> Result<Value, String> {
         }
     };
     Ok(json!({ "result": result }))
+}
+
+/// The replies of a recorded server: request -> reply JSON
+/// (`{"status", "body"}` with the body as text, or `{"error"}`).
+pub fn server_of(case: &Case, group: &Group) -> Result<BTreeMap<String, Value>, String> {
+    let mut out = BTreeMap::new();
+    let parts = match &case.server {
+        None => return Err("a cluster case needs a server".into()),
+        Some(Value::Array(a)) => a.clone(),
+        Some(v) => vec![v.clone()],
+    };
+    for part in parts {
+        let map = match part {
+            Value::String(name) => group
+                .servers
+                .get(&name)
+                .cloned()
+                .ok_or_else(|| format!("no group server {name}"))?,
+            v => v,
+        };
+        let Value::Object(map) = map else {
+            return Err("a server is a map of request -> reply".into());
+        };
+        for (path, reply) in map {
+            let reply = match reply {
+                Value::Object(mut r) => {
+                    if let Some(body) = r.remove("body") {
+                        r.insert("body".into(), Value::String(body.to_string()));
+                    } else if let Some(text) = r.remove("bodyText") {
+                        r.insert("body".into(), text);
+                    }
+                    Value::Object(r)
+                }
+                _ => return Err(format!("the reply to {path} is not a map")),
+            };
+            out.insert(path, reply);
+        }
+    }
+    Ok(out)
+}
+
+/// The reply of a recorded server to a request: recorded, else 404.
+pub fn reply_to(server: &BTreeMap<String, Value>, path: &str) -> Value {
+    server.get(path).cloned().unwrap_or_else(|| {
+        json!({"status": 404, "body": json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+            "message": "the server could not find the requested resource", "reason": "NotFound", "code": 404}).to_string()})
+    })
+}
+
+/// Run a `cluster` case: drive the protocol against the recorded server,
+/// every request answered from it. The result is `{requests, outcome}`:
+/// every request in order, and the outcome as the bindings return it
+/// (without the served resources).
+fn cluster_case(case: &Case, group: &Group, limits: Limits) -> Result<Value, String> {
+    let server = server_of(case, group)?;
+    let op: workload_lens::ClusterOp = serde_json::from_value(
+        case.cluster
+            .clone()
+            .ok_or("a cluster case needs `cluster`")?,
+    )
+    .map_err(|e| format!("cluster: {e}"))?;
+    let mut engine = match Engine::builder().limits(limits).build() {
+        Ok(e) => e,
+        Err(e) => return Ok(error_value(&e)),
+    };
+    if case.definition.is_some() {
+        match definition_of(case, group, &engine)? {
+            Ok(d) => {
+                engine.add_definition(d);
+            }
+            Err(e) => return Ok(error_value(&e)),
+        }
+    }
+    let mut session = engine.cluster_session(op);
+    let mut requests = Vec::new();
+    while !session.is_done() {
+        let mut replies = Vec::new();
+        for r in session.requests() {
+            requests.push(r.path.clone());
+            let reply: workload_lens::Reply = serde_json::from_value(reply_to(&server, &r.path))
+                .map_err(|e| format!("the reply to {}: {e}", r.path))?;
+            replies.push(reply);
+        }
+        if session.feed(replies).is_err() {
+            break;
+        }
+    }
+    let outcome = match session.finish() {
+        Ok(o) => o,
+        Err(e) => return Ok(error_value(&e)),
+    };
+    let mut outcome = match outcome {
+        // Discovery's outcome is the served resources.
+        workload_lens::ClusterOutcome::Discovery(d) => {
+            return Ok(json!({"result": {"requests": requests, "outcome": to_value(&d)}}));
+        }
+        workload_lens::ClusterOutcome::Listing(l) => to_value(&l),
+        workload_lens::ClusterOutcome::Description(d) => {
+            let mut v = to_value(&d);
+            match d.engine.resolve_in_namespace(&d.object, &d.items) {
+                Ok(r) => v["resolved"] = to_value(&r),
+                Err(e) => return Ok(error_value(&e)),
+            }
+            match d.engine.gang_groups(&d.object, &d.items) {
+                Ok(g) => v["gang"] = to_value(&g),
+                Err(e) => return Ok(error_value(&e)),
+            }
+            v
+        }
+    };
+    if let Some(o) = outcome.as_object_mut() {
+        o.remove("served");
+    }
+    Ok(json!({"result": {"requests": requests, "outcome": outcome}}))
 }
 
 /// Compare an outcome with the expectation (its generators expanded).
