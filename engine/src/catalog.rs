@@ -1,7 +1,8 @@
 //! The bundled catalog of definitions (`definitions/` in the repository),
 //! compiled once per process on first use.
 
-use crate::compile::{CompiledDefinition, Origin};
+use crate::compile::CompiledDefinition;
+use crate::definition::Origin;
 use crate::error::{Error, Result};
 use crate::limits::Limits;
 use std::sync::{Arc, OnceLock};
