@@ -1,12 +1,14 @@
 //! Gang groups: which pod group each pod belongs to, and how many members
 //! must be admitted together (the reference's subtree-scale rule).
 
+use super::compile::Gang;
 use crate::compile::CompiledDefinition;
 use crate::error::{Error, ErrorCode, Result};
 use crate::jq::Input;
+use crate::model::PodGroupV2;
 use crate::model::Topology;
 use crate::pods::PodDef;
-use crate::resolved::{PodFinding, Resolved};
+use crate::resolved::{PodAttribution, PodFinding, Resolved};
 use crate::selectors::{single_value, value_text};
 use serde::Serialize;
 use serde_json::Value;
@@ -295,6 +297,27 @@ impl<'a> Scales<'a> {
     }
 }
 
+/// What the groups of either gang format are built from.
+struct Members<'a> {
+    /// The workload's UID, in every group's name.
+    uid: String,
+    pods: &'a [Value],
+    /// The attribution of each of `pods`, in order.
+    attributed: &'a [PodAttribution],
+    /// Components by name (the first of a name, as a search would find).
+    by_name: HashMap<&'a str, usize>,
+    scales: Scales<'a>,
+}
+
+impl Members<'_> {
+    /// The index of the component a pod is attributed to.
+    fn component_of(&self, a: &PodAttribution) -> Option<usize> {
+        a.component
+            .as_deref()
+            .and_then(|n| self.by_name.get(n).copied())
+    }
+}
+
 impl CompiledDefinition {
     /// The subtree scale (minimum members) of a component, optionally of one
     /// of its instances, from a resolved workload (resolved with this
@@ -327,107 +350,127 @@ impl CompiledDefinition {
         let resolved = self.resolve(workload)?;
         let uid = uid_of(workload);
         let attribution = self.attribute_pods(Some(workload), pods)?;
-        let mut report = GangReport {
-            groups: Vec::new(),
-            pods: Vec::new(),
-        };
         // Components by name (the first of a name, as a search would find).
         let mut by_name: HashMap<&str, usize> = HashMap::with_capacity(self.comps.len());
         for (i, c) in self.comps.iter().enumerate() {
             by_name.entry(c.name.as_str()).or_insert(i);
         }
-        let index_of = |a: &crate::resolved::PodAttribution| {
-            a.component.as_deref().and_then(|n| by_name.get(n).copied())
+        let cx = Members {
+            uid,
+            pods,
+            attributed: &attribution.pods,
+            by_name,
+            scales: Scales::new(self, &resolved),
         };
-        let mut scales = Scales::new(self, &resolved);
-
-        if let Some(v2) = &gang.v2 {
-            let name = format!("pg-{uid}-{}", v2.name);
-            let mut group = GangGroup {
-                name: name.clone(),
-                pod_group: v2.name.clone(),
-                keys: Vec::new(),
-                component: None,
-                min_member: 0,
-                members: Vec::new(),
-                sub_groups: Vec::new(),
-                min_sub_groups: None,
-                topology: v2.topology.clone(),
-            };
-            for sg in &v2.sub_groups {
-                let ci = self
-                    .comps
-                    .iter()
-                    .position(|c| c.name == sg.component_name)
-                    .ok_or_else(|| {
-                        Error::new(
-                            ErrorCode::Validation,
-                            format!("component {} not found", sg.component_name),
-                        )
-                    })?;
-                let min = scales.scale(ci, None)?;
-                if min == 0 {
-                    return Err(Error::new(
-                        ErrorCode::Validation,
-                        format!(
-                            "component {} must expose a replica scale definition",
-                            sg.component_name
-                        ),
-                    ));
-                }
-                group.sub_groups.push(SubGroupState {
-                    component: sg.component_name.clone(),
-                    min_member: min,
-                    members: Vec::new(),
-                    topology: sg.topology.clone(),
-                });
-            }
-            if group.sub_groups.is_empty() {
-                group.min_member = scales.scale(0, None)?;
-            } else {
-                group.min_sub_groups = Some(group.sub_groups.len() as u64);
-            }
-            // The components of each subgroup's subtree, in the order they
-            // are tried, found once.
-            let subtrees: Vec<Vec<usize>> = v2
-                .sub_groups
-                .iter()
-                .map(|sg| self.subtree(by_name.get(sg.component_name.as_str()).copied()))
-                .collect();
-            for (pod, a) in pods.iter().zip(&attribution.pods) {
-                let input = Input::new(pod, &self.limits).map_err(crate::expr::eval_error)?;
-                let member = self.placed(index_of(a), a);
-                for (k, subtree) in subtrees.iter().enumerate() {
-                    if member
-                        && self.pod_in_subtree(subtree, &input, pod)?
-                        && let Some(s) = group.sub_groups.get_mut(k)
-                    {
-                        s.members.push(a.name.clone());
-                    }
-                }
-                if member {
-                    crate::budget::memory(name.len())?;
-                    group.members.push(a.name.clone());
-                }
-                report.pods.push(PodGang {
-                    pod: a.name.clone(),
-                    component: a.component.clone(),
-                    effective_component: a.component.clone(),
-                    pod_group: Some(v2.name.clone()),
-                    instance: a.instance.clone(),
-                    group_keys: Vec::new(),
-                    group_name: member.then(|| name.clone()),
-                    findings: a.findings.clone(),
-                });
-            }
-            report.groups.push(group);
-            return Ok(report);
+        match &gang.v2 {
+            Some(v2) => self.one_pod_group(v2, cx),
+            None => self.keyed_pod_groups(gang, cx),
         }
+    }
 
+    /// The one group of `gangScheduling.podGroup`: every pod of the
+    /// workload, with a subgroup per listed component (its subtree's pods).
+    fn one_pod_group(&self, v2: &PodGroupV2, mut cx: Members<'_>) -> Result<GangReport> {
+        let mut report = GangReport {
+            groups: Vec::new(),
+            pods: Vec::new(),
+        };
+        let uid = &cx.uid;
+        let name = format!("pg-{uid}-{}", v2.name);
+        let mut group = GangGroup {
+            name: name.clone(),
+            pod_group: v2.name.clone(),
+            keys: Vec::new(),
+            component: None,
+            min_member: 0,
+            members: Vec::new(),
+            sub_groups: Vec::new(),
+            min_sub_groups: None,
+            topology: v2.topology.clone(),
+        };
+        for sg in &v2.sub_groups {
+            let ci = self
+                .comps
+                .iter()
+                .position(|c| c.name == sg.component_name)
+                .ok_or_else(|| {
+                    Error::new(
+                        ErrorCode::Validation,
+                        format!("component {} not found", sg.component_name),
+                    )
+                })?;
+            let min = cx.scales.scale(ci, None)?;
+            if min == 0 {
+                return Err(Error::new(
+                    ErrorCode::Validation,
+                    format!(
+                        "component {} must expose a replica scale definition",
+                        sg.component_name
+                    ),
+                ));
+            }
+            group.sub_groups.push(SubGroupState {
+                component: sg.component_name.clone(),
+                min_member: min,
+                members: Vec::new(),
+                topology: sg.topology.clone(),
+            });
+        }
+        if group.sub_groups.is_empty() {
+            group.min_member = cx.scales.scale(0, None)?;
+        } else {
+            group.min_sub_groups = Some(group.sub_groups.len() as u64);
+        }
+        // The components of each subgroup's subtree, in the order they
+        // are tried, found once.
+        let subtrees: Vec<Vec<usize>> = v2
+            .sub_groups
+            .iter()
+            .map(|sg| self.subtree(cx.by_name.get(sg.component_name.as_str()).copied()))
+            .collect();
+        for (pod, a) in cx.pods.iter().zip(cx.attributed) {
+            let input = Input::new(pod, &self.limits).map_err(crate::expr::eval_error)?;
+            let member = self.placed(cx.component_of(a), a);
+            for (k, subtree) in subtrees.iter().enumerate() {
+                if member
+                    && self.pod_in_subtree(subtree, &input, pod)?
+                    && let Some(s) = group.sub_groups.get_mut(k)
+                {
+                    s.members.push(a.name.clone());
+                }
+            }
+            if member {
+                crate::budget::memory(name.len())?;
+                group.members.push(a.name.clone());
+            }
+            report.pods.push(PodGang {
+                pod: a.name.clone(),
+                component: a.component.clone(),
+                effective_component: a.component.clone(),
+                pod_group: Some(v2.name.clone()),
+                instance: a.instance.clone(),
+                group_keys: Vec::new(),
+                group_name: member.then(|| name.clone()),
+                findings: a.findings.clone(),
+            });
+        }
+        report.groups.push(group);
+        Ok(report)
+    }
+
+    /// The groups of `gangScheduling.podGroups`: each pod joins the first
+    /// member definition of its component whose filters pass, and the
+    /// group its keys name.
+    fn keyed_pod_groups(&self, gang: &Gang, mut cx: Members<'_>) -> Result<GangReport> {
+        let mut report = GangReport {
+            groups: Vec::new(),
+            pods: Vec::new(),
+        };
+        let uid = &cx.uid;
         // Groups by name: the index of each in `report.groups` (order of
         // first member).
         let mut groups: HashMap<String, usize> = HashMap::new();
-        for (pod, a) in pods.iter().zip(&attribution.pods) {
+        for (pod, a) in cx.pods.iter().zip(cx.attributed) {
             crate::budget::steps(1)?;
             let mut pg = PodGang {
                 pod: a.name.clone(),
@@ -439,7 +482,7 @@ impl CompiledDefinition {
                 group_name: None,
                 findings: a.findings.clone(),
             };
-            let Some(ci) = index_of(a).filter(|&ci| self.placed(Some(ci), a)) else {
+            let Some(ci) = cx.component_of(a).filter(|&ci| self.placed(Some(ci), a)) else {
                 report.pods.push(pg);
                 continue;
             };
@@ -501,7 +544,7 @@ impl CompiledDefinition {
             crate::budget::memory(name.len())?;
             crate::budget::steps(crate::budget::byte_steps(name.len()))?;
             pg.group_name = Some(name.clone());
-            let min = scales.scale(m.component, pg.instance.as_deref())?;
+            let min = cx.scales.scale(m.component, pg.instance.as_deref())?;
             match groups.get(&name) {
                 Some(&gi) => {
                     if let Some(g) = report.groups.get_mut(gi) {
@@ -533,7 +576,7 @@ impl CompiledDefinition {
     /// its index) and, for a multi-instance component, to one of its
     /// instances? Only such pods are gang members (pods that belong nowhere
     /// would form groups of their own).
-    fn placed(&self, ci: Option<usize>, a: &crate::resolved::PodAttribution) -> bool {
+    fn placed(&self, ci: Option<usize>, a: &PodAttribution) -> bool {
         let Some(c) = ci.and_then(|ci| self.comps.get(ci)) else {
             return false;
         };
