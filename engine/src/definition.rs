@@ -67,7 +67,7 @@ impl std::fmt::Display for Origin {
 
 /// A definition read from text or a value, with what was noticed on the way.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LoadedDefinition {
+pub(crate) struct LoadedDefinition {
     /// The definition as written.
     pub definition: Definition,
     /// Warnings found while reading (`unknown-field`,
@@ -91,7 +91,7 @@ pub struct LoadedDefinition {
 /// text has several) and, for a list item, a field path starting with
 /// `items[i]`.
 #[cfg(test)]
-pub fn read_definitions(text: &str, limits: &Limits) -> Result<Vec<LoadedDefinition>> {
+pub(crate) fn read_definitions(text: &str, limits: &Limits) -> Result<Vec<LoadedDefinition>> {
     let mut out = Vec::new();
     for_each_definition(text, limits, |l| {
         out.push(l);

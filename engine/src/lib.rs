@@ -20,6 +20,7 @@
 //! bounded by [`Limits`].
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 // The white-box tests in `src/tests` name the crate as its users do.
 #[cfg(test)]

@@ -10,9 +10,9 @@ use crate::resources::ResourceSummary;
 use serde::Serialize;
 
 /// `apiVersion` of the resolved structure.
-pub const RESOLVED_API_VERSION: &str = "workload-lens.dev/v1alpha1";
+pub(crate) const RESOLVED_API_VERSION: &str = "workload-lens.dev/v1alpha1";
 /// `kind` of the resolved structure.
-pub const RESOLVED_KIND: &str = "ResolvedWorkload";
+pub(crate) const RESOLVED_KIND: &str = "ResolvedWorkload";
 
 /// A workload resolved through its definition.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -407,10 +407,10 @@ fn use_tree(toks: &[Tok], prefix: &mut Vec<String>, out: &mut Vec<(Vec<String>, 
     while i < toks.len() {
         match &toks[i] {
             Tok::Ident(s) if s == "as" => {
-                if let Some(Tok::Ident(alias)) = toks.get(i + 1) {
-                    if let Some(last) = out.last_mut() {
-                        last.1 = Some(alias.clone());
-                    }
+                if let Some(Tok::Ident(alias)) = toks.get(i + 1)
+                    && let Some(last) = out.last_mut()
+                {
+                    last.1 = Some(alias.clone());
                 }
                 i += 2;
             }

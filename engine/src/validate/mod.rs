@@ -24,7 +24,7 @@ use crate::model::{ComponentDefinition, Definition};
 use crate::source::{SpanIndex, path_push_index, path_push_key};
 use std::collections::HashMap;
 
-pub mod codes;
+pub(crate) mod codes;
 
 use codes::*;
 
@@ -57,7 +57,7 @@ pub(crate) const GANG: &str = "spec.optimizationInstructions.gangScheduling";
 
 /// Validate a definition: every finding, errors and warnings, in the order
 /// of the definition's fields.
-pub fn validate(def: &Definition, limits: &Limits) -> Vec<Finding> {
+pub(crate) fn validate(def: &Definition, limits: &Limits) -> Vec<Finding> {
     let mut v = Validator::new(def, limits, true);
     v.run();
     v.out
@@ -76,7 +76,7 @@ pub(crate) fn validate_static(def: &Definition, limits: &Limits) -> Vec<Finding>
 /// [`validate`]'s findings, with line/column (and document) filled in from
 /// the source and sorted by position in the text (stable: findings at the
 /// same position keep their order).
-pub fn validate_loaded(loaded: &LoadedDefinition, limits: &Limits) -> Vec<Finding> {
+pub(crate) fn validate_loaded(loaded: &LoadedDefinition, limits: &Limits) -> Vec<Finding> {
     locate_findings(loaded, validate(&loaded.definition, limits))
 }
 
@@ -113,7 +113,7 @@ pub(crate) fn locate(spans: &SpanIndex, document: Option<usize>, findings: &mut 
 }
 
 /// True when `findings` has at least one error.
-pub fn has_errors(findings: &[Finding]) -> bool {
+pub(crate) fn has_errors(findings: &[Finding]) -> bool {
     findings.iter().any(|f| f.severity == Severity::Error)
 }
 
