@@ -65,7 +65,7 @@ usage() {
 usage: bash scripts/test.sh [STAGE...]    (default: all)
 
 stages (run in this order, whatever order they are given in):
-  rust          cargo fmt --check, clippy, cargo test, engine benches once, fuzz targets' build, 60 s of jq fuzzing
+  rust          cargo fmt --check, clippy, rust-version (scripts/msrv.sh), cargo test, engine benches once, fuzz targets' build, 60 s of jq fuzzing
   python        the Python package (bindings-python/test.sh)
   hostile       the hostile corpus under a 1 GiB address-space cap, Rust and Python (scripts/hostile-capped.sh)
   node          the Node package (bindings-node/test.sh)
@@ -230,6 +230,9 @@ if has rust; then
 
   stage "cargo clippy (warnings are errors)"
   cargo clippy --workspace --all-targets --locked -- -D warnings
+
+  stage "the declared rust-version holds (scripts/msrv.sh)"
+  bash scripts/msrv.sh
 
   stage "cargo test"
   cargo test --workspace --locked

@@ -3,13 +3,15 @@
 //! into human output.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 use std::io::Write;
 
 use clap::ValueEnum;
 use serde::Serialize;
 
 use crate::failure::Failure;
+/// Defined beside [`Failure`], whose report escapes its messages too (this
+/// module writes with failures, never the other way round).
+pub use crate::failure::escape;
 
 /// `-o` / `--output`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -57,49 +59,6 @@ pub fn warn(message: &str) {
         "warning: {}",
         escape(&crate::failure::one_line(message))
     );
-}
-
-/// Whether `c` must not reach a terminal raw: C0 controls (newline and tab
-/// included), DEL, C1 controls, and the invisible characters that reorder
-/// or break lines (bidirectional overrides, embeddings and isolates, the
-/// marks, the line and paragraph separators).
-fn is_unsafe(c: char) -> bool {
-    matches!(c,
-        '\u{0}'..='\u{1f}'
-        | '\u{7f}'..='\u{9f}'
-        | '\u{61c}'
-        | '\u{200e}'
-        | '\u{200f}'
-        | '\u{2028}'..='\u{202e}'
-        | '\u{2066}'..='\u{2069}')
-}
-
-/// Text from objects, definitions and messages made safe for a terminal:
-/// every [unsafe](is_unsafe) character is written as an escape (`\n`,
-/// `\r`, `\t`, `\x1b`, `\u{9b}`, `\u{202e}`), so names, ids, messages and
-/// reasons can neither move the cursor, recolour, retitle or clear the
-/// terminal, nor reorder or split a line. Human output only: JSON and YAML
-/// stay exact. Text without such characters is returned as is.
-pub fn escape(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(is_unsafe) {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x80 && is_unsafe(c) => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if is_unsafe(c) => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(out)
 }
 
 /// Pretty JSON with a 2-space indent and a trailing newline.

@@ -33,9 +33,41 @@ use crate::source::path::{push_index_step, push_key_step};
 use crate::source::{self, FieldPath, Segment, SpanIndex, path_push_index, path_push_key};
 use serde_json::Value;
 
+/// Where a definition came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    /// The bundled catalog.
+    Catalog,
+    /// Supplied by the user.
+    #[default]
+    User,
+    /// Stored in the cluster (a Karta or ResourceInterface object), read
+    /// by a live-cluster front end.
+    Cluster,
+}
+
+impl Origin {
+    /// `catalog`, `user` or `cluster`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Catalog => "catalog",
+            Origin::User => "user",
+            Origin::Cluster => "cluster",
+        }
+    }
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A definition read from text or a value, with what was noticed on the way.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LoadedDefinition {
+pub(crate) struct LoadedDefinition {
     /// The definition as written.
     pub definition: Definition,
     /// Warnings found while reading (`unknown-field`,
@@ -59,7 +91,7 @@ pub struct LoadedDefinition {
 /// text has several) and, for a list item, a field path starting with
 /// `items[i]`.
 #[cfg(test)]
-pub fn read_definitions(text: &str, limits: &Limits) -> Result<Vec<LoadedDefinition>> {
+pub(crate) fn read_definitions(text: &str, limits: &Limits) -> Result<Vec<LoadedDefinition>> {
     let mut out = Vec::new();
     for_each_definition(text, limits, |l| {
         out.push(l);

@@ -20,6 +20,7 @@
 //! bounded by [`Limits`].
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 // The white-box tests in `src/tests` name the crate as its users do.
 #[cfg(test)]
@@ -33,9 +34,12 @@ mod budget;
 mod catalog;
 mod cluster;
 mod compile;
+mod component;
 mod definition;
 mod engine;
 mod error;
+mod expr;
+mod expression;
 mod gang;
 pub mod human;
 pub(crate) mod jq;
@@ -43,6 +47,7 @@ mod limits;
 pub mod model;
 mod patch;
 mod pods;
+mod preview;
 mod quantity;
 mod resolve;
 mod resolved;
@@ -70,9 +75,11 @@ pub use cluster::{
     ApiResource, ClusterDefinitionWarning, ClusterWarning, ListOptions, OwnerKind, Usage, UsageRow,
     WorkloadSummary, missing_owners, usage,
 };
-pub use compile::{CompiledDefinition, Origin};
+pub use compile::CompiledDefinition;
+pub use definition::Origin;
 pub use engine::{CallScope, Engine, EngineBuilder};
 pub use error::{Error, ErrorCode, Finding, Location, Result, Severity};
+pub use expression::{Expression, evaluate};
 pub use gang::{GangCandidate, GangGroup, GangReport, GangStructure, PodGang, SubGroupState};
 pub use limits::{HARD_MAX_DEPTH, HARD_MAX_EXPRESSION_DEPTH, Limits};
 pub use model::{Definition, Gvk};
@@ -82,11 +89,10 @@ pub use patch::PatchOp;
 pub use patch::apply as apply_patch;
 pub use quantity::{Quantity, QuantityError, QuantityFormat};
 pub use resolved::{
-    Component, Condition, DefinitionRef, Instance, Resolved, Scale, Status, Totals, TreeNode,
-    WorkloadRef, WorkloadStatus,
+    Attribution, Component, Condition, DefinitionRef, Instance, Live, PodAttribution, PodFinding,
+    Resolved, Scale, Status, Totals, TreeNode, WorkloadRef, WorkloadStatus,
 };
 pub use resources::ResourceSummary;
-pub use selectors::{Attribution, Live, PodAttribution, PodFinding};
 pub use source::{SourceDocument, SpanIndex, parse_documents};
 pub use status::{
     CategoryExplanation, Check, ComponentStatusExplanation, ConditionsExplanation, Criterion,
@@ -129,75 +135,6 @@ pub fn explanation_schema() -> serde_json::Value {
 pub fn error_schema() -> serde_json::Value {
     serde_json::to_value(schemars::schema_for!(Error)).unwrap_or_default()
 }
-
-/// A jq expression compiled once with the engine's semantics
-/// (gojq-compatible, deny list and recursion check applied), to be
-/// evaluated on any number of inputs. `Send + Sync`.
-#[derive(Debug)]
-pub struct Expression {
-    program: jq::Program,
-}
-
-impl Expression {
-    /// Check and compile an expression (`limits` bounds its size and nesting).
-    pub fn compile(expression: &str, limits: &Limits) -> Result<Expression> {
-        jq::Program::compile(expression, jq::ExprMode::Read, &[], limits)
-            .map(|program| Expression { program })
-            .map_err(|i| {
-                let e = match i.kind {
-                    jq::JqIssueKind::Limit => {
-                        Error::limit_error(i.limit.unwrap_or("maxExpressionBytes"), i.message)
-                    }
-                    _ => Error::new(ErrorCode::JqCompile, i.message),
-                };
-                e.at(Location {
-                    expression: Some(expression.to_string()),
-                    span: i.span,
-                    ..Location::default()
-                })
-            })
-    }
-
-    /// Every output of the expression on `input`, bounded by `limits`.
-    pub fn evaluate(
-        &self,
-        input: &serde_json::Value,
-        limits: &Limits,
-    ) -> Result<Vec<serde_json::Value>> {
-        let _call = budget::Call::enter(limits);
-        let loc = || Location {
-            expression: Some(self.program.code().to_string()),
-            ..Location::default()
-        };
-        let input = jq::Input::new(input, limits).map_err(|e| compile::eval_error(e).at(loc()))?;
-        self.program
-            .run(&input, limits)
-            .map_err(|e| compile::eval_error(e).at(loc()))
-    }
-
-    /// The source text.
-    pub fn source(&self) -> &str {
-        self.program.code()
-    }
-}
-
-/// Evaluate one jq expression on a JSON value with the engine's semantics
-/// (gojq-compatible, deny list and recursion check applied, bounded by
-/// `limits`), returning every output. This is what definitions' expressions
-/// run through; it is exposed for tooling (playgrounds, tests). To evaluate
-/// one expression many times, compile it once with [`Expression::compile`].
-pub fn evaluate(
-    expression: &str,
-    input: &serde_json::Value,
-    limits: &Limits,
-) -> Result<Vec<serde_json::Value>> {
-    Expression::compile(expression, limits)?.evaluate(input, limits)
-}
-
-const _: () = {
-    const fn assert_send_sync<T: Send + Sync>() {}
-    assert_send_sync::<Expression>();
-};
 
 /// The API guide (`docs/api.md`); its examples run as doctests.
 #[doc = include_str!("../../docs/api.md")]

@@ -505,21 +505,6 @@ impl StatusKey {
             StatusKey::Degraded => "degraded",
         }
     }
-
-    /// The normalized status name, e.g. `Running`.
-    pub fn status(self) -> crate::WorkloadStatus {
-        use crate::WorkloadStatus as W;
-        match self {
-            StatusKey::Resuming => W::Resuming,
-            StatusKey::Suspending => W::Suspending,
-            StatusKey::Suspended => W::Suspended,
-            StatusKey::Running => W::Running,
-            StatusKey::Failed => W::Failed,
-            StatusKey::Completed => W::Completed,
-            StatusKey::Initializing => W::Initializing,
-            StatusKey::Degraded => W::Degraded,
-        }
-    }
 }
 
 /// `statusMappings`.

@@ -31,7 +31,7 @@ pub enum PatchOp {
 }
 
 /// Escape one reference token of a JSON Pointer.
-pub fn escape_token(t: &str) -> String {
+pub(crate) fn escape_token(t: &str) -> String {
     t.replace('~', "~0").replace('/', "~1")
 }
 

@@ -52,7 +52,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 /// Longest quantity text [`Quantity::parse`] accepts, in bytes.
-pub const MAX_QUANTITY_LEN: usize = 64;
+pub(crate) const MAX_QUANTITY_LEN: usize = 64;
 
 /// Nano-units in one unit.
 const NANOS_PER_UNIT: i128 = 1_000_000_000;

@@ -1,254 +1,19 @@
 //! Resolving an object through a compiled definition.
 
-use crate::compile::{Comp, CompiledDefinition, Expr};
+use crate::compile::CompiledDefinition;
+use crate::component::{Comp, check_tree_depth};
 use crate::error::{Error, ErrorCode, Location, Result};
-use crate::jq::{Input, format};
-use crate::limits::Limits;
+use crate::expr::{Expr, conversion};
+use crate::jq::Input;
 use crate::model::Gvk;
 use crate::pods::{PodDef, PodTemplates};
+use crate::preview::{preview, preview_join};
 use crate::resolved::{
     Component, DefinitionRef, Instance, RESOLVED_API_VERSION, RESOLVED_KIND, Resolved, Status,
     Totals, TreeNode, WorkloadRef,
 };
 use crate::resources::{self, ResourceSummary};
 use serde_json::Value;
-
-/// Describe a JSON value's type for messages, e.g. `number (3)`.
-pub(crate) fn preview(v: &Value) -> String {
-    let t = match v {
-        Value::Null => return "null".into(),
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    };
-    let mut s = format::to_jq_string(v);
-    if matches!(v, Value::String(_)) {
-        s = format!("{s:?}");
-    }
-    if s.len() > 60 {
-        let cut = (0..=60).rev().find(|i| s.is_char_boundary(*i)).unwrap_or(0);
-        s = format!("{}...", &s[..cut]);
-    }
-    format!("{t} ({s})")
-}
-
-/// Most bytes of a list shown in a message ([`preview_list`],
-/// [`preview_join`]).
-pub(crate) const PREVIEW_BYTES: usize = 200;
-
-/// Most items of a list shown in a message ([`preview_list`]).
-pub(crate) const PREVIEW_ITEMS: usize = 10;
-
-/// The longest prefix of `s` of at most `max` bytes that ends on a
-/// character boundary.
-fn head(s: &str, max: usize) -> &str {
-    let cut = (0..=max.min(s.len()))
-        .rev()
-        .find(|i| s.is_char_boundary(*i))
-        .unwrap_or(0);
-    &s[..cut]
-}
-
-/// A list for a message: the items joined by `sep` when there are at most
-/// [`PREVIEW_ITEMS`] of them in at most [`PREVIEW_BYTES`]; otherwise the
-/// first ones that fit (a cut first item ending in `...` when even that
-/// does not fit), then `and N more`. Only the shown items are copied.
-pub(crate) fn preview_list<'a>(items: impl ExactSizeIterator<Item = &'a str>, sep: &str) -> String {
-    let total = items.len();
-    let mut out = String::new();
-    let mut shown = 0usize;
-    for item in items.take(PREVIEW_ITEMS) {
-        let extra = if shown == 0 { 0 } else { sep.len() };
-        if out.len() + extra + item.len() > PREVIEW_BYTES {
-            if shown == 0 {
-                out.push_str(head(item, PREVIEW_BYTES));
-                out.push_str("...");
-                shown = 1;
-            }
-            break;
-        }
-        if shown > 0 {
-            out.push_str(sep);
-        }
-        out.push_str(item);
-        shown += 1;
-    }
-    if shown < total {
-        if shown > 0 {
-            out.push_str(sep);
-        }
-        out.push_str(&format!("and {} more", total - shown));
-    }
-    out
-}
-
-/// `items` joined by `sep`, and whether that is the whole list: at most
-/// [`PREVIEW_BYTES`] of it (cut on a character boundary) are copied,
-/// however long the items are.
-pub(crate) fn preview_join(items: &[String], sep: &str) -> (String, bool) {
-    let mut out = String::new();
-    for (i, item) in items.iter().enumerate() {
-        for part in [if i == 0 { "" } else { sep }, item.as_str()] {
-            let room = PREVIEW_BYTES - out.len();
-            if part.len() > room {
-                out.push_str(head(part, room));
-                return (out, false);
-            }
-            out.push_str(part);
-        }
-    }
-    (out, true)
-}
-
-/// The deepest component tree a definition may have: `maxDepth / 4` levels
-/// below the root component (32 with the default `maxDepth` of 128; at most
-/// 128, a quarter of the ceiling [`crate::HARD_MAX_DEPTH`]).
-///
-/// The resolved structure nests two JSON levels per tree level (a node's
-/// `children` array and the child node), plus a few above the root, so a
-/// tree within the bound gives JSON at most about `maxDepth / 2 + 3`
-/// levels deep: within `maxDepth` itself, within serde_json's default
-/// recursion limit (128) under the default limits, and within what every
-/// runtime's serializer and the engine's own recursive serialization,
-/// comparison and drop of [`TreeNode`] handle on a 1 MiB stack; the gang
-/// rules (subtree scales, ancestor candidates) walk at most as deep.
-///
-/// Compiling refuses a definition whose ownership chains are deeper (a
-/// `limit` error naming `maxDepth`, at the `ownerRef` of the first
-/// component, in definition order, one level past the bound), and every
-/// resolve checks it again against the limits the definition evaluates
-/// with (see [`CompiledDefinition::with_limits`]), before any work.
-pub(crate) fn max_tree_depth(limits: &Limits) -> usize {
-    limits.effective().max_depth / 4
-}
-
-/// The depth of every component below the root (the root and any other
-/// component without an owner: 0), given each component's owner, without
-/// recursion. Each component's chain is walked up to the first component
-/// whose depth is already known, so every component is walked once:
-/// linear in the number of components. Components on an ownership cycle
-/// (which validation refuses) get `usize::MAX`.
-pub(crate) fn component_depths(parents: &[Option<usize>]) -> Vec<usize> {
-    let n = parents.len();
-    let mut depth: Vec<Option<usize>> = vec![None; n];
-    let mut on_walk = vec![false; n];
-    let mut walk: Vec<usize> = Vec::new();
-    for start in 0..n {
-        let mut cur = start;
-        // Depth of the topmost component of the walk.
-        let top = loop {
-            if let Some(d) = depth[cur] {
-                break d.saturating_add(1);
-            }
-            if on_walk[cur] {
-                break usize::MAX;
-            }
-            on_walk[cur] = true;
-            walk.push(cur);
-            match parents[cur].filter(|&p| p < n) {
-                Some(p) => cur = p,
-                None => break 0,
-            }
-        };
-        let mut d = top;
-        for &c in walk.iter().rev() {
-            depth[c] = Some(d);
-            on_walk[c] = false;
-            d = d.saturating_add(1);
-        }
-        walk.clear();
-    }
-    depth.into_iter().map(|d| d.unwrap_or(0)).collect()
-}
-
-/// The owner of every component (none for the root, index 0): the first
-/// component named by its `ownerRef`, found through a map of names, so
-/// linking is linear in the number of components.
-pub(crate) fn owners(defs: &[crate::model::ComponentDefinition]) -> Vec<Option<usize>> {
-    let mut by_name: std::collections::HashMap<&str, usize> =
-        std::collections::HashMap::with_capacity(defs.len());
-    for (i, d) in defs.iter().enumerate() {
-        by_name.entry(d.name.as_str()).or_insert(i);
-    }
-    defs.iter()
-        .enumerate()
-        .map(|(i, d)| {
-            if i == 0 {
-                return None;
-            }
-            by_name
-                .get(d.owner_ref.as_deref().unwrap_or_default())
-                .copied()
-        })
-        .collect()
-}
-
-/// The `ownerRef` field of component `index` (0 is the root).
-fn owner_ref_field(index: usize) -> String {
-    if index == 0 {
-        "spec.structureDefinition.rootComponent.ownerRef".into()
-    } else {
-        format!(
-            "spec.structureDefinition.childComponents[{}].ownerRef",
-            index - 1
-        )
-    }
-}
-
-/// The typed `maxDepth` error when the component tree given by `parents`
-/// is deeper than [`max_tree_depth`]: located at the `ownerRef` of the
-/// first component (in definition order) one level past the bound. Linear
-/// in the number of components.
-pub(crate) fn check_tree_depth(
-    parents: &[Option<usize>],
-    name: impl Fn(usize) -> String,
-    limits: &Limits,
-) -> Result<()> {
-    let bound = max_tree_depth(limits);
-    let depths = component_depths(parents);
-    if depths.iter().all(|&d| d <= bound) {
-        return Ok(());
-    }
-    let first = depths
-        .iter()
-        .position(|&d| d == bound + 1)
-        .or_else(|| depths.iter().position(|&d| d > bound))
-        .unwrap_or(0);
-    let component = name(first);
-    Err(Error::limit_error(
-        "maxDepth",
-        format!(
-            "component '{}{}' is more than {bound} levels below the root component: \
-             ownership chains may be at most maxDepth / 4 = {bound} levels deep \
-             (maxDepth {}), so that the resolved component tree nests within the limit",
-            head(&component, PREVIEW_BYTES),
-            if component.len() > PREVIEW_BYTES {
-                "..."
-            } else {
-                ""
-            },
-            limits.effective().max_depth
-        ),
-    )
-    .at(Location {
-        field: Some(owner_ref_field(first)),
-        ..Location::default()
-    })
-    .in_component(&component, None))
-}
-
-pub(crate) fn conversion(expr: &Expr, index: usize, target: &str, v: &Value) -> Error {
-    Error::new(
-        ErrorCode::Conversion,
-        format!(
-            "output {index} of the expression must be {target}, got {}",
-            preview(v)
-        ),
-    )
-    .at(expr.location())
-}
 
 /// Check that the object is a usable Kubernetes object.
 pub(crate) fn workload_ref(obj: &Value) -> Result<WorkloadRef> {
@@ -317,7 +82,7 @@ impl CompiledDefinition {
                 gvk.version, root.version
             ));
         }
-        let input = Input::new(obj, &self.limits).map_err(crate::compile::eval_error)?;
+        let input = Input::new(obj, &self.limits).map_err(crate::expr::eval_error)?;
         let mut components = Vec::with_capacity(self.comps.len());
         let mut totals = Totals::default();
         for c in &self.comps {
@@ -398,14 +163,14 @@ impl CompiledDefinition {
     pub fn status(&self, obj: &Value) -> Result<Option<Status>> {
         let _call = crate::budget::Call::enter(&self.limits);
         workload_ref(obj)?;
-        let input = Input::new(obj, &self.limits).map_err(crate::compile::eval_error)?;
+        let input = Input::new(obj, &self.limits).map_err(crate::expr::eval_error)?;
         match &self.comps[0].status {
             Some(s) => Ok(Some(self.eval_status(s, &input, None)?)),
             None => Ok(None),
         }
     }
 
-    /// The tree of components is within [`max_tree_depth`] of the limits
+    /// The tree of components is within [`max_tree_depth`](crate::component::max_tree_depth) of the limits
     /// the definition evaluates with.
     pub(crate) fn check_tree_depth(&self) -> Result<()> {
         let parents: Vec<Option<usize>> = self.comps.iter().map(|c| c.parent).collect();

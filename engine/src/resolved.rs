@@ -5,14 +5,14 @@
 //! The JSON Schema in `docs/resolved.schema.json` is generated from these
 //! types (see the `schema` test), so it cannot drift.
 
-use crate::model::Gvk;
+use crate::model::{Gvk, StatusKey};
 use crate::resources::ResourceSummary;
 use serde::Serialize;
 
 /// `apiVersion` of the resolved structure.
-pub const RESOLVED_API_VERSION: &str = "workload-lens.dev/v1alpha1";
+pub(crate) const RESOLVED_API_VERSION: &str = "workload-lens.dev/v1alpha1";
 /// `kind` of the resolved structure.
-pub const RESOLVED_KIND: &str = "ResolvedWorkload";
+pub(crate) const RESOLVED_KIND: &str = "ResolvedWorkload";
 
 /// A workload resolved through its definition.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -40,12 +40,12 @@ pub struct Resolved {
     /// Pods that were given but belong to no instance (only when pods were
     /// given).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub unattributed_pods: Option<Vec<crate::selectors::PodAttribution>>,
+    pub unattributed_pods: Option<Vec<PodAttribution>>,
     /// Pods that were given but are not this workload's (another namespace,
     /// or a controller chain or labels naming another workload), each with
     /// its `other-namespace` or `other-workload` finding.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub stray_pods: Vec<crate::selectors::PodAttribution>,
+    pub stray_pods: Vec<PodAttribution>,
     /// Things worth knowing that did not stop resolution.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -59,7 +59,7 @@ pub struct DefinitionRef {
     /// `metadata.name` of the definition.
     pub name: String,
     /// Where it came from: `catalog`, `user` or `cluster`.
-    pub origin: crate::Origin,
+    pub origin: crate::definition::Origin,
     /// The definition format (`run.ai/v1alpha1` or `optimization.nvidia.com/v1alpha1`).
     pub format: String,
 }
@@ -146,7 +146,7 @@ pub struct Instance {
     pub resources: ResourceSummary,
     /// Live state from the pods, when pods were given.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub live: Option<crate::selectors::Live>,
+    pub live: Option<Live>,
 }
 
 /// Replica counts.
@@ -236,6 +236,25 @@ impl PartialEq<String> for WorkloadStatus {
     }
 }
 
+// The mapping keys of a definition (`statusMappings`) name these; here,
+// beside the statuses, rather than in the definition model below them.
+impl StatusKey {
+    /// The normalized status name, e.g. `Running`.
+    pub fn status(self) -> WorkloadStatus {
+        use WorkloadStatus as W;
+        match self {
+            StatusKey::Resuming => W::Resuming,
+            StatusKey::Suspending => W::Suspending,
+            StatusKey::Suspended => W::Suspended,
+            StatusKey::Running => W::Running,
+            StatusKey::Failed => W::Failed,
+            StatusKey::Completed => W::Completed,
+            StatusKey::Initializing => W::Initializing,
+            StatusKey::Degraded => W::Degraded,
+        }
+    }
+}
+
 impl std::fmt::Display for WorkloadStatus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -298,4 +317,92 @@ impl Resolved {
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
     }
+}
+
+/// Why a pod could not be attributed cleanly.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PodFinding {
+    /// Stable code: `invalid-pod`, `other-namespace`, `other-workload`,
+    /// `no-component`, `ambiguous-component`, `no-instance`,
+    /// `unknown-instance`, `selector-error`, `replica-error`.
+    pub code: String,
+    /// What happened.
+    pub message: String,
+}
+
+impl PodFinding {
+    /// Does this finding make the pod another workload's (`other-namespace`,
+    /// `other-workload`), rather than an unattributed pod of this one?
+    pub fn is_stray(&self) -> bool {
+        self.code == "other-namespace" || self.code == "other-workload"
+    }
+}
+
+/// One pod, attributed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PodAttribution {
+    /// `metadata.name`.
+    pub name: String,
+    /// `metadata.namespace`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// The component the pod belongs to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub component: Option<String>,
+    /// The instance id (multi-instance components).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
+    /// The replica key, where the component has a replica selector.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replica_key: Option<String>,
+    /// `status.phase` (`Unknown` when absent).
+    pub phase: String,
+    /// Why the pod is not running well (a waiting container's reason, an
+    /// unschedulable condition, `status.reason`), when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The `Ready` condition is `True`.
+    pub ready: bool,
+    /// `spec.nodeName`, when scheduled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// The pod's effective resource request.
+    pub resources: ResourceSummary,
+    /// Problems met while attributing this pod.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<PodFinding>,
+}
+
+/// Attribution of a list of pods.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Attribution {
+    /// Every pod, in input order (objects of other kinds given beside the
+    /// pods are owners, used to follow controller chains, not listed).
+    pub pods: Vec<PodAttribution>,
+    /// Names of the workload's pods attributed to no component.
+    pub unattributed: Vec<String>,
+    /// Names of the pods that are not this workload's (another namespace,
+    /// a controller chain or labels leading to another workload): each has
+    /// an `other-namespace` or `other-workload` finding.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stray: Vec<String>,
+}
+
+/// Live state of one instance, from its pods.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Live {
+    /// Pods attributed to the instance.
+    pub pods: Vec<PodAttribution>,
+    /// How many of them are ready.
+    pub ready: u64,
+    /// The nodes they run on (sorted, unique).
+    pub nodes: Vec<String>,
 }

@@ -58,18 +58,18 @@ use crate::quantity::{Quantity, QuantityError};
 
 /// Resource name to quantity, like a Kubernetes `ResourceList`
 /// (`{"cpu": "500m", "memory": "1Gi"}`), ordered by name.
-pub type ResourceList = BTreeMap<String, Quantity>;
+pub(crate) type ResourceList = BTreeMap<String, Quantity>;
 
 /// The `cpu` resource name (quantities in cores).
-pub const CPU: &str = "cpu";
+pub(crate) const CPU: &str = "cpu";
 /// The `memory` resource name (quantities in bytes).
-pub const MEMORY: &str = "memory";
+pub(crate) const MEMORY: &str = "memory";
 /// The `ephemeral-storage` resource name (quantities in bytes).
-pub const EPHEMERAL_STORAGE: &str = "ephemeral-storage";
+pub(crate) const EPHEMERAL_STORAGE: &str = "ephemeral-storage";
 /// The NVIDIA device plugin's whole-GPU resource name.
-pub const NVIDIA_GPU: &str = "nvidia.com/gpu";
+pub(crate) const NVIDIA_GPU: &str = "nvidia.com/gpu";
 /// The prefix of huge page resource names (`hugepages-2Mi`, `hugepages-1Gi`).
-pub const HUGEPAGES_PREFIX: &str = "hugepages-";
+pub(crate) const HUGEPAGES_PREFIX: &str = "hugepages-";
 
 /// Why a pod spec or resource fragment could not be evaluated: where (a path
 /// relative to the JSON value given) and what.
@@ -136,7 +136,7 @@ impl std::error::Error for ResourceError {}
 ///
 /// Resources nobody asked for are absent from the result (not zero); a
 /// resource explicitly requested as `0` is present with value zero.
-pub fn pod_request(spec: &Value) -> Result<ResourceList, ResourceError> {
+pub(crate) fn pod_request(spec: &Value) -> Result<ResourceList, ResourceError> {
     let Some(spec) = as_object(Some(spec), P::Root, "a PodSpec object")? else {
         return Ok(ResourceList::new());
     };
@@ -206,7 +206,7 @@ pub fn pod_request(spec: &Value) -> Result<ResourceList, ResourceError> {
 /// [`pod_request`].
 ///
 #[cfg(test)]
-pub fn container_request(resources: &Value) -> Result<ResourceList, ResourceError> {
+pub(crate) fn container_request(resources: &Value) -> Result<ResourceList, ResourceError> {
     requirements(Some(resources), P::Root)
 }
 

@@ -245,7 +245,7 @@ pub(crate) fn set_path(doc: &mut Value, path: &[Value], value: Value) -> Result<
                 return Err(fail(format!(
                     "cannot write at {}: {} is not {}",
                     Value::Array(path.to_vec()),
-                    crate::resolve::preview(v),
+                    crate::preview::preview(v),
                     if k.is_string() {
                         "an object"
                     } else {
@@ -304,7 +304,7 @@ impl CompiledDefinition {
     }
 
     pub(crate) fn input<'v>(&self, doc: &'v Value) -> Result<Input<'v>> {
-        Input::new(doc, &self.limits).map_err(crate::compile::eval_error)
+        Input::new(doc, &self.limits).map_err(crate::expr::eval_error)
     }
 }
 
@@ -315,7 +315,7 @@ pub(crate) fn as_path(p: &Value) -> Result<&[Value]> {
             ErrorCode::Update,
             format!(
                 "path() returned {} instead of an array",
-                crate::resolve::preview(other)
+                crate::preview::preview(other)
             ),
         )),
     }

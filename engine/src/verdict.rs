@@ -4,7 +4,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::compile::{CompiledDefinition, Origin};
+use crate::compile::CompiledDefinition;
+use crate::definition::Origin;
 use crate::definition::load_item;
 use crate::error::{ErrorCode, Finding, Location, Result, Severity};
 use crate::limits::Limits;

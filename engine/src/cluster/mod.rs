@@ -23,7 +23,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::compile::{CompiledDefinition, Origin};
+use crate::compile::CompiledDefinition;
+use crate::definition::Origin;
 use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Location, Result};
 use crate::model::Gvk;

@@ -1,7 +1,8 @@
 //! Compiling `gangScheduling`.
 
-use crate::compile::{Comp, Ctx, Expr};
+use crate::component::Comp;
 use crate::error::Result;
+use crate::expr::{Ctx, Expr};
 use crate::model::Definition;
 
 /// Compiled gang-scheduling instructions.

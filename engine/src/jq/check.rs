@@ -533,16 +533,18 @@ impl<'s> Walker<'s, '_> {
 
 /// Check one expression: size, syntax, deny list, recursion.
 pub(crate) fn check_expression(expr: &str, mode: ExprMode, limits: &Limits) -> Result<(), JqIssue> {
-    check_and_classify(expr, mode, limits).map(|_| ())
+    check_then(expr, mode, limits, |_| ())
 }
 
-/// [`check_expression`], and the expression's fast form when it is in the
-/// fast path's subset (classified from the syntax tree the check parsed).
-pub(crate) fn check_and_classify(
+/// [`check_expression`], then `then` on the syntax tree the check parsed
+/// (the program compiler classifies the expression for the fast path from
+/// it, without parsing it again).
+pub(crate) fn check_then<T>(
     expr: &str,
     mode: ExprMode,
     limits: &Limits,
-) -> Result<Option<super::fast::Fast>, JqIssue> {
+    then: impl FnOnce(&Term<&str>) -> T,
+) -> Result<T, JqIssue> {
     let limits = &limits.effective();
     precheck(expr, limits)?;
     let tokens = lex(expr)?;
@@ -562,6 +564,6 @@ pub(crate) fn check_and_classify(
     }
     match w.issue {
         Some(i) => Err(i),
-        None => Ok(super::fast::Fast::from_term(expr, &term)),
+        None => Ok(then(&term)),
     }
 }

@@ -301,7 +301,7 @@ struct Cx<'a> {
 impl Fast {
     /// The fast form of `code`, if it is in the subset. `code` has passed
     /// [`super::check_expression`] (which classifies it too, from the tree
-    /// it parsed: [`super::check::check_and_classify`]).
+    /// it parsed: [`super::check::check_then`]).
     #[cfg(test)]
     pub(crate) fn classify(code: &str) -> Option<Fast> {
         let tokens = super::check::lex(code).ok()?;

@@ -327,12 +327,12 @@ pub(crate) fn json_num(n: &serde_json::Number) -> Num {
 
 /// The depth of a JSON value, computed without recursion; stops counting at
 /// `cap + 1`.
-pub fn json_depth(v: &Value, cap: usize) -> usize {
+pub(crate) fn json_depth(v: &Value, cap: usize) -> usize {
     crate::budget::json_shape(v, cap).0
 }
 
 /// gojq's `tostring`: strings unchanged, everything else compact JSON.
-pub fn to_jq_string(v: &Value) -> String {
+pub(crate) fn to_jq_string(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         v => {

@@ -224,7 +224,7 @@ impl Program {
         limits: &Limits,
     ) -> Result<Program, JqIssue> {
         let limits = &limits.effective();
-        let fast = check::check_and_classify(code, mode, limits)?;
+        let fast = check::check_then(code, mode, limits, |term| fast::Fast::from_term(code, term))?;
         let (defs, want) = reachable_prelude(code);
         let filter = match Self::build(code, globals, defs, natives::funs_named(&want)) {
             Ok(f) => f,

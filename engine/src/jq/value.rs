@@ -23,7 +23,7 @@ use crate::budget::{self, Call, Meter, SLOT_BYTES};
 
 /// A jq value with an upper bound of its nesting depth.
 #[derive(Debug)]
-pub struct W {
+pub(crate) struct W {
     pub(crate) v: Val,
     /// Upper bound of the nesting depth (0 for scalars).
     pub(crate) d: u32,

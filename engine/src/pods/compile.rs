@@ -1,7 +1,7 @@
 //! Compiling `specDefinition`.
 
-use crate::compile::{Ctx, Expr};
 use crate::error::Result;
+use crate::expr::{Ctx, Expr};
 use crate::model::ComponentDefinition;
 use crate::model::FRAGMENT_FIELDS;
 use crate::model::FragmentField;

@@ -3,12 +3,13 @@
 
 use serde_json::{Map, Value};
 
-use crate::compile::{Comp, CompiledDefinition, Expr};
+use crate::compile::CompiledDefinition;
+use crate::component::Comp;
 use crate::error::Result;
+use crate::expr::{Expr, conversion};
 use crate::jq::Input;
 use crate::model::{FragmentField, FragmentType};
 use crate::pods::PodDef;
-use crate::resolve::conversion;
 
 /// The fields of a Kubernetes PodSpec (core/v1, as of v1.34).
 pub(crate) const POD_SPEC_FIELDS: &[&str] = &[

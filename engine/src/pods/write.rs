@@ -3,8 +3,10 @@
 
 use serde_json::{Map, Value};
 
-use crate::compile::{Comp, CompiledDefinition, Expr};
+use crate::compile::CompiledDefinition;
+use crate::component::Comp;
 use crate::error::{Error, ErrorCode, Result};
+use crate::expr::Expr;
 use crate::model::{FRAGMENT_FIELDS, FragmentField};
 use crate::pods::{OBJECT_META_FIELDS, POD_SPEC_FIELDS, PodDef};
 use crate::update::{ComponentUpdate, UpdateMode, as_path, is_empty, merge_patch, set_path};

@@ -1,7 +1,7 @@
 //! Compiling `scaleDefinition`.
 
-use crate::compile::{Ctx, Expr};
 use crate::error::Result;
+use crate::expr::{Ctx, Expr};
 use crate::model::ComponentDefinition;
 
 /// A component's compiled replica-count expressions.

@@ -1,7 +1,9 @@
 //! Evaluating `scaleDefinition`: one [`Scale`] per instance.
 
-use crate::compile::{Comp, CompiledDefinition, Expr};
+use crate::compile::CompiledDefinition;
+use crate::component::Comp;
 use crate::error::Result;
+use crate::expr::Expr;
 use crate::jq::Input;
 use crate::resolve::to_i32;
 use crate::resolved::Scale;

@@ -1,7 +1,7 @@
 //! Compiling `podSelector`.
 
-use crate::compile::{Ctx, Expr};
 use crate::error::Result;
+use crate::expr::{Ctx, Expr};
 use crate::model::ComponentDefinition;
 
 /// A compiled component type selector.

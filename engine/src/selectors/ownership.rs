@@ -10,8 +10,8 @@
 //! the labels by which the operator names the workload on its pods. Without
 //! that declaration the pod is trusted, as the reference's library does.
 
-use crate::compile::Expr;
 use crate::error::{Error, ErrorCode, Result};
+use crate::expr::Expr;
 use crate::jq::Input;
 use crate::resources::json_type;
 use serde_json::Value;
@@ -50,9 +50,16 @@ pub(crate) struct Ownership<'a> {
     memo: HashMap<&'a str, Verdict>,
 }
 
+/// The value at a path of object keys (what `Value::pointer` finds for
+/// such a path, without parsing and unescaping the pointer on every call:
+/// this runs for every pod).
+pub(super) fn at<'v>(v: &'v Value, keys: &[&str]) -> Option<&'v Value> {
+    keys.iter().try_fold(v, |v, k| v.get(*k))
+}
+
 /// A non-empty string at a path of object keys.
 fn text<'v>(v: &'v Value, keys: &[&str]) -> Option<&'v str> {
-    super::at(v, keys)
+    at(v, keys)
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
 }
@@ -111,7 +118,7 @@ impl<'a> Ownership<'a> {
         let labels = match labels_path {
             None => None,
             Some(e) => {
-                let input = Input::new(workload, limits).map_err(crate::compile::eval_error)?;
+                let input = Input::new(workload, limits).map_err(crate::expr::eval_error)?;
                 workload_labels(e, &input, limits)?
             }
         };

@@ -48,7 +48,7 @@ pub(crate) struct SourceItem {
 impl SourceItem {
     /// Make a location found inside the item (relative field, no position)
     /// relative to the document, with line and column.
-    pub fn locate(&self, loc: &mut Location) {
+    pub(crate) fn locate(&self, loc: &mut Location) {
         if loc.line.is_none() {
             self.spans.locate(loc);
         }
@@ -202,7 +202,7 @@ pub(crate) fn type_name(v: &Value) -> &'static str {
 /// by a program: it is read with `serde_json` first (see
 /// [`source::read_value`]), positions come from the located reader when it
 /// fails.
-pub fn read_objects(text: &str, limits: &Limits) -> Result<Vec<Value>> {
+pub(crate) fn read_objects(text: &str, limits: &Limits) -> Result<Vec<Value>> {
     let docs = match source::read_value_fast(text, limits)? {
         Some(value) => vec![SourceDocument::unlocated(value)],
         None => source::parse_documents(text, limits)?,
@@ -216,7 +216,7 @@ pub fn read_objects(text: &str, limits: &Limits) -> Result<Vec<Value>> {
 /// The objects of one value by the rules of the module (an array gives its
 /// elements, a list object its items, anything else is one object): what
 /// [`read_objects`] gives for the value's JSON text.
-pub fn objects_of_value(value: Value) -> Result<Vec<Value>> {
+pub(crate) fn objects_of_value(value: Value) -> Result<Vec<Value>> {
     split(vec![SourceDocument::unlocated(value)])
         .into_iter()
         .map(|s| s.map(|i| i.value).map_err(|m| m.error))

@@ -25,14 +25,14 @@ pub(super) fn is_identifier(key: &str) -> bool {
 /// `path` extended by a mapping key: `a.b` for identifier keys, otherwise
 /// `a["app.kubernetes.io/name"]` (the key as a JSON string). The empty path is
 /// the root: `path_push_key("", "spec")` is `spec`.
-pub fn path_push_key(path: &str, key: &str) -> String {
+pub(crate) fn path_push_key(path: &str, key: &str) -> String {
     let mut out = path.to_string();
     push_key_step(&mut out, key);
     out
 }
 
 /// `path` extended by a sequence index: `a[3]`.
-pub fn path_push_index(path: &str, i: usize) -> String {
+pub(crate) fn path_push_index(path: &str, i: usize) -> String {
     let mut out = path.to_string();
     push_index_step(&mut out, i);
     out

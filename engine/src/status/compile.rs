@@ -1,7 +1,7 @@
 //! Compiling `statusDefinition`.
 
-use crate::compile::{Ctx, Expr};
 use crate::error::Result;
+use crate::expr::{Ctx, Expr};
 use crate::model::ComponentDefinition;
 use crate::model::{ExpectedCondition, STATUS_ORDER, StatusKey};
 

@@ -11,8 +11,9 @@
 
 use crate::compile::CompiledDefinition;
 use crate::error::{Error, ErrorCode, Result};
+use crate::expr::conversion;
 use crate::jq::{Input, format};
-use crate::resolve::{conversion, workload_ref};
+use crate::resolve::workload_ref;
 use crate::resolved::{Condition, Status, WorkloadStatus};
 use crate::status::{Matcher, StatusDef};
 use serde::Serialize;
@@ -211,7 +212,7 @@ impl CompiledDefinition {
     pub fn explain_status(&self, obj: &Value) -> Result<StatusExplanation> {
         let _call = crate::budget::Call::enter(&self.limits);
         workload_ref(obj)?;
-        let input = Input::new(obj, &self.limits).map_err(crate::compile::eval_error)?;
+        let input = Input::new(obj, &self.limits).map_err(crate::expr::eval_error)?;
         let mut components = Vec::new();
         for (i, c) in self.comps.iter().enumerate() {
             // The root always has a status definition (validation requires
@@ -534,7 +535,7 @@ impl Recorder<'_> {
 }
 
 fn expression_criterion(
-    e: &crate::compile::Expr,
+    e: &crate::expr::Expr,
     expected: &str,
     result: Option<String>,
 ) -> Criterion {

@@ -2,8 +2,8 @@
 
 use serde_json::Value;
 
-use crate::compile::{Ctx, Expr};
 use crate::error::{Error, ErrorCode, Result};
+use crate::expr::{Ctx, Expr};
 use crate::jq::ExprMode;
 use crate::model::ComponentDefinition;
 

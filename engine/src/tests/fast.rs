@@ -176,7 +176,7 @@ fn most_catalog_expressions_take_the_fast_path() {
         crate::CompiledDefinition::all_from_text(
             text,
             Limits::default(),
-            crate::compile::Origin::Catalog,
+            crate::definition::Origin::Catalog,
         )
         .unwrap_or_else(|e| panic!("{file}: {e}"));
     }

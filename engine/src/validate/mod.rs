@@ -24,91 +24,7 @@ use crate::model::{ComponentDefinition, Definition};
 use crate::source::{SpanIndex, path_push_index, path_push_key};
 use std::collections::HashMap;
 
-/// The stable codes of the validation findings.
-pub mod codes {
-    /// Two components have the same name (reported at the later one).
-    pub const DUPLICATE_COMPONENT_NAME: &str = "duplicate-component-name";
-    /// A component has an empty name.
-    pub const EMPTY_COMPONENT_NAME: &str = "empty-component-name";
-    /// The root has no complete kind (group may be empty only for `Pod`).
-    pub const ROOT_KIND_INCOMPLETE: &str = "root-kind-incomplete";
-    /// The root has an `ownerRef`.
-    pub const ROOT_OWNER_REF: &str = "root-owner-ref";
-    /// The root has no `statusDefinition`.
-    pub const ROOT_STATUS_DEFINITION_MISSING: &str = "root-status-definition-missing";
-    /// A child has no (or an empty) `ownerRef`.
-    pub const MISSING_OWNER_REF: &str = "missing-owner-ref";
-    /// A child's `ownerRef` names no component.
-    pub const UNKNOWN_OWNER_REF: &str = "unknown-owner-ref";
-    /// More than one of `podTemplateSpecPath`, `podSpecPath`,
-    /// `fragmentedPodSpecDefinition`.
-    pub const MULTIPLE_POD_SPEC_DEFINITIONS: &str = "multiple-pod-spec-definitions";
-    /// `instanceIdPath` without `podSelector.componentInstanceSelector`.
-    pub const INSTANCE_ID_PATH_WITHOUT_SELECTOR: &str = "instance-id-path-without-selector";
-    /// `componentInstanceSelector` without `instanceIdPath`.
-    pub const INSTANCE_SELECTOR_WITHOUT_ID_PATH: &str = "instance-selector-without-id-path";
-    /// `componentTypeSelector` with neither `keyPath` nor `matchLabels`.
-    pub const TYPE_SELECTOR_EMPTY: &str = "type-selector-empty";
-    /// `componentTypeSelector.matchLabels` is an empty map.
-    pub const TYPE_SELECTOR_EMPTY_MATCH_LABELS: &str = "type-selector-empty-match-labels";
-    /// `componentTypeSelector.value` without `keyPath`.
-    pub const TYPE_SELECTOR_VALUE_WITHOUT_KEY_PATH: &str = "type-selector-value-without-key-path";
-    /// A `matchLabels` key is not a valid Kubernetes label key.
-    pub const INVALID_LABEL_KEY: &str = "invalid-label-key";
-    /// A `matchLabels` value is not a valid Kubernetes label value.
-    pub const INVALID_LABEL_VALUE: &str = "invalid-label-value";
-    /// `ownerRef` links form a cycle.
-    pub const OWNERSHIP_CYCLE: &str = "ownership-cycle";
-    /// A `podGroups[].members[].componentName` names no component.
-    pub const UNDEFINED_POD_GROUP_MEMBER: &str = "undefined-pod-group-member";
-    /// Two pod groups have the same name.
-    pub const DUPLICATE_POD_GROUP_NAME: &str = "duplicate-pod-group-name";
-    /// A pod group lists the same member component twice.
-    pub const DUPLICATE_POD_GROUP_MEMBER: &str = "duplicate-pod-group-member";
-    /// A `podGroup.subGroups[].componentName` is empty.
-    pub const EMPTY_SUBGROUP_COMPONENT_NAME: &str = "empty-subgroup-component-name";
-    /// A `podGroup.subGroups[].componentName` names no component.
-    pub const UNDEFINED_SUBGROUP_COMPONENT: &str = "undefined-subgroup-component";
-    /// Two subgroups name the same component.
-    pub const DUPLICATE_SUBGROUP_COMPONENT: &str = "duplicate-subgroup-component";
-    /// A topology without `topologyName`.
-    pub const TOPOLOGY_MISSING_NAME: &str = "topology-missing-name";
-    /// A topology with neither `preferredTopologyLevel` nor `requiredTopologyLevel`.
-    pub const TOPOLOGY_MISSING_LEVEL: &str = "topology-missing-level";
-    /// `suspendActions` or `resumeActions` is empty.
-    pub const EMPTY_ACTION_LIST: &str = "empty-action-list";
-    /// A suspend/resume action has an empty `path`.
-    pub const EMPTY_ACTION_PATH: &str = "empty-action-path";
-    /// A suspend/resume action `value` is not valid JSON.
-    pub const INVALID_ACTION_VALUE: &str = "invalid-action-value";
-    /// `phaseDefinition.path` is empty.
-    pub const EMPTY_PHASE_PATH: &str = "empty-phase-path";
-    /// `conditionsDefinition.path` is empty.
-    pub const EMPTY_CONDITIONS_PATH: &str = "empty-conditions-path";
-    /// `byConditions[].type` is empty.
-    pub const EMPTY_CONDITION_TYPE: &str = "empty-condition-type";
-    /// `byExpression.expression` is empty.
-    pub const EMPTY_EXPRESSION: &str = "empty-expression";
-    /// `componentInstanceSelector.idPath` is empty.
-    pub const EMPTY_INSTANCE_SELECTOR_ID_PATH: &str = "empty-instance-selector-id-path";
-    /// `replicaSelector.keyPath` is empty.
-    pub const EMPTY_REPLICA_SELECTOR_KEY_PATH: &str = "empty-replica-selector-key-path";
-    /// Warning: no component has a pod definition.
-    pub const NO_POD_DEFINITION: &str = "no-pod-definition";
-    /// A jq expression does not parse.
-    pub const JQ_SYNTAX: &str = "jq-syntax";
-    /// A jq expression uses a denied construct.
-    pub const JQ_DENIED: &str = "jq-denied";
-    /// A jq expression exceeds a size/nesting limit.
-    pub const JQ_LIMIT: &str = "jq-limit";
-    /// A jq expression parses but calls a function (or uses a variable)
-    /// that does not exist, so it cannot be compiled.
-    pub const JQ_UNDEFINED: &str = "jq-undefined";
-    /// Warning (reading): an unknown field is ignored.
-    pub const UNKNOWN_FIELD: &str = "unknown-field";
-    /// Warning (reading): a `Karta`-only field in a `ResourceInterface`.
-    pub const NEWER_GENERATION_FIELD: &str = "newer-generation-field";
-}
+pub(crate) mod codes;
 
 use codes::*;
 
@@ -141,7 +57,7 @@ pub(crate) const GANG: &str = "spec.optimizationInstructions.gangScheduling";
 
 /// Validate a definition: every finding, errors and warnings, in the order
 /// of the definition's fields.
-pub fn validate(def: &Definition, limits: &Limits) -> Vec<Finding> {
+pub(crate) fn validate(def: &Definition, limits: &Limits) -> Vec<Finding> {
     let mut v = Validator::new(def, limits, true);
     v.run();
     v.out
@@ -160,7 +76,7 @@ pub(crate) fn validate_static(def: &Definition, limits: &Limits) -> Vec<Finding>
 /// [`validate`]'s findings, with line/column (and document) filled in from
 /// the source and sorted by position in the text (stable: findings at the
 /// same position keep their order).
-pub fn validate_loaded(loaded: &LoadedDefinition, limits: &Limits) -> Vec<Finding> {
+pub(crate) fn validate_loaded(loaded: &LoadedDefinition, limits: &Limits) -> Vec<Finding> {
     locate_findings(loaded, validate(&loaded.definition, limits))
 }
 
@@ -197,7 +113,7 @@ pub(crate) fn locate(spans: &SpanIndex, document: Option<usize>, findings: &mut 
 }
 
 /// True when `findings` has at least one error.
-pub fn has_errors(findings: &[Finding]) -> bool {
+pub(crate) fn has_errors(findings: &[Finding]) -> bool {
     findings.iter().any(|f| f.severity == Severity::Error)
 }
 

@@ -1,0 +1,557 @@
+//! Pod attribution: which component, instance and replica each live pod
+//! belongs to, and the live state of each role.
+
+use super::compile::TypeSelector;
+use super::ownership::{self, at};
+use crate::compile::CompiledDefinition;
+use crate::component::Comp;
+use crate::error::{Error, ErrorCode, Result};
+use crate::expr::Expr;
+use crate::jq::{Input, format};
+use crate::pods::PodDef;
+use crate::preview::preview_list;
+use crate::resolved::{Attribution, Live, PodAttribution, PodFinding, Resolved};
+use crate::resources::{self, ResourceSummary};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+/// A component's instance ids in order, and the same as a set.
+struct InstanceIds<'a> {
+    list: &'a [String],
+    set: HashSet<&'a str>,
+}
+
+/// A pod query that must yield exactly one non-empty value (instance ids,
+/// replica keys, group keys, filters). Strings are used as they are, other
+/// values as their jq text (`tostring`).
+pub(crate) fn single_value(e: &Expr, pod: &Input, limits: &crate::Limits) -> Result<Value> {
+    let outs = e.eval(pod, limits)?;
+    if outs.len() != 1 {
+        return Err(Error::new(
+            ErrorCode::JqRuntime,
+            format!("expected single query result, got {}", outs.len()),
+        )
+        .at(e.location()));
+    }
+    let v = outs.into_iter().next().unwrap_or(Value::Null);
+    if v.is_null() || v.as_str() == Some("") {
+        return Err(Error::new(
+            ErrorCode::JqRuntime,
+            format!(
+                "query result is empty {}",
+                if v.is_null() { "<nil>" } else { "" }
+            )
+            .trim_end()
+            .to_string(),
+        )
+        .at(e.location()));
+    }
+    Ok(v)
+}
+
+/// The text of a single value.
+pub(crate) fn value_text(v: &Value) -> String {
+    format::to_jq_string(v)
+}
+
+fn pod_state(pod: &Value) -> (String, Option<String>, bool, Option<String>) {
+    let status = pod.get("status");
+    let phase = status
+        .and_then(|s| s.get("phase"))
+        .and_then(Value::as_str)
+        .unwrap_or("Unknown")
+        .to_string();
+    let conds: &[Value] = status
+        .and_then(|s| s.get("conditions"))
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice);
+    let cond = |t: &str| {
+        conds
+            .iter()
+            .find(|c| c.get("type").and_then(Value::as_str) == Some(t))
+    };
+    let ready = cond("Ready")
+        .and_then(|c| c.get("status"))
+        .and_then(Value::as_str)
+        == Some("True");
+    let waiting = ["initContainerStatuses", "containerStatuses"]
+        .iter()
+        .filter_map(|k| status.and_then(|s| s.get(*k)).and_then(Value::as_array))
+        .flatten()
+        .find_map(|c| {
+            at(c, &["state", "waiting", "reason"])
+                .or_else(|| at(c, &["state", "terminated", "reason"]).filter(|_| phase == "Failed"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        });
+    let unschedulable = cond("PodScheduled")
+        .filter(|c| c.get("status").and_then(Value::as_str) == Some("False"))
+        .and_then(|c| c.get("reason"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let reason = status
+        .and_then(|s| s.get("reason"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or(waiting)
+        .or(unschedulable);
+    let node = at(pod, &["spec", "nodeName"])
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+        .map(str::to_string);
+    (phase, reason, ready, node)
+}
+
+impl CompiledDefinition {
+    /// Does the pod match a component's type selector? `keyPath` alone:
+    /// any non-null output; with `value`: any output equal to the string
+    /// `value` (the key path is evaluated as a whole, unlike the reference,
+    /// which splices it unparenthesized into `<keyPath> == "value"`);
+    /// `matchLabels`: every label present with that value. All given criteria
+    /// must hold. No selector: no match.
+    pub(crate) fn type_matches(
+        &self,
+        sel: &TypeSelector,
+        pod: &Input,
+        pod_json: &Value,
+    ) -> Result<bool> {
+        // One step per selector tried and per label compared: pods x
+        // selectors is the engine's own work, metered for the whole call.
+        crate::budget::steps(1 + sel.match_labels.len() as u64)?;
+        for (k, v) in &sel.match_labels {
+            let have = at(pod_json, &["metadata", "labels"])
+                .and_then(|l| l.get(k))
+                .and_then(Value::as_str);
+            if have != Some(v.as_str()) {
+                return Ok(false);
+            }
+        }
+        if let Some(e) = &sel.key_path {
+            let outs = e.eval(pod, &self.limits)?;
+            let ok = match &sel.value {
+                None => outs.iter().any(|o| !o.is_null()),
+                Some(want) => outs.iter().any(|o| o.as_str() == Some(want.as_str())),
+            };
+            return Ok(ok);
+        }
+        Ok(!sel.match_labels.is_empty())
+    }
+
+    fn leaves(&self) -> Vec<usize> {
+        (0..self.comps.len())
+            .filter(|i| !matches!(self.comps[*i].pod, PodDef::None))
+            .collect()
+    }
+
+    /// The component of a pod (§7.4 of the reference semantics): with one
+    /// pod-bearing component every pod belongs to it; otherwise the first
+    /// pod-bearing component whose type selector matches, root first.
+    /// `leaves` are the pod-bearing components ([`Self::leaves`], found
+    /// once per call).
+    pub(crate) fn infer_component(
+        &self,
+        leaves: &[usize],
+        pod: &Input,
+        pod_json: &Value,
+        findings: &mut Vec<PodFinding>,
+    ) -> Result<Option<usize>> {
+        if leaves.len() == 1 {
+            return Ok(leaves.first().copied());
+        }
+        // Every pod-bearing component is looked at for every pod.
+        crate::budget::steps(leaves.len() as u64)?;
+        let mut matched = Vec::new();
+        for &i in leaves {
+            let Some(sel) = &self.comps[i].type_selector else {
+                continue;
+            };
+            match self.type_matches(sel, pod, pod_json) {
+                Ok(true) => matched.push(i),
+                Ok(false) => {}
+                Err(e) if e.0.code == ErrorCode::Limit => return Err(e),
+                Err(e) => findings.push(PodFinding {
+                    code: "selector-error".into(),
+                    message: format!(
+                        "selector of component {} failed: {}",
+                        self.comps[i].name, e.0.message
+                    ),
+                }),
+            }
+        }
+        if matched.len() > 1 {
+            // The first few names, then how many more.
+            let names = preview_list(matched.iter().map(|i| self.comps[*i].name.as_str()), ", ");
+            findings.push(PodFinding {
+                code: "ambiguous-component".into(),
+                message: format!(
+                    "the pod matches the selectors of several components ({names}); attributed to the first"
+                ),
+            });
+        }
+        if matched.is_empty() {
+            findings.push(PodFinding {
+                code: "no-component".into(),
+                message: "the pod matches no component's selector".into(),
+            });
+        }
+        Ok(matched.first().copied())
+    }
+
+    fn pod_instance(
+        &self,
+        c: &Comp,
+        ids: Option<&InstanceIds<'_>>,
+        pod: &Input,
+        findings: &mut Vec<PodFinding>,
+    ) -> Result<Option<String>> {
+        let multi = c.ids.is_some();
+        let Some(e) = &c.instance_selector else {
+            if multi && ids.is_some_and(|ids| !ids.list.is_empty()) {
+                findings.push(PodFinding {
+                    code: "no-instance".into(),
+                    message: "no instance selector provided but instance ids are not empty".into(),
+                });
+            }
+            return Ok(None);
+        };
+        let id = match single_value(e, pod, &self.limits) {
+            Ok(v) => value_text(&v),
+            Err(err) if err.0.code == ErrorCode::Limit => return Err(err),
+            Err(err) => {
+                findings.push(PodFinding {
+                    code: "no-instance".into(),
+                    message: format!(
+                        "failed to extract instance id from path {:?}: {}",
+                        e.program.code(),
+                        err.0.message
+                    ),
+                });
+                return Ok(None);
+            }
+        };
+        if let Some(ids) = ids
+            && !ids.set.contains(id.as_str())
+        {
+            // The first few ids, then how many more.
+            findings.push(PodFinding {
+                code: "unknown-instance".into(),
+                message: format!(
+                    "could not match instance id {id:?}. existing instance ids [{}]",
+                    preview_list(ids.list.iter().map(String::as_str), " ")
+                ),
+            });
+            return Ok(None);
+        }
+        Ok(Some(id))
+    }
+
+    /// Attribute pods to components, instances and replicas. With the
+    /// workload, instance ids are checked against the workload's instances.
+    pub fn attribute_pods(&self, workload: Option<&Value>, pods: &[Value]) -> Result<Attribution> {
+        self.attribute_pods_in(workload, pods, false)
+    }
+
+    /// [`Self::attribute_pods`]; with `namespace_mode` (the pods are a whole
+    /// namespace's, as a live-cluster front end lists them), a pod whose
+    /// controller chain leads to another workload is left out entirely
+    /// unless this workload's selectors would claim it (then it is a stray:
+    /// it looks like this workload's but is not).
+    pub(crate) fn attribute_pods_in(
+        &self,
+        workload: Option<&Value>,
+        pods: &[Value],
+        namespace_mode: bool,
+    ) -> Result<Attribution> {
+        let _call = crate::budget::Call::enter(&self.limits);
+        let ids: Option<Vec<Vec<String>>> = match workload {
+            None => None,
+            Some(w) => {
+                crate::resolve::workload_ref(w)?;
+                let input = Input::new(w, &self.limits).map_err(crate::expr::eval_error)?;
+                Some(
+                    self.comps
+                        .iter()
+                        .map(|c| self.instance_ids(c, &input))
+                        .collect::<Result<_>>()?,
+                )
+            }
+        };
+        // Each component's ids with a set of them: a pod's id is looked up,
+        // not searched for.
+        let ids: Option<Vec<InstanceIds<'_>>> = ids.as_ref().map(|all| {
+            all.iter()
+                .map(|list| InstanceIds {
+                    list,
+                    set: list.iter().map(String::as_str).collect(),
+                })
+                .collect()
+        });
+        let namespace = workload
+            .and_then(|w| at(w, &["metadata", "namespace"]))
+            .and_then(Value::as_str)
+            .filter(|ns| !ns.is_empty());
+        let leaves = self.leaves();
+        let mut owners = match workload {
+            Some(w) => Some(ownership::Ownership::new(
+                w,
+                pods,
+                self.ownership.as_ref(),
+                &self.limits,
+            )?),
+            None => None,
+        };
+        let mut out = Vec::with_capacity(pods.len());
+        let mut unattributed = Vec::new();
+        let mut stray = Vec::new();
+        for pod in pods {
+            crate::budget::steps(1)?;
+            if workload.is_some() && ownership::is_owner(pod) {
+                continue;
+            }
+            let a = self.attribute_one(pod, &leaves, ids.as_deref(), namespace, owners.as_mut())?;
+            if namespace_mode && a.findings.iter().any(|f| f.is_stray()) {
+                // Kept as a stray only when it looks like this workload's:
+                // its labels name the workload (the definition's
+                // podOwnership), else the selectors place it without a
+                // finding (a catch-all component places every pod, but not
+                // its instance id).
+                let by_labels = match owners.as_ref() {
+                    Some(o) => o.labels_claim(pod)?,
+                    None => None,
+                };
+                let claimed = match by_labels {
+                    Some(claimed) => claimed,
+                    None => {
+                        let claim =
+                            self.attribute_one(pod, &leaves, ids.as_deref(), namespace, None)?;
+                        claim.component.as_deref().is_some_and(|c| {
+                            let multi = self.comps.iter().any(|k| k.name == c && k.ids.is_some());
+                            claim.findings.is_empty() && (!multi || claim.instance.is_some())
+                        })
+                    }
+                };
+                if !claimed {
+                    continue;
+                }
+            }
+            if a.findings.iter().any(|f| f.is_stray()) {
+                stray.push(a.name.clone());
+            } else if a.component.is_none() {
+                unattributed.push(a.name.clone());
+            }
+            out.push(a);
+        }
+        Ok(Attribution {
+            pods: out,
+            unattributed,
+            stray,
+        })
+    }
+
+    fn attribute_one<'a>(
+        &self,
+        pod: &'a Value,
+        leaves: &[usize],
+        ids: Option<&[InstanceIds<'_>]>,
+        workload_namespace: Option<&str>,
+        owners: Option<&mut ownership::Ownership<'a>>,
+    ) -> Result<PodAttribution> {
+        let name = at(pod, &["metadata", "name"])
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let namespace = at(pod, &["metadata", "namespace"])
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let (phase, reason, ready, node) = pod_state(pod);
+        let mut a = PodAttribution {
+            name,
+            namespace,
+            component: None,
+            instance: None,
+            replica_key: None,
+            phase,
+            reason,
+            ready,
+            node,
+            resources: ResourceSummary::default(),
+            findings: Vec::new(),
+        };
+        if !pod.is_object() || a.name.is_empty() {
+            a.findings.push(PodFinding {
+                code: "invalid-pod".into(),
+                message: "a pod must be an object with metadata.name".into(),
+            });
+            return Ok(a);
+        }
+        if let Some(kind) = pod.get("kind").and_then(Value::as_str)
+            && kind != "Pod"
+        {
+            a.findings.push(PodFinding {
+                code: "invalid-pod".into(),
+                message: format!("a {kind} is not a Pod"),
+            });
+            return Ok(a);
+        }
+        if let (Some(ns), Some(other)) = (workload_namespace, a.namespace.as_deref())
+            && ns != other
+        {
+            a.findings.push(PodFinding {
+                code: "other-namespace".into(),
+                message: format!("namespace {other} is not the workload's ({ns})"),
+            });
+            return Ok(a);
+        }
+        if let Some(owners) = owners
+            && let ownership::Verdict::Theirs(why) = owners.verdict(pod)?
+        {
+            a.findings.push(PodFinding {
+                code: "other-workload".into(),
+                message: format!("not this workload's pod: {why}"),
+            });
+            return Ok(a);
+        }
+        match pod
+            .get("spec")
+            .map(|s| resources::pod_request(s).and_then(|l| ResourceSummary::try_from_list(&l)))
+        {
+            Some(Ok(summary)) => a.resources = summary,
+            Some(Err(e)) => a.findings.push(PodFinding {
+                code: "invalid-pod".into(),
+                message: format!("invalid resources at spec.{}: {}", e.path, e.message),
+            }),
+            None => {}
+        }
+        let input = Input::new(pod, &self.limits).map_err(crate::expr::eval_error)?;
+        let Some(ci) = self.infer_component(leaves, &input, pod, &mut a.findings)? else {
+            return Ok(a);
+        };
+        let c = &self.comps[ci];
+        a.component = Some(c.name.clone());
+        a.instance = self.pod_instance(c, ids.and_then(|v| v.get(ci)), &input, &mut a.findings)?;
+        if let Some(e) = &c.replica_selector {
+            match single_value(e, &input, &self.limits) {
+                Ok(v) => a.replica_key = Some(value_text(&v)),
+                Err(err) if err.0.code == ErrorCode::Limit => return Err(err),
+                Err(err) => a.findings.push(PodFinding {
+                    code: "replica-error".into(),
+                    message: format!(
+                        "failed to extract replica key from path {:?}: {}",
+                        e.program.code(),
+                        err.0.message
+                    ),
+                }),
+            }
+        }
+        Ok(a)
+    }
+
+    /// Resolve the workload and attach the live state of its pods: per
+    /// instance the attributed pods, how many are ready, and their nodes;
+    /// the workload's pods that belong nowhere are listed in
+    /// `unattributedPods`, and pods of other workloads in `strayPods`.
+    pub fn resolve_with_pods(&self, obj: &Value, pods: &[Value]) -> Result<Resolved> {
+        self.resolve_live(obj, pods, false)
+    }
+
+    /// [`Self::resolve_with_pods`] with every pod of the workload's
+    /// namespace (and their owners): the pods of other workloads are left
+    /// out, except those this workload's selectors would claim, which are
+    /// listed in `strayPods`.
+    pub fn resolve_in_namespace(&self, obj: &Value, items: &[Value]) -> Result<Resolved> {
+        self.resolve_live(obj, items, true)
+    }
+
+    fn resolve_live(&self, obj: &Value, pods: &[Value], namespace_mode: bool) -> Result<Resolved> {
+        let _call = crate::budget::Call::enter(&self.limits);
+        let mut r = self.resolve(obj)?;
+        let att = self.attribute_pods_in(Some(obj), pods, namespace_mode)?;
+        // Where each pod goes, through maps of components by name and of
+        // instances by id (resolve keeps the definition's component order).
+        let slots: Vec<Option<(usize, usize)>> = {
+            let mut by_name: HashMap<&str, usize> = HashMap::with_capacity(r.components.len());
+            for (ci, c) in r.components.iter().enumerate() {
+                by_name.entry(c.name.as_str()).or_insert(ci);
+            }
+            let mut by_id: Vec<Option<HashMap<&str, usize>>> = vec![None; r.components.len()];
+            let mut slots = Vec::with_capacity(att.pods.len());
+            for p in &att.pods {
+                crate::budget::steps(1)?;
+                let slot = p
+                    .component
+                    .as_deref()
+                    .and_then(|c| by_name.get(c).copied())
+                    .and_then(|ci| {
+                        let comp = &r.components[ci];
+                        let want = if comp.multi_instance {
+                            p.instance.as_deref()?
+                        } else {
+                            ""
+                        };
+                        let ids = by_id[ci].get_or_insert_with(|| {
+                            let mut m = HashMap::with_capacity(comp.instances.len());
+                            for (ii, i) in comp.instances.iter().enumerate() {
+                                m.entry(i.id.as_str()).or_insert(ii);
+                            }
+                            m
+                        });
+                        ids.get(want).map(|&ii| (ci, ii))
+                    });
+                slots.push(slot);
+            }
+            slots
+        };
+        let mut rest = Vec::new();
+        let mut stray = Vec::new();
+        // The nodes of each instance, sorted and made unique once at the end.
+        let mut touched: Vec<(usize, usize)> = Vec::new();
+        for (p, slot) in att.pods.into_iter().zip(slots) {
+            let Some((ci, ii)) = slot else {
+                if p.findings.iter().any(|f| f.is_stray()) {
+                    stray.push(p);
+                } else {
+                    rest.push(p);
+                }
+                continue;
+            };
+            let inst = &mut r.components[ci].instances[ii];
+            let live = inst.live.get_or_insert_with(|| {
+                touched.push((ci, ii));
+                Live {
+                    pods: Vec::new(),
+                    ready: 0,
+                    nodes: Vec::new(),
+                }
+            });
+            if p.ready {
+                live.ready += 1;
+            }
+            if let Some(n) = &p.node {
+                live.nodes.push(n.clone());
+            }
+            live.pods.push(p);
+        }
+        for (ci, ii) in touched {
+            if let Some(live) = r.components[ci].instances[ii].live.as_mut() {
+                crate::budget::steps(live.nodes.len() as u64)?;
+                live.nodes.sort_unstable();
+                live.nodes.dedup();
+            }
+        }
+        for c in &mut r.components {
+            if !c.has_pod_definition {
+                continue;
+            }
+            for i in &mut c.instances {
+                i.live.get_or_insert_with(|| Live {
+                    pods: Vec::new(),
+                    ready: 0,
+                    nodes: Vec::new(),
+                });
+            }
+        }
+        r.unattributed_pods = Some(rest);
+        r.stray_pods = stray;
+        Ok(r)
+    }
+}
