@@ -80,7 +80,7 @@ pub use resolved::{
 };
 pub use resources::ResourceSummary;
 pub use selectors::{Attribution, Live, PodAttribution, PodFinding};
-pub use source::{SourceDocument, SpanIndex, parse_documents};
+pub use source::{InputObjects, InputShape, SourceDocument, SpanIndex, parse_documents, read_text};
 pub use status::{
     CategoryExplanation, Check, ComponentStatusExplanation, ConditionsExplanation, Criterion,
     MatcherExplanation, Outcome, PhaseExplanation, StatusExplanation,
