@@ -87,6 +87,20 @@ pub fn run(
         let pods = read_pods(&engine, pods, limits)?;
         return live(&engine, obj, collection, &pods, options.view, None, format);
     }
+    describe_each(&engine, &objects, collection, options.strict, format)
+}
+
+/// File mode: describe every object a definition covers, in input order.
+/// Objects no definition covers are skipped and listed on stderr, unless
+/// `strict` or none is covered; the first other failure ends the run (in
+/// human format, after the descriptions made so far).
+fn describe_each(
+    engine: &Engine,
+    objects: &[Value],
+    collection: bool,
+    strict: bool,
+    format: Format,
+) -> Result<String, Failure> {
     let mut resolved = Vec::with_capacity(objects.len());
     let mut human = String::new();
     // Objects no definition covers (a Service in `kubectl get all`): skipped
@@ -94,7 +108,7 @@ pub fn run(
     let mut skipped: Vec<(usize, &Value, Error)> = Vec::new();
     for (n, obj) in objects.iter().enumerate() {
         match engine.resolve(obj) {
-            Err(e) if e.code() == ErrorCode::NoDefinition && !options.strict => {
+            Err(e) if e.code() == ErrorCode::NoDefinition && !strict => {
                 skipped.push((n, obj, e));
             }
             Ok(r) => {
@@ -848,8 +862,9 @@ struct ResourceRow<'a> {
     resources: &'a ResourceSummary,
 }
 
-fn resources_table(r: &Resolved) -> String {
-    let mut rows: Vec<ResourceRow<'_>> = Vec::new();
+/// A row per instance of each component that defines pods.
+fn resource_rows(r: &Resolved) -> Vec<ResourceRow<'_>> {
+    let mut rows = Vec::new();
     for c in r.components.iter().filter(|c| c.has_pod_definition) {
         for i in &c.instances {
             rows.push(ResourceRow {
@@ -861,8 +876,12 @@ fn resources_table(r: &Resolved) -> String {
             });
         }
     }
-    // Row names: the instance id for multi-instance components, else the
-    // component name; `component/instance` where names would collide.
+    rows
+}
+
+/// Row names: the instance id for multi-instance components, else the
+/// component name; `component/instance` where names would collide.
+fn row_names(rows: &[ResourceRow<'_>]) -> Vec<String> {
     let short: Vec<String> = rows
         .iter()
         .map(|row| row.instance.unwrap_or(row.component).to_string())
@@ -871,8 +890,7 @@ fn resources_table(r: &Resolved) -> String {
     for s in &short {
         *counts.entry(s.as_str()).or_default() += 1;
     }
-    let names: Vec<String> = rows
-        .iter()
+    rows.iter()
         .zip(&short)
         .map(|(row, s)| match row.instance {
             Some(i) if counts.get(s.as_str()).copied().unwrap_or(0) > 1 => {
@@ -880,8 +898,15 @@ fn resources_table(r: &Resolved) -> String {
             }
             _ => s.clone(),
         })
-        .collect();
+        .collect()
+}
 
+/// The resources table: a row per instance that defines pods (see
+/// [`resource_rows`]), then the totals; the ephemeral-storage and extended
+/// resource columns only when some row requests them.
+fn resources_table(r: &Resolved) -> String {
+    let rows = resource_rows(r);
+    let names = row_names(&rows);
     let totals = &r.totals.resources;
     let extended: BTreeSet<&str> = rows
         .iter()

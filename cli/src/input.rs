@@ -8,7 +8,7 @@ use std::io::Read;
 use serde_json::Value;
 use workload_lens::{CompiledDefinition, Engine, ErrorCode, Gvk, Limits, parse_documents};
 
-use crate::failure::{EXIT_INVALID_DEFINITION, EXIT_LIMIT, Failure, coded_finding};
+use crate::failure::{EXIT_INVALID_DEFINITION, Failure, coded_finding};
 use crate::output::warn;
 
 /// A path given on the command line; `-` is stdin.
@@ -43,8 +43,11 @@ pub fn check_single_stdin<'a>(
     Ok(())
 }
 
-/// Read a whole file (or stdin) as UTF-8 text, reading at most
-/// `maxInputBytes + 1` bytes so a huge input cannot exhaust memory.
+/// Read a whole file (or stdin) as text. At most `maxInputBytes + 1` bytes
+/// are read, so a huge input cannot exhaust memory; the engine checks them
+/// (`workload_lens::read_text`): more than `maxInputBytes` is its `limit`
+/// error (exit 5), bytes that are not UTF-8 its `parse` error located at
+/// the first invalid byte (exit 2).
 pub fn read_text(path: &InputPath, limits: &Limits) -> Result<String, Failure> {
     let name = path.display();
     let cap = u64::try_from(limits.max_input_bytes)
@@ -59,21 +62,9 @@ pub fn read_text(path: &InputPath, limits: &Limits) -> Result<String, Failure> {
     if let Err(e) = read {
         return Err(Failure::usage(format!("cannot read {name}: {e}")));
     }
-    if bytes.len() > limits.max_input_bytes {
-        return Err(Failure::new(
-            EXIT_LIMIT,
-            format!(
-                "{name}: input is larger than {} bytes [limit maxInputBytes; raise it with --limits FILE]",
-                limits.max_input_bytes
-            ),
-        ));
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        Failure::usage(format!(
-            "{name}: input is not valid UTF-8 text (invalid byte at offset {})",
-            e.utf8_error().valid_up_to()
-        ))
-    })
+    workload_lens::read_text(&bytes, limits)
+        .map(str::to_owned)
+        .map_err(|e| Failure::engine(&e).context(&name))
 }
 
 /// The limits: the defaults, or those of the `--limits` file (JSON or YAML,
@@ -153,25 +144,19 @@ fn warn_definition(file: &str, d: &CompiledDefinition) {
     }
 }
 
-/// The objects of an input, read by the engine (documents, list documents,
-/// arrays), and whether the input held a collection rather than one object
-/// (several documents, a list, an array: then `describe` labels each object
-/// and `-o json` prints an array, even of one).
+/// The objects of an input, read once by the engine (documents, list
+/// documents, arrays), and whether the input held a collection rather than
+/// one object (several documents, a list, an array: then `describe` labels
+/// each object and `-o json` prints an array, even of one).
 pub fn read_objects(
     engine: &Engine,
     text: &str,
     name: &str,
 ) -> Result<(Vec<Value>, bool), Failure> {
-    let objects = engine
-        .read_objects(text)
+    let input = engine
+        .read_input(text)
         .map_err(|e| Failure::engine(&e).context(name))?;
-    // One object is a collection of one when the text read as one object
-    // is something else (the list or array that holds it).
-    let collection = match objects.as_slice() {
-        [one] => engine.read_object(text).ok().as_ref() != Some(one),
-        _ => true,
-    };
-    Ok((objects, collection))
+    Ok((input.objects, input.shape.is_collection()))
 }
 
 /// `Kind/name` of an object for messages; `object <n>` (1-based position in

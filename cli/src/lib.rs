@@ -22,6 +22,7 @@ mod update;
 mod validate;
 
 use clap::{ArgGroup, Parser, Subcommand};
+use workload_lens::Limits;
 
 use failure::{EXIT_CODES_HELP, EXIT_OK, Failure, report};
 use input::InputPath;
@@ -70,47 +71,7 @@ enum Command {
             the pods form.\n\n\
             Example: kubectl get jobset llama -o yaml | workload-lens describe -"
     )]
-    Describe {
-        /// The object(s) to describe: a YAML/JSON file, `-` for stdin, or
-        /// TYPE/NAME (or TYPE NAME) of a workload in the cluster
-        #[arg(value_name = "FILE|-|TYPE/NAME")]
-        file: String,
-        /// NAME, when the first argument is a TYPE
-        #[arg(value_name = "NAME")]
-        name: Option<String>,
-        /// A definition file (YAML/JSON, one or more definitions) that adds
-        /// to or overrides the catalog (and the cluster's); repeatable,
-        /// later files win
-        #[arg(long = "definition", short = 'd', value_name = "FILE")]
-        definitions: Vec<String>,
-        /// Output format: human (a tree and a table), json or yaml (the
-        /// resolved structure)
-        #[arg(long, short = 'o', value_enum, default_value = "human")]
-        output: Format,
-        /// The workload's pods (a List, several documents, a JSON/YAML array
-        /// or one Pod; e.g. `kubectl get pods -l ... -o yaml`), or `-` for
-        /// stdin: describe the one object live. -o json|yaml then prints
-        /// {resolved, gang}
-        #[arg(long, value_name = "FILE|-")]
-        pods: Option<String>,
-        /// Live (--pods or TYPE/NAME): at most N pod rows per instance,
-        /// unhealthy (not ready) pods first
-        #[arg(long, value_name = "N")]
-        pod_limit: Option<usize>,
-        /// Live (--pods or TYPE/NAME): at most N child components per
-        /// component, those with unhealthy or missing pods first
-        #[arg(long, value_name = "N")]
-        component_limit: Option<usize>,
-        /// Fail on the first object no definition covers (exit 4) instead
-        /// of skipping it
-        #[arg(long)]
-        strict: bool,
-        /// TYPE/NAME: the namespace [default: the context's]
-        #[arg(long, short = 'n', value_name = "NS")]
-        namespace: Option<String>,
-        #[command(flatten)]
-        cluster: ClusterArgs,
-    },
+    Describe(DescribeArgs),
     /// List workloads in the cluster: phase, pods and GPUs
     #[command(
         after_help = EXIT_CODES_HELP,
@@ -129,33 +90,7 @@ enum Command {
             output.\n\n\
             Example: workload-lens get jobsets -A"
     )]
-    Get {
-        /// TYPE, TYPE/NAME, or nothing for every covered type
-        #[arg(value_name = "TYPE[/NAME]")]
-        target: Option<String>,
-        /// NAME, when the first argument is a TYPE
-        #[arg(value_name = "NAME")]
-        name: Option<String>,
-        #[command(flatten)]
-        scope: ScopeArgs,
-        /// Keep only workloads with this matched status (Running, Failed,
-        /// Pending, ...; case-insensitive); repeatable
-        #[arg(long = "phase", value_name = "STATUS")]
-        phases: Vec<String>,
-        /// Every type a definition covers, top-level workloads only
-        #[arg(long, conflicts_with = "target")]
-        all_types: bool,
-        /// Output format: human (a table), wide (plus the definition and its
-        /// origin), json or yaml ({items, count}; one object for TYPE/NAME)
-        #[arg(long, short = 'o', value_enum, default_value = "human")]
-        output: GetOutput,
-        /// After the list, print a row whenever a workload's phase or GPUs
-        /// change (until interrupted)
-        #[arg(long, short = 'w')]
-        watch: bool,
-        #[command(flatten)]
-        cluster: ClusterArgs,
-    },
+    Get(GetArgs),
     /// GPU and pod requests in the cluster, by namespace and by type
     #[command(
         after_help = EXIT_CODES_HELP,
@@ -163,18 +98,7 @@ enum Command {
             desired pods, through their definitions), by namespace and by type: every type a \
             definition covers (top-level workloads only), or one TYPE."
     )]
-    Top {
-        /// One TYPE instead of every covered type
-        #[arg(value_name = "TYPE")]
-        target: Option<String>,
-        #[command(flatten)]
-        scope: ScopeArgs,
-        /// Output format: human (two tables), json or yaml
-        #[arg(long, short = 'o', value_enum, default_value = "human")]
-        output: Format,
-        #[command(flatten)]
-        cluster: ClusterArgs,
-    },
+    Top(TopArgs),
     /// Update a workload through its definition (values, suspend, resume)
     #[command(
         after_help = EXIT_CODES_HELP,
@@ -189,35 +113,7 @@ enum Command {
             workload-lens update - --suspend -o patch)\"",
         group(ArgGroup::new("action").required(true).args(["values", "suspend", "resume"]))
     )]
-    Update {
-        /// The object to update: a YAML/JSON file, or `-` for stdin
-        #[arg(value_name = "FILE|-")]
-        file: String,
-        /// A YAML/JSON file of values to write: `components: {<component>:
-        /// {podTemplateSpecs|podSpecs|podMetadata|fragments: {<instance id>: ...}}}`
-        /// (`""` is the instance of a single-instance component)
-        #[arg(long, value_name = "FILE|-")]
-        values: Option<String>,
-        /// Merge each value into what is there (a JSON merge patch: maps merge
-        /// key by key, null removes a key, lists of named items such as
-        /// containers merge by name) instead of replacing it; e.g. a template
-        /// with one container's name and image changes only that image
-        #[arg(long, conflicts_with_all = ["suspend", "resume"])]
-        merge: bool,
-        /// Apply the definition's suspend actions
-        #[arg(long)]
-        suspend: bool,
-        /// Apply the definition's resume actions
-        #[arg(long)]
-        resume: bool,
-        /// A definition file that adds to or overrides the catalog; repeatable
-        #[arg(long = "definition", short = 'd', value_name = "FILE")]
-        definitions: Vec<String>,
-        /// Output format: yaml or json (the updated object), or patch (the
-        /// RFC 6902 patch)
-        #[arg(long, short = 'o', value_enum, default_value = "yaml")]
-        output: UpdateFormat,
-    },
+    Update(UpdateArgs),
     /// Validate definition files
     #[command(
         after_help = EXIT_CODES_HELP,
@@ -225,15 +121,7 @@ enum Command {
             every jq expression, with line and column of each finding.\n\n\
             Exits 0 when every definition is valid (warnings are allowed), 3 otherwise."
     )]
-    Validate {
-        /// Definition file(s) (YAML/JSON, several documents or a List
-        /// allowed), or `-` for stdin
-        #[arg(value_name = "FILE|-", required = true)]
-        files: Vec<String>,
-        /// Output format: human, json or yaml
-        #[arg(long, short = 'o', value_enum, default_value = "human")]
-        output: Format,
-    },
+    Validate(ValidateArgs),
     /// List the known definitions, or show one
     #[command(
         after_help = EXIT_CODES_HELP,
@@ -242,17 +130,7 @@ enum Command {
             With NAME (a definition name, or a kind such as JobSet), print that one \
             definition as YAML (or JSON with -o json); exit 4 if there is none."
     )]
-    Definitions {
-        /// A definition name (or kind) to print in full
-        name: Option<String>,
-        /// A definition file that adds to or overrides the catalog; repeatable
-        #[arg(long = "definition", short = 'd', value_name = "FILE")]
-        definitions: Vec<String>,
-        /// Output format: human (table), json or yaml [default: human for
-        /// the list, yaml for one definition]
-        #[arg(long, short = 'o', value_enum)]
-        output: Option<Format>,
-    },
+    Definitions(DefinitionsArgs),
     /// Print the JSON Schema of the resolved structure (or of errors)
     #[command(
         after_help = EXIT_CODES_HELP,
@@ -260,11 +138,166 @@ enum Command {
             `describe -o json` prints, as pretty JSON; with --error, the schema of the \
             engine's error value instead."
     )]
-    Schema {
-        /// Print the schema of the error value
-        #[arg(long)]
-        error: bool,
-    },
+    Schema(SchemaArgs),
+}
+
+// The arguments of each command. Their comments are plain comments: a doc
+// comment on an argument struct would become the command's help, which the
+// variant's doc comment and `long_about` give.
+
+// `describe`: files (or stdin), or TYPE/NAME from the cluster.
+#[derive(Debug, clap::Args)]
+struct DescribeArgs {
+    /// The object(s) to describe: a YAML/JSON file, `-` for stdin, or
+    /// TYPE/NAME (or TYPE NAME) of a workload in the cluster
+    #[arg(value_name = "FILE|-|TYPE/NAME")]
+    file: String,
+    /// NAME, when the first argument is a TYPE
+    #[arg(value_name = "NAME")]
+    name: Option<String>,
+    /// A definition file (YAML/JSON, one or more definitions) that adds
+    /// to or overrides the catalog (and the cluster's); repeatable,
+    /// later files win
+    #[arg(long = "definition", short = 'd', value_name = "FILE")]
+    definitions: Vec<String>,
+    /// Output format: human (a tree and a table), json or yaml (the
+    /// resolved structure)
+    #[arg(long, short = 'o', value_enum, default_value = "human")]
+    output: Format,
+    /// The workload's pods (a List, several documents, a JSON/YAML array
+    /// or one Pod; e.g. `kubectl get pods -l ... -o yaml`), or `-` for
+    /// stdin: describe the one object live. -o json|yaml then prints
+    /// {resolved, gang}
+    #[arg(long, value_name = "FILE|-")]
+    pods: Option<String>,
+    /// Live (--pods or TYPE/NAME): at most N pod rows per instance,
+    /// unhealthy (not ready) pods first
+    #[arg(long, value_name = "N")]
+    pod_limit: Option<usize>,
+    /// Live (--pods or TYPE/NAME): at most N child components per
+    /// component, those with unhealthy or missing pods first
+    #[arg(long, value_name = "N")]
+    component_limit: Option<usize>,
+    /// Fail on the first object no definition covers (exit 4) instead
+    /// of skipping it
+    #[arg(long)]
+    strict: bool,
+    /// TYPE/NAME: the namespace [default: the context's]
+    #[arg(long, short = 'n', value_name = "NS")]
+    namespace: Option<String>,
+    #[command(flatten)]
+    cluster: ClusterArgs,
+}
+
+// `get`: workloads in the cluster.
+#[derive(Debug, clap::Args)]
+struct GetArgs {
+    /// TYPE, TYPE/NAME, or nothing for every covered type
+    #[arg(value_name = "TYPE[/NAME]")]
+    target: Option<String>,
+    /// NAME, when the first argument is a TYPE
+    #[arg(value_name = "NAME")]
+    name: Option<String>,
+    #[command(flatten)]
+    scope: ScopeArgs,
+    /// Keep only workloads with this matched status (Running, Failed,
+    /// Pending, ...; case-insensitive); repeatable
+    #[arg(long = "phase", value_name = "STATUS")]
+    phases: Vec<String>,
+    /// Every type a definition covers, top-level workloads only
+    #[arg(long, conflicts_with = "target")]
+    all_types: bool,
+    /// Output format: human (a table), wide (plus the definition and its
+    /// origin), json or yaml ({items, count}; one object for TYPE/NAME)
+    #[arg(long, short = 'o', value_enum, default_value = "human")]
+    output: GetOutput,
+    /// After the list, print a row whenever a workload's phase or GPUs
+    /// change (until interrupted)
+    #[arg(long, short = 'w')]
+    watch: bool,
+    #[command(flatten)]
+    cluster: ClusterArgs,
+}
+
+// `top`: requests in the cluster.
+#[derive(Debug, clap::Args)]
+struct TopArgs {
+    /// One TYPE instead of every covered type
+    #[arg(value_name = "TYPE")]
+    target: Option<String>,
+    #[command(flatten)]
+    scope: ScopeArgs,
+    /// Output format: human (two tables), json or yaml
+    #[arg(long, short = 'o', value_enum, default_value = "human")]
+    output: Format,
+    #[command(flatten)]
+    cluster: ClusterArgs,
+}
+
+// `update`: one object through its definition.
+#[derive(Debug, clap::Args)]
+struct UpdateArgs {
+    /// The object to update: a YAML/JSON file, or `-` for stdin
+    #[arg(value_name = "FILE|-")]
+    file: String,
+    /// A YAML/JSON file of values to write: `components: {<component>:
+    /// {podTemplateSpecs|podSpecs|podMetadata|fragments: {<instance id>: ...}}}`
+    /// (`""` is the instance of a single-instance component)
+    #[arg(long, value_name = "FILE|-")]
+    values: Option<String>,
+    /// Merge each value into what is there (a JSON merge patch: maps merge
+    /// key by key, null removes a key, lists of named items such as
+    /// containers merge by name) instead of replacing it; e.g. a template
+    /// with one container's name and image changes only that image
+    #[arg(long, conflicts_with_all = ["suspend", "resume"])]
+    merge: bool,
+    /// Apply the definition's suspend actions
+    #[arg(long)]
+    suspend: bool,
+    /// Apply the definition's resume actions
+    #[arg(long)]
+    resume: bool,
+    /// A definition file that adds to or overrides the catalog; repeatable
+    #[arg(long = "definition", short = 'd', value_name = "FILE")]
+    definitions: Vec<String>,
+    /// Output format: yaml or json (the updated object), or patch (the
+    /// RFC 6902 patch)
+    #[arg(long, short = 'o', value_enum, default_value = "yaml")]
+    output: UpdateFormat,
+}
+
+// `validate`: definition files.
+#[derive(Debug, clap::Args)]
+struct ValidateArgs {
+    /// Definition file(s) (YAML/JSON, several documents or a List
+    /// allowed), or `-` for stdin
+    #[arg(value_name = "FILE|-", required = true)]
+    files: Vec<String>,
+    /// Output format: human, json or yaml
+    #[arg(long, short = 'o', value_enum, default_value = "human")]
+    output: Format,
+}
+
+// `definitions`: the known definitions.
+#[derive(Debug, clap::Args)]
+struct DefinitionsArgs {
+    /// A definition name (or kind) to print in full
+    name: Option<String>,
+    /// A definition file that adds to or overrides the catalog; repeatable
+    #[arg(long = "definition", short = 'd', value_name = "FILE")]
+    definitions: Vec<String>,
+    /// Output format: human (table), json or yaml [default: human for
+    /// the list, yaml for one definition]
+    #[arg(long, short = 'o', value_enum)]
+    output: Option<Format>,
+}
+
+// `schema`: the JSON Schemas.
+#[derive(Debug, clap::Args)]
+struct SchemaArgs {
+    /// Print the schema of the error value
+    #[arg(long)]
+    error: bool,
 }
 
 /// Where the cluster is.
@@ -394,149 +427,179 @@ fn paths(v: &[String]) -> Vec<InputPath> {
     v.iter().cloned().map(InputPath).collect()
 }
 
+/// Load the limits, then run the command.
 fn execute(cli: Cli) -> Result<u8, Failure> {
     let limits = input::load_limits(cli.limits.map(InputPath).as_ref())?;
     match cli.command {
-        Command::Describe {
-            file,
-            name,
-            definitions,
-            output,
-            pods,
-            pod_limit,
-            component_limit,
-            strict,
-            namespace,
-            cluster,
-        } => {
-            let view = describe::ViewOptions {
-                pod_limit,
-                component_limit,
-            };
-            if is_cluster_target(&file, name.as_deref()) {
-                if pods.is_some() {
-                    return Err(Failure::usage(
-                        "--pods is for a file; TYPE/NAME reads the pods from the cluster",
-                    ));
-                }
-                #[cfg(feature = "cluster")]
-                {
-                    let sc = cluster::get::Scope {
-                        target: Some(file),
-                        name,
-                        namespace,
-                        definitions: paths(&definitions),
-                        connect: connect_options(&cluster),
-                        ..cluster::get::Scope::default()
-                    };
-                    let (text, warnings) = cluster::get::describe(&sc, view, output, &limits)?;
-                    return print_with_warnings(&text, &warnings);
-                }
-                #[cfg(not(feature = "cluster"))]
-                {
-                    let _ = (namespace, cluster);
-                    return Err(no_cluster());
-                }
-            }
-            if (pod_limit.is_some() || component_limit.is_some()) && pods.is_none() {
-                return Err(Failure::usage(
-                    "--pod-limit and --component-limit need --pods FILE (or TYPE/NAME from the cluster)",
-                ));
-            }
-            let _ = (&namespace, &cluster);
-            let options = describe::Options {
-                pods: pods.map(InputPath),
-                view,
-                strict,
-            };
-            let text = describe::run(
-                &InputPath(file),
-                &paths(&definitions),
-                &options,
-                output,
-                &limits,
-            )?;
-            output::print(&text)?;
-            Ok(EXIT_OK)
+        Command::Describe(args) => describe_command(args, &limits),
+        #[cfg(feature = "cluster")]
+        Command::Get(args) => get_command(args, &limits),
+        #[cfg(feature = "cluster")]
+        Command::Top(args) => top_command(args, &limits),
+        #[cfg(not(feature = "cluster"))]
+        Command::Get(_) | Command::Top(_) => Err(no_cluster()),
+        Command::Update(args) => update_command(args, &limits),
+        Command::Validate(args) => validate_command(args, &limits),
+        Command::Definitions(args) => definitions_command(args, &limits),
+        Command::Schema(args) => schema_command(&args),
+    }
+}
+
+/// `describe`: TYPE/NAME from the cluster, or the objects of a file.
+fn describe_command(args: DescribeArgs, limits: &Limits) -> Result<u8, Failure> {
+    let DescribeArgs {
+        file,
+        name,
+        definitions,
+        output,
+        pods,
+        pod_limit,
+        component_limit,
+        strict,
+        namespace,
+        cluster,
+    } = args;
+    let view = describe::ViewOptions {
+        pod_limit,
+        component_limit,
+    };
+    if is_cluster_target(&file, name.as_deref()) {
+        if pods.is_some() {
+            return Err(Failure::usage(
+                "--pods is for a file; TYPE/NAME reads the pods from the cluster",
+            ));
         }
         #[cfg(feature = "cluster")]
-        Command::Get {
-            target,
-            name,
-            scope: s,
-            phases,
-            all_types,
-            output,
-            watch,
-            cluster: c,
-        } => {
-            let mut sc = scope(target, name, s, &c);
-            sc.phases = phases;
-            sc.all_types = all_types;
-            let (text, warnings) = cluster::get::get(&sc, output, watch, &limits)?;
-            print_with_warnings(&text, &warnings)
-        }
-        #[cfg(feature = "cluster")]
-        Command::Top {
-            target,
-            scope: s,
-            output,
-            cluster: c,
-        } => {
-            let sc = scope(target, None, s, &c);
-            let (text, warnings) = cluster::get::top(&sc, output, &limits)?;
-            print_with_warnings(&text, &warnings)
+        {
+            let sc = cluster::get::Scope {
+                target: Some(file),
+                name,
+                namespace,
+                definitions: paths(&definitions),
+                connect: connect_options(&cluster),
+                ..cluster::get::Scope::default()
+            };
+            let (text, warnings) = cluster::get::describe(&sc, view, output, limits)?;
+            return print_with_warnings(&text, &warnings);
         }
         #[cfg(not(feature = "cluster"))]
-        Command::Get { .. } | Command::Top { .. } => Err(no_cluster()),
-        Command::Update {
-            file,
-            values,
-            merge,
-            suspend,
-            resume: _,
-            definitions,
-            output,
-        } => {
-            let action = match (values, suspend) {
-                (Some(v), _) => Action::Values(InputPath(v), merge),
-                (None, true) => Action::Suspend,
-                (None, false) => Action::Resume,
-            };
-            let text = update::run(
-                &InputPath(file),
-                &action,
-                &paths(&definitions),
-                output,
-                &limits,
-            )?;
-            output::print(&text)?;
-            Ok(EXIT_OK)
-        }
-        Command::Schema { error } => {
-            let schema = if error {
-                workload_lens::error_schema()
-            } else {
-                workload_lens::resolved_schema()
-            };
-            output::print(&output::json(&schema)?)?;
-            Ok(EXIT_OK)
-        }
-        Command::Validate { files, output } => {
-            let (text, exit) = validate::run(&paths(&files), output, &limits)?;
-            output::print(&text)?;
-            Ok(exit)
-        }
-        Command::Definitions {
-            name,
-            definitions,
-            output,
-        } => {
-            let text = definitions::run(name.as_deref(), &paths(&definitions), output, &limits)?;
-            output::print(&text)?;
-            Ok(EXIT_OK)
+        {
+            let _ = (namespace, cluster);
+            return Err(no_cluster());
         }
     }
+    if (pod_limit.is_some() || component_limit.is_some()) && pods.is_none() {
+        return Err(Failure::usage(
+            "--pod-limit and --component-limit need --pods FILE (or TYPE/NAME from the cluster)",
+        ));
+    }
+    let _ = (&namespace, &cluster);
+    let options = describe::Options {
+        pods: pods.map(InputPath),
+        view,
+        strict,
+    };
+    let text = describe::run(
+        &InputPath(file),
+        &paths(&definitions),
+        &options,
+        output,
+        limits,
+    )?;
+    output::print(&text)?;
+    Ok(EXIT_OK)
+}
+
+/// `get`: list (or watch) workloads in the cluster.
+#[cfg(feature = "cluster")]
+fn get_command(args: GetArgs, limits: &Limits) -> Result<u8, Failure> {
+    let GetArgs {
+        target,
+        name,
+        scope: s,
+        phases,
+        all_types,
+        output,
+        watch,
+        cluster: c,
+    } = args;
+    let mut sc = scope(target, name, s, &c);
+    sc.phases = phases;
+    sc.all_types = all_types;
+    let (text, warnings) = cluster::get::get(&sc, output, watch, limits)?;
+    print_with_warnings(&text, &warnings)
+}
+
+/// `top`: the requests of the cluster's workloads.
+#[cfg(feature = "cluster")]
+fn top_command(args: TopArgs, limits: &Limits) -> Result<u8, Failure> {
+    let TopArgs {
+        target,
+        scope: s,
+        output,
+        cluster: c,
+    } = args;
+    let sc = scope(target, None, s, &c);
+    let (text, warnings) = cluster::get::top(&sc, output, limits)?;
+    print_with_warnings(&text, &warnings)
+}
+
+/// `update`: write values, suspend or resume one object.
+fn update_command(args: UpdateArgs, limits: &Limits) -> Result<u8, Failure> {
+    let UpdateArgs {
+        file,
+        values,
+        merge,
+        suspend,
+        resume: _,
+        definitions,
+        output,
+    } = args;
+    let action = match (values, suspend) {
+        (Some(v), _) => Action::Values(InputPath(v), merge),
+        (None, true) => Action::Suspend,
+        (None, false) => Action::Resume,
+    };
+    let text = update::run(
+        &InputPath(file),
+        &action,
+        &paths(&definitions),
+        output,
+        limits,
+    )?;
+    output::print(&text)?;
+    Ok(EXIT_OK)
+}
+
+/// `validate`: the verdicts on definition files; the exit code says
+/// whether they are all valid.
+fn validate_command(args: ValidateArgs, limits: &Limits) -> Result<u8, Failure> {
+    let (text, exit) = validate::run(&paths(&args.files), args.output, limits)?;
+    output::print(&text)?;
+    Ok(exit)
+}
+
+/// `definitions`: the list, or one definition in full.
+fn definitions_command(args: DefinitionsArgs, limits: &Limits) -> Result<u8, Failure> {
+    let text = definitions::run(
+        args.name.as_deref(),
+        &paths(&args.definitions),
+        args.output,
+        limits,
+    )?;
+    output::print(&text)?;
+    Ok(EXIT_OK)
+}
+
+/// `schema`: the JSON Schema of the resolved structure or of errors.
+fn schema_command(args: &SchemaArgs) -> Result<u8, Failure> {
+    let schema = if args.error {
+        workload_lens::error_schema()
+    } else {
+        workload_lens::resolved_schema()
+    };
+    output::print(&output::json(&schema)?)?;
+    Ok(EXIT_OK)
 }
 
 /// Run the command line `args` (the first element is the program name, as

@@ -1380,6 +1380,28 @@ fn exit_2_usage_and_input_errors() {
     let binary = run_with(&["describe", "-"], Some("kind: \u{0}\u{1}\n\u{7f}"));
     assert_ne!(binary.code, 0);
 
+    // Bytes that are not UTF-8: the engine's parse error, at the first
+    // invalid byte (files and stdin alike; --pods and --limits too).
+    let dir = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(e) => panic!("{e}"),
+    };
+    let latin1 = dir.path().join("latin1.yaml");
+    if let Err(e) = std::fs::write(&latin1, b"kind: Pod\nname: caf\xe9\n") {
+        panic!("{e}");
+    }
+    let latin1 = latin1.to_string_lossy().into_owned();
+    let expected = "input is not valid UTF-8: invalid byte at offset 19 (at line 2, column 10)";
+    let r = run(&["describe", &latin1]);
+    assert_exit(&r, 2);
+    assert_one_error(&r, &format!("{latin1}: {expected}"));
+    let r = run(&["describe", EXAMPLE, "--pods", &latin1]);
+    assert_exit(&r, 2);
+    assert_one_error(&r, &format!("--pods: {latin1}: {expected}"));
+    let r = run(&["definitions", "--limits", &latin1]);
+    assert_exit(&r, 2);
+    assert_one_error(&r, &format!("--limits: {latin1}: {expected}"));
+
     let twice = run_with(&["describe", "-d", "-", "-"], Some(""));
     assert_exit(&twice, 2);
     assert_one_error(&twice, "standard input (-) can be used for only one input");
@@ -1572,7 +1594,16 @@ fn exit_5_limit_exceeded() {
     let small = small.to_string_lossy().into_owned();
     let r = run(&["describe", EXAMPLE, "--limits", &small]);
     assert_exit(&r, 5);
-    assert_one_error(&r, "maxInputBytes");
+    assert_one_error(
+        &r,
+        &format!(
+            "{EXAMPLE}: input is larger than the limit maxInputBytes (100 bytes) \
+             [limit maxInputBytes; raise it with --limits FILE]"
+        ),
+    );
+    let r = run_with(&["describe", "-", "--limits", &small], Some(&read(EXAMPLE)));
+    assert_exit(&r, 5);
+    assert_one_error(&r, "<stdin>: input is larger than the limit maxInputBytes");
 
     // Generous limits change nothing.
     let big = dir.path().join("big.yaml");

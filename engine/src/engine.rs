@@ -17,6 +17,7 @@ use crate::model::Gvk;
 use crate::resolved::Attribution;
 use crate::resolved::{Resolved, Status};
 use crate::source;
+use crate::source::InputObjects;
 use crate::status::StatusExplanation;
 use crate::update::{UpdateRequest, UpdateResult};
 use crate::verdict::ValidationReport;
@@ -277,6 +278,33 @@ impl Engine {
     /// of a top-level array. See the module `source::objects`.
     pub fn read_objects(&self, text: &str) -> Result<Vec<Value>> {
         source::read_objects(text, &self.limits)
+    }
+
+    /// Read every object of a text, as [`read_objects`](Self::read_objects)
+    /// does, and say how the text held them: one object, a list document,
+    /// an array or several documents (an
+    /// [`InputShape`](crate::InputShape)). A front end that shows "one
+    /// object" differently from "a collection of objects" (even of one)
+    /// reads its input once with this.
+    ///
+    /// ```
+    /// use workload_lens::{Engine, InputShape};
+    ///
+    /// let engine = Engine::new()?;
+    /// let one = engine.read_input("kind: Pod\nmetadata: {name: a}\n")?;
+    /// assert_eq!((one.objects.len(), one.shape), (1, InputShape::Object));
+    ///
+    /// let list = engine.read_input("kind: PodList\napiVersion: v1\nitems:\n- metadata: {name: a}\n")?;
+    /// assert_eq!(list.shape, InputShape::List);
+    /// assert_eq!(list.objects[0]["kind"], "Pod");
+    /// assert!(list.shape.is_collection());
+    ///
+    /// let docs = engine.read_input("kind: Pod\n---\nkind: Pod\n")?;
+    /// assert_eq!((docs.objects.len(), docs.shape), (2, InputShape::Documents));
+    /// # Ok::<(), workload_lens::Error>(())
+    /// ```
+    pub fn read_input(&self, text: &str) -> Result<InputObjects> {
+        source::read_input(text, &self.limits)
     }
 
     /// Resolve a workload with its definition.

@@ -93,7 +93,7 @@ pub use resolved::{
     Resolved, Scale, Status, Totals, TreeNode, WorkloadRef, WorkloadStatus,
 };
 pub use resources::ResourceSummary;
-pub use source::{SourceDocument, SpanIndex, parse_documents};
+pub use source::{InputObjects, InputShape, SourceDocument, SpanIndex, parse_documents, read_text};
 pub use status::{
     CategoryExplanation, Check, ComponentStatusExplanation, ConditionsExplanation, Criterion,
     MatcherExplanation, Outcome, PhaseExplanation, StatusExplanation,

@@ -21,7 +21,8 @@ fn named_paths(text: &str, tops: &[String]) -> Vec<String> {
             continue;
         }
         let first = word.split('/').next().unwrap_or_default();
-        let is_top_file = !word.contains('/') && tops.iter().any(|t| t == word) && word.contains('.');
+        let is_top_file =
+            !word.contains('/') && tops.iter().any(|t| t == word) && word.contains('.');
         let in_top_dir = word.contains('/') && tops.iter().any(|t| t == first);
         if is_top_file || in_top_dir {
             out.push(word.to_string());
@@ -44,12 +45,19 @@ fn tops() -> Vec<String> {
 fn check(doc: &str) {
     let text = std::fs::read_to_string(root().join(doc)).unwrap();
     let named = named_paths(&text, &tops());
-    assert!(named.len() > 20, "{doc} names only {} paths: {named:?}", named.len());
+    assert!(
+        named.len() > 20,
+        "{doc} names only {} paths: {named:?}",
+        named.len()
+    );
     let missing: Vec<&String> = named
         .iter()
         .filter(|p| !Path::new(&root().join(p.as_str())).exists())
         .collect();
-    assert!(missing.is_empty(), "{doc} names paths that do not exist: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "{doc} names paths that do not exist: {missing:?}"
+    );
 }
 
 #[test]

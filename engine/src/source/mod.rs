@@ -96,8 +96,9 @@ use spans::*;
 use yaml::*;
 
 pub(crate) use json::check_value_limits;
+pub use objects::{InputObjects, InputShape};
 pub(crate) use objects::{SourceItem, split_into, type_name};
-pub(crate) use objects::{objects_of_value, read_objects};
+pub(crate) use objects::{objects_of_value, read_input, read_objects};
 pub(crate) use path::{FieldPath, Segment, path_push_index, path_push_key};
 pub use spans::SpanIndex;
 
@@ -259,24 +260,64 @@ pub(crate) fn parse_documents_bytes(bytes: &[u8], limits: &Limits) -> Result<Vec
     check_input_size(bytes.len(), limits)?;
     match std::str::from_utf8(bytes) {
         Ok(text) => parse_documents(text, limits),
-        Err(e) => {
-            let offset = e.valid_up_to();
-            let prefix = bytes
-                .get(..offset)
-                .and_then(|b| std::str::from_utf8(b).ok())
-                .unwrap_or("");
-            let (line, column) = end_position(prefix);
-            Err(Error::new(
-                ErrorCode::Parse,
-                format!("input is not valid UTF-8: invalid byte at offset {offset}"),
-            )
-            .at(Location {
-                line: Some(line),
-                column: Some(column),
-                ..Location::default()
-            }))
-        }
+        Err(e) => Err(utf8_error(bytes, &e)),
     }
+}
+
+/// The text of an input given as bytes (a file, stdin), checked the way
+/// every reader of the engine checks it, before anything is parsed:
+///
+/// - more than [`Limits::max_input_bytes`] bytes is an [`ErrorCode::Limit`]
+///   error (`limit` `maxInputBytes`). The message names the limit, not the
+///   size, so a caller may stop reading after `max_input_bytes + 1` bytes
+///   (a huge input then cannot exhaust its memory) and pass what it read;
+/// - bytes that are not UTF-8 are an [`ErrorCode::Parse`] error naming the
+///   byte offset, line and column of the first invalid byte.
+///
+/// ```
+/// use workload_lens::{ErrorCode, Limits, read_text};
+///
+/// let limits = Limits::default();
+/// assert_eq!(read_text(b"kind: Pod\n", &limits)?, "kind: Pod\n");
+///
+/// let e = read_text(b"kind: Pod\nname: \xff\n", &limits).unwrap_err();
+/// assert_eq!(e.code(), ErrorCode::Parse);
+/// assert_eq!((e.location().line, e.location().column), (Some(2), Some(7)));
+///
+/// let small = Limits { max_input_bytes: 4, ..Limits::default() };
+/// let e = read_text(b"kind: Pod\n", &small).unwrap_err();
+/// assert_eq!(e.limit(), Some("maxInputBytes"));
+/// # Ok::<(), workload_lens::Error>(())
+/// ```
+pub fn read_text<'a>(bytes: &'a [u8], limits: &Limits) -> Result<&'a str> {
+    let max = limits.max_input_bytes;
+    if bytes.len() > max {
+        return Err(Error::limit_error(
+            "maxInputBytes",
+            format!("input is larger than the limit maxInputBytes ({max} bytes)"),
+        ));
+    }
+    std::str::from_utf8(bytes).map_err(|e| utf8_error(bytes, &e))
+}
+
+/// The parse error of bytes that are not UTF-8, located at the first
+/// invalid byte.
+fn utf8_error(bytes: &[u8], e: &std::str::Utf8Error) -> Error {
+    let offset = e.valid_up_to();
+    let prefix = bytes
+        .get(..offset)
+        .and_then(|b| std::str::from_utf8(b).ok())
+        .unwrap_or("");
+    let (line, column) = end_position(prefix);
+    Error::new(
+        ErrorCode::Parse,
+        format!("input is not valid UTF-8: invalid byte at offset {offset}"),
+    )
+    .at(Location {
+        line: Some(line),
+        column: Some(column),
+        ..Location::default()
+    })
 }
 
 fn check_input_size(len: usize, limits: &Limits) -> Result<()> {

@@ -114,8 +114,7 @@ pub(crate) fn split_into(doc: SourceDocument, several: bool, out: &mut Vec<Split
                     .and_then(Value::as_str)
                     .unwrap_or_default()
                     .to_string();
-                let has_items = matches!(obj.get("items"), Some(Value::Array(_)));
-                if kind.ends_with("List") && has_items {
+                if is_list_object(&obj) {
                     let item_kind = kind.strip_suffix("List").unwrap_or_default().to_string();
                     let api_version = obj
                         .get("apiVersion")
@@ -173,6 +172,12 @@ pub(crate) fn split_into(doc: SourceDocument, several: bool, out: &mut Vec<Split
     }
 }
 
+/// A list document: a `kind` ending in `List` and an `items` array.
+fn is_list_object(obj: &serde_json::Map<String, Value>) -> bool {
+    let kind = obj.get("kind").and_then(Value::as_str).unwrap_or_default();
+    kind.ends_with("List") && matches!(obj.get("items"), Some(Value::Array(_)))
+}
+
 /// A document that is one object: its own positions are the document's.
 fn whole(value: Value, document: Option<usize>, spans: SpanIndex) -> SourceItem {
     SourceItem {
@@ -197,20 +202,78 @@ pub(crate) fn type_name(v: &Value) -> &'static str {
     }
 }
 
-/// Read every object of a YAML/JSON text by the rules of the module; a
-/// malformed list document is an error. The text may also be JSON written
-/// by a program: it is read with `serde_json` first (see
-/// [`source::read_value`]), positions come from the located reader when it
-/// fails.
-pub(crate) fn read_objects(text: &str, limits: &Limits) -> Result<Vec<Value>> {
+/// How a text held its objects (see [`read_input`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InputShape {
+    /// No document at all (an empty text, only comments, only `null`s).
+    Empty,
+    /// One document that is one object (or any value that is neither a list
+    /// document nor an array).
+    Object,
+    /// One list document: a `kind` ending in `List` (`List`, `PodList`,
+    /// `JobSetList`, ...) and an `items` array.
+    List,
+    /// One document that is an array.
+    Array,
+    /// Several documents, whatever each holds.
+    Documents,
+}
+
+impl InputShape {
+    /// True unless the text was one object: a collection of objects (of
+    /// zero, one or more), which a front end shows as such (a label on each
+    /// object, a JSON array even of one).
+    pub fn is_collection(self) -> bool {
+        self != InputShape::Object
+    }
+}
+
+/// The objects of a text and how the text held them (see [`read_input`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputObjects {
+    /// Every object, in text order (what [`read_objects`] gives).
+    pub objects: Vec<Value>,
+    /// Whether the text was one object, a list, an array or several
+    /// documents.
+    pub shape: InputShape,
+}
+
+/// The shape of a text of these (non-empty) documents.
+fn shape_of(docs: &[SourceDocument]) -> InputShape {
+    match docs {
+        [] => InputShape::Empty,
+        [doc] => match &doc.value {
+            Value::Array(_) => InputShape::Array,
+            Value::Object(obj) if is_list_object(obj) => InputShape::List,
+            _ => InputShape::Object,
+        },
+        _ => InputShape::Documents,
+    }
+}
+
+/// Read every object of a YAML/JSON text by the rules of the module, with
+/// the shape of the text; a malformed list document is an error. The text
+/// may also be JSON written by a program: it is read with `serde_json`
+/// first (see [`source::read_value`]), positions come from the located
+/// reader when it fails.
+pub(crate) fn read_input(text: &str, limits: &Limits) -> Result<InputObjects> {
     let docs = match source::read_value_fast(text, limits)? {
         Some(value) => vec![SourceDocument::unlocated(value)],
         None => source::parse_documents(text, limits)?,
     };
-    split(docs)
+    let shape = shape_of(&docs);
+    let objects = split(docs)
         .into_iter()
         .map(|s| s.map(|i| i.value).map_err(|m| m.error))
-        .collect()
+        .collect::<Result<_>>()?;
+    Ok(InputObjects { objects, shape })
+}
+
+/// Read every object of a YAML/JSON text by the rules of the module: the
+/// objects of [`read_input`], without the shape.
+pub(crate) fn read_objects(text: &str, limits: &Limits) -> Result<Vec<Value>> {
+    read_input(text, limits).map(|i| i.objects)
 }
 
 /// The objects of one value by the rules of the module (an array gives its

@@ -372,6 +372,119 @@ fn oversized_input_is_rejected_before_parsing() {
 }
 
 #[test]
+fn read_input_says_how_the_text_held_its_objects() {
+    use workload_lens::{Engine, InputShape};
+    let engine = match Engine::builder().catalog(false).build() {
+        Ok(e) => e,
+        Err(e) => panic!("{e}"),
+    };
+    let read = |text: &str| match engine.read_input(text) {
+        Ok(i) => (i.objects, i.shape),
+        Err(e) => panic!("{text:?}: {e}"),
+    };
+    // One object, in YAML or JSON (the fast path): not a collection.
+    let (objects, shape) = read("kind: Pod\nmetadata: {name: a}\n");
+    assert_eq!(shape, InputShape::Object);
+    assert!(!shape.is_collection());
+    assert_eq!(
+        objects,
+        vec![json!({"kind": "Pod", "metadata": {"name": "a"}})]
+    );
+    let (objects, shape) = read(r#"{"kind": "Pod"}"#);
+    assert_eq!((objects.len(), shape), (1, InputShape::Object));
+    // A trailing empty document does not make several.
+    assert_eq!(read("kind: Pod\n---\n").1, InputShape::Object);
+    // A typed list, even of one item: a collection; items get the kind.
+    let (objects, shape) = read("apiVersion: v1\nkind: PodList\nitems:\n- metadata: {name: a}\n");
+    assert_eq!(shape, InputShape::List);
+    assert!(shape.is_collection());
+    assert_eq!(
+        objects,
+        vec![json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}})]
+    );
+    assert_eq!(
+        read(r#"{"kind": "List", "items": []}"#),
+        (vec![], InputShape::List)
+    );
+    // A kind ending in List without an items list is one object.
+    assert_eq!(read("kind: WaitList\nitems: 3\n").1, InputShape::Object);
+    // An array (JSON or YAML), of one too.
+    let (objects, shape) = read(r#"[{"kind": "Pod"}]"#);
+    assert_eq!((objects.len(), shape), (1, InputShape::Array));
+    assert_eq!(read("- kind: Pod\n- kind: Pod\n").1, InputShape::Array);
+    // Several documents, whatever each holds (a list among them).
+    let (objects, shape) = read("kind: Pod\n---\nkind: List\nitems: [{kind: Pod}, {kind: Pod}]\n");
+    assert_eq!((objects.len(), shape), (3, InputShape::Documents));
+    let (objects, shape) = read("kind: List\nitems: []\n---\nkind: Pod\n");
+    assert_eq!((objects.len(), shape), (1, InputShape::Documents));
+    assert!(shape.is_collection());
+    // No document.
+    assert_eq!(read(""), (vec![], InputShape::Empty));
+    assert_eq!(read("# nothing\n---\n").1, InputShape::Empty);
+    // The objects are those of read_objects.
+    for text in [
+        "kind: Pod\n---\nkind: Pod\n",
+        "[1, 2]",
+        "kind: PodList\nitems: [{}]\n",
+    ] {
+        assert_eq!(Some(read(text).0), engine.read_objects(text).ok());
+    }
+    let e = match engine.read_input("kind: List\nitems: 3\n") {
+        Ok(i) => panic!("expected an error, got {i:?}"),
+        Err(e) => e,
+    };
+    assert_eq!(e.code(), ErrorCode::Parse);
+    assert_eq!(line_col(&e), (Some(2), Some(1)));
+}
+
+#[test]
+fn read_text_checks_size_then_utf8() {
+    use workload_lens::read_text;
+    assert_eq!(read_text(b"a: 1\n", &limits()).ok(), Some("a: 1\n"));
+    assert_eq!(read_text(b"", &limits()).ok(), Some(""));
+    // Invalid UTF-8: the located parse error of parse_documents_bytes.
+    let bytes = b"a: 1\nb: \xff\xfe\n";
+    let e = match read_text(bytes, &limits()) {
+        Ok(t) => panic!("expected an error, got {t:?}"),
+        Err(e) => e,
+    };
+    assert_eq!(e.code(), ErrorCode::Parse);
+    assert_eq!(
+        e.message(),
+        "input is not valid UTF-8: invalid byte at offset 8"
+    );
+    assert_eq!(line_col(&e), (Some(2), Some(4)));
+    assert_eq!(
+        parse_documents_bytes(bytes, &limits())
+            .err()
+            .map(|e| e.to_string()),
+        Some(e.to_string())
+    );
+    // A truncated multi-byte character at the end is invalid too.
+    let e = read_text("é".as_bytes().get(..1).unwrap_or_default(), &limits());
+    assert_eq!(e.map_err(|e| line_col(&e)), Err((Some(1), Some(1))));
+    // Size first: exactly the limit is fine, one byte more is the limit
+    // error (whether or not the bytes are UTF-8), naming the limit.
+    let l = Limits {
+        max_input_bytes: 10,
+        ..Limits::default()
+    };
+    assert!(read_text(b"0123456789", &l).is_ok());
+    for bytes in [&b"01234567890"[..], &[0xff; 11][..]] {
+        let e = match read_text(bytes, &l) {
+            Ok(t) => panic!("expected an error, got {t:?}"),
+            Err(e) => e,
+        };
+        assert_eq!(e.code(), ErrorCode::Limit);
+        assert_eq!(e.limit(), Some("maxInputBytes"));
+        assert_eq!(
+            e.message(),
+            "input is larger than the limit maxInputBytes (10 bytes)"
+        );
+    }
+}
+
+#[test]
 fn too_many_documents() {
     let l = Limits {
         max_documents: 3,
