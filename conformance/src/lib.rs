@@ -634,26 +634,15 @@ fn cluster_case(case: &Case, group: &Group, limits: Limits) -> Result<Value, Str
         Ok(o) => o,
         Err(e) => return Ok(error_value(&e)),
     };
-    let mut outcome = match outcome {
-        // Discovery's outcome is the served resources.
-        workload_lens::ClusterOutcome::Discovery(d) => {
-            return Ok(json!({"result": {"requests": requests, "outcome": to_value(&d)}}));
-        }
-        workload_lens::ClusterOutcome::Listing(l) => to_value(&l),
-        workload_lens::ClusterOutcome::Description(d) => {
-            let mut v = to_value(&d);
-            match d.engine.resolve_in_namespace(&d.object, &d.items) {
-                Ok(r) => v["resolved"] = to_value(&r),
-                Err(e) => return Ok(error_value(&e)),
-            }
-            match d.engine.gang_groups(&d.object, &d.items) {
-                Ok(g) => v["gang"] = to_value(&g),
-                Err(e) => return Ok(error_value(&e)),
-            }
-            v
-        }
+    let discovery = matches!(outcome, workload_lens::ClusterOutcome::Discovery(_));
+    let outcome = match outcome.to_value() {
+        Ok(v) => v,
+        Err(e) => return Ok(error_value(&e)),
     };
-    if let Some(o) = outcome.as_object_mut() {
+    // The served resources are the outcome of a discovery, and in every
+    // other outcome too: left out there.
+    let mut outcome = outcome;
+    if !discovery && let Some(o) = outcome.as_object_mut() {
         o.remove("served");
     }
     Ok(json!({"result": {"requests": requests, "outcome": outcome}}))

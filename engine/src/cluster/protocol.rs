@@ -291,6 +291,47 @@ pub enum ClusterOutcome {
     Description(Box<Description>),
 }
 
+impl Description {
+    /// The workload resolved with the pods of its namespace: other
+    /// workloads' pods left out, look-alikes in `strayPods`
+    /// ([`Engine::resolve_in_namespace`]).
+    pub fn resolved(&self) -> Result<crate::Resolved> {
+        self.engine.resolve_in_namespace(&self.object, &self.items)
+    }
+
+    /// The gang-scheduling groups of its pods ([`Engine::gang_groups`]).
+    pub fn gang(&self) -> Result<crate::GangReport> {
+        self.engine.gang_groups(&self.object, &self.items)
+    }
+}
+
+impl ClusterOutcome {
+    /// The outcome as every binding returns it, as JSON: a discovery's
+    /// `{served, warnings}`; a listing's `{workloads, warnings, forbidden,
+    /// types, resourceVersions, namespace?, served}`; a description's
+    /// `{object, resolved, gang, warnings, resource, served}` (resolving it
+    /// may fail: that error is the outcome's).
+    pub fn to_value(&self) -> Result<Value> {
+        let json = |r: serde_json::Result<Value>| {
+            r.map_err(|e| Error::new(ErrorCode::Usage, format!("cannot serialize: {e}")))
+        };
+        match self {
+            ClusterOutcome::Discovery(d) => json(serde_json::to_value(d)),
+            ClusterOutcome::Listing(l) => json(serde_json::to_value(l)),
+            ClusterOutcome::Description(d) => {
+                let mut v = json(serde_json::to_value(d))?;
+                let resolved = json(serde_json::to_value(d.resolved()?))?;
+                let gang = json(serde_json::to_value(d.gang()?))?;
+                if let Some(map) = v.as_object_mut() {
+                    map.insert("resolved".into(), resolved);
+                    map.insert("gang".into(), gang);
+                }
+                Ok(v)
+            }
+        }
+    }
+}
+
 /// What a list's pages are for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Role {
