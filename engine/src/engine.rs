@@ -9,15 +9,16 @@ use serde_json::Value;
 use crate::catalog;
 use crate::compile::{CompiledDefinition, Origin};
 use crate::error::{Error, ErrorCode, Result};
+use crate::expression::Expression;
 use crate::gang::GangReport;
 use crate::limits::Limits;
 use crate::model::Gvk;
 use crate::resolved::{Resolved, Status};
 use crate::selectors::Attribution;
+use crate::source;
 use crate::status::StatusExplanation;
 use crate::update::{UpdateRequest, UpdateResult};
 use crate::verdict::ValidationReport;
-use crate::{Expression, source};
 
 /// The engine: a set of limits and the definitions it resolves workloads
 /// with, the bundled catalog plus the user's.

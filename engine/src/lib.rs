@@ -25,10 +25,10 @@
 #[cfg(test)]
 extern crate self as workload_lens;
 
-// The public surface is the re-exports below, plus `abi` (the JSON-text
-// interface of the language bindings) and `model` (the definition format's
-// types). Every other module is private.
-pub mod abi;
+// The public surface is the re-exports below plus three modules: `model`
+// (the definition format's types), `source` (reading YAML/JSON within
+// limits, with positions) and `guide` (docs/api.md). Every other module is
+// private.
 mod budget;
 mod catalog;
 mod cluster;
@@ -36,8 +36,9 @@ mod compile;
 mod definition;
 mod engine;
 mod error;
+mod expression;
 mod gang;
-pub mod human;
+mod human;
 pub(crate) mod jq;
 mod limits;
 pub mod model;
@@ -48,8 +49,10 @@ mod resolve;
 mod resolved;
 mod resources;
 mod scale;
+#[cfg(feature = "schema")]
+mod schema;
 mod selectors;
-mod source;
+pub mod source;
 mod status;
 mod suspend;
 mod update;
@@ -59,6 +62,7 @@ mod verdict;
 #[cfg(test)]
 mod tests;
 
+pub use catalog::files as catalog_files;
 pub use cluster::{
     ApiResource, ClusterDefinitionWarning, ListOptions, OwnerKind, Usage, UsageRow,
     WorkloadSummary, missing_owners, usage,
@@ -66,7 +70,11 @@ pub use cluster::{
 pub use compile::{CompiledDefinition, Origin};
 pub use engine::{CallScope, Engine, EngineBuilder};
 pub use error::{Error, ErrorCode, Finding, Location, Result, Severity};
+#[doc(hidden)]
+pub use expression::set_fast_path;
+pub use expression::{Expression, evaluate};
 pub use gang::{GangCandidate, GangGroup, GangReport, GangStructure, PodGang, SubGroupState};
+pub use human::{cpu as human_cpu, memory as human_memory};
 pub use limits::{HARD_MAX_DEPTH, HARD_MAX_EXPRESSION_DEPTH, Limits};
 pub use model::{Definition, Gvk};
 pub use patch::PatchOp;
@@ -79,6 +87,8 @@ pub use resolved::{
     WorkloadRef, WorkloadStatus,
 };
 pub use resources::ResourceSummary;
+#[cfg(feature = "schema")]
+pub use schema::{error_schema, explanation_schema, resolved_schema};
 pub use selectors::{Attribution, Live, PodAttribution, PodFinding};
 pub use source::{SourceDocument, SpanIndex, parse_documents};
 pub use status::{
@@ -87,110 +97,6 @@ pub use status::{
 };
 pub use update::{ComponentUpdate, UpdateMode, UpdateRequest, UpdateResult};
 pub use verdict::{DefinitionVerdict, ValidationReport};
-
-/// Turn the native fast path of jq evaluation off (or on again) on the
-/// calling thread, returning the previous setting. Results are the same
-/// either way (only speed and the budget spent differ); this exists for the
-/// differential tests that prove it, such as the conformance suite run with
-/// the fast path off.
-#[doc(hidden)]
-pub fn set_fast_path(on: bool) -> bool {
-    jq::set_fast_path(on)
-}
-
-/// The bundled definition files: (file name, YAML text), sorted by name.
-pub fn catalog_files() -> &'static [(&'static str, &'static str)] {
-    catalog::FILES
-}
-
-/// JSON Schema (draft 2020-12) of the resolved structure, generated from the
-/// Rust types. `docs/resolved.schema.json` is this, pretty-printed.
-#[cfg(feature = "schema")]
-pub fn resolved_schema() -> serde_json::Value {
-    serde_json::to_value(schemars::schema_for!(Resolved)).unwrap_or_default()
-}
-
-/// JSON Schema of the status explanation
-/// ([`CompiledDefinition::explain_status`]).
-#[cfg(feature = "schema")]
-pub fn explanation_schema() -> serde_json::Value {
-    serde_json::to_value(schemars::schema_for!(StatusExplanation)).unwrap_or_default()
-}
-
-/// JSON Schema of the error value every API returns.
-#[cfg(feature = "schema")]
-pub fn error_schema() -> serde_json::Value {
-    serde_json::to_value(schemars::schema_for!(Error)).unwrap_or_default()
-}
-
-/// A jq expression compiled once with the engine's semantics
-/// (gojq-compatible, deny list and recursion check applied), to be
-/// evaluated on any number of inputs. `Send + Sync`.
-#[derive(Debug)]
-pub struct Expression {
-    program: jq::Program,
-}
-
-impl Expression {
-    /// Check and compile an expression (`limits` bounds its size and nesting).
-    pub fn compile(expression: &str, limits: &Limits) -> Result<Expression> {
-        jq::Program::compile(expression, jq::ExprMode::Read, &[], limits)
-            .map(|program| Expression { program })
-            .map_err(|i| {
-                let e = match i.kind {
-                    jq::JqIssueKind::Limit => {
-                        Error::limit_error(i.limit.unwrap_or("maxExpressionBytes"), i.message)
-                    }
-                    _ => Error::new(ErrorCode::JqCompile, i.message),
-                };
-                e.at(Location {
-                    expression: Some(expression.to_string()),
-                    span: i.span,
-                    ..Location::default()
-                })
-            })
-    }
-
-    /// Every output of the expression on `input`, bounded by `limits`.
-    pub fn evaluate(
-        &self,
-        input: &serde_json::Value,
-        limits: &Limits,
-    ) -> Result<Vec<serde_json::Value>> {
-        let _call = budget::Call::enter(limits);
-        let loc = || Location {
-            expression: Some(self.program.code().to_string()),
-            ..Location::default()
-        };
-        let input = jq::Input::new(input, limits).map_err(|e| compile::eval_error(e).at(loc()))?;
-        self.program
-            .run(&input, limits)
-            .map_err(|e| compile::eval_error(e).at(loc()))
-    }
-
-    /// The source text.
-    pub fn source(&self) -> &str {
-        self.program.code()
-    }
-}
-
-/// Evaluate one jq expression on a JSON value with the engine's semantics
-/// (gojq-compatible, deny list and recursion check applied, bounded by
-/// `limits`), returning every output. This is what definitions' expressions
-/// run through; it is exposed for tooling (playgrounds, tests). To evaluate
-/// one expression many times, compile it once with [`Expression::compile`].
-pub fn evaluate(
-    expression: &str,
-    input: &serde_json::Value,
-    limits: &Limits,
-) -> Result<Vec<serde_json::Value>> {
-    Expression::compile(expression, limits)?.evaluate(input, limits)
-}
-
-const _: () = {
-    const fn assert_send_sync<T: Send + Sync>() {}
-    assert_send_sync::<Expression>();
-};
 
 /// The API guide (`docs/api.md`); its examples run as doctests.
 #[doc = include_str!("../../docs/api.md")]

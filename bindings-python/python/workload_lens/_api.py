@@ -342,7 +342,7 @@ class Definition:
         return d
 
     def _info(self) -> Dict[str, Any]:
-        r: Dict[str, Any] = _loads(self._native.info)
+        r: Dict[str, Any] = _loads(self._native.info())
         return r
 
     @property
@@ -385,7 +385,7 @@ class Definition:
 
     def to_dict(self) -> Dict[str, Any]:
         """The definition as read (the engine's model of it, as JSON)."""
-        r: Dict[str, Any] = _loads(self._native.definition_json)
+        r: Dict[str, Any] = _loads(self._native.definition_json())
         return r
 
     def resolve(self, obj: Any, pods: Any = None) -> Dict[str, Any]:
@@ -479,7 +479,7 @@ class Definition:
         warnings = info["warnings"] if self._warnings is None else self._warnings
         return (
             _rebuild_definition,
-            (self._native.definition_json, _dumps(info["limits"]), info["origin"], _dumps(warnings)),
+            (self._native.definition_json(), _dumps(info["limits"]), info["origin"], _dumps(warnings)),
         )
 
     def __repr__(self) -> str:
@@ -750,7 +750,7 @@ def limits(limits: Optional[Mapping[str, int]] = None, **limit_options: int) -> 
     """Complete, checked limits: the defaults overridden by ``limits`` (camelCase
     or snake_case names) and keyword arguments. Unknown names and values that
     are not non-negative integers raise :class:`UsageError`."""
-    r: Dict[str, int] = _loads(_native.limits(_limits_json(limits, limit_options)))
+    r: Dict[str, int] = _loads(_native.check_limits(_limits_json(limits, limit_options)))
     return r
 
 
