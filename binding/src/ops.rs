@@ -363,7 +363,7 @@ pub mod catalog {
 
     /// The engine's limits.
     pub fn limits(e: &Engine) -> Result<Limits> {
-        Ok(e.limits().clone())
+        Ok(*e.limits())
     }
 
     /// Resolve with the definition chosen by the object's GVK (with
