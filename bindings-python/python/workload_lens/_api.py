@@ -1,7 +1,8 @@
 """The Python API of workload-lens: a thin layer over the native engine.
 
-Every call goes to one function of the engine's binding interface
-(``workload_lens::abi``) through the native module. Objects, pods and
+Every call goes to one operation of the bindings' shared surface (the
+operation table of the ``workload-lens-binding`` crate) through the native
+module. Objects, pods and
 requests cross as they are: the engine walks the Python values itself (the
 values ``json.dumps`` takes, :func:`_default` for the rest) and builds its
 results as plain dicts and lists in exactly the engine's canonical JSON
@@ -40,6 +41,7 @@ from .types import (
     GangReport,
     GangStructure,
     OwnerKind,
+    Resolved,
     Usage,
     WorkloadSummary,
 )
@@ -501,10 +503,11 @@ def _single(x: Any) -> bool:
 
 
 class Catalog:
-    """A set of definitions keyed by root GVK (an engine, as ``abi::engine``
-    builds it): the bundled catalog (``bundled=True``, the default) plus
-    your own. A definition added later replaces one with the same root GVK,
-    so yours override bundled ones. Safe to share between threads."""
+    """A set of definitions keyed by root GVK (an engine, as
+    ``workload_lens_binding::engine`` builds it): the bundled catalog
+    (``bundled=True``, the default) plus your own. A definition added later
+    replaces one with the same root GVK, so yours override bundled ones.
+    Safe to share between threads."""
 
     __slots__ = ("_native",)
 
@@ -570,14 +573,14 @@ class Catalog:
         r: Dict[str, Any] = self._native.resolve_pages(_object(obj), _inputs(pages, "pages"))
         return r
 
-    def resolve_in_namespace(self, obj: Any, items: Iterable[Any]) -> Dict[str, Any]:
+    def resolve_in_namespace(self, obj: Any, items: Iterable[Any]) -> Resolved:
         """Resolve with every pod of the workload's namespace and the owners
         their controller chains go through (``items``: raw pages of list
         responses, list objects or objects), as a live-cluster front end
         reads them: pods whose controller chain leads to another workload
         are left out, except those that look like this workload's (its
         labels or selectors claim them), listed in ``strayPods``."""
-        r: Dict[str, Any] = _loads(self._native.resolve_in_namespace(_object(obj), _inputs(items, "items")))
+        r: Resolved = _loads(self._native.resolve_in_namespace(_object(obj), _inputs(items, "items")))
         return r
 
     def find_type(self, token: str, served: Iterable[ApiResource]) -> ApiResource:
