@@ -1,0 +1,28 @@
+"""workload_lens/_engine_types.py is generated from the engine's JSON Schemas
+(the ones bindings-node/types/engine.d.ts comes from) and must be current:
+``python3 bindings-python/tools/gen_types.py`` rewrites it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from conftest import REPO
+
+
+def test_engine_types_are_generated_from_the_schemas() -> None:
+    out = subprocess.run(
+        [sys.executable, str(REPO / "bindings-python" / "tools" / "gen_types.py"), "--check"],
+        cwd=REPO, capture_output=True, text=True, timeout=900,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_types_reexports_the_generated_types() -> None:
+    from workload_lens import _engine_types, types
+
+    assert types.Finding is _engine_types.Finding
+    assert types.ValidationResult is _engine_types.DefinitionVerdict
+    assert types.ErrorInfo is _engine_types.EngineError
+    for name in types.__all__:
+        assert hasattr(types, name), name
