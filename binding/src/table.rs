@@ -33,116 +33,119 @@
 ///   JavaScript, Python objects in Python), `definition`,
 ///   `opt_definition`, `definitions` (compiled-definition handles).
 ///
-/// The function behind `section name` is `ops::section::name`.
+/// The function behind `section name` is `ops::section::name`. The
+/// entries' docs are `#[doc]` attributes, not `///` comments: napi copies
+/// them into `native.d.ts` as they are written, and a `///` comment reaches
+/// it as a raw string (`r"..."`).
 #[macro_export]
 macro_rules! for_each_operation {
     ($callback:ident $($extra:tt)*) => {
         $callback! {
             [$($extra)*]
             free {
-                /// The default limits, as JSON (camelCase).
+                #[doc = " The default limits, as JSON (camelCase)."]
                 all default_limits "defaultLimits" () -> json;
-                /// Complete limits from camelCase JSON (missing fields: defaults).
+                #[doc = " Complete limits from camelCase JSON (missing fields: defaults)."]
                 all check_limits "checkLimits" (limits: opt_text = None) -> json;
-                /// Every document of a YAML/JSON text, as a JSON array.
+                #[doc = " Every document of a YAML/JSON text, as a JSON array."]
                 all parse "parse" (text: text, limits: opt_text = None) -> json;
-                /// Like `parse`, for bytes (invalid UTF-8 is a located parse error).
+                #[doc = " Like `parse`, for bytes (invalid UTF-8 is a located parse error)."]
                 all parse_bytes "parseBytes" (bytes: bytes, limits: opt_text = None) -> json;
-                /// Validate every definition of a text: `[{name, valid, gvk?, findings}]`.
+                #[doc = " Validate every definition of a text: `[{name, valid, gvk?, findings}]`."]
                 all validate "validate" (text: text, limits: opt_text = None) -> json;
-                /// Every error code with the name of its error class: `[{code, class}]`.
+                #[doc = " Every error code with the name of its error class: `[{code, class}]`."]
                 all error_codes "errorCodes" () -> json;
-                /// The bundled definition files: `{file name: YAML text}`.
+                #[doc = " The bundled definition files: `{file name: YAML text}`."]
                 all catalog_sources "catalogSources" () -> json;
-                /// GPU and pod totals of a listing (the JSON array `list_workloads`
-                /// returns) by namespace and by type.
+                #[doc = " GPU and pod totals of a listing (the JSON array `list_workloads`"]
+                #[doc = " returns) by namespace and by type."]
                 native usage "usage" (rows: text) -> json;
             }
             limited {
-                /// Run one jq expression on an input: every output.
+                #[doc = " Run one jq expression on an input: every output."]
                 all evaluate "evaluate" (expression: expression, input: object) -> value;
-                /// The controller owner kinds the objects of `items` (pods and the
-                /// owners fetched so far) reference but do not hold, without those of
-                /// `skip` (a JSON array of `{apiVersion, kind}`): `[{apiVersion, kind}]`.
+                #[doc = " The controller owner kinds the objects of `items` (pods and the"]
+                #[doc = " owners fetched so far) reference but do not hold, without those of"]
+                #[doc = " `skip` (a JSON array of `{apiVersion, kind}`): `[{apiVersion, kind}]`."]
                 native missing_owners "missingOwners" (items: objects, skip: text) -> json;
             }
             factory {
-                /// Compile the one definition of a YAML/JSON text.
+                #[doc = " Compile the one definition of a YAML/JSON text."]
                 all compile "compile" (text: text, limits: opt_text = None) -> definition;
-                /// Compile every definition of a YAML/JSON text.
+                #[doc = " Compile every definition of a YAML/JSON text."]
                 all compile_all "compileAll" (text: text, limits: opt_text = None) -> definitions;
-                /// Compile every definition of an object given as JSON.
+                #[doc = " Compile every definition of an object given as JSON."]
                 all compile_object "compileObject" (json: text, limits: opt_text = None) -> definitions;
-                /// Compile the one definition of an object given as JSON.
+                #[doc = " Compile the one definition of an object given as JSON."]
                 all compile_one_object "compileOneObject" (json: text, limits: opt_text = None) -> definition;
-                /// Compile a definition again from its JSON, limits and origin
-                /// (Python's unpickling).
+                #[doc = " Compile a definition again from its JSON, limits and origin"]
+                #[doc = " (Python's unpickling)."]
                 native rebuild "rebuild" (definition: text, limits: text, origin: text) -> definition;
             }
             definition {
-                /// `{name, origin, gvk: {group, version, kind}, components, canSuspend,
-                /// warnings, limits}` as JSON.
+                #[doc = " `{name, origin, gvk: {group, version, kind}, components, canSuspend,"]
+                #[doc = " warnings, limits}` as JSON."]
                 all info "info" () -> json;
-                /// The definition as read, as JSON.
+                #[doc = " The definition as read, as JSON."]
                 all definition_json "definitionJson" () -> json;
-                /// Resolve (with the live state when `pods` is given).
+                #[doc = " Resolve (with the live state when `pods` is given)."]
                 all resolve "resolve" (obj: object, pods: opt_object = None) -> value;
-                /// The root status (`null` when the definition has none).
+                #[doc = " The root status (`null` when the definition has none)."]
                 all status "status" (obj: object) -> value;
-                /// Why the object has its status: every matcher of every status
-                /// category with its outcome and reason.
+                #[doc = " Why the object has its status: every matcher of every status"]
+                #[doc = " category with its outcome and reason."]
                 all explain_status "explainStatus" (obj: object) -> value;
-                /// Write values through the definition's paths: `{object, patch}`.
+                #[doc = " Write values through the definition's paths: `{object, patch}`."]
                 all update "update" (obj: object, request: object) -> value;
-                /// Apply the suspend actions: `{object, patch}`.
+                #[doc = " Apply the suspend actions: `{object, patch}`."]
                 all suspend "suspend" (obj: object) -> value;
-                /// Apply the resume actions: `{object, patch}`.
+                #[doc = " Apply the resume actions: `{object, patch}`."]
                 all resume "resume" (obj: object) -> value;
-                /// Place pods under components and instances (`obj` may be null).
+                #[doc = " Place pods under components and instances (`obj` may be null)."]
                 all attribute_pods "attributePods" (obj: opt_object, pods: object) -> value;
-                /// Gang-scheduling groups of the workload's pods.
+                #[doc = " Gang-scheduling groups of the workload's pods."]
                 all gang_groups "gangGroups" (obj: object, pods: object) -> value;
-                /// Gang-scheduling groups with the pods (and owners) given as several
-                /// inputs, such as the pages of list responses.
+                #[doc = " Gang-scheduling groups with the pods (and owners) given as several"]
+                #[doc = " inputs, such as the pages of list responses."]
                 native gang_groups_pages "gangGroupsPages" (obj: object, pages: objects) -> value;
-                /// The structure gang scheduling works on: components, leaves, parents,
-                /// children, `hasScaleDefinition` and the candidate members.
+                #[doc = " The structure gang scheduling works on: components, leaves, parents,"]
+                #[doc = " children, `hasScaleDefinition` and the candidate members."]
                 all gang_structure "gangStructure" () -> value;
-                /// The subtree scale (gang minimum members) of a component of the
-                /// object, of one of its instances when given (a number).
+                #[doc = " The subtree scale (gang minimum members) of a component of the"]
+                #[doc = " object, of one of its instances when given (a number)."]
                 all subtree_scale "subtreeScale" (obj: object, component: text, instance: opt_text = None) -> value;
             }
             catalog {
-                /// The definition for an apiVersion and kind.
+                #[doc = " The definition for an apiVersion and kind."]
                 all lookup "lookup" (api_version: text, kind: text) -> opt_definition;
-                /// The definition for an object, by its apiVersion and kind.
+                #[doc = " The definition for an object, by its apiVersion and kind."]
                 all lookup_object "lookupObject" (obj: object) -> definition;
-                /// A definition by name.
+                #[doc = " A definition by name."]
                 all get "get" (name: text) -> opt_definition;
-                /// Every definition, sorted by name.
+                #[doc = " Every definition, sorted by name."]
                 all definitions "definitions" () -> definitions;
-                /// The engine's limits, as JSON (camelCase).
+                #[doc = " The engine's limits, as JSON (camelCase)."]
                 all limits "limits" () -> json;
-                /// Choose the definition by GVK and resolve (with pods: live state).
+                #[doc = " Choose the definition by GVK and resolve (with pods: live state)."]
                 all resolve "resolve" (obj: object, pods: opt_object = None) -> value;
-                /// Resolve with the pods (and owners) given as several inputs, such as
-                /// the pages of list responses.
+                #[doc = " Resolve with the pods (and owners) given as several inputs, such as"]
+                #[doc = " the pages of list responses."]
                 native resolve_pages "resolvePages" (obj: object, pages: objects) -> value;
-                /// Resolve with every pod of the workload's namespace and their owners
-                /// (several inputs, such as the pages of list responses): other
-                /// workloads' pods are left out, look-alikes kept as strays.
+                #[doc = " Resolve with every pod of the workload's namespace and their owners"]
+                #[doc = " (several inputs, such as the pages of list responses): other"]
+                #[doc = " workloads' pods are left out, look-alikes kept as strays."]
                 native resolve_in_namespace "resolveInNamespace" (obj: object, items: objects) -> json;
-                /// The gang-scheduling groups of a workload's pods, its definition
-                /// chosen by GVK; the pods (and owners) as several inputs.
+                #[doc = " The gang-scheduling groups of a workload's pods, its definition"]
+                #[doc = " chosen by GVK; the pods (and owners) as several inputs."]
                 native gang_groups "gangGroups" (obj: object, pages: objects) -> value;
-                /// The served resource a type token names; `served` is a JSON array
-                /// of `{group, version, kind, plural, ...}`.
+                #[doc = " The served resource a type token names; `served` is a JSON array"]
+                #[doc = " of `{group, version, kind, plural, ...}`."]
                 native find_type "findType" (token: text, served: text) -> json;
-                /// The served resources a definition covers.
+                #[doc = " The served resources a definition covers."]
                 native covered_types "coveredTypes" (served: text) -> json;
-                /// One summary row per object of `objects` (newest first), with
-                /// `owners` to follow controller chains through; `options` is
-                /// `{topLevelOnly, phases}` as JSON.
+                #[doc = " One summary row per object of `objects` (newest first), with"]
+                #[doc = " `owners` to follow controller chains through; `options` is"]
+                #[doc = " `{topLevelOnly, phases}` as JSON."]
                 native list_workloads "listWorkloads" (objects: objects, owners: objects, options: opt_text = None) -> json;
             }
         }

@@ -51,17 +51,6 @@ pub struct NativeCatalog {
     engine: Engine,
 }
 
-/// A JavaScript argument of each kind.
-macro_rules! js_ty {
-    (text) => { String };
-    (opt_text) => { Option<String> };
-    (bytes) => { Uint8Array };
-    (expression) => { String };
-    (object) => { String };
-    (opt_object) => { Option<String> };
-    (objects) => { Vec<String> };
-}
-
 /// An argument as the operation takes it.
 macro_rules! js_arg {
     (text, $a:ident) => {
@@ -85,15 +74,6 @@ macro_rules! js_arg {
     (objects, $a:ident) => {
         $a.iter().map(|t| Input::Text(t)).collect()
     };
-}
-
-/// The JavaScript type of each result kind.
-macro_rules! js_out {
-    (json) => { String };
-    (value) => { String };
-    (definition) => { NativeDefinition };
-    (opt_definition) => { Option<NativeDefinition> };
-    (definitions) => { Vec<NativeDefinition> };
 }
 
 /// A result converted.
@@ -122,7 +102,10 @@ macro_rules! js_res {
 /// become module functions, `factory` entries static methods of
 /// `NativeDefinition`, `definition` and `catalog` entries methods of
 /// `NativeDefinition` and `NativeCatalog` (napi names them in camelCase,
-/// as the table's JavaScript names). Node takes every entry.
+/// as the table's JavaScript names). Node takes every entry. The argument
+/// and result types are written out first (`@args`, `@res`): napi types
+/// `native.d.ts` from the tokens it is given, and a macro call in a type
+/// would be `any` there.
 macro_rules! node_ops {
     (
         []
@@ -133,51 +116,84 @@ macro_rules! node_ops {
             }
         )*
     ) => {
-        $( $( node_ops!(@entry $section $(#[$doc])* $name ( $($arg : $kind),* ) -> $res); )* )*
+        $( $( node_ops!(@args $section [$(#[$doc])*] $name $res [] $($arg : $kind,)*); )* )*
     };
-    (@entry free $(#[$doc:meta])* $name:ident ( $($arg:ident : $kind:ident),* ) -> $res:ident) => {
-        $(#[$doc])*
+    (@args $s:ident $d:tt $n:ident $r:ident [$($done:tt)*] $a:ident : text, $($rest:tt)*) => {
+        node_ops!(@args $s $d $n $r [$($done)* ($a text [String])] $($rest)*);
+    };
+    (@args $s:ident $d:tt $n:ident $r:ident [$($done:tt)*] $a:ident : opt_text, $($rest:tt)*) => {
+        node_ops!(@args $s $d $n $r [$($done)* ($a opt_text [Option<String>])] $($rest)*);
+    };
+    (@args $s:ident $d:tt $n:ident $r:ident [$($done:tt)*] $a:ident : bytes, $($rest:tt)*) => {
+        node_ops!(@args $s $d $n $r [$($done)* ($a bytes [Uint8Array])] $($rest)*);
+    };
+    (@args $s:ident $d:tt $n:ident $r:ident [$($done:tt)*] $a:ident : expression, $($rest:tt)*) => {
+        node_ops!(@args $s $d $n $r [$($done)* ($a expression [String])] $($rest)*);
+    };
+    (@args $s:ident $d:tt $n:ident $r:ident [$($done:tt)*] $a:ident : object, $($rest:tt)*) => {
+        node_ops!(@args $s $d $n $r [$($done)* ($a object [String])] $($rest)*);
+    };
+    (@args $s:ident $d:tt $n:ident $r:ident [$($done:tt)*] $a:ident : opt_object, $($rest:tt)*) => {
+        node_ops!(@args $s $d $n $r [$($done)* ($a opt_object [Option<String>])] $($rest)*);
+    };
+    (@args $s:ident $d:tt $n:ident $r:ident [$($done:tt)*] $a:ident : objects, $($rest:tt)*) => {
+        node_ops!(@args $s $d $n $r [$($done)* ($a objects [Vec<String>])] $($rest)*);
+    };
+    (@args $s:ident $d:tt $n:ident $r:ident $done:tt) => { node_ops!(@res $s $d $n $done $r); };
+    (@res $s:ident $d:tt $n:ident $done:tt json) => { node_ops!(@entry $s $d $n $done [String] json); };
+    (@res $s:ident $d:tt $n:ident $done:tt value) => { node_ops!(@entry $s $d $n $done [String] value); };
+    (@res $s:ident $d:tt $n:ident $done:tt definition) => {
+        node_ops!(@entry $s $d $n $done [NativeDefinition] definition);
+    };
+    (@res $s:ident $d:tt $n:ident $done:tt opt_definition) => {
+        node_ops!(@entry $s $d $n $done [Option<NativeDefinition>] opt_definition);
+    };
+    (@res $s:ident $d:tt $n:ident $done:tt definitions) => {
+        node_ops!(@entry $s $d $n $done [Vec<NativeDefinition>] definitions);
+    };
+    (@entry free [$($doc:tt)*] $name:ident [$(($arg:ident $kind:ident [$($ty:tt)*]))*] [$($out:tt)*] $res:ident) => {
+        $($doc)*
         #[napi]
-        pub fn $name($($arg: js_ty!($kind)),*) -> napi::Result<js_out!($res)> {
+        pub fn $name($($arg: $($ty)*),*) -> napi::Result<$($out)*> {
             entry(|| js_res!($res, ops::free::$name($(js_arg!($kind, $arg)),*)?))
         }
     };
-    (@entry limited $(#[$doc:meta])* $name:ident ( $($arg:ident : $kind:ident),* ) -> $res:ident) => {
-        $(#[$doc])*
+    (@entry limited [$($doc:tt)*] $name:ident [$(($arg:ident $kind:ident [$($ty:tt)*]))*] [$($out:tt)*] $res:ident) => {
+        $($doc)*
         #[napi]
-        pub fn $name($($arg: js_ty!($kind),)* limits: Option<String>) -> napi::Result<js_out!($res)> {
+        pub fn $name($($arg: $($ty)*,)* limits: Option<String>) -> napi::Result<$($out)*> {
             entry(|| {
                 let l = &binding::limits(limits.as_deref())?;
                 js_res!($res, ops::limited::$name(l, $(js_arg!($kind, $arg)),*)?)
             })
         }
     };
-    (@entry factory $(#[$doc:meta])* $name:ident ( $($arg:ident : $kind:ident),* ) -> $res:ident) => {
+    (@entry factory [$($doc:tt)*] $name:ident [$(($arg:ident $kind:ident [$($ty:tt)*]))*] [$($out:tt)*] $res:ident) => {
         #[napi]
         impl NativeDefinition {
-            $(#[$doc])*
+            $($doc)*
             #[napi]
-            pub fn $name($($arg: js_ty!($kind)),*) -> napi::Result<js_out!($res)> {
+            pub fn $name($($arg: $($ty)*),*) -> napi::Result<$($out)*> {
                 entry(|| js_res!($res, ops::factory::$name($(js_arg!($kind, $arg)),*)?))
             }
         }
     };
-    (@entry definition $(#[$doc:meta])* $name:ident ( $($arg:ident : $kind:ident),* ) -> $res:ident) => {
+    (@entry definition [$($doc:tt)*] $name:ident [$(($arg:ident $kind:ident [$($ty:tt)*]))*] [$($out:tt)*] $res:ident) => {
         #[napi]
         impl NativeDefinition {
-            $(#[$doc])*
+            $($doc)*
             #[napi]
-            pub fn $name(&self, $($arg: js_ty!($kind)),*) -> napi::Result<js_out!($res)> {
+            pub fn $name(&self, $($arg: $($ty)*),*) -> napi::Result<$($out)*> {
                 entry(|| js_res!($res, ops::definition::$name(&self.inner, $(js_arg!($kind, $arg)),*)?))
             }
         }
     };
-    (@entry catalog $(#[$doc:meta])* $name:ident ( $($arg:ident : $kind:ident),* ) -> $res:ident) => {
+    (@entry catalog [$($doc:tt)*] $name:ident [$(($arg:ident $kind:ident [$($ty:tt)*]))*] [$($out:tt)*] $res:ident) => {
         #[napi]
         impl NativeCatalog {
-            $(#[$doc])*
+            $($doc)*
             #[napi]
-            pub fn $name(&self, $($arg: js_ty!($kind)),*) -> napi::Result<js_out!($res)> {
+            pub fn $name(&self, $($arg: $($ty)*),*) -> napi::Result<$($out)*> {
                 entry(|| js_res!($res, ops::catalog::$name(&self.engine, $(js_arg!($kind, $arg)),*)?))
             }
         }

@@ -288,26 +288,6 @@ macro_rules! python_ops {
             { $(#[$doc])* $name ( $($arg : $kind $(= $none)?),* ) -> $res }
         )*); )*
     };
-    (@section free $d:tt $c:tt $({ $(#[$doc:meta])* $name:ident ( $($arg:ident : $kind:ident $(= $none:ident)?),* ) -> $res:ident })*) => {
-        $(
-            $(#[$doc])*
-            #[pyfunction]
-            #[pyo3(signature = ($($arg $(= $none)?),*))]
-            fn $name<'py>(py: Python<'py>, $($arg: py_ty!($kind)),*) -> PyResult<py_out!($res)> {
-                py_call!($res, py, ops::free::$name($(py_arg!($kind, $arg)),*))
-            }
-        )*
-    };
-    (@section factory $d:tt $c:tt $({ $(#[$doc:meta])* $name:ident ( $($arg:ident : $kind:ident $(= $none:ident)?),* ) -> $res:ident })*) => {
-        $(
-            $(#[$doc])*
-            #[pyfunction]
-            #[pyo3(signature = ($($arg $(= $none)?),*))]
-            fn $name<'py>(py: Python<'py>, $($arg: py_ty!($kind)),*) -> PyResult<py_out!($res)> {
-                py_call!($res, py, ops::factory::$name($(py_arg!($kind, $arg)),*))
-            }
-        )*
-    };
     (@section limited $d:tt $c:tt $({ $(#[$doc:meta])* $name:ident ( $($arg:ident : $kind:ident $(= $none:ident)?),* ) -> $res:ident })*) => {
         $(
             $(#[$doc])*
@@ -359,6 +339,17 @@ macro_rules! python_ops {
             )*
             $($extra)*
         }
+    };
+    // `free` and `factory`: module functions.
+    (@section $section:ident $d:tt $c:tt $({ $(#[$doc:meta])* $name:ident ( $($arg:ident : $kind:ident $(= $none:ident)?),* ) -> $res:ident })*) => {
+        $(
+            $(#[$doc])*
+            #[pyfunction]
+            #[pyo3(signature = ($($arg $(= $none)?),*))]
+            fn $name<'py>(py: Python<'py>, $($arg: py_ty!($kind)),*) -> PyResult<py_out!($res)> {
+                py_call!($res, py, ops::$section::$name($(py_arg!($kind, $arg)),*))
+            }
+        )*
     };
 }
 
