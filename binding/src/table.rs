@@ -26,7 +26,8 @@
 /// - argument kinds: `text` (a string: the caller's YAML/JSON, JSON the
 ///   language layer wrote, a name), `opt_text`, `bytes`, `expression` (a
 ///   jq expression, UTF-8 bytes in Python), `object` (one object: text, or
-///   a host value in Python), `opt_object`, `objects` (several list texts
+///   a host value in Python), `json_value` (any JSON value: JSON text in
+///   JavaScript, always a host value in Python, even `bytes`), `opt_object`, `objects` (several list texts
 ///   or values, such as pages of list responses). `= None` makes a trailing
 ///   argument optional.
 /// - results: `json` (JSON text in every binding), `value` (JSON text in
@@ -63,7 +64,7 @@ macro_rules! for_each_operation {
             }
             limited {
                 #[doc = " Run one jq expression on an input: every output."]
-                all evaluate "evaluate" (expression: expression, input: object) -> value;
+                all evaluate "evaluate" (expression: expression, input: json_value) -> value;
                 #[doc = " The controller owner kinds the objects of `items` (pods and the"]
                 #[doc = " owners fetched so far) reference but do not hold, without those of"]
                 #[doc = " `skip` (a JSON array of `{apiVersion, kind}`): `[{apiVersion, kind}]`."]

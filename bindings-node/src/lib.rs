@@ -68,6 +68,9 @@ macro_rules! js_arg {
     (object, $a:ident) => {
         Input::Text(&$a)
     };
+    (json_value, $a:ident) => {
+        Input::Text(&$a)
+    };
     (opt_object, $a:ident) => {
         $a.as_deref().map(Input::Text)
     };
@@ -129,6 +132,9 @@ macro_rules! node_ops {
     };
     (@args $s:ident $d:tt $n:ident $r:ident [$($done:tt)*] $a:ident : expression, $($rest:tt)*) => {
         node_ops!(@args $s $d $n $r [$($done)* ($a expression [String])] $($rest)*);
+    };
+    (@args $s:ident $d:tt $n:ident $r:ident [$($done:tt)*] $a:ident : json_value, $($rest:tt)*) => {
+        node_ops!(@args $s $d $n $r [$($done)* ($a json_value [String])] $($rest)*);
     };
     (@args $s:ident $d:tt $n:ident $r:ident [$($done:tt)*] $a:ident : object, $($rest:tt)*) => {
         node_ops!(@args $s $d $n $r [$($done)* ($a object [String])] $($rest)*);

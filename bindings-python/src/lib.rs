@@ -195,6 +195,7 @@ macro_rules! py_ty {
     (bytes) => { Bytes };
     (expression) => { Bytes };
     (object) => { Obj<'py> };
+    (json_value) => { Bound<'py, PyAny> };
     (opt_object) => { Option<Obj<'py>> };
     (objects) => { Vec<Obj<'py>> };
 }
@@ -203,6 +204,9 @@ macro_rules! py_ty {
 macro_rules! py_read {
     (object, $py:ident, $a:ident, $l:expr) => {
         read($py, $a, $l)?
+    };
+    (json_value, $py:ident, $a:ident, $l:expr) => {
+        read($py, Obj::Value($a), $l)?
     };
     (opt_object, $py:ident, $a:ident, $l:expr) => {
         $a.map(|o| read($py, o, $l)).transpose()?
@@ -232,6 +236,9 @@ macro_rules! py_arg {
         &$a.0
     };
     (object, $a:ident) => {
+        $a.input()
+    };
+    (json_value, $a:ident) => {
         $a.input()
     };
     (opt_object, $a:ident) => {

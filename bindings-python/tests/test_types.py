@@ -22,7 +22,9 @@ def test_types_reexports_the_generated_types() -> None:
     from workload_lens import _engine_types, types
 
     assert types.Finding is _engine_types.Finding
-    assert types.ValidationResult is _engine_types.DefinitionVerdict
-    assert types.ErrorInfo is _engine_types.EngineError
+    for mine, generated in ((types.ValidationResult, _engine_types.DefinitionVerdict),
+                            (types.ErrorInfo, _engine_types.EngineError)):
+        assert mine.__required_keys__ == generated.__required_keys__
+        assert mine.__optional_keys__ == generated.__optional_keys__
     for name in types.__all__:
         assert hasattr(types, name), name

@@ -57,7 +57,13 @@ class Gen:
             return "Any"
         s = {k: v for k, v in s.items() if k not in ("description", "title", "default")}
         if "$ref" in s:
-            return self.ref(s["$ref"])
+            name = self.ref(s["$ref"])
+            target = self.defs.get(name)
+            if isinstance(target, dict) and self.is_literal(target):
+                # Written where it is used: stubtest takes an alias of a
+                # Literal for a function at runtime.
+                return self.type_of(target, name)
+            return name
         if "const" in s:
             return f"Literal[{json.dumps(s['const'])}]"
         if "enum" in s:
@@ -118,8 +124,14 @@ class Gen:
             lines += [f"    {k}: {fields[k]}" for k in props] or ["    pass"]
         self.out[name] = "\n".join(lines) + "\n"
 
+    def is_literal(self, s: Dict[str, Any]) -> bool:
+        return "const" in s or "enum" in s or (
+            "oneOf" in s and all(isinstance(a, dict) and "const" in a for a in s["oneOf"]))
+
     def emit_def(self, name: str) -> None:
         s = self.defs[name]
+        if isinstance(s, dict) and self.is_literal(s):
+            return
         if isinstance(s, dict) and s.get("type") == "object" and "properties" in s:
             self.typed_dict(name, s)
         else:

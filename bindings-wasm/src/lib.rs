@@ -132,6 +132,7 @@ macro_rules! js_ty {
     (bytes) => { Vec<u8> };
     (expression) => { String };
     (object) => { String };
+    (json_value) => { String };
     (opt_object) => { Option<String> };
     (objects) => { Vec<String> };
 }
@@ -151,6 +152,9 @@ macro_rules! js_arg {
         $a.as_bytes()
     };
     (object, $a:ident) => {
+        Input::Text(&$a)
+    };
+    (json_value, $a:ident) => {
         Input::Text(&$a)
     };
     (opt_object, $a:ident) => {

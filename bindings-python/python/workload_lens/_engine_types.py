@@ -22,7 +22,6 @@ __all__ = [
     "DefinitionRef",
     "DefinitionVerdict",
     "EngineError",
-    "ErrorCode",
     "Finding",
     "GangCandidate",
     "GangGroup",
@@ -33,8 +32,6 @@ __all__ = [
     "Live",
     "Location",
     "MatcherExplanation",
-    "Origin",
-    "Outcome",
     "OwnerKind",
     "PatchOp",
     "PatchOp1",
@@ -48,7 +45,6 @@ __all__ = [
     "Resolved",
     "ResourceSummary",
     "Scale",
-    "Severity",
     "Status",
     "StatusExplanation",
     "SubGroupState",
@@ -59,7 +55,6 @@ __all__ = [
     "Usage",
     "UsageRow",
     "WorkloadRef",
-    "WorkloadStatus",
     "WorkloadSummary",
 ]
 
@@ -94,14 +89,14 @@ class Attribution(_AttributionRequired, total=False):
 class CategoryExplanation(TypedDict):
     """One status category (`statusMappings.<key>`)."""
 
-    status: WorkloadStatus
+    status: Literal["Resuming", "Suspending", "Suspended", "Running", "Failed", "Completed", "Initializing", "Degraded", "Undefined"]
     key: str
     matched: bool
     matchers: List[MatcherExplanation]
 
 
 class _CheckRequired(TypedDict):
-    outcome: Outcome
+    outcome: Literal["matched", "notMatched", "error", "skipped"]
     reason: str
 
 
@@ -142,7 +137,7 @@ class Component(_ComponentRequired, total=False):
 class _ComponentStatusExplanationRequired(TypedDict):
     component: str
     categories: List[CategoryExplanation]
-    matchedStatuses: List[WorkloadStatus]
+    matchedStatuses: List[Literal["Resuming", "Suspending", "Suspended", "Running", "Failed", "Completed", "Initializing", "Degraded", "Undefined"]]
 
 
 class ComponentStatusExplanation(_ComponentStatusExplanationRequired, total=False):
@@ -177,7 +172,7 @@ class DefinitionRef(TypedDict):
     """Which definition was used."""
 
     name: str
-    origin: Origin
+    origin: Literal["catalog", "user", "cluster"]
     format: str
 
 
@@ -194,7 +189,7 @@ class DefinitionVerdict(_DefinitionVerdictRequired, total=False):
 
 
 class _EngineErrorRequired(TypedDict):
-    code: ErrorCode
+    code: Literal["parse", "validation", "jq_compile", "jq_runtime", "conversion", "count_mismatch", "limit", "no_definition", "invalid_object", "update", "usage"]
     message: str
     location: Location
     findings: List[Finding]
@@ -210,7 +205,7 @@ class Finding(TypedDict):
     """One validation finding."""
 
     code: str
-    severity: Severity
+    severity: Literal["error", "warning"]
     message: str
     location: Location
 
@@ -322,7 +317,7 @@ class MatcherExplanation(TypedDict):
     """One matcher (`statusMappings.<key>[i]`): the AND of its criteria."""
 
     field: str
-    outcome: Outcome
+    outcome: Literal["matched", "notMatched", "error", "skipped"]
     checks: List[Check]
 
 
@@ -450,7 +445,7 @@ class Scale(TypedDict, total=False):
 
 class _StatusRequired(TypedDict):
     conditions: List[Condition]
-    matchedStatuses: List[WorkloadStatus]
+    matchedStatuses: List[Literal["Resuming", "Suspending", "Suspended", "Running", "Failed", "Completed", "Initializing", "Degraded", "Undefined"]]
 
 
 class Status(_StatusRequired, total=False):
@@ -462,7 +457,7 @@ class Status(_StatusRequired, total=False):
 class _StatusExplanationRequired(TypedDict):
     component: str
     categories: List[CategoryExplanation]
-    matchedStatuses: List[WorkloadStatus]
+    matchedStatuses: List[Literal["Resuming", "Suspending", "Suspended", "Running", "Failed", "Completed", "Initializing", "Degraded", "Undefined"]]
     components: List[ComponentStatusExplanation]
 
 
@@ -554,7 +549,7 @@ class _WorkloadSummaryRequired(TypedDict):
     name: str
     apiVersion: str
     kind: str
-    statuses: List[WorkloadStatus]
+    statuses: List[Literal["Resuming", "Suspending", "Suspended", "Running", "Failed", "Completed", "Initializing", "Degraded", "Undefined"]]
     pods: int
     gpus: int
 
@@ -566,30 +561,13 @@ class WorkloadSummary(_WorkloadSummaryRequired, total=False):
     uid: Optional[str]
     created: Optional[str]
     definition: Optional[str]
-    origin: Optional[Origin]
+    origin: Optional[Literal["catalog", "user", "cluster"]]
     phase: Optional[str]
     error: Optional[EngineError]
 
-
-#: Stable error classes. The string form (`as_str`, and the JSON form) is part
-#: of the public contract: conformance cases and bindings match on it.
-ErrorCode = Literal["parse", "validation", "jq_compile", "jq_runtime", "conversion", "count_mismatch", "limit", "no_definition", "invalid_object", "update", "usage"]
-
-#: Where a definition came from.
-Origin = Literal["catalog", "user", "cluster"]
-
-#: The result of a matcher or of one of its criteria.
-Outcome = Literal["matched", "notMatched", "error", "skipped"]
 
 #: One JSON Patch operation.
 PatchOp = Union[PatchOp1, PatchOp2, PatchOp3]
 
 #: A Kubernetes resource quantity in canonical form, e.g. `2`, `500m`, `4Gi`.
 Quantity = str
-
-#: Severity of a validation finding.
-Severity = Literal["error", "warning"]
-
-#: A normalized workload status: the statuses a definition's status
-#: mappings name, in evaluation order, and `Undefined` when none matches.
-WorkloadStatus = Literal["Resuming", "Suspending", "Suspended", "Running", "Failed", "Completed", "Initializing", "Degraded", "Undefined"]

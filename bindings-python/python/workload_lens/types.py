@@ -132,8 +132,12 @@ class Limits(TypedDict):
     maxYamlAliases: int
 
 
-#: The verdict on one definition (as the CLI's ``validate`` gives it).
-ValidationResult = DefinitionVerdict
+class ValidationResult(DefinitionVerdict):
+    """The verdict on one definition (as the CLI's ``validate`` gives it);
+    ``gvk`` (e.g. ``"jobset.x-k8s.io/v1alpha2, Kind=JobSet"``) is absent when
+    the definition could not be read. The generated ``DefinitionVerdict``."""
 
-#: An engine error as data (a listing row's ``error``).
-ErrorInfo = EngineError
+
+class ErrorInfo(EngineError):
+    """An engine error as data (a listing row's ``error``). The generated
+    ``EngineError``."""
