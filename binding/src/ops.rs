@@ -2,9 +2,9 @@
 //! module per receiver: `ops::<section>::<name>`. Each takes the receiver
 //! (a [`CompiledDefinition`], an [`Engine`], the call's [`Limits`]), then
 //! the entry's arguments as Rust values of their kinds (`text` and
-//! `opt_text`: `&str`, `bytes` and `expression`: `&[u8]`, `object`:
-//! [`Input`], `objects`: `Vec<Input>`), and returns the engine's result;
-//! the bindings convert both sides.
+//! `opt_text`: `&str`, `bytes` and `expression`: `&[u8]`, `object` and
+//! `json_value`: [`Input`], `objects`: `Vec<Input>`), and returns the
+//! engine's result; the bindings convert both sides.
 
 use std::sync::Arc;
 
