@@ -52,52 +52,27 @@ pub struct NativeCatalog {
 }
 
 /// An argument as the operation takes it.
+#[rustfmt::skip]
 macro_rules! js_arg {
-    (text, $a:ident) => {
-        &$a
-    };
-    (opt_text, $a:ident) => {
-        $a.as_deref()
-    };
-    (bytes, $a:ident) => {
-        &$a
-    };
-    (expression, $a:ident) => {
-        $a.as_bytes()
-    };
-    (object, $a:ident) => {
-        Input::Text(&$a)
-    };
-    (json_value, $a:ident) => {
-        Input::Text(&$a)
-    };
-    (opt_object, $a:ident) => {
-        $a.as_deref().map(Input::Text)
-    };
-    (objects, $a:ident) => {
-        $a.iter().map(|t| Input::Text(t)).collect()
-    };
+    (text, $a:ident) => { &$a };
+    (opt_text, $a:ident) => { $a.as_deref() };
+    (bytes, $a:ident) => { &$a };
+    (expression, $a:ident) => { $a.as_bytes() };
+    (object, $a:ident) => { Input::Text(&$a) };
+    (json_value, $a:ident) => { Input::Text(&$a) };
+    (opt_object, $a:ident) => { $a.as_deref().map(Input::Text) };
+    (objects, $a:ident) => { $a.iter().map(|t| Input::Text(t)).collect() };
 }
 
 /// A result converted.
+#[rustfmt::skip]
 macro_rules! js_res {
-    (json, $out:expr) => {
-        binding::to_json(&$out)
-    };
-    (value, $out:expr) => {
-        binding::to_json(&$out)
-    };
-    (definition, $out:expr) => {
-        Ok(NativeDefinition { inner: $out })
-    };
-    (opt_definition, $out:expr) => {
-        Ok($out.map(|inner| NativeDefinition { inner }))
-    };
+    (json, $out:expr) => { binding::to_json(&$out) };
+    (value, $out:expr) => { binding::to_json(&$out) };
+    (definition, $out:expr) => { Ok(NativeDefinition { inner: $out }) };
+    (opt_definition, $out:expr) => { Ok($out.map(|inner| NativeDefinition { inner })) };
     (definitions, $out:expr) => {
-        Ok($out
-            .into_iter()
-            .map(|inner| NativeDefinition { inner })
-            .collect())
+        Ok($out.into_iter().map(|inner| NativeDefinition { inner }).collect())
     };
 }
 

@@ -201,52 +201,28 @@ macro_rules! py_ty {
 }
 
 /// An argument converted before the call (objects read within `$l`).
+#[rustfmt::skip]
 macro_rules! py_read {
-    (object, $py:ident, $a:ident, $l:expr) => {
-        read($py, $a, $l)?
-    };
-    (json_value, $py:ident, $a:ident, $l:expr) => {
-        read($py, Obj::Value($a), $l)?
-    };
-    (opt_object, $py:ident, $a:ident, $l:expr) => {
-        $a.map(|o| read($py, o, $l)).transpose()?
-    };
+    (object, $py:ident, $a:ident, $l:expr) => { read($py, $a, $l)? };
+    (json_value, $py:ident, $a:ident, $l:expr) => { read($py, Obj::Value($a), $l)? };
+    (opt_object, $py:ident, $a:ident, $l:expr) => { $a.map(|o| read($py, o, $l)).transpose()? };
     (objects, $py:ident, $a:ident, $l:expr) => {
-        $a.into_iter()
-            .map(|o| read($py, o, $l))
-            .collect::<PyResult<Vec<_>>>()?
+        $a.into_iter().map(|o| read($py, o, $l)).collect::<PyResult<Vec<_>>>()?
     };
-    ($kind:ident, $py:ident, $a:ident, $l:expr) => {
-        $a
-    };
+    ($kind:ident, $py:ident, $a:ident, $l:expr) => { $a };
 }
 
 /// An argument as the operation takes it.
+#[rustfmt::skip]
 macro_rules! py_arg {
-    (text, $a:ident) => {
-        &$a
-    };
-    (opt_text, $a:ident) => {
-        $a.as_deref()
-    };
-    (bytes, $a:ident) => {
-        &$a.0
-    };
-    (expression, $a:ident) => {
-        &$a.0
-    };
-    (object, $a:ident) => {
-        $a.input()
-    };
-    (json_value, $a:ident) => {
-        $a.input()
-    };
-    (opt_object, $a:ident) => {
-        $a.as_mut().map(Read::input)
-    };
-    (objects, $a:ident) => {
-        $a.iter_mut().map(Read::input).collect()
-    };
+    (text, $a:ident) => { &$a };
+    (opt_text, $a:ident) => { $a.as_deref() };
+    (bytes, $a:ident) => { &$a.0 };
+    (expression, $a:ident) => { &$a.0 };
+    (object, $a:ident) => { $a.input() };
+    (json_value, $a:ident) => { $a.input() };
+    (opt_object, $a:ident) => { $a.as_mut().map(Read::input) };
+    (objects, $a:ident) => { $a.iter_mut().map(Read::input).collect() };
 }
 
 /// The Python type of each result kind.
@@ -259,19 +235,12 @@ macro_rules! py_out {
 }
 
 /// Call `$call` (an operation) without the GIL and convert its result.
+#[rustfmt::skip]
 macro_rules! py_call {
-    (json, $py:ident, $call:expr) => {
-        run($py, || binding::to_json(&$call?))
-    };
-    (value, $py:ident, $call:expr) => {
-        pythonized($py, &run($py, || Ok($call?))?)
-    };
-    (definition, $py:ident, $call:expr) => {
-        run($py, || Ok(PyDefinition($call?)))
-    };
-    (opt_definition, $py:ident, $call:expr) => {
-        run($py, || Ok($call?.map(PyDefinition)))
-    };
+    (json, $py:ident, $call:expr) => { run($py, || binding::to_json(&$call?)) };
+    (value, $py:ident, $call:expr) => { pythonized($py, &run($py, || Ok($call?))?) };
+    (definition, $py:ident, $call:expr) => { run($py, || Ok(PyDefinition($call?))) };
+    (opt_definition, $py:ident, $call:expr) => { run($py, || Ok($call?.map(PyDefinition))) };
     (definitions, $py:ident, $call:expr) => {
         run($py, || Ok($call?.into_iter().map(PyDefinition).collect()))
     };

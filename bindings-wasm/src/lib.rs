@@ -138,31 +138,16 @@ macro_rules! js_ty {
 }
 
 /// An argument as the operation takes it.
+#[rustfmt::skip]
 macro_rules! js_arg {
-    (text, $a:ident) => {
-        &$a
-    };
-    (opt_text, $a:ident) => {
-        $a.as_deref()
-    };
-    (bytes, $a:ident) => {
-        &$a
-    };
-    (expression, $a:ident) => {
-        $a.as_bytes()
-    };
-    (object, $a:ident) => {
-        Input::Text(&$a)
-    };
-    (json_value, $a:ident) => {
-        Input::Text(&$a)
-    };
-    (opt_object, $a:ident) => {
-        $a.as_deref().map(Input::Text)
-    };
-    (objects, $a:ident) => {
-        $a.iter().map(|t| Input::Text(t)).collect()
-    };
+    (text, $a:ident) => { &$a };
+    (opt_text, $a:ident) => { $a.as_deref() };
+    (bytes, $a:ident) => { &$a };
+    (expression, $a:ident) => { $a.as_bytes() };
+    (object, $a:ident) => { Input::Text(&$a) };
+    (json_value, $a:ident) => { Input::Text(&$a) };
+    (opt_object, $a:ident) => { $a.as_deref().map(Input::Text) };
+    (objects, $a:ident) => { $a.iter().map(|t| Input::Text(t)).collect() };
 }
 
 /// The JavaScript type of each result kind.
@@ -175,22 +160,13 @@ macro_rules! js_out {
 }
 
 /// A result converted.
+#[rustfmt::skip]
 macro_rules! js_res {
-    (json, $out:expr) => {
-        binding::to_json(&$out)
-    };
-    (value, $out:expr) => {
-        binding::to_json(&$out)
-    };
-    (definition, $out:expr) => {
-        Ok(NativeDefinition::new($out))
-    };
-    (opt_definition, $out:expr) => {
-        Ok($out.map(NativeDefinition::new))
-    };
-    (definitions, $out:expr) => {
-        Ok($out.into_iter().map(NativeDefinition::new).collect())
-    };
+    (json, $out:expr) => { binding::to_json(&$out) };
+    (value, $out:expr) => { binding::to_json(&$out) };
+    (definition, $out:expr) => { Ok(NativeDefinition::new($out)) };
+    (opt_definition, $out:expr) => { Ok($out.map(NativeDefinition::new)) };
+    (definitions, $out:expr) => { Ok($out.into_iter().map(NativeDefinition::new).collect()) };
 }
 
 /// The WebAssembly expansion of the operation table: the entries marked
