@@ -1,6 +1,7 @@
-"""workload_lens/_engine_types.py is generated from the engine's JSON Schemas
-(the ones bindings-node/types/engine.d.ts comes from) and must be current:
-``python3 bindings-python/tools/gen_types.py`` rewrites it."""
+"""workload_lens/_engine_types.py (generated from the engine's JSON Schemas,
+the ones bindings-node/types/engine.d.ts comes from) and _native.pyi
+(generated from the bindings' operation table) must be current:
+``python3 bindings-python/tools/gen_types.py`` rewrites them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import sys
 from conftest import REPO
 
 
-def test_engine_types_are_generated_from_the_schemas() -> None:
+def test_engine_types_and_native_stub_are_generated() -> None:
     out = subprocess.run(
         [sys.executable, str(REPO / "bindings-python" / "tools" / "gen_types.py"), "--check"],
         cwd=REPO, capture_output=True, text=True, timeout=900,
