@@ -11,16 +11,9 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 
 /**
  * The engine's definitions keyed by root GVK, with its limits (an
- * `Engine` made by `abi::engine`).
+ * `Engine` made by `workload_lens_binding::engine`).
  */
 export declare class NativeCatalog {
-  /**
-   * The bundled catalog (`bundled`) or no definition, with `limits`
-   * (camelCase JSON; absent: the defaults).
-   */
-  constructor(bundled: boolean, limits?: string | undefined | null)
-  /** Add a definition (it replaces one of the same root GVK). */
-  add(def: NativeDefinition): void
   /** The definition for an apiVersion and kind. */
   lookup(apiVersion: string, kind: string): NativeDefinition | null
   /** The definition for an object, by its apiVersion and kind. */
@@ -29,22 +22,48 @@ export declare class NativeCatalog {
   get(name: string): NativeDefinition | null
   /** Every definition, sorted by name. */
   definitions(): Array<NativeDefinition>
-  /** Choose the definition by GVK and resolve (with pods: live state). */
-  resolve(obj: string, pods?: string | undefined | null): string
   /** The engine's limits, as JSON (camelCase). */
   limits(): string
-  /** The number of definitions. */
-  size(): number
+  /** Choose the definition by GVK and resolve (with pods: live state). */
+  resolve(obj: string, pods?: string | undefined | null): string
   /**
-   * Which served resource a type token names (`Engine::find_type`);
-   * `served` is a JSON array of ApiResource. The resource as JSON.
+   * Resolve with the pods (and owners) given as several inputs, such as
+   * the pages of list responses.
+   */
+  resolvePages(obj: string, pages: Array<string>): string
+  /**
+   * Resolve with every pod of the workload's namespace and their owners
+   * (several inputs, such as the pages of list responses): other
+   * workloads' pods are left out, look-alikes kept as strays.
+   */
+  resolveInNamespace(obj: string, items: Array<string>): string
+  /**
+   * The gang-scheduling groups of a workload's pods, its definition
+   * chosen by GVK; the pods (and owners) as several inputs.
+   */
+  gangGroups(obj: string, pages: Array<string>): string
+  /**
+   * The served resource a type token names; `served` is a JSON array
+   * of `{group, version, kind, plural, ...}`.
    */
   findType(token: string, served: string): string
-  /**
-   * The served resources a definition covers (`Engine::covered_types`),
-   * as a JSON array.
-   */
+  /** The served resources a definition covers. */
   coveredTypes(served: string): string
+  /**
+   * One summary row per object of `objects` (newest first), with
+   * `owners` to follow controller chains through; `options` is
+   * `{topLevelOnly, phases}` as JSON.
+   */
+  listWorkloads(objects: Array<string>, owners: Array<string>, options?: string | undefined | null): string
+  /**
+   * The bundled catalog (`bundled`) or no definition, with `limits`
+   * (camelCase JSON; absent: the defaults).
+   */
+  constructor(bundled: boolean, limits?: string | undefined | null)
+  /** Add a definition (it replaces one of the same root GVK). */
+  add(def: NativeDefinition): void
+  /** The number of definitions. */
+  size(): number
   /**
    * Put the definitions stored in a cluster (the Karta and
    * ResourceInterface objects of `inputs`, each a list text such as one
@@ -52,31 +71,6 @@ export declare class NativeCatalog {
    * (`Engine::with_cluster_definitions`); the warnings as a JSON array.
    */
   addClusterDefinitions(inputs: Array<string>): string
-  /**
-   * One summary row per object of `objects` (`Engine::list_workloads`),
-   * with `owners` to follow controller chains through; both are list
-   * texts (the pages of list responses, as they are); `options` is
-   * `{topLevelOnly, phases}` as JSON. A JSON array.
-   */
-  listWorkloads(objects: Array<string>, owners: Array<string>, options?: string | undefined | null): string
-  /**
-   * `resolve` with the objects of several texts as the pods (and the
-   * owners given beside them, through which pods are attributed by
-   * their controller chains).
-   */
-  resolveItems(obj: string, items: Array<string>): string
-  /**
-   * Resolve with every pod of the workload's namespace and their owners
-   * (`items`: list texts, such as the pages of list responses): the pods
-   * of other workloads are left out, look-alikes kept as strays
-   * (`Engine::resolve_in_namespace`).
-   */
-  resolveInNamespace(obj: string, items: Array<string>): string
-  /**
-   * The gang-scheduling groups of a workload's pods, with its definition
-   * chosen by GVK; `items` as for `resolve_items`.
-   */
-  gangGroups(obj: string, items: Array<string>): string
 }
 
 /** A compiled definition. */
@@ -85,10 +79,15 @@ export declare class NativeDefinition {
   static compile(text: string, limits?: string | undefined | null): NativeDefinition
   /** Compile every definition of a YAML/JSON text. */
   static compileAll(text: string, limits?: string | undefined | null): Array<NativeDefinition>
-  /** Compile the one definition of an object given as JSON (`JSON.stringify`). */
-  static compileOneObject(json: string, limits?: string | undefined | null): NativeDefinition
-  /** Compile every definition of an object given as JSON (`JSON.stringify`). */
+  /** Compile every definition of an object given as JSON. */
   static compileObject(json: string, limits?: string | undefined | null): Array<NativeDefinition>
+  /** Compile the one definition of an object given as JSON. */
+  static compileOneObject(json: string, limits?: string | undefined | null): NativeDefinition
+  /**
+   * Compile a definition again from its JSON, limits and origin
+   * (Python's unpickling).
+   */
+  static rebuild(definition: string, limits: string, origin: string): NativeDefinition
   /**
    * `{name, origin, gvk: {group, version, kind}, components, canSuspend,
    * warnings, limits}` as JSON.
@@ -98,11 +97,11 @@ export declare class NativeDefinition {
   definitionJson(): string
   /** Resolve (with the live state when `pods` is given). */
   resolve(obj: string, pods?: string | undefined | null): string
-  /** The root status (JSON `null` when the definition has none). */
+  /** The root status (`null` when the definition has none). */
   status(obj: string): string
   /**
-   * Why the object has its status: every matcher of every status category
-   * with its outcome and reason (the engine's `explain_status`).
+   * Why the object has its status: every matcher of every status
+   * category with its outcome and reason.
    */
   explainStatus(obj: string): string
   /** Write values through the definition's paths: `{object, patch}`. */
@@ -111,18 +110,23 @@ export declare class NativeDefinition {
   suspend(obj: string): string
   /** Apply the resume actions: `{object, patch}`. */
   resume(obj: string): string
-  /** Place pods under components and instances. */
+  /** Place pods under components and instances (`obj` may be null). */
   attributePods(obj: string | undefined | null, pods: string): string
   /** Gang-scheduling groups of the workload's pods. */
   gangGroups(obj: string, pods: string): string
   /**
-   * The structure gang scheduling works on, as JSON: components, leaves,
-   * parents, children, `hasScaleDefinition` and the candidate members.
+   * Gang-scheduling groups with the pods (and owners) given as several
+   * inputs, such as the pages of list responses.
+   */
+  gangGroupsPages(obj: string, pages: Array<string>): string
+  /**
+   * The structure gang scheduling works on: components, leaves, parents,
+   * children, `hasScaleDefinition` and the candidate members.
    */
   gangStructure(): string
   /**
    * The subtree scale (gang minimum members) of a component of the
-   * object, of one of its instances when given, as JSON (a number).
+   * object, of one of its instances when given (a number).
    */
   subtreeScale(obj: string, component: string, instance?: string | undefined | null): string
 }
@@ -142,8 +146,8 @@ export declare function defaultLimits(): string
 /** Every error code with the name of its error class: `[{code, class}]`. */
 export declare function errorCodes(): string
 
-/** Run one jq expression on a JSON input: every output, as a JSON array. */
-export declare function evaluate(expression: string, inputJson: string, limits?: string | undefined | null): string
+/** Run one jq expression on an input: every output. */
+export declare function evaluate(expression: string, input: string, limits?: string | undefined | null): string
 
 /** Millicores as cores, by the engine's one rule (`26.5`, `0.5`). */
 export declare function humanCpu(millis: number): string
@@ -152,10 +156,9 @@ export declare function humanCpu(millis: number): string
 export declare function humanMemory(bytes: number): string
 
 /**
- * The controller owner kinds the objects of `items` (list texts: pods and
- * the owners fetched so far) reference but do not hold, without those of
- * `skip` (a JSON array of `{apiVersion, kind}`): a JSON array of
- * `{apiVersion, kind}`.
+ * The controller owner kinds the objects of `items` (pods and the
+ * owners fetched so far) reference but do not hold, without those of
+ * `skip` (a JSON array of `{apiVersion, kind}`): `[{apiVersion, kind}]`.
  */
 export declare function missingOwners(items: Array<string>, skip: string, limits?: string | undefined | null): string
 
@@ -177,10 +180,7 @@ export declare function resolveAny(obj: string, defs: Array<NativeDefinition>, p
  */
 export declare function usage(rows: string): string
 
-/**
- * Validate every definition of a text: the engine's verdicts,
- * `[{name, valid, gvk?, findings}]`.
- */
+/** Validate every definition of a text: `[{name, valid, gvk?, findings}]`. */
 export declare function validate(text: string, limits?: string | undefined | null): string
 
 /** The package version. */

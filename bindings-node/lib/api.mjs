@@ -442,7 +442,7 @@ export function makeApi(source, hooks = {}) {
       const o = objOf(obj);
       if (Array.isArray(pods) && pods.length > 0 && pods.every(isText)) {
         const p = itemsOf(pods, 'pods');
-        return parsed(() => needs(this.#n(), 'resolveItems').resolveItems(o, p));
+        return parsed(() => needs(this.#n(), 'resolvePages').resolvePages(o, p));
       }
       const p = pods === undefined || pods === null ? null : podsOf(pods);
       return parsed(() => this.#n().resolve(o, p));

@@ -1,7 +1,8 @@
 // Generates types/engine.d.ts: the TypeScript types of the engine's results,
 // compiled by json-schema-to-typescript from the JSON Schemas the engine
-// derives from its Rust types (printed by `cargo run -p bindings-node
-// --example schemas`). tests/types.test.mjs regenerates it and compares it
+// derives from its Rust types (printed by `cargo run -p workload-lens-binding
+// --example schemas`; bindings-python/tools/gen_types.py makes Python's
+// types from the same output). tests/types.test.mjs regenerates it and compares it
 // with the committed file; `node testing/gen-types.mjs` rewrites it.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -13,7 +14,7 @@ export const OUTPUT = join(PKG, 'types', 'engine.d.ts');
 
 /** `{TypeName: schema}` from the engine (a debug build of the example). */
 export function engineSchemas() {
-  const out = execFileSync('cargo', ['run', '-q', '--locked', '-p', 'bindings-node', '--example', 'schemas'], {
+  const out = execFileSync('cargo', ['run', '-q', '--locked', '-p', 'workload-lens-binding', '--example', 'schemas'], {
     cwd: REPO, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'inherit'],
   });
   return JSON.parse(out);

@@ -37,7 +37,7 @@ test('one Error subclass per code, all WorkloadLensError', () => {
   assert.equal(wl.WorkloadLensError.code, 'internal');
 });
 
-test('the error classes are exactly the engine\'s error codes (abi::error_codes)', () => {
+test('the error classes are exactly the engine\'s error codes (errorCodes of workload-lens-binding)', () => {
   const require = createRequire(import.meta.url);
   const engine = JSON.parse(require('../native.cjs').errorCodes());
   assert.ok(engine.length > 0);

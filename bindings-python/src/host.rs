@@ -1,6 +1,6 @@
 //! Python values read as the engine reads JSON: a [`serde::Deserializer`]
 //! over Python objects, which the engine's host reader
-//! ([`workload_lens::abi::value_from_host`]) walks with its limits.
+//! ([`workload_lens_binding::value_from_host`]) walks with its limits.
 //!
 //! What a value may be is `json.dumps`'s rule, which the package followed
 //! when it serialized values to JSON text: `dict` (any subclass), `list` and

@@ -133,7 +133,7 @@ def test_every_code_has_a_class() -> None:
 
 def test_classes_are_the_engines_error_codes() -> None:
     """The exception classes are exactly the engine's list of error codes
-    (abi::error_codes): one class per code, named as the engine names it;
+    (workload_lens_binding::ops::free::error_codes): one class per code, named as the engine names it;
     the README's table lists the same."""
     from workload_lens import _errors
 

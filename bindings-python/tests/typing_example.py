@@ -74,7 +74,7 @@ def main() -> None:
     attribution2: Dict[str, Any] = d.attribute_pods(None, pods)
     gang: Dict[str, Any] = d.gang_groups(obj, pods)
     structure: GangStructure = d.gang_structure()
-    candidates: List[GangCandidate] = structure.get("candidates", {}).get("worker", [])
+    candidates: List[GangCandidate] = (structure.get("candidates") or {}).get("worker", [])
     min_member: int = d.subtree_scale(obj, "replicatedjob", "worker") + d.subtree_scale(obj, "jobset")
     copy: wl.Definition = pickle.loads(pickle.dumps(d))
 

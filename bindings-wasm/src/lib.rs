@@ -1,8 +1,10 @@
 //! `workload_lens_wasm`: the WebAssembly build of workload-lens.
 //!
-//! It exports exactly the raw interface the Node addon exports: every
-//! function is the engine's `workload_lens::abi` (the JavaScript layer in
-//! `bindings-node/lib/` wraps either build). Values cross as JSON text, user
+//! It exports the raw interface the Node addon exports, but for the
+//! live-cluster calls: the table of
+//! [`workload_lens_binding::for_each_operation!`], expanded by
+//! [`wasm_ops!`] (the JavaScript layer in `bindings-node/lib/` wraps either
+//! build). Values cross as JSON text, user
 //! text (YAML/JSON) crosses as it is, and every failure throws a JS `Error`
 //! whose `message` is `Failure::payload` (the JSON of the engine's error plus
 //! its `display` text), with `wlError = true`. Nothing here but conversions.
@@ -24,8 +26,8 @@ mod allocator;
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
 static ALLOCATOR: allocator::Allocator = allocator::Allocator::new();
-use workload_lens::abi::{self, Failure, Out};
 use workload_lens::{CompiledDefinition, Engine, Error, ErrorCode};
+use workload_lens_binding::{self as binding, Failure, Input, Out, ops};
 
 #[wasm_bindgen]
 extern "C" {
@@ -76,11 +78,6 @@ impl NativeDefinition {
     }
 }
 
-/// Compiled definitions as `NativeDefinition`s.
-fn all(defs: Out<Vec<CompiledDefinition>>) -> Out<Vec<NativeDefinition>> {
-    Ok(defs?.into_iter().map(NativeDefinition::new).collect())
-}
-
 impl Drop for NativeDefinition {
     fn drop(&mut self) {
         // `try_with`: nothing to do while the thread-locals are torn down.
@@ -90,122 +87,15 @@ impl Drop for NativeDefinition {
 
 #[wasm_bindgen(js_class = NativeDefinition)]
 impl NativeDefinition {
-    /// Compile the one definition of a YAML/JSON text.
-    pub fn compile(text: &str, limits: Option<String>) -> Result<NativeDefinition, JsValue> {
-        run(|| abi::compile(text, limits.as_deref()).map(NativeDefinition::new))
-    }
-
-    /// Compile every definition of a YAML/JSON text.
-    #[wasm_bindgen(js_name = compileAll)]
-    pub fn compile_all(
-        text: &str,
-        limits: Option<String>,
-    ) -> Result<Vec<NativeDefinition>, JsValue> {
-        run(|| all(abi::compile_all(text, limits.as_deref())))
-    }
-
-    /// Compile the one definition of an object given as JSON (`JSON.stringify`).
-    #[wasm_bindgen(js_name = compileOneObject)]
-    pub fn compile_one_object(
-        json: &str,
-        limits: Option<String>,
-    ) -> Result<NativeDefinition, JsValue> {
-        run(|| abi::compile_one_object(json, limits.as_deref()).map(NativeDefinition::new))
-    }
-
-    /// Compile every definition of an object given as JSON (`JSON.stringify`).
-    #[wasm_bindgen(js_name = compileObject)]
-    pub fn compile_object(
-        json: &str,
-        limits: Option<String>,
-    ) -> Result<Vec<NativeDefinition>, JsValue> {
-        run(|| all(abi::compile_object(json, limits.as_deref())))
-    }
-
     /// The handle `resolveAny` finds this definition by (internal).
     #[wasm_bindgen(getter = __wlHandle, skip_typescript)]
     pub fn wl_handle(&self) -> u32 {
         self.handle
     }
-
-    /// `{name, origin, gvk: {group, version, kind}, components, canSuspend,
-    /// warnings, limits}` as JSON.
-    pub fn info(&self) -> Result<String, JsValue> {
-        run(|| abi::info(&self.inner))
-    }
-
-    /// The definition document, as JSON.
-    #[wasm_bindgen(js_name = definitionJson)]
-    pub fn definition_json(&self) -> Result<String, JsValue> {
-        run(|| abi::definition_json(&self.inner))
-    }
-
-    /// Resolve (with live state when `pods` is given).
-    pub fn resolve(&self, obj: &str, pods: Option<String>) -> Result<String, JsValue> {
-        run(|| abi::resolve(&self.inner, obj, pods.as_deref()))
-    }
-
-    /// The root status (JSON `null` when the definition has none).
-    pub fn status(&self, obj: &str) -> Result<String, JsValue> {
-        run(|| abi::status(&self.inner, obj))
-    }
-
-    /// Why the object has its status: each category, which matcher matched
-    /// or why not.
-    #[wasm_bindgen(js_name = explainStatus)]
-    pub fn explain_status(&self, obj: &str) -> Result<String, JsValue> {
-        run(|| abi::explain_status(&self.inner, obj))
-    }
-
-    /// Write values through the definition's paths: `{object, patch}`.
-    pub fn update(&self, obj: &str, request: &str) -> Result<String, JsValue> {
-        run(|| abi::update(&self.inner, obj, request))
-    }
-
-    /// Apply the suspend actions: `{object, patch}`.
-    pub fn suspend(&self, obj: &str) -> Result<String, JsValue> {
-        run(|| abi::suspend(&self.inner, obj))
-    }
-
-    /// Apply the resume actions: `{object, patch}`.
-    pub fn resume(&self, obj: &str) -> Result<String, JsValue> {
-        run(|| abi::resume(&self.inner, obj))
-    }
-
-    /// Place pods under components and instances (`obj` may be `null`).
-    #[wasm_bindgen(js_name = attributePods)]
-    pub fn attribute_pods(&self, obj: Option<String>, pods: &str) -> Result<String, JsValue> {
-        run(|| abi::attribute_pods(&self.inner, obj.as_deref(), pods))
-    }
-
-    /// Gang-scheduling groups of the workload's pods.
-    #[wasm_bindgen(js_name = gangGroups)]
-    pub fn gang_groups(&self, obj: &str, pods: &str) -> Result<String, JsValue> {
-        run(|| abi::gang_groups(&self.inner, obj, pods))
-    }
-
-    /// The structure gang scheduling works on, as JSON: components, leaves,
-    /// parents, children, `hasScaleDefinition` and the candidate members.
-    #[wasm_bindgen(js_name = gangStructure)]
-    pub fn gang_structure(&self) -> Result<String, JsValue> {
-        run(|| abi::gang_structure(&self.inner))
-    }
-
-    /// The subtree scale (gang minimum members) of a component of the
-    /// object, of one of its instances when given, as JSON (a number).
-    #[wasm_bindgen(js_name = subtreeScale)]
-    pub fn subtree_scale(
-        &self,
-        obj: &str,
-        component: &str,
-        instance: Option<String>,
-    ) -> Result<String, JsValue> {
-        run(|| abi::subtree_scale(&self.inner, obj, component, instance.as_deref()))
-    }
 }
 
 /// The engine's definitions keyed by root GVK, with its limits (an
-/// `Engine` made by `abi::engine`).
+/// `Engine` made by `workload_lens_binding::engine`).
 #[wasm_bindgen(js_name = NativeCatalog)]
 pub struct NativeCatalog {
     engine: Engine,
@@ -218,7 +108,7 @@ impl NativeCatalog {
     #[wasm_bindgen(constructor)]
     pub fn new(bundled: bool, limits: Option<String>) -> Result<NativeCatalog, JsValue> {
         run(|| {
-            let engine = abi::engine(bundled, limits.as_deref())?;
+            let engine = binding::engine(bundled, limits.as_deref())?;
             Ok(NativeCatalog { engine })
         })
     }
@@ -228,44 +118,126 @@ impl NativeCatalog {
         self.engine.add_definition(def.inner.clone());
     }
 
-    /// The definition for an apiVersion and kind.
-    pub fn lookup(&self, api_version: &str, kind: &str) -> Option<NativeDefinition> {
-        abi::engine_lookup(&self.engine, api_version, kind).map(NativeDefinition::new)
-    }
-
-    /// The definition for an object, by its apiVersion and kind.
-    #[wasm_bindgen(js_name = lookupObject)]
-    pub fn lookup_object(&self, obj: &str) -> Result<NativeDefinition, JsValue> {
-        run(|| abi::engine_lookup_object(&self.engine, obj).map(NativeDefinition::new))
-    }
-
-    /// A definition by name.
-    pub fn get(&self, name: &str) -> Option<NativeDefinition> {
-        let d = self.engine.definition(name).cloned();
-        d.map(NativeDefinition::new)
-    }
-
-    /// Every definition, sorted by name.
-    pub fn definitions(&self) -> Vec<NativeDefinition> {
-        let all = self.engine.definitions().into_iter();
-        all.map(|d| NativeDefinition::new(d.clone())).collect()
-    }
-
-    /// Choose the definition by GVK and resolve (with pods: live state).
-    pub fn resolve(&self, obj: &str, pods: Option<String>) -> Result<String, JsValue> {
-        run(|| abi::engine_resolve(&self.engine, obj, pods.as_deref()))
-    }
-
-    /// The engine's limits, as JSON (camelCase).
-    pub fn limits(&self) -> Result<String, JsValue> {
-        run(|| abi::to_json(self.engine.limits()))
-    }
-
     /// How many definitions it holds.
     pub fn size(&self) -> u32 {
         u32::try_from(self.engine.definitions().len()).unwrap_or(u32::MAX)
     }
 }
+
+/// A JavaScript argument of each kind (owned: wasm-bindgen sees a macro's
+/// type as it is, and borrows only types written as references).
+macro_rules! js_ty {
+    (text) => { String };
+    (opt_text) => { Option<String> };
+    (bytes) => { Vec<u8> };
+    (expression) => { String };
+    (object) => { String };
+    (json_value) => { String };
+    (opt_object) => { Option<String> };
+    (objects) => { Vec<String> };
+}
+
+/// An argument as the operation takes it.
+#[rustfmt::skip]
+macro_rules! js_arg {
+    (text, $a:ident) => { &$a };
+    (opt_text, $a:ident) => { $a.as_deref() };
+    (bytes, $a:ident) => { &$a };
+    (expression, $a:ident) => { $a.as_bytes() };
+    (object, $a:ident) => { Input::Text(&$a) };
+    (json_value, $a:ident) => { Input::Text(&$a) };
+    (opt_object, $a:ident) => { $a.as_deref().map(Input::Text) };
+    (objects, $a:ident) => { $a.iter().map(|t| Input::Text(t)).collect() };
+}
+
+/// The JavaScript type of each result kind.
+macro_rules! js_out {
+    (json) => { String };
+    (value) => { String };
+    (definition) => { NativeDefinition };
+    (opt_definition) => { Option<NativeDefinition> };
+    (definitions) => { Vec<NativeDefinition> };
+}
+
+/// A result converted.
+#[rustfmt::skip]
+macro_rules! js_res {
+    (json, $out:expr) => { binding::to_json(&$out) };
+    (value, $out:expr) => { binding::to_json(&$out) };
+    (definition, $out:expr) => { Ok(NativeDefinition::new($out)) };
+    (opt_definition, $out:expr) => { Ok($out.map(NativeDefinition::new)) };
+    (definitions, $out:expr) => { Ok($out.into_iter().map(NativeDefinition::new).collect()) };
+}
+
+/// The WebAssembly expansion of the operation table: the entries marked
+/// `all` (the `native` ones, the live-cluster calls, stay out of the
+/// module), named as the table names them in JavaScript: `free` and
+/// `limited` entries as module functions, `factory` entries as static
+/// methods of `NativeDefinition`, `definition` and `catalog` entries as
+/// methods of `NativeDefinition` and `NativeCatalog`.
+macro_rules! wasm_ops {
+    (
+        []
+        $(
+            $section:ident {
+                $( $(#[$doc:meta])* $targets:ident $name:ident $js:literal
+                   ( $($arg:ident : $kind:ident $(= $none:ident)?),* ) -> $res:ident; )*
+            }
+        )*
+    ) => {
+        $( $( wasm_ops!(@entry $targets $section $(#[$doc])* $name $js ( $($arg : $kind),* ) -> $res); )* )*
+    };
+    (@entry native $($rest:tt)*) => {};
+    (@entry all free $(#[$doc:meta])* $name:ident $js:literal ( $($arg:ident : $kind:ident),* ) -> $res:ident) => {
+        $(#[$doc])*
+        #[wasm_bindgen(js_name = $js)]
+        pub fn $name($($arg: js_ty!($kind)),*) -> Result<js_out!($res), JsValue> {
+            run(|| js_res!($res, ops::free::$name($(js_arg!($kind, $arg)),*)?))
+        }
+    };
+    (@entry all limited $(#[$doc:meta])* $name:ident $js:literal ( $($arg:ident : $kind:ident),* ) -> $res:ident) => {
+        $(#[$doc])*
+        #[wasm_bindgen(js_name = $js)]
+        pub fn $name($($arg: js_ty!($kind),)* limits: Option<String>) -> Result<js_out!($res), JsValue> {
+            run(|| {
+                let l = &binding::limits(limits.as_deref())?;
+                js_res!($res, ops::limited::$name(l, $(js_arg!($kind, $arg)),*)?)
+            })
+        }
+    };
+    (@entry all factory $(#[$doc:meta])* $name:ident $js:literal ( $($arg:ident : $kind:ident),* ) -> $res:ident) => {
+        #[wasm_bindgen(js_class = NativeDefinition)]
+        impl NativeDefinition {
+            $(#[$doc])*
+            #[wasm_bindgen(js_name = $js)]
+            pub fn $name($($arg: js_ty!($kind)),*) -> Result<js_out!($res), JsValue> {
+                run(|| js_res!($res, ops::factory::$name($(js_arg!($kind, $arg)),*)?))
+            }
+        }
+    };
+    (@entry all definition $(#[$doc:meta])* $name:ident $js:literal ( $($arg:ident : $kind:ident),* ) -> $res:ident) => {
+        #[wasm_bindgen(js_class = NativeDefinition)]
+        impl NativeDefinition {
+            $(#[$doc])*
+            #[wasm_bindgen(js_name = $js)]
+            pub fn $name(&self, $($arg: js_ty!($kind)),*) -> Result<js_out!($res), JsValue> {
+                run(|| js_res!($res, ops::definition::$name(&self.inner, $(js_arg!($kind, $arg)),*)?))
+            }
+        }
+    };
+    (@entry all catalog $(#[$doc:meta])* $name:ident $js:literal ( $($arg:ident : $kind:ident),* ) -> $res:ident) => {
+        #[wasm_bindgen(js_class = NativeCatalog)]
+        impl NativeCatalog {
+            $(#[$doc])*
+            #[wasm_bindgen(js_name = $js)]
+            pub fn $name(&self, $($arg: js_ty!($kind)),*) -> Result<js_out!($res), JsValue> {
+                run(|| js_res!($res, ops::catalog::$name(&self.engine, $(js_arg!($kind, $arg)),*)?))
+            }
+        }
+    };
+}
+
+workload_lens_binding::for_each_operation!(wasm_ops);
 
 #[wasm_bindgen]
 extern "C" {
@@ -299,7 +271,12 @@ pub fn resolve_any(
                     })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        abi::resolve_any(obj, defs, pods.as_deref(), limits.as_deref())
+        binding::to_json(&binding::resolve_any(
+            obj,
+            defs,
+            pods.as_deref(),
+            limits.as_deref(),
+        )?)
     })
 }
 
@@ -309,68 +286,15 @@ pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
 }
 
-/// The default limits, as JSON (camelCase).
-#[wasm_bindgen(js_name = defaultLimits)]
-pub fn default_limits() -> Result<String, JsValue> {
-    run(abi::default_limits)
-}
-
-/// Complete limits from a camelCase JSON object (missing fields: defaults).
-#[wasm_bindgen(js_name = checkLimits)]
-pub fn check_limits(limits: Option<String>) -> Result<String, JsValue> {
-    run(|| abi::check_limits(limits.as_deref()))
-}
-
-/// Every document of a YAML/JSON text, as a JSON array.
-#[wasm_bindgen]
-pub fn parse(text: &str, limits: Option<String>) -> Result<String, JsValue> {
-    run(|| abi::parse(text, limits.as_deref()))
-}
-
-/// Like `parse`, for bytes (invalid UTF-8 is a located parse error).
-#[wasm_bindgen(js_name = parseBytes)]
-pub fn parse_bytes(bytes: &[u8], limits: Option<String>) -> Result<String, JsValue> {
-    run(|| abi::parse_bytes(bytes, limits.as_deref()))
-}
-
-/// Run one jq expression on a JSON input: every output, as a JSON array.
-#[wasm_bindgen]
-pub fn evaluate(
-    expression: &str,
-    input_json: &str,
-    limits: Option<String>,
-) -> Result<String, JsValue> {
-    run(|| abi::evaluate(expression, input_json, limits.as_deref()))
-}
-
-/// Validate every definition of a text: the engine's verdicts,
-/// `[{name, valid, gvk?, findings}]`.
-#[wasm_bindgen(js_name = validate)]
-pub fn validate_text(text: &str, limits: Option<String>) -> Result<String, JsValue> {
-    run(|| abi::validate(text, limits.as_deref()))
-}
-
-/// Every error code with the name of its error class: `[{code, class}]`.
-#[wasm_bindgen(js_name = errorCodes)]
-pub fn error_codes() -> Result<String, JsValue> {
-    run(abi::error_codes)
-}
-
-/// The bundled definition files: JSON object file name -> YAML text.
-#[wasm_bindgen(js_name = catalogSources)]
-pub fn catalog_sources() -> Result<String, JsValue> {
-    run(abi::catalog_sources)
-}
-
 /// Bytes as people read them, by the engine's one rule (`1.9Gi`, `512Mi`):
 /// what the playground shows next to the exact numbers of the results.
 #[wasm_bindgen(js_name = humanMemory)]
 pub fn human_memory(bytes: f64) -> String {
-    abi::human_memory(bytes)
+    binding::human_memory(bytes)
 }
 
 /// Millicores as cores, by the engine's one rule (`26.5`, `0.5`).
 #[wasm_bindgen(js_name = humanCpu)]
 pub fn human_cpu(millis: f64) -> String {
-    abi::human_cpu(millis)
+    binding::human_cpu(millis)
 }

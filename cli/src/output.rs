@@ -121,15 +121,15 @@ pub fn columns(rows: &[Vec<String>], gap: usize) -> String {
 }
 
 /// CPU millicores as cores, the engine's one rule for people
-/// ([`workload_lens::human::cpu`]): `26.5`, `0.5`, `8`.
+/// ([`workload_lens::human_cpu`]): `26.5`, `0.5`, `8`.
 pub fn cpu(millis: u64) -> String {
-    workload_lens::human::cpu(millis)
+    workload_lens::human_cpu(millis)
 }
 
 /// Bytes in binary units with at most one decimal, the engine's one rule
-/// for people ([`workload_lens::human::memory`]): `1.9Gi`, `512Mi`.
+/// for people ([`workload_lens::human_memory`]): `1.9Gi`, `512Mi`.
 pub fn bytes(n: u64) -> String {
-    workload_lens::human::memory(n)
+    workload_lens::human_memory(n)
 }
 
 /// Write to stdout; a closed pipe (`| head`) is not an error.

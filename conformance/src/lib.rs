@@ -501,10 +501,10 @@ pub fn run_expanded(case: &Case, group: &Group) -> Result<Value, String> {
                     ));
                     // Read as the bindings read it: a request that does not
                     // fit `UpdateRequest` is the engine's usage error.
-                    to_value(&attempt!(workload_lens::abi::update_input(
+                    to_value(&attempt!(workload_lens_binding::ops::definition::update(
                         &def,
-                        workload_lens::abi::Input::Value(obj),
-                        workload_lens::abi::Input::Value(req)
+                        workload_lens_binding::Input::Value(obj),
+                        workload_lens_binding::Input::Value(req)
                     )))
                 }
                 "suspend" => to_value(&attempt!(def.suspend(&attempt!(object_of(case, &engine)?)))),

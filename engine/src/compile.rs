@@ -242,8 +242,9 @@ impl CompiledDefinition {
         self
     }
 
-    /// The same definition, marked as coming from `origin`.
-    pub(crate) fn with_origin(mut self, origin: Origin) -> Self {
+    /// The same definition, marked as coming from `origin` (how a binding
+    /// restores a definition it serialized, such as Python's pickling).
+    pub fn with_origin(mut self, origin: Origin) -> Self {
         self.origin = origin;
         self
     }

@@ -421,6 +421,15 @@ impl Error {
         self
     }
 
+    /// The error without its line and column: for text a program wrote (a
+    /// binding's JSON of its caller's value), whose positions mean nothing
+    /// to the caller.
+    pub fn without_position(mut self) -> Self {
+        self.0.location.line = None;
+        self.0.location.column = None;
+        self
+    }
+
     /// Set the location, keeping parts already set. Names, ids and paths
     /// longer than 512 bytes (an expression: 64 KiB) are cut to a preview.
     pub fn at(self, loc: Location) -> Self {

@@ -69,6 +69,16 @@ pub fn evaluate(
     Expression::compile(expression, limits)?.evaluate(input, limits)
 }
 
+/// Turn the native fast path of jq evaluation off (or on again) on the
+/// calling thread, returning the previous setting. Results are the same
+/// either way (only speed and the budget spent differ); this exists for the
+/// differential tests that prove it, such as the conformance suite run with
+/// the fast path off.
+#[doc(hidden)]
+pub fn set_fast_path(on: bool) -> bool {
+    crate::jq::set_fast_path(on)
+}
+
 const _: () = {
     const fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<Expression>();

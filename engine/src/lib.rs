@@ -26,10 +26,10 @@
 #[cfg(test)]
 extern crate self as workload_lens;
 
-// The public surface is the re-exports below, plus `abi` (the JSON-text
-// interface of the language bindings) and `model` (the definition format's
-// types). Every other module is private.
-pub mod abi;
+// The public surface is the re-exports below plus three modules: `model`
+// (the definition format's types), `source` (reading YAML/JSON within
+// limits, with positions) and `guide` (docs/api.md). Every other module is
+// private.
 mod budget;
 mod catalog;
 mod cluster;
@@ -41,7 +41,7 @@ mod error;
 mod expr;
 mod expression;
 mod gang;
-pub mod human;
+mod human;
 pub(crate) mod jq;
 mod limits;
 pub mod model;
@@ -53,8 +53,10 @@ mod resolve;
 mod resolved;
 mod resources;
 mod scale;
+#[cfg(feature = "schema")]
+mod schema;
 mod selectors;
-mod source;
+pub mod source;
 mod status;
 mod suspend;
 mod update;
@@ -71,6 +73,7 @@ pub use cluster::protocol::{
     ClusterOp, ClusterOutcome, ClusterSession, DEFAULT_CHUNK_SIZE, DescribeQuery, Description,
     Discovery, ListQuery, Listing, MAX_LIST_PAGES, MAX_OWNER_ROUNDS, Reply, Request,
 };
+pub use catalog::files as catalog_files;
 pub use cluster::{
     ApiResource, ClusterDefinitionWarning, ClusterWarning, ListOptions, OwnerKind, Usage, UsageRow,
     WorkloadSummary, missing_owners, usage,
@@ -79,8 +82,11 @@ pub use compile::CompiledDefinition;
 pub use definition::Origin;
 pub use engine::{CallScope, Engine, EngineBuilder};
 pub use error::{Error, ErrorCode, Finding, Location, Result, Severity};
+#[doc(hidden)]
+pub use expression::set_fast_path;
 pub use expression::{Expression, evaluate};
 pub use gang::{GangCandidate, GangGroup, GangReport, GangStructure, PodGang, SubGroupState};
+pub use human::{cpu as human_cpu, memory as human_memory};
 pub use limits::{HARD_MAX_DEPTH, HARD_MAX_EXPRESSION_DEPTH, Limits};
 pub use model::{Definition, Gvk};
 pub use patch::PatchOp;
@@ -94,47 +100,14 @@ pub use resolved::{
 };
 pub use resources::ResourceSummary;
 pub use source::{InputObjects, InputShape, SourceDocument, SpanIndex, parse_documents, read_text};
+#[cfg(feature = "schema")]
+pub use schema::{error_schema, explanation_schema, resolved_schema};
 pub use status::{
     CategoryExplanation, Check, ComponentStatusExplanation, ConditionsExplanation, Criterion,
     MatcherExplanation, Outcome, PhaseExplanation, StatusExplanation,
 };
 pub use update::{ComponentUpdate, UpdateMode, UpdateRequest, UpdateResult};
 pub use verdict::{DefinitionVerdict, ValidationReport};
-
-/// Turn the native fast path of jq evaluation off (or on again) on the
-/// calling thread, returning the previous setting. Results are the same
-/// either way (only speed and the budget spent differ); this exists for the
-/// differential tests that prove it, such as the conformance suite run with
-/// the fast path off.
-#[doc(hidden)]
-pub fn set_fast_path(on: bool) -> bool {
-    jq::set_fast_path(on)
-}
-
-/// The bundled definition files: (file name, YAML text), sorted by name.
-pub fn catalog_files() -> &'static [(&'static str, &'static str)] {
-    catalog::FILES
-}
-
-/// JSON Schema (draft 2020-12) of the resolved structure, generated from the
-/// Rust types. `docs/resolved.schema.json` is this, pretty-printed.
-#[cfg(feature = "schema")]
-pub fn resolved_schema() -> serde_json::Value {
-    serde_json::to_value(schemars::schema_for!(Resolved)).unwrap_or_default()
-}
-
-/// JSON Schema of the status explanation
-/// ([`CompiledDefinition::explain_status`]).
-#[cfg(feature = "schema")]
-pub fn explanation_schema() -> serde_json::Value {
-    serde_json::to_value(schemars::schema_for!(StatusExplanation)).unwrap_or_default()
-}
-
-/// JSON Schema of the error value every API returns.
-#[cfg(feature = "schema")]
-pub fn error_schema() -> serde_json::Value {
-    serde_json::to_value(schemars::schema_for!(Error)).unwrap_or_default()
-}
 
 /// The API guide (`docs/api.md`); its examples run as doctests.
 #[doc = include_str!("../../docs/api.md")]

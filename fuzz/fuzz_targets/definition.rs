@@ -5,7 +5,6 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;
-use workload_lens::abi::{self, Failure};
 use workload_lens::{CompiledDefinition, Severity};
 
 #[path = "common.rs"]
@@ -13,12 +12,14 @@ mod common;
 
 fuzz_target!(|data: &[u8]| {
     let limits = common::fuzz_limits();
-    // The bytes entry point: invalid UTF-8 is a located parse error.
-    let limits_json = serde_json::to_string(&limits).expect("limits serialize");
-    match abi::parse_bytes(data, Some(&limits_json)) {
-        Ok(_) => {}
-        Err(Failure::Engine(e)) => common::check_error(&e),
-        Err(Failure::Internal(m)) => panic!("internal error: {m}"),
+    // The bytes entry point of the bindings' `parse_bytes`: invalid UTF-8
+    // is a located parse error, and what is read serializes.
+    match workload_lens::source::parse_documents_bytes(data, &limits) {
+        Ok(docs) => {
+            let values: Vec<_> = docs.into_iter().map(|d| d.value).collect();
+            serde_json::to_string(&values).expect("documents serialize");
+        }
+        Err(e) => common::check_error(&e),
     }
     let Ok(text) = std::str::from_utf8(data) else {
         return;

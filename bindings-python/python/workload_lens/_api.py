@@ -1,7 +1,8 @@
 """The Python API of workload-lens: a thin layer over the native engine.
 
-Every call goes to one function of the engine's binding interface
-(``workload_lens::abi``) through the native module. Objects, pods and
+Every call goes to one operation of the bindings' shared surface (the
+operation table of the ``workload-lens-binding`` crate) through the native
+module. Objects, pods and
 requests cross as they are: the engine walks the Python values itself (the
 values ``json.dumps`` takes, :func:`_default` for the rest) and builds its
 results as plain dicts and lists in exactly the engine's canonical JSON
@@ -40,6 +41,7 @@ from .types import (
     GangReport,
     GangStructure,
     OwnerKind,
+    Resolved,
     Usage,
     WorkloadSummary,
 )
@@ -342,7 +344,7 @@ class Definition:
         return d
 
     def _info(self) -> Dict[str, Any]:
-        r: Dict[str, Any] = _loads(self._native.info)
+        r: Dict[str, Any] = _loads(self._native.info())
         return r
 
     @property
@@ -385,7 +387,7 @@ class Definition:
 
     def to_dict(self) -> Dict[str, Any]:
         """The definition as read (the engine's model of it, as JSON)."""
-        r: Dict[str, Any] = _loads(self._native.definition_json)
+        r: Dict[str, Any] = _loads(self._native.definition_json())
         return r
 
     def resolve(self, obj: Any, pods: Any = None) -> Dict[str, Any]:
@@ -479,7 +481,7 @@ class Definition:
         warnings = info["warnings"] if self._warnings is None else self._warnings
         return (
             _rebuild_definition,
-            (self._native.definition_json, _dumps(info["limits"]), info["origin"], _dumps(warnings)),
+            (self._native.definition_json(), _dumps(info["limits"]), info["origin"], _dumps(warnings)),
         )
 
     def __repr__(self) -> str:
@@ -501,10 +503,11 @@ def _single(x: Any) -> bool:
 
 
 class Catalog:
-    """A set of definitions keyed by root GVK (an engine, as ``abi::engine``
-    builds it): the bundled catalog (``bundled=True``, the default) plus
-    your own. A definition added later replaces one with the same root GVK,
-    so yours override bundled ones. Safe to share between threads."""
+    """A set of definitions keyed by root GVK (an engine, as
+    ``workload_lens_binding::engine`` builds it): the bundled catalog
+    (``bundled=True``, the default) plus your own. A definition added later
+    replaces one with the same root GVK, so yours override bundled ones.
+    Safe to share between threads."""
 
     __slots__ = ("_native",)
 
@@ -570,14 +573,14 @@ class Catalog:
         r: Dict[str, Any] = self._native.resolve_pages(_object(obj), _inputs(pages, "pages"))
         return r
 
-    def resolve_in_namespace(self, obj: Any, items: Iterable[Any]) -> Dict[str, Any]:
+    def resolve_in_namespace(self, obj: Any, items: Iterable[Any]) -> Resolved:
         """Resolve with every pod of the workload's namespace and the owners
         their controller chains go through (``items``: raw pages of list
         responses, list objects or objects), as a live-cluster front end
         reads them: pods whose controller chain leads to another workload
         are left out, except those that look like this workload's (its
         labels or selectors claim them), listed in ``strayPods``."""
-        r: Dict[str, Any] = _loads(self._native.resolve_in_namespace(_object(obj), _inputs(items, "items")))
+        r: Resolved = _loads(self._native.resolve_in_namespace(_object(obj), _inputs(items, "items")))
         return r
 
     def find_type(self, token: str, served: Iterable[ApiResource]) -> ApiResource:
@@ -750,7 +753,7 @@ def limits(limits: Optional[Mapping[str, int]] = None, **limit_options: int) -> 
     """Complete, checked limits: the defaults overridden by ``limits`` (camelCase
     or snake_case names) and keyword arguments. Unknown names and values that
     are not non-negative integers raise :class:`UsageError`."""
-    r: Dict[str, int] = _loads(_native.limits(_limits_json(limits, limit_options)))
+    r: Dict[str, int] = _loads(_native.check_limits(_limits_json(limits, limit_options)))
     return r
 
 

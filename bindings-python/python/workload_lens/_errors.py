@@ -1,5 +1,5 @@
 """The exceptions of workload_lens: one class per engine error code, named
-as the engine names it (``workload_lens::abi::error_codes``, exposed as
+as the engine names it (``workload_lens_binding::ops::free::error_codes``, exposed as
 ``_native.error_codes()``)."""
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ class UsageError(WorkloadLensError):
 
 def _classes() -> Dict[str, Type[WorkloadLensError]]:
     """Error code -> class, from the engine's list of codes and class names
-    (``workload_lens::abi::error_codes``). A code whose class this module
+    (``workload_lens_binding::ops::free::error_codes``). A code whose class this module
     lacks falls back to :class:`WorkloadLensError`; tests/test_errors.py
     checks that the classes and the engine's list match exactly."""
     out: Dict[str, Type[WorkloadLensError]] = {}

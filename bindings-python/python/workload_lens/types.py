@@ -2,7 +2,9 @@
 ``from workload_lens.types import Finding, KubeObject, Resolved``.
 
 Results are plain dicts and lists; these TypedDicts describe their keys
-(the engine's camelCase names).
+(the engine's camelCase names). The engine's result types are generated from
+its JSON Schemas (``_engine_types``, the schemas the Node package's
+``engine.d.ts`` comes from); the argument types below are written by hand.
 """
 
 from __future__ import annotations
@@ -10,11 +12,31 @@ from __future__ import annotations
 import os
 from typing import Any, Dict, Iterable, List, Mapping, Union
 
-from typing import Literal, Protocol, TypedDict
+from typing import Protocol, TypedDict
+
+from ._engine_types import (
+    ApiResource,
+    Attribution,
+    ClusterDefinitionWarning,
+    DefinitionVerdict,
+    EngineError,
+    Finding,
+    GangCandidate,
+    GangReport,
+    GangStructure,
+    Location,
+    OwnerKind,
+    StatusExplanation,
+    UpdateResult,
+    Usage,
+    UsageRow,
+    WorkloadSummary,
+)
 
 __all__ = [
     "JSON",
     "ApiResource",
+    "Attribution",
     "ClusterDefinitionWarning",
     "ErrorInfo",
     "Finding",
@@ -30,6 +52,8 @@ __all__ = [
     "Pods",
     "Resolved",
     "Source",
+    "StatusExplanation",
+    "UpdateResult",
     "Usage",
     "UsageRow",
     "ValidationResult",
@@ -65,8 +89,10 @@ Source = Union[str, bytes, Mapping[str, Any], "os.PathLike[str]"]
 JSON = Any
 
 #: The resolved structure (``docs/resolved.schema.json`` in the repository).
+#: A plain dict type, as before the types were generated (code that annotates
+#: results as ``Dict[str, Any]`` keeps type-checking); the generated
+#: TypedDict is ``workload_lens._engine_types.Resolved``.
 Resolved = Dict[str, Any]
-
 
 class LimitOptions(TypedDict, total=False):
     """Limits as keyword arguments (snake_case names)."""
@@ -106,160 +132,12 @@ class Limits(TypedDict):
     maxYamlAliases: int
 
 
-class Location(TypedDict, total=False):
-    """Where something happened; only the known parts are present."""
-
-    document: int
-    field: str
-    line: int
-    column: int
-    expression: str
-    span: List[int]
-    component: str
-    instance: str
-    objectPath: str
-
-
-class _FindingRequired(TypedDict):
-    code: str
-    severity: Literal["error", "warning"]
-    message: str
-
-
-class Finding(_FindingRequired, total=False):
-    """One validation finding (``location`` is absent when unknown)."""
-
-    location: Location
-
-
-class _ValidationResultRequired(TypedDict):
-    name: str
-    valid: bool
-    findings: List[Finding]
-
-
-class ValidationResult(_ValidationResultRequired, total=False):
+class ValidationResult(DefinitionVerdict):
     """The verdict on one definition (as the CLI's ``validate`` gives it);
     ``gvk`` (e.g. ``"jobset.x-k8s.io/v1alpha2, Kind=JobSet"``) is absent when
-    the definition could not be read."""
-
-    gvk: str
+    the definition could not be read. The generated ``DefinitionVerdict``."""
 
 
-class GangCandidate(TypedDict):
-    """A pod-group member that applies to a component (its own or an
-    ancestor's), as ``Definition.gang_structure`` lists them."""
-
-    podGroup: str
-    member: str
-    field: str
-    filters: List[str]
-    groupByKeyPaths: List[str]
-
-
-class _GangStructureRequired(TypedDict):
-    components: List[str]
-    leaves: List[str]
-    parents: Dict[str, str]
-    children: Dict[str, List[str]]
-    hasScaleDefinition: bool
-
-
-class GangStructure(_GangStructureRequired, total=False):
-    """The structure gang scheduling works on (``Definition.gang_structure``);
-    ``candidates`` is present only with ``gangScheduling``."""
-
-    candidates: Dict[str, List[GangCandidate]]
-
-
-class GangReport(TypedDict):
-    """Gang-scheduling groups of a workload's pods (``Definition.gang_groups``)."""
-
-    groups: List[Dict[str, Any]]
-    pods: List[Dict[str, Any]]
-
-
-class ApiResource(TypedDict):
-    """One resource type an API server serves, as discovery reports it
-    (``group`` is ``""`` for the core group)."""
-
-    group: str
-    version: str
-    kind: str
-    plural: str
-    singular: str
-    shortNames: List[str]
-    namespaced: bool
-    preferred: bool
-
-
-class ClusterDefinitionWarning(TypedDict):
-    """A definition stored in the cluster that was not used."""
-
-    reason: Literal["invalid", "collision"]
-    object: str
-    message: str
-
-
-class _ErrorInfoRequired(TypedDict):
-    code: str
-    message: str
-
-
-class ErrorInfo(_ErrorInfoRequired, total=False):
-    """An engine error as data (a listing row's ``error``)."""
-
-    location: Location
-    limit: str
-    findings: List[Finding]
-
-
-class _WorkloadSummaryRequired(TypedDict):
-    name: str
-    apiVersion: str
-    kind: str
-    #: Normalized statuses: Resuming, Suspending, Suspended, Running, Failed,
-    #: Completed, Initializing, Degraded or Undefined.
-    statuses: List[str]
-    pods: int
-    gpus: int
-
-
-class WorkloadSummary(_WorkloadSummaryRequired, total=False):
-    """One workload of a listing (``Catalog.list_workloads``); optional keys
-    are absent when unknown (``definition``/``origin`` when no definition
-    covers the object, ``error`` when it resolved)."""
-
-    namespace: str
-    uid: str
-    created: str
-    definition: str
-    origin: Literal["catalog", "user", "cluster"]
-    phase: str
-    error: ErrorInfo
-
-
-class UsageRow(TypedDict):
-    """GPUs and pods requested by a group of workloads (``key``: the
-    namespace, ``Kind.group``, or ``""`` for the total)."""
-
-    key: str
-    workloads: int
-    pods: int
-    gpus: int
-    errors: int
-
-
-class Usage(TypedDict):
-    """GPU and pod requests by namespace and by type, and in total."""
-
-    byNamespace: List[UsageRow]
-    byType: List[UsageRow]
-    total: UsageRow
-
-
-class OwnerKind(TypedDict):
-    """An owner kind to fetch (``missing_owners``)."""
-
-    apiVersion: str
-    kind: str
+class ErrorInfo(EngineError):
+    """An engine error as data (a listing row's ``error``). The generated
+    ``EngineError``."""

@@ -125,7 +125,7 @@ pub enum HostRead<E> {
 /// The limits' hard caps apply ([`Limits::effective`]), so the walk's
 /// recursion is bounded by [`crate::HARD_MAX_DEPTH`] whatever the host
 /// value is (a list that contains itself stops there).
-pub(crate) fn read_host_value<'de, D: serde::Deserializer<'de>>(
+pub fn read_host_value<'de, D: serde::Deserializer<'de>>(
     host: D,
     limits: &Limits,
 ) -> std::result::Result<Value, HostRead<D::Error>> {

@@ -79,8 +79,7 @@ pub struct SourceDocument {
 }
 
 mod json;
-pub use json::HostRead;
-pub(crate) use json::read_host_value;
+pub use json::{HostRead, read_host_value};
 mod objects;
 pub(crate) mod path;
 mod spans;
@@ -98,7 +97,8 @@ use yaml::*;
 pub(crate) use json::check_value_limits;
 pub use objects::{InputObjects, InputShape};
 pub(crate) use objects::{SourceItem, split_into, type_name};
-pub(crate) use objects::{objects_of_value, read_input, read_objects};
+pub use objects::{objects_of_value, read_objects};
+pub(crate) use objects::read_input;
 pub(crate) use path::{FieldPath, Segment, path_push_index, path_push_key};
 pub use spans::SpanIndex;
 
@@ -193,7 +193,7 @@ impl Iterator for DocumentStream<'_, '_> {
 
 /// The value of exactly one document: none is a parse error, several a
 /// usage error (the rule every "one object" input follows).
-pub(crate) fn one_document(mut docs: Vec<SourceDocument>) -> Result<serde_json::Value> {
+pub fn one_document(mut docs: Vec<SourceDocument>) -> Result<serde_json::Value> {
     match docs.len() {
         1 => Ok(docs.remove(0).value),
         0 => Err(crate::Error::new(
@@ -208,7 +208,7 @@ pub(crate) fn one_document(mut docs: Vec<SourceDocument>) -> Result<serde_json::
 }
 
 /// Parse text that holds exactly one object.
-pub(crate) fn parse_object(text: &str, limits: &Limits) -> Result<serde_json::Value> {
+pub fn parse_object(text: &str, limits: &Limits) -> Result<serde_json::Value> {
     one_document(parse_documents(text, limits)?)
 }
 
@@ -226,7 +226,7 @@ pub(crate) fn parse_object(text: &str, limits: &Limits) -> Result<serde_json::Va
 /// [`parse_object`] would give, except that the JSON text `null` reads as
 /// `null` (a binding's encoding of "no value", e.g. a jq input) where
 /// [`parse_object`] finds no document.
-pub(crate) fn read_value(text: &str, limits: &Limits) -> Result<Value> {
+pub fn read_value(text: &str, limits: &Limits) -> Result<Value> {
     match read_value_fast(text, limits)? {
         Some(value) => Ok(value),
         None => parse_object(text, limits),
@@ -249,14 +249,14 @@ pub(crate) fn read_value_fast(text: &str, limits: &Limits) -> Result<Option<Valu
 
 /// Read a list of objects (pods): every object of the text by the rules of
 /// [`crate::source::read_objects`] (documents, arrays, `List` objects).
-pub(crate) fn read_items(text: &str, limits: &Limits) -> Result<Vec<Value>> {
+pub fn read_items(text: &str, limits: &Limits) -> Result<Vec<Value>> {
     crate::source::read_objects(text, limits)
 }
 
 /// Like [`parse_documents`], for bytes: text that is not valid UTF-8 is a
 /// [`ErrorCode::Parse`] error naming the byte offset (and line/column) of the
 /// first invalid byte.
-pub(crate) fn parse_documents_bytes(bytes: &[u8], limits: &Limits) -> Result<Vec<SourceDocument>> {
+pub fn parse_documents_bytes(bytes: &[u8], limits: &Limits) -> Result<Vec<SourceDocument>> {
     check_input_size(bytes.len(), limits)?;
     match std::str::from_utf8(bytes) {
         Ok(text) => parse_documents(text, limits),

@@ -272,14 +272,14 @@ pub(crate) fn read_input(text: &str, limits: &Limits) -> Result<InputObjects> {
 
 /// Read every object of a YAML/JSON text by the rules of the module: the
 /// objects of [`read_input`], without the shape.
-pub(crate) fn read_objects(text: &str, limits: &Limits) -> Result<Vec<Value>> {
+pub fn read_objects(text: &str, limits: &Limits) -> Result<Vec<Value>> {
     read_input(text, limits).map(|i| i.objects)
 }
 
 /// The objects of one value by the rules of the module (an array gives its
 /// elements, a list object its items, anything else is one object): what
 /// [`read_objects`] gives for the value's JSON text.
-pub(crate) fn objects_of_value(value: Value) -> Result<Vec<Value>> {
+pub fn objects_of_value(value: Value) -> Result<Vec<Value>> {
     split(vec![SourceDocument::unlocated(value)])
         .into_iter()
         .map(|s| s.map(|i| i.value).map_err(|m| m.error))

@@ -846,7 +846,7 @@ proptest! {
 mod host {
     use super::*;
     use serde::de::{self, IntoDeserializer};
-    use workload_lens::abi::{HostRead, value_from_host};
+    use workload_lens::source::{HostRead, read_host_value as value_from_host};
 
     /// Values with every kind of scalar JSON has, strings that need escapes,
     /// and keys that do.

@@ -1,11 +1,14 @@
-//! Prints the JSON Schemas of the engine's result types that the Node
-//! package's TypeScript types describe, as one JSON object
-//! `{TypeName: schema}`. `bindings-node/tests/types.test.mjs` compiles them to
-//! TypeScript (json-schema-to-typescript) and compares the output with the
-//! committed `bindings-node/types/engine.d.ts`, so the types cannot drift
-//! from the Rust types.
+//! Prints the JSON Schemas of the engine's result types that the bindings'
+//! types describe, as one JSON object `{TypeName: schema}`. Both binding
+//! packages generate their types from it and their tests compare the output
+//! with the committed files, so the types cannot drift from the Rust types:
+//! `bindings-node/tests/types.test.mjs` compiles it to TypeScript
+//! (`bindings-node/types/engine.d.ts`, json-schema-to-typescript), and
+//! `bindings-python/tests/test_types.py` to Python TypedDicts
+//! (`bindings-python/python/workload_lens/_engine_types.py`,
+//! `bindings-python/tools/gen_types.py`).
 //!
-//! `cargo run -q -p bindings-node --example schemas`
+//! `cargo run -q -p workload-lens-binding --example schemas`
 
 use serde_json::{Map, Value};
 

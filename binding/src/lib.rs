@@ -1,0 +1,361 @@
+//! The one surface of the language bindings (Python, Node, WebAssembly)
+//! over the engine's public API.
+//!
+//! - [`for_each_operation!`] declares every operation once: its receiver
+//!   (none, a definition, a catalog), its arguments with their kinds and its
+//!   result. Each binding crate expands the table into its own functions
+//!   (`#[pyfunction]`s, `#[napi]`s, `#[wasm_bindgen]`s) with its own
+//!   converters of each kind; [`ops`] holds the function behind each entry.
+//! - [`Input`], [`Failure`] and the helpers below are the conversions every
+//!   binding shares: how text and host values are read within limits, how a
+//!   failure crosses (the JSON of the engine's [`Error`] plus its display
+//!   text).
+//!
+//! Adding an operation: one entry in the table, one function in [`ops`]
+//! (calling one engine function), its tests and its docs; every binding
+//! picks it up.
+//!
+//! ```
+//! use workload_lens_binding::{Failure, Input, ops};
+//! let def = workload_lens_binding::bundled().unwrap()
+//!     .definition("jobset-x-k8s-io-jobset-v1alpha2").unwrap().clone();
+//! let object = include_str!("../../examples/jobset.yaml");
+//! let resolved = ops::definition::resolve(&def, Input::Text(object), None).unwrap();
+//! assert_eq!(resolved.totals.resources.gpu, 12);
+//!
+//! let err = ops::definition::resolve(&def, Input::Text("{"), None).unwrap_err();
+//! let payload: serde_json::Value = serde_json::from_str(&Failure::from(err).payload()).unwrap();
+//! assert_eq!(payload["code"], "parse");
+//! assert_eq!(payload["location"]["line"], 1);
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+use std::any::Any;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use workload_lens::source::{objects_of_value, parse_documents_bytes, read_items, read_value};
+use workload_lens::{CompiledDefinition, Engine, Error, ErrorCode, Limits};
+
+pub mod ops;
+mod table;
+
+pub use workload_lens::source::HostRead;
+
+/// Why a call failed: an engine error, or a bug in workload-lens (a panic
+/// caught by the binding, a value that cannot be serialized), which the
+/// bindings report with the code `internal`.
+#[derive(Debug)]
+pub enum Failure {
+    /// The engine's error.
+    Engine(Error),
+    /// A bug, with what is known of it.
+    Internal(String),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure::Engine(e)
+    }
+}
+
+/// The result of a binding call.
+pub type Out<T> = std::result::Result<T, Failure>;
+
+impl Failure {
+    /// A caught panic, from its payload.
+    pub fn from_panic(payload: Box<dyn Any + Send>) -> Failure {
+        let what = if let Some(s) = payload.downcast_ref::<&str>() {
+            format!("panic: {s}")
+        } else if let Some(s) = payload.downcast_ref::<String>() {
+            format!("panic: {s}")
+        } else {
+            "panic".into()
+        };
+        Failure::Internal(what)
+    }
+
+    /// The text a user sees: the engine error's `Display`, or, for a bug, a
+    /// message asking for a report.
+    pub fn display(&self) -> String {
+        match self {
+            Failure::Engine(e) => e.to_string(),
+            Failure::Internal(m) => {
+                format!("internal error in workload-lens (please report it): {m}")
+            }
+        }
+    }
+
+    /// The JSON a binding's language layer reads: the engine's error as
+    /// serialized (`code`, `message`, `location`, `limit`?, `findings`?)
+    /// plus `display` (its `Display` text); for a bug, code `internal` and a
+    /// message asking for a report.
+    pub fn payload(&self) -> String {
+        let display = self.display();
+        let engine = match self {
+            Failure::Engine(e) => match serde_json::to_value(e) {
+                Ok(Value::Object(m)) => Some(m),
+                _ => None,
+            },
+            Failure::Internal(_) => None,
+        };
+        let v = match engine {
+            Some(mut m) => {
+                m.insert("display".into(), Value::String(display));
+                Value::Object(m)
+            }
+            None => {
+                json!({"code": "internal", "message": display, "display": display, "location": {}})
+            }
+        };
+        v.to_string()
+    }
+}
+
+/// A JSON value serialized by a binding's own language layer (Python's
+/// `json.dumps`, JavaScript's `JSON.stringify`) from a caller's object, read
+/// with the limits applied. Positions inside that text mean nothing to the
+/// caller, so a parse error carries none; such text fails to parse only
+/// when the value is not Unicode (a lone surrogate), which is a usage error.
+pub fn value_from_binding_json(json: &str, limits: &Limits) -> workload_lens::Result<Value> {
+    read_value(json, limits).map_err(|e| {
+        let e = e.without_position();
+        if e.code() == ErrorCode::Parse {
+            Error::new(
+                ErrorCode::Usage,
+                format!("the value cannot be represented as JSON: {}", e.message()),
+            )
+        } else {
+            e
+        }
+    })
+}
+
+/// An object argument of a binding: the caller's own YAML/JSON text (or
+/// JSON a binding's language layer wrote), or a value the binding read
+/// from its host language's own values with [`value_from_host`].
+#[derive(Debug)]
+pub enum Input<'a> {
+    /// Text, read with [`read_value`] (one object) or [`read_items`]
+    /// (objects).
+    Text(&'a str),
+    /// A value already read.
+    Value(Value),
+}
+
+impl<'a> From<&'a str> for Input<'a> {
+    fn from(text: &'a str) -> Self {
+        Input::Text(text)
+    }
+}
+
+impl Input<'_> {
+    /// The one object it holds, within `limits` (text only: a value was
+    /// checked when the binding read it).
+    pub fn value(self, limits: &Limits) -> workload_lens::Result<Value> {
+        match self {
+            Input::Text(t) => read_value(t, limits),
+            Input::Value(v) => Ok(v),
+        }
+    }
+
+    /// The objects it holds, by the rules of
+    /// [`workload_lens::source::read_objects`] (an array gives its
+    /// elements, a list object its items).
+    pub fn objects(self, limits: &Limits) -> workload_lens::Result<Vec<Value>> {
+        match self {
+            Input::Text(t) => read_items(t, limits),
+            Input::Value(v) => objects_of_value(v),
+        }
+    }
+}
+
+/// The objects of several inputs (each a list text, such as one page of a
+/// Kubernetes list response, or a value), in order.
+pub fn all_objects(inputs: Vec<Input<'_>>, limits: &Limits) -> workload_lens::Result<Vec<Value>> {
+    let mut all = Vec::new();
+    for i in inputs {
+        all.extend(i.objects(limits)?);
+    }
+    Ok(all)
+}
+
+/// A value read from a binding's host language (a Python `dict`, ...) by a
+/// [`serde::Deserializer`] over its values: the engine's rules for what a
+/// value may be, applied as it is walked
+/// ([`workload_lens::source::read_host_value`]), so every binding refuses
+/// the same values with the same errors. A host error raised during the
+/// walk comes back as [`HostRead::Host`].
+pub fn value_from_host<'de, D: serde::Deserializer<'de>>(
+    host: D,
+    limits: &Limits,
+) -> std::result::Result<Value, HostRead<D::Error>> {
+    workload_lens::source::read_host_value(host, limits)
+}
+
+/// `t` as compact JSON.
+pub fn to_json<T: Serialize + ?Sized>(t: &T) -> Out<String> {
+    serde_json::to_string(t).map_err(|e| Failure::Internal(format!("cannot serialize: {e}")))
+}
+
+/// [`Limits`] from their camelCase JSON (`None`: the defaults; missing
+/// fields take their defaults). An unknown field or a bad value is a usage
+/// error naming it.
+pub fn limits(json: Option<&str>) -> workload_lens::Result<Limits> {
+    match json {
+        None => Ok(Limits::default()),
+        Some(j) => serde_json::from_str(j)
+            .map_err(|e| Error::new(ErrorCode::Usage, format!("invalid limits: {e}"))),
+    }
+}
+
+/// Text a binding's caller gave as bytes (or as a string that is not
+/// Unicode, passed on as UTF-8 with its lone surrogates encoded), as `&str`.
+/// Bytes that are not UTF-8 are the parse error `parse_bytes` reports,
+/// located at the first invalid byte, whatever their size (the size limit
+/// applies when the text is read).
+pub fn utf8(bytes: &[u8]) -> workload_lens::Result<&str> {
+    std::str::from_utf8(bytes).map_err(|_| {
+        let unbounded = Limits {
+            max_input_bytes: usize::MAX,
+            ..Limits::default()
+        };
+        parse_documents_bytes(bytes, &unbounded)
+            .err()
+            .unwrap_or_else(|| Error::new(ErrorCode::Parse, "the input is not valid UTF-8"))
+    })
+}
+
+/// The error class name of a code: its words in upper camel case, then
+/// `Error` (`no_definition` -> `NoDefinitionError`).
+pub fn error_class(code: ErrorCode) -> String {
+    let mut out = String::new();
+    for word in code.as_str().split('_') {
+        let mut chars = word.chars();
+        if let Some(first) = chars.next() {
+            out.extend(first.to_uppercase());
+            out.push_str(chars.as_str());
+        }
+    }
+    out.push_str("Error");
+    out
+}
+
+/// An engine with the bundled catalog and the default limits, built once
+/// per process (its definitions are shared `Arc`s, so cloning it is cheap).
+pub fn bundled() -> workload_lens::Result<&'static Engine> {
+    static ENGINE: OnceLock<Engine> = OnceLock::new();
+    if let Some(s) = ENGINE.get() {
+        return Ok(s);
+    }
+    let engine = Engine::new()?;
+    Ok(ENGINE.get_or_init(|| engine))
+}
+
+/// An engine without the catalog.
+pub(crate) fn empty_engine(limits: Limits) -> workload_lens::Result<Engine> {
+    Engine::builder().limits(limits).catalog(false).build()
+}
+
+/// A new engine (a binding's catalog): with the bundled catalog or empty,
+/// with the limits of `limits_json` (`None`: the defaults; the catalog is
+/// compiled with them).
+pub fn engine(bundled_catalog: bool, limits_json: Option<&str>) -> workload_lens::Result<Engine> {
+    let limits = limits(limits_json)?;
+    if !bundled_catalog {
+        return empty_engine(limits);
+    }
+    if limits == Limits::default() {
+        return Ok(bundled()?.clone());
+    }
+    // Engines with the catalog are kept for the last few sets of limits, so
+    // a binding that passes its own limits on every call compiles the
+    // catalog once, not per call.
+    const KEPT: usize = 8;
+    static CACHE: OnceLock<Mutex<Vec<(Limits, Engine)>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Ok(kept) = cache.lock()
+        && let Some((_, e)) = kept.iter().find(|(l, _)| *l == limits)
+    {
+        return Ok(e.clone());
+    }
+    let engine = Engine::builder().limits(limits).build()?;
+    if let Ok(mut kept) = cache.lock() {
+        if kept.len() >= KEPT {
+            kept.remove(0);
+        }
+        kept.push((limits, engine.clone()));
+    }
+    Ok(engine)
+}
+
+/// Resolve with the bundled catalog plus `defs` (which replace bundled
+/// definitions of the same root GVK), choosing the definition by GVK: the
+/// JavaScript `resolve` of any object.
+pub fn resolve_any(
+    obj: &str,
+    defs: impl IntoIterator<Item = Arc<CompiledDefinition>>,
+    pods: Option<&str>,
+    limits_json: Option<&str>,
+) -> workload_lens::Result<workload_lens::Resolved> {
+    let mut engine = engine(true, limits_json)?;
+    for d in defs {
+        engine.add_definition(d);
+    }
+    ops::catalog::resolve(&engine, obj.into(), pods.map(Input::from))
+}
+
+/// [`Engine::with_cluster_definitions`] over the objects of `inputs` (list
+/// texts or values): the new engine and the warnings.
+pub fn with_cluster_definitions(
+    engine: &Engine,
+    inputs: Vec<Input<'_>>,
+) -> workload_lens::Result<(Engine, Vec<workload_lens::ClusterDefinitionWarning>)> {
+    let objects = all_objects(inputs, engine.limits())?;
+    Ok(engine.with_cluster_definitions(&objects))
+}
+
+/// A host number (JavaScript's) as a u64 count: integral part, negative and
+/// NaN as 0, beyond u64 saturated.
+fn host_count(n: f64) -> u64 {
+    if n.is_nan() || n <= 0.0 {
+        0
+    } else {
+        // `as` saturates at u64::MAX and truncates the fraction.
+        n as u64
+    }
+}
+
+/// Bytes for people ([`workload_lens::human_memory`]), from a host number.
+pub fn human_memory(bytes: f64) -> String {
+    workload_lens::human_memory(host_count(bytes))
+}
+
+/// Millicores for people ([`workload_lens::human_cpu`]), from a host number.
+pub fn human_cpu(millis: f64) -> String {
+    workload_lens::human_cpu(host_count(millis))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_numbers_become_counts() {
+        assert_eq!(human_memory(2e9), "1.9Gi");
+        assert_eq!(human_memory(-5.0), "0");
+        assert_eq!(human_memory(f64::NAN), "0");
+        assert_eq!(human_memory(f64::INFINITY), "16Ei");
+        assert_eq!(human_memory(1536.7), "1.5Ki");
+        assert_eq!(human_cpu(26_500.0), "26.5");
+        assert_eq!(human_cpu(0.9), "0");
+    }
+
+    #[test]
+    fn error_classes() {
+        assert_eq!(error_class(ErrorCode::NoDefinition), "NoDefinitionError");
+        assert_eq!(error_class(ErrorCode::JqRuntime), "JqRuntimeError");
+    }
+}

@@ -1,0 +1,450 @@
+//! The function behind each entry of [`crate::for_each_operation!`], one
+//! module per receiver: `ops::<section>::<name>`. Each takes the receiver
+//! (a [`CompiledDefinition`], an [`Engine`], the call's [`Limits`]), then
+//! the entry's arguments as Rust values of their kinds (`text` and
+//! `opt_text`: `&str`, `bytes` and `expression`: `&[u8]`, `object` and
+//! `json_value`: [`Input`], `objects`: `Vec<Input>`), and returns the
+//! engine's result; the bindings convert both sides.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use workload_lens::{
+    ApiResource, Attribution, CompiledDefinition, Engine, Error, ErrorCode, GangReport,
+    GangStructure, Gvk, Limits, ListOptions, OwnerKind, Resolved, Status, StatusExplanation,
+    UpdateRequest, UpdateResult, WorkloadSummary,
+};
+use workload_lens::{DefinitionVerdict, Result};
+
+use crate::{Input, all_objects, empty_engine, limits, value_from_binding_json};
+
+type Def = Arc<CompiledDefinition>;
+
+/// Module-level operations.
+pub mod free {
+    use super::*;
+
+    /// The default limits.
+    pub fn default_limits() -> Result<Limits> {
+        Ok(Limits::default())
+    }
+
+    /// Complete limits from camelCase JSON (`None`: the defaults).
+    pub fn check_limits(limits_json: Option<&str>) -> Result<Limits> {
+        limits(limits_json)
+    }
+
+    /// Every document of a YAML/JSON text.
+    pub fn parse(text: &str, limits_json: Option<&str>) -> Result<Vec<Value>> {
+        let docs = workload_lens::parse_documents(text, &limits(limits_json)?)?;
+        Ok(docs.into_iter().map(|d| d.value).collect())
+    }
+
+    /// Like [`parse`], for bytes (invalid UTF-8 is a located parse error).
+    pub fn parse_bytes(bytes: &[u8], limits_json: Option<&str>) -> Result<Vec<Value>> {
+        let docs = workload_lens::source::parse_documents_bytes(bytes, &limits(limits_json)?)?;
+        Ok(docs.into_iter().map(|d| d.value).collect())
+    }
+
+    /// Validate every definition of a text: the verdicts of
+    /// [`workload_lens::ValidationReport`].
+    pub fn validate(text: &str, limits_json: Option<&str>) -> Result<Vec<DefinitionVerdict>> {
+        let engine = empty_engine(limits(limits_json)?)?;
+        Ok(engine.validate(text)?.definitions)
+    }
+
+    /// Every error code, with the name of the error class the bindings give
+    /// it (`jq_runtime` -> `JqRuntimeError`): `[{code, class}]`. The
+    /// bindings' error classes are generated from (and checked against)
+    /// this list.
+    pub fn error_codes() -> Result<Vec<Value>> {
+        let all = ErrorCode::ALL.iter();
+        Ok(all
+            .map(|c| json!({"code": c.as_str(), "class": crate::error_class(*c)}))
+            .collect())
+    }
+
+    /// The bundled definition files: `{file name: YAML text}`.
+    pub fn catalog_sources() -> Result<serde_json::Map<String, Value>> {
+        let files = workload_lens::catalog_files().iter();
+        Ok(files
+            .map(|(f, t)| ((*f).to_string(), Value::String((*t).to_string())))
+            .collect())
+    }
+
+    /// GPU and pod totals of a listing (the JSON array
+    /// [`catalog::list_workloads`] returns) by namespace and type.
+    pub fn usage(rows_json: &str) -> Result<workload_lens::Usage> {
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Row {
+            #[serde(default)]
+            namespace: Option<String>,
+            api_version: String,
+            kind: String,
+            #[serde(default)]
+            pods: u64,
+            #[serde(default)]
+            gpus: u64,
+            #[serde(default)]
+            error: Option<Value>,
+        }
+        let rows: Vec<Row> = serde_json::from_str(rows_json).map_err(|e| {
+            let m = format!("rows must be a listing's JSON array: {e}");
+            Error::new(ErrorCode::Usage, m)
+        })?;
+        let rows: Vec<WorkloadSummary> = rows
+            .into_iter()
+            .map(|r| WorkloadSummary {
+                name: String::new(),
+                namespace: r.namespace,
+                uid: None,
+                api_version: r.api_version,
+                kind: r.kind,
+                created: None,
+                definition: None,
+                origin: None,
+                phase: None,
+                statuses: Vec::new(),
+                pods: r.pods,
+                gpus: r.gpus,
+                error: r.error.map(|_| Error::new(ErrorCode::Usage, "")),
+            })
+            .collect();
+        Ok(workload_lens::usage(&rows))
+    }
+}
+
+/// Module-level operations whose object arguments are read within the
+/// call's own limits (a trailing `limits` argument in every binding).
+pub mod limited {
+    use super::*;
+
+    /// Every output of one jq expression on an input. The expression is
+    /// UTF-8 bytes (not UTF-8, e.g. a string with a lone surrogate: a jq
+    /// compile error).
+    pub fn evaluate(limits: &Limits, expression: &[u8], input: Input<'_>) -> Result<Vec<Value>> {
+        let expression = std::str::from_utf8(expression)
+            .map_err(|_| Error::new(ErrorCode::JqCompile, "the expression is not valid Unicode"))?;
+        let input = input.value(limits)?;
+        workload_lens::evaluate(expression, &input, limits)
+    }
+
+    /// [`workload_lens::missing_owners`] of the objects of `items` (list
+    /// texts or values), without the owner kinds of `skip_json` (a JSON
+    /// array of `{apiVersion, kind}`).
+    pub fn missing_owners(
+        limits: &Limits,
+        items: Vec<Input<'_>>,
+        skip_json: &str,
+    ) -> Result<Vec<OwnerKind>> {
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Kind {
+            api_version: String,
+            kind: String,
+        }
+        let skip: Vec<Kind> = serde_json::from_str(skip_json).map_err(|e| {
+            let m = format!("skip must be a JSON array of {{apiVersion, kind}}: {e}");
+            Error::new(ErrorCode::Usage, m)
+        })?;
+        let skip: Vec<OwnerKind> = skip
+            .into_iter()
+            .map(|k| OwnerKind {
+                api_version: k.api_version,
+                kind: k.kind,
+            })
+            .collect();
+        Ok(workload_lens::missing_owners(
+            &all_objects(items, limits)?,
+            &skip,
+        ))
+    }
+}
+
+/// Operations that make definitions (Python: module functions; JavaScript:
+/// static methods of `NativeDefinition`).
+pub mod factory {
+    use super::*;
+
+    /// Compile exactly one definition from YAML/JSON text.
+    pub fn compile(text: &str, limits_json: Option<&str>) -> Result<Def> {
+        Ok(empty_engine(limits(limits_json)?)?.compile(text)?.into())
+    }
+
+    /// Compile every definition of a YAML/JSON text.
+    pub fn compile_all(text: &str, limits_json: Option<&str>) -> Result<Vec<Def>> {
+        let all = empty_engine(limits(limits_json)?)?.compile_all(text)?;
+        Ok(all.into_iter().map(Arc::new).collect())
+    }
+
+    /// An engine without catalog for the limits, and the binding's JSON
+    /// with its keys sorted (the text [`compile_object`] compiles).
+    fn object_text(json: &str, limits_json: Option<&str>) -> Result<(Engine, String)> {
+        let limits = limits(limits_json)?;
+        let value = value_from_binding_json(json, &limits)?;
+        Ok((empty_engine(limits)?, value.to_string()))
+    }
+
+    /// Compile every definition of a value that a binding serialized from
+    /// its caller's object (a dict, a JS object): the value is
+    /// re-serialized with its keys sorted (the order of `serde_json`'s map),
+    /// so the same object always compiles the same way, whatever order its
+    /// language kept.
+    pub fn compile_object(json: &str, limits_json: Option<&str>) -> Result<Vec<Def>> {
+        let (engine, text) = object_text(json, limits_json)?;
+        Ok(engine
+            .compile_all(&text)?
+            .into_iter()
+            .map(Arc::new)
+            .collect())
+    }
+
+    /// Compile exactly one definition of a value, read as
+    /// [`compile_object`] reads it (the JavaScript `new Definition(obj)`).
+    pub fn compile_one_object(json: &str, limits_json: Option<&str>) -> Result<Def> {
+        let (engine, text) = object_text(json, limits_json)?;
+        Ok(engine.compile(&text)?.into())
+    }
+
+    /// A definition compiled again from its `definition_json`, the limits
+    /// of its `info` (camelCase JSON) and its origin (`"catalog"`, `"user"`
+    /// or `"cluster"`): how a binding restores a definition it serialized
+    /// (Python's pickling).
+    pub fn rebuild(definition_json: &str, limits_json: &str, origin: &str) -> Result<Def> {
+        let origin = match origin {
+            "catalog" => workload_lens::Origin::Catalog,
+            "user" => workload_lens::Origin::User,
+            "cluster" => workload_lens::Origin::Cluster,
+            o => {
+                let m = format!("origin must be 'catalog', 'user' or 'cluster', not {o:?}");
+                return Err(Error::new(ErrorCode::Usage, m));
+            }
+        };
+        let def = empty_engine(limits(Some(limits_json))?)?.compile(definition_json)?;
+        Ok(def.with_origin(origin).into())
+    }
+}
+
+/// Operations of one compiled definition.
+pub mod definition {
+    use super::*;
+
+    type D = CompiledDefinition;
+
+    /// `{name, origin, gvk: {group, version, kind}, components, canSuspend,
+    /// warnings, limits}`.
+    pub fn info(d: &D) -> Result<Value> {
+        let Gvk {
+            group,
+            version,
+            kind,
+        } = d.root_gvk();
+        Ok(json!({
+            "name": d.name(),
+            "origin": d.origin().as_str(),
+            "gvk": {"group": group, "version": version, "kind": kind},
+            "components": d.component_names(),
+            "canSuspend": d.can_suspend(),
+            "warnings": d.warnings(),
+            "limits": d.limits(),
+        }))
+    }
+
+    /// The definition as read.
+    pub fn definition_json(d: &D) -> Result<workload_lens::Definition> {
+        Ok(d.definition().clone())
+    }
+
+    /// Resolve (with `pods`: the live state).
+    pub fn resolve(d: &D, obj: Input<'_>, pods: Option<Input<'_>>) -> Result<Resolved> {
+        let l = d.limits();
+        let obj = obj.value(l)?;
+        match pods {
+            Some(p) => d.resolve_with_pods(&obj, &p.objects(l)?),
+            None => d.resolve(&obj),
+        }
+    }
+
+    /// The root status (`None` when the definition has none).
+    pub fn status(d: &D, obj: Input<'_>) -> Result<Option<Status>> {
+        d.status(&obj.value(d.limits())?)
+    }
+
+    /// Why the object has its status: every matcher of every category with
+    /// its outcome and reason.
+    pub fn explain_status(d: &D, obj: Input<'_>) -> Result<StatusExplanation> {
+        d.explain_status(&obj.value(d.limits())?)
+    }
+
+    /// Write values through the definition's paths: `{object, patch}`.
+    pub fn update(d: &D, obj: Input<'_>, request: Input<'_>) -> Result<UpdateResult> {
+        let obj = obj.value(d.limits())?;
+        let req: UpdateRequest = serde_json::from_value(request.value(d.limits())?)
+            .map_err(|e| Error::new(ErrorCode::Usage, format!("invalid update request: {e}")))?;
+        d.update(&obj, &req)
+    }
+
+    /// Apply the suspend actions: `{object, patch}`.
+    pub fn suspend(d: &D, obj: Input<'_>) -> Result<UpdateResult> {
+        d.suspend(&obj.value(d.limits())?)
+    }
+
+    /// Apply the resume actions: `{object, patch}`.
+    pub fn resume(d: &D, obj: Input<'_>) -> Result<UpdateResult> {
+        d.resume(&obj.value(d.limits())?)
+    }
+
+    /// Place pods under components and instances (`obj` may be absent).
+    pub fn attribute_pods(d: &D, obj: Option<Input<'_>>, pods: Input<'_>) -> Result<Attribution> {
+        let l = d.limits();
+        let obj = obj.map(|o| o.value(l)).transpose()?;
+        d.attribute_pods(obj.as_ref(), &pods.objects(l)?)
+    }
+
+    /// Gang-scheduling groups of the workload's pods.
+    pub fn gang_groups(d: &D, obj: Input<'_>, pods: Input<'_>) -> Result<GangReport> {
+        let l = d.limits();
+        let obj = obj.value(l)?;
+        d.gang_groups(&obj, &pods.objects(l)?)
+    }
+
+    /// [`gang_groups`] with the pods (and owners) of several inputs, such as
+    /// the pages of list responses.
+    pub fn gang_groups_pages(d: &D, obj: Input<'_>, pages: Vec<Input<'_>>) -> Result<GangReport> {
+        let l = d.limits();
+        let obj = obj.value(l)?;
+        d.gang_groups(&obj, &all_objects(pages, l)?)
+    }
+
+    /// The structure gang scheduling works on ([`GangStructure`]).
+    pub fn gang_structure(d: &D) -> Result<GangStructure> {
+        d.gang_structure()
+    }
+
+    /// The subtree scale (gang minimum members) of `component` of the
+    /// object, of its instance `instance` when given.
+    pub fn subtree_scale(
+        d: &D,
+        obj: Input<'_>,
+        component: &str,
+        instance: Option<&str>,
+    ) -> Result<i64> {
+        let obj = obj.value(d.limits())?;
+        d.subtree_scale_of(&obj, component, instance)
+    }
+}
+
+/// Operations of a catalog (an [`Engine`]: definitions by root GVK, with
+/// its limits).
+pub mod catalog {
+    use super::*;
+
+    /// The definition for an apiVersion and kind.
+    pub fn lookup(e: &Engine, api_version: &str, kind: &str) -> Result<Option<Def>> {
+        Ok(e.lookup(&Gvk::from_api_version(api_version, kind)).cloned())
+    }
+
+    /// The definition for an object, by its apiVersion and kind.
+    pub fn lookup_object(e: &Engine, obj: Input<'_>) -> Result<Def> {
+        let obj = obj.value(e.limits())?;
+        Ok(e.definition_for(&obj)?.clone())
+    }
+
+    /// A definition by name.
+    pub fn get(e: &Engine, name: &str) -> Result<Option<Def>> {
+        Ok(e.definition(name).cloned())
+    }
+
+    /// Every definition, sorted by name.
+    pub fn definitions(e: &Engine) -> Result<Vec<Def>> {
+        Ok(e.definitions().into_iter().cloned().collect())
+    }
+
+    /// The engine's limits.
+    pub fn limits(e: &Engine) -> Result<Limits> {
+        Ok(*e.limits())
+    }
+
+    /// Resolve with the definition chosen by the object's GVK (with
+    /// `pods`: the live state).
+    pub fn resolve(e: &Engine, obj: Input<'_>, pods: Option<Input<'_>>) -> Result<Resolved> {
+        let l = e.limits();
+        let obj = obj.value(l)?;
+        match pods {
+            None => e.resolve(&obj),
+            Some(p) => e.resolve_with_pods(&obj, &p.objects(l)?),
+        }
+    }
+
+    /// [`resolve`] with the pods (and owners) of several inputs (list texts
+    /// such as the pages of list responses, or values).
+    pub fn resolve_pages(e: &Engine, obj: Input<'_>, pages: Vec<Input<'_>>) -> Result<Resolved> {
+        let l = e.limits();
+        let obj = obj.value(l)?;
+        e.resolve_with_pods(&obj, &all_objects(pages, l)?)
+    }
+
+    /// [`Engine::resolve_in_namespace`]: the object, and the items of its
+    /// namespace (pods and their owners).
+    pub fn resolve_in_namespace(
+        e: &Engine,
+        obj: Input<'_>,
+        items: Vec<Input<'_>>,
+    ) -> Result<Resolved> {
+        let l = e.limits();
+        let obj = obj.value(l)?;
+        e.resolve_in_namespace(&obj, &all_objects(items, l)?)
+    }
+
+    /// [`Engine::gang_groups`] with the pods (and owners) of several inputs.
+    pub fn gang_groups(e: &Engine, obj: Input<'_>, pages: Vec<Input<'_>>) -> Result<GangReport> {
+        let l = e.limits();
+        let obj = obj.value(l)?;
+        e.gang_groups(&obj, &all_objects(pages, l)?)
+    }
+
+    /// Served resources from their JSON (an array of [`ApiResource`]).
+    fn served(json: &str) -> Result<Vec<ApiResource>> {
+        serde_json::from_str(json).map_err(|e| {
+            let m = format!(
+                "the served resources must be a JSON array of {{group, version, kind, plural, ...}}: {e}"
+            );
+            Error::new(ErrorCode::Usage, m)
+        })
+    }
+
+    /// [`Engine::find_type`]: the served resource a type token names;
+    /// `served_json` is a JSON array of [`ApiResource`].
+    pub fn find_type(e: &Engine, token: &str, served_json: &str) -> Result<ApiResource> {
+        e.find_type(token, &served(served_json)?)
+    }
+
+    /// [`Engine::covered_types`].
+    pub fn covered_types(e: &Engine, served_json: &str) -> Result<Vec<ApiResource>> {
+        Ok(e.covered_types(&served(served_json)?))
+    }
+
+    /// [`Engine::list_workloads`] over the objects of `objects` and
+    /// `owners` (list texts, such as the pages of list responses, or
+    /// values); `options_json` is a [`ListOptions`] (camelCase; `None`:
+    /// every object).
+    pub fn list_workloads(
+        e: &Engine,
+        objects: Vec<Input<'_>>,
+        owners: Vec<Input<'_>>,
+        options_json: Option<&str>,
+    ) -> Result<Vec<WorkloadSummary>> {
+        let options: ListOptions = match options_json {
+            None => ListOptions::default(),
+            Some(j) => serde_json::from_str(j).map_err(|e| {
+                let m = format!("list options must be {{topLevelOnly, phases}}: {e}");
+                Error::new(ErrorCode::Usage, m)
+            })?,
+        };
+        let l = e.limits();
+        let objects = all_objects(objects, l)?;
+        let owners = all_objects(owners, l)?;
+        Ok(e.list_workloads(&objects, &owners, &options))
+    }
+}
