@@ -270,7 +270,10 @@ export class Catalog {
 export class WorkloadLensError extends Error {
   constructor(
     message: string,
-    fields?: { code?: string; location?: Location; limit?: string; findings?: Finding[]; detail?: string },
+    fields?: {
+      code?: string; location?: Location; limit?: string; findings?: Finding[]; detail?: string;
+      status?: number; reason?: string; path?: string; server?: string; cause?: unknown;
+    },
   );
   /** The stable error code (`internal` only for a bug in workload-lens). */
   readonly code: ErrorCode | 'internal' | ClusterErrorCode;
@@ -282,6 +285,14 @@ export class WorkloadLensError extends Error {
   readonly limit?: string;
   /** For code `validation`: every finding. */
   readonly findings?: Finding[];
+  /** Live clusters: the HTTP status, when the server answered. */
+  readonly status?: number;
+  /** Live clusters: the Kubernetes Status reason (`Forbidden`, `NotFound`, ...), when given. */
+  readonly reason?: string;
+  /** Live clusters: the request path. */
+  readonly path?: string;
+  /** Live clusters: the server's URL. */
+  readonly server?: string;
   static readonly code: string;
 }
 export class ParseError extends WorkloadLensError {}
@@ -295,4 +306,16 @@ export class NoDefinitionError extends WorkloadLensError {}
 export class InvalidObjectError extends WorkloadLensError {}
 export class UpdateError extends WorkloadLensError {}
 export class UsageError extends WorkloadLensError {}
+/** Live clusters: another failure from the server (a 5xx); the base of every live-cluster error. */
+export class ApiError extends WorkloadLensError {}
+/** Live clusters: the server could not be reached (connection refused, DNS, TLS, timeout). */
+export class UnreachableError extends ApiError {}
+/** Live clusters: 401, the server refused the credentials. */
+export class UnauthorizedError extends ApiError {}
+/** Live clusters: 403, RBAC denies the request. */
+export class ForbiddenError extends ApiError {}
+/** Live clusters: 404, the object or type does not exist. */
+export class NotFoundError extends ApiError {}
+/** Live clusters: no usable cluster configuration (kubeconfig, context). */
+export class NoConfigError extends ApiError {}
 

@@ -2,7 +2,6 @@
 // with @kubernetes/client-node (an optional peer dependency). Node only.
 
 import type { Catalog, ClusterErrorCode, Definition, DefinitionSource } from './index.js';
-import { WorkloadLensError } from './index.js';
 import type {
   ApiResource,
   GangReport,
@@ -105,31 +104,9 @@ export class Cluster {
   usage(options: ListOptions): Promise<Usage & { warnings: ClusterWarning[]; forbidden: string[] }>;
 }
 
-/** A failure to read the cluster (a WorkloadLensError); this class itself
- * for an unusable kubeconfig (code `no_config`) or another error from the
- * server, such as a 5xx (code `api`). */
-export class ClusterError extends WorkloadLensError {
-  constructor(
-    message: string,
-    fields?: { code?: ClusterErrorCode; status?: number; reason?: string; path?: string; server?: string; cause?: unknown },
-  );
-  /** Stable, the CLI's reason for the same failure. */
-  readonly code: ClusterErrorCode;
-  /** The HTTP status, when the server answered. */
-  readonly status?: number;
-  /** The Kubernetes Status reason (`Forbidden`, `NotFound`, ...), when given. */
-  readonly reason?: string;
-  /** The request path. */
-  readonly path?: string;
-  /** The server's URL. */
-  readonly server?: string;
-  static readonly code: string;
-}
-/** The server could not be reached (connection refused, DNS, TLS, timeout). */
-export class UnreachableError extends ClusterError {}
-/** 401: the server refused the credentials. */
-export class UnauthorizedError extends ClusterError {}
-/** 403: RBAC denies reading the type asked for. */
-export class ForbiddenError extends ClusterError {}
-/** 404: the object does not exist. */
-export class NotFoundError extends ClusterError {}
+/** A failure to read the cluster: the engine's live-cluster error classes,
+ * ApiError (code `api`, the base of the others) under this module's name. */
+export {
+  ApiError as ClusterError, ForbiddenError, NoConfigError, NotFoundError, UnauthorizedError,
+  UnreachableError,
+} from './index.js';

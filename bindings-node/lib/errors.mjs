@@ -5,7 +5,8 @@
 export class WorkloadLensError extends Error {
   /**
    * @param {string} message the engine's Display text (message, location, findings)
-   * @param {{code?: string, location?: object, limit?: string, findings?: object[], detail?: string}} [fields]
+   * @param {{code?: string, location?: object, limit?: string, findings?: object[], detail?: string,
+   *   status?: number, reason?: string, path?: string, server?: string, cause?: unknown}} [fields]
    */
   constructor(message, fields = {}) {
     super(message);
@@ -20,6 +21,19 @@ export class WorkloadLensError extends Error {
     this.location = fields.location ? { ...fields.location } : {};
     if (fields.limit !== undefined && fields.limit !== null) this.limit = fields.limit;
     if (Array.isArray(fields.findings) && fields.findings.length > 0) this.findings = fields.findings;
+    if (fields.cause !== undefined) {
+      Object.defineProperty(this, 'cause', {
+        value: fields.cause, enumerable: false, configurable: true, writable: true,
+      });
+    }
+    /** live clusters: the HTTP status, when the server answered */
+    if (typeof fields.status === 'number') this.status = fields.status;
+    /** live clusters: the Kubernetes Status reason (`Forbidden`, ...), when given */
+    if (fields.reason) this.reason = fields.reason;
+    /** live clusters: the request path */
+    if (fields.path) this.path = fields.path;
+    /** live clusters: the server's URL */
+    if (fields.server) this.server = fields.server;
   }
 
   static code = 'internal';
@@ -47,10 +61,24 @@ export class InvalidObjectError extends WorkloadLensError { static code = 'inval
 export class UpdateError extends WorkloadLensError { static code = 'update'; }
 /** The API was used incorrectly (bad argument, unknown component or limit). */
 export class UsageError extends WorkloadLensError { static code = 'usage'; }
+/** Live clusters: the server answered with another failure (a 5xx); the base
+ * of every live-cluster error (`workload-lens/kube`'s ClusterError). */
+export class ApiError extends WorkloadLensError { static code = 'api'; }
+/** Live clusters: the server could not be reached (connection refused, DNS, TLS, timeout). */
+export class UnreachableError extends ApiError { static code = 'unreachable'; }
+/** Live clusters: the server refused the credentials (HTTP 401). */
+export class UnauthorizedError extends ApiError { static code = 'unauthorized'; }
+/** Live clusters: the credentials may not make this request (HTTP 403). */
+export class ForbiddenError extends ApiError { static code = 'forbidden'; }
+/** Live clusters: the object or type does not exist (HTTP 404). */
+export class NotFoundError extends ApiError { static code = 'not_found'; }
+/** Live clusters: no usable cluster configuration (kubeconfig, context). */
+export class NoConfigError extends ApiError { static code = 'no_config'; }
 
 const CLASSES = new Map(
   [ParseError, ValidationError, JqCompileError, JqRuntimeError, ConversionError, CountMismatchError,
-    LimitError, NoDefinitionError, InvalidObjectError, UpdateError, UsageError].map((c) => [c.code, c]),
+    LimitError, NoDefinitionError, InvalidObjectError, UpdateError, UsageError, ApiError,
+    UnreachableError, UnauthorizedError, ForbiddenError, NotFoundError, NoConfigError].map((c) => [c.code, c]),
 );
 
 /** The error object for a code (the base class for `internal` and unknown codes). */
@@ -82,6 +110,7 @@ export function fromRaw(e) {
         location: p.location && typeof p.location === 'object' ? p.location : {},
         limit: p.limit ?? undefined,
         findings: Array.isArray(p.findings) ? p.findings : undefined,
+        status: typeof p.status === 'number' ? p.status : undefined,
       });
     }
   }

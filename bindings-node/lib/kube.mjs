@@ -15,7 +15,8 @@ import http from 'node:http';
 import https from 'node:https';
 
 import {
-  Catalog, Definition, WorkloadLensError, compileAll, missingOwners, usage as usageOf,
+  ApiError, Catalog, Definition, ForbiddenError, NoConfigError, NotFoundError, UnauthorizedError,
+  UnreachableError, compileAll, missingOwners, usage as usageOf,
 } from '../index.mjs';
 
 /** How many rounds of owner kinds `describe` fetches (Pod -> Job -> JobSet,
@@ -30,43 +31,11 @@ const DEFINITION_SOURCES = [
 
 // --- errors ------------------------------------------------------------------
 
-/** A failure to read the cluster, a WorkloadLensError as the engine's are
- * (which keep their own classes: UsageError for an unknown type,
- * NoDefinitionError, ...). */
-export class ClusterError extends WorkloadLensError {
-  /**
-   * @param {string} message
-   * @param {{code?: string, status?: number, reason?: string, path?: string, server?: string, cause?: unknown}} [fields]
-   */
-  constructor(message, fields = {}) {
-    /** stable, the CLI's reason for the same failure: `unreachable`,
-     * `unauthorized`, `forbidden`, `not_found`, `no_config` or `api` */
-    super(message, { code: fields.code ?? new.target.code });
-    if (fields.cause !== undefined) {
-      Object.defineProperty(this, 'cause', {
-        value: fields.cause, enumerable: false, configurable: true, writable: true,
-      });
-    }
-    /** the HTTP status, when the server answered */
-    if (fields.status !== undefined) this.status = fields.status;
-    /** the Kubernetes Status reason (`Forbidden`, `NotFound`, ...), when given */
-    if (fields.reason) this.reason = fields.reason;
-    /** the request path */
-    if (fields.path) this.path = fields.path;
-    /** the server's URL */
-    if (fields.server) this.server = fields.server;
-  }
-
-  static code = 'api';
-}
-/** The server could not be reached (connection refused, DNS, TLS, timeout). */
-export class UnreachableError extends ClusterError { static code = 'unreachable'; }
-/** 401: the server refused the credentials. */
-export class UnauthorizedError extends ClusterError { static code = 'unauthorized'; }
-/** 403: RBAC denies reading the type asked for. */
-export class ForbiddenError extends ClusterError { static code = 'forbidden'; }
-/** 404: the object (or type) does not exist. */
-export class NotFoundError extends ClusterError { static code = 'not_found'; }
+/** A failure to read the cluster: the engine's live-cluster error classes
+ * (ApiError, code `api`, is the base of the others), under this module's
+ * name for the base. */
+const ClusterError = ApiError;
+export { ClusterError, UnreachableError, UnauthorizedError, ForbiddenError, NotFoundError, NoConfigError };
 
 /** The error of an HTTP answer that is not 2xx. */
 function httpError(status, text, path, server) {
@@ -318,9 +287,9 @@ export class Cluster {
       const { kubeConfig, kubeconfigPath, context } = this.#options;
       let kc = kubeConfig;
       const where = kc ? 'the KubeConfig given' : kubeconfigPath ? `kubeconfig ${kubeconfigPath}` : 'the default kubeconfig';
-      const unusable = (why, cause) => new ClusterError(
+      const unusable = (why, cause) => new NoConfigError(
         `no usable cluster configuration (${where}): ${why}; pass kubeconfigPath or kubeConfig, or set KUBECONFIG`,
-        { cause, code: 'no_config' },
+        { cause },
       );
       if (!kc) {
         const { KubeConfig } = await client();

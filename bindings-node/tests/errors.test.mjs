@@ -50,7 +50,7 @@ test('the error classes are exactly the engine\'s error codes (errorCodes of wor
   );
   // lib/errors.mjs declares them in the engine's order; each code makes its class.
   const source = readFileSync(join(PKG, 'lib', 'errors.mjs'), 'utf8');
-  const declared = [...source.matchAll(/^export class (\w+) extends WorkloadLensError \{ static code = '(\w+)'; \}$/gm)]
+  const declared = [...source.matchAll(/^export class (\w+) extends (?:WorkloadLensError|ApiError) \{ static code = '(\w+)'; \}$/gm)]
     .map((m) => ({ code: m[2], class: m[1] }));
   assert.deepEqual(declared, engine);
   for (const { code, class: name } of engine) {
@@ -59,7 +59,7 @@ test('the error classes are exactly the engine\'s error codes (errorCodes of wor
   }
   // The types and the README name the same classes.
   const dts = readFileSync(join(PKG, 'index.d.ts'), 'utf8');
-  const typed = [...dts.matchAll(/^export class (\w+) extends WorkloadLensError \{\}$/gm)].map((m) => m[1]);
+  const typed = [...dts.matchAll(/^export class (\w+) extends (?:WorkloadLensError|ApiError) \{\}$/gm)].map((m) => m[1]);
   assert.deepEqual(typed, engine.map((e) => e.class));
   const readme = readFileSync(join(PKG, 'README.md'), 'utf8');
   for (const { class: name } of engine) assert.ok(readme.includes(`\`${name}\``), `README names ${name}`);

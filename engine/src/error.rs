@@ -106,11 +106,11 @@ impl ErrorCode {
         ErrorCode::InvalidObject,
         ErrorCode::Update,
         ErrorCode::Usage,
+        ErrorCode::Api,
         ErrorCode::Unreachable,
         ErrorCode::Unauthorized,
         ErrorCode::Forbidden,
         ErrorCode::NotFound,
-        ErrorCode::Api,
         ErrorCode::NoConfig,
     ];
 

@@ -66,6 +66,7 @@ mod verdict;
 #[cfg(test)]
 mod tests;
 
+pub use catalog::files as catalog_files;
 pub use cluster::api::{
     code_of_status, collection_path, encode, list_request, object_path, resource_for, watch_request,
 };
@@ -73,7 +74,6 @@ pub use cluster::protocol::{
     ClusterOp, ClusterOutcome, ClusterSession, DEFAULT_CHUNK_SIZE, DescribeQuery, Description,
     Discovery, ListQuery, Listing, MAX_LIST_PAGES, MAX_OWNER_ROUNDS, Reply, Request,
 };
-pub use catalog::files as catalog_files;
 pub use cluster::{
     ApiResource, ClusterDefinitionWarning, ClusterWarning, ListOptions, OwnerKind, Usage, UsageRow,
     WorkloadSummary, missing_owners, usage,
@@ -99,9 +99,9 @@ pub use resolved::{
     Resolved, Scale, Status, Totals, TreeNode, WorkloadRef, WorkloadStatus,
 };
 pub use resources::ResourceSummary;
-pub use source::{InputObjects, InputShape, SourceDocument, SpanIndex, parse_documents, read_text};
 #[cfg(feature = "schema")]
 pub use schema::{error_schema, explanation_schema, resolved_schema};
+pub use source::{InputObjects, InputShape, SourceDocument, SpanIndex, parse_documents, read_text};
 pub use status::{
     CategoryExplanation, Check, ComponentStatusExplanation, ConditionsExplanation, Criterion,
     MatcherExplanation, Outcome, PhaseExplanation, StatusExplanation,

@@ -41,6 +41,12 @@ from ._errors import (
     UsageError,
     ValidationError,
     WorkloadLensError,
+    ApiError,
+    UnreachableError,
+    UnauthorizedError,
+    ForbiddenError,
+    NotFoundError,
+    NoConfigError,
 )
 
 __version__: str = _native.__version__
@@ -62,6 +68,12 @@ __all__ = [
     "UsageError",
     "ValidationError",
     "WorkloadLensError",
+    "ApiError",
+    "UnreachableError",
+    "UnauthorizedError",
+    "ForbiddenError",
+    "NotFoundError",
+    "NoConfigError",
     "__version__",
     "catalog",
     "catalog_sources",

@@ -36,6 +36,12 @@ from ._errors import NoDefinitionError as NoDefinitionError
 from ._errors import ParseError as ParseError
 from ._errors import UpdateError as UpdateError
 from ._errors import UsageError as UsageError
+from ._errors import ApiError as ApiError
+from ._errors import UnreachableError as UnreachableError
+from ._errors import UnauthorizedError as UnauthorizedError
+from ._errors import ForbiddenError as ForbiddenError
+from ._errors import NotFoundError as NotFoundError
+from ._errors import NoConfigError as NoConfigError
 from ._errors import ValidationError as ValidationError
 from ._errors import WorkloadLensError as WorkloadLensError
 
@@ -56,6 +62,12 @@ __all__ = [
     "UpdateError",
     "UpdateResult",
     "UsageError",
+    "ApiError",
+    "UnreachableError",
+    "UnauthorizedError",
+    "ForbiddenError",
+    "NotFoundError",
+    "NoConfigError",
     "ValidationError",
     "WorkloadLensError",
     "__version__",

@@ -107,8 +107,12 @@ class Check(_CheckRequired, total=False):
 
 
 class ClusterDefinitionWarning(TypedDict):
-    """A definition stored in the cluster that was not used: why, as a stable
-    reason (`invalid` or `collision`), the object, and a message.
+    """Something a cluster operation left out, and why. `reason` is stable:
+    `forbidden` (HTTP 403), `no_crd` (a type or the definition CRDs are not
+    served), `api` (another failure status, or an unreadable answer),
+    `invalid` or `collision` (a definition stored in the cluster that was
+    not used). `object` names what was left out: a type (`plural.group`), a
+    group version (`group/version`) or a definition object (`Karta/name`).
     """
 
     reason: str
@@ -189,7 +193,7 @@ class DefinitionVerdict(_DefinitionVerdictRequired, total=False):
 
 
 class _EngineErrorRequired(TypedDict):
-    code: Literal["parse", "validation", "jq_compile", "jq_runtime", "conversion", "count_mismatch", "limit", "no_definition", "invalid_object", "update", "usage"]
+    code: Literal["parse", "validation", "jq_compile", "jq_runtime", "conversion", "count_mismatch", "limit", "no_definition", "invalid_object", "update", "usage", "unreachable", "unauthorized", "forbidden", "not_found", "api", "no_config"]
     message: str
     location: Location
     findings: List[Finding]
@@ -199,6 +203,7 @@ class EngineError(_EngineErrorRequired, total=False):
     """The engine's error."""
 
     limit: Optional[str]
+    status: Optional[int]
 
 
 class Finding(TypedDict):
@@ -311,6 +316,7 @@ class Location(TypedDict, total=False):
     component: Optional[str]
     instance: Optional[str]
     objectPath: Optional[str]
+    request: Optional[str]
 
 
 class MatcherExplanation(TypedDict):

@@ -25,6 +25,12 @@ __all__ = [
     "InvalidObjectError",
     "UpdateError",
     "UsageError",
+    "UnreachableError",
+    "UnauthorizedError",
+    "ForbiddenError",
+    "NotFoundError",
+    "ApiError",
+    "NoConfigError",
 ]
 
 
@@ -42,6 +48,8 @@ class WorkloadLensError(Exception):
       ``instance``, ``objectPath``, ``document``; only known parts are set).
     - ``limit``: for limit errors, the name of the limit (e.g. ``"maxSteps"``).
     - ``findings``: for validation errors, every finding.
+    - ``status``: for live-cluster errors, the HTTP status the server
+      answered with (``None`` when it did not answer, and for other errors).
 
     ``str(error)`` is the message with the location and the findings.
     """
@@ -57,6 +65,7 @@ class WorkloadLensError(Exception):
         limit: Optional[str] = None,
         findings: Optional[Sequence[Mapping[str, Any]]] = None,
         text: Optional[str] = None,
+        status: Optional[int] = None,
     ) -> None:
         super().__init__(text if text is not None else message)
         self.code = code if code is not None else type(self).code
@@ -64,6 +73,7 @@ class WorkloadLensError(Exception):
         self.location: Location = cast("Location", dict(location) if location else {})
         self.limit: Optional[str] = limit
         self.findings: List[Finding] = cast("List[Finding]", [dict(f) for f in findings] if findings else [])
+        self.status: Optional[int] = status
 
 
 class ParseError(WorkloadLensError):
@@ -132,6 +142,45 @@ class UsageError(WorkloadLensError):
     code = "usage"
 
 
+class ApiError(WorkloadLensError):
+    """Live clusters: the server answered with another failure (a 5xx, an
+    answer that is not what was asked for). The base class of every
+    live-cluster error (``workload_lens.kube.ClusterError``)."""
+
+    code = "api"
+
+
+class UnreachableError(ApiError):
+    """Live clusters: the API server could not be reached (connection
+    refused, DNS, TLS, timeout)."""
+
+    code = "unreachable"
+
+
+class UnauthorizedError(ApiError):
+    """Live clusters: the server refused the credentials (HTTP 401)."""
+
+    code = "unauthorized"
+
+
+class ForbiddenError(ApiError):
+    """Live clusters: the credentials may not make this request (HTTP 403)."""
+
+    code = "forbidden"
+
+
+class NotFoundError(ApiError):
+    """Live clusters: the object or type does not exist (HTTP 404)."""
+
+    code = "not_found"
+
+
+class NoConfigError(ApiError):
+    """Live clusters: no usable cluster configuration (kubeconfig, context)."""
+
+    code = "no_config"
+
+
 def _classes() -> Dict[str, Type[WorkloadLensError]]:
     """Error code -> class, from the engine's list of codes and class names
     (``workload_lens_binding::ops::free::error_codes``). A code whose class this module
@@ -167,4 +216,5 @@ def _from_native(payload: str, text: str) -> WorkloadLensError:
         limit=e.get("limit"),
         findings=e.get("findings"),
         text=text,
+        status=e.get("status"),
     )

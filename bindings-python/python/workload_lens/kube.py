@@ -46,7 +46,16 @@ _kclient: Any = _kclient_module
 _kconfig: Any = _kconfig_module
 
 from ._api import Catalog, Definition, Source, compile_all, missing_owners, usage as _usage
-from ._errors import UsageError, WorkloadLensError
+from ._errors import (
+    ApiError,
+    ForbiddenError,
+    NoConfigError,
+    NotFoundError,
+    UnauthorizedError,
+    UnreachableError,
+    UsageError,
+    WorkloadLensError,
+)
 from .types import ApiResource, GangReport, OwnerKind, Resolved, Usage, WorkloadSummary
 
 __all__ = [
@@ -73,43 +82,16 @@ _DISCOVERY_TTL = 60.0
 # --- errors -------------------------------------------------------------------
 
 
-class ClusterError(WorkloadLensError):
-    """The cluster could not be read. ``status`` is the HTTP status when the
-    server answered (``None`` when it could not be reached). ``code`` is
-    stable, the CLI's reason for the same failure: ``api`` (the server
-    answered with another error, e.g. a 5xx), ``no_config`` (no usable
-    kubeconfig or context), and the subclasses' codes."""
-
-    code = "api"
-
-    def __init__(self, message: str, *, status: Optional[int] = None, code: Optional[str] = None) -> None:
-        super().__init__(message, code=code or type(self).code)
-        self.status: Optional[int] = status
-
-
-class Unreachable(ClusterError):
-    """The API server could not be reached (connection refused, DNS, TLS,
-    timeout)."""
-
-    code = "unreachable"
-
-
-class Unauthorized(ClusterError):
-    """The server did not accept the credentials (HTTP 401)."""
-
-    code = "unauthorized"
-
-
-class Forbidden(ClusterError):
-    """The credentials may not read the asked type (HTTP 403)."""
-
-    code = "forbidden"
-
-
-class NotFound(ClusterError):
-    """The workload does not exist."""
-
-    code = "not_found"
+#: Every failure to read the cluster (the engine's live-cluster error codes:
+#: ``api``, and the subclasses'). ``status`` is the HTTP status when the
+#: server answered. The classes are the engine's (``workload_lens``'s
+#: ``ApiError``, ``UnreachableError``, ...), under the names this module
+#: has always given them.
+ClusterError = ApiError
+Unreachable = UnreachableError
+Unauthorized = UnauthorizedError
+Forbidden = ForbiddenError
+NotFound = NotFoundError
 
 
 # --- results ------------------------------------------------------------------
@@ -157,13 +139,12 @@ class Description(NamedTuple):
     warnings: List[ClusterWarning]
 
 
-class _HttpError(ClusterError):
+class _HttpError(ApiError):
     """Another HTTP status: handled where it is expected (a type's warning),
     raised as it is elsewhere."""
 
     def __init__(self, status: int, message: str) -> None:
         super().__init__(f"HTTP {status}: {message}", status=status)
-        self.status: int = status
         self.detail = message
 
 
@@ -301,10 +282,9 @@ class Cluster:
             return client
         except _kconfig.ConfigException as e:
             where = f"kubeconfig {os.fspath(kubeconfig)}" if kubeconfig is not None else "the default kubeconfig"
-            raise ClusterError(
+            raise NoConfigError(
                 f"no usable cluster configuration ({where}): {e}; pass kubeconfig=/path or api_client=, "
                 "or set KUBECONFIG",
-                code="no_config",
             ) from None
 
     # --- IO ---------------------------------------------------------------------

@@ -95,10 +95,10 @@ use spans::*;
 use yaml::*;
 
 pub(crate) use json::check_value_limits;
+pub(crate) use objects::read_input;
 pub use objects::{InputObjects, InputShape};
 pub(crate) use objects::{SourceItem, split_into, type_name};
 pub use objects::{objects_of_value, read_objects};
-pub(crate) use objects::read_input;
 pub(crate) use path::{FieldPath, Segment, path_push_index, path_push_key};
 pub use spans::SpanIndex;
 
