@@ -261,9 +261,56 @@ export class Catalog {
   withClusterDefinitions(objects: Items): { catalog: Catalog; warnings: ClusterDefinitionWarning[] };
   /** One summary row per object, newest first (native build only). */
   listWorkloads(objects: Items, options?: ListWorkloadsOptions): WorkloadSummary[];
+  /**
+   * Start one operation of the engine's cluster protocol with this catalog's definitions (native build only).
+   * `server` names the API server in messages.
+   */
+  clusterSession(operation: ClusterOperation, options?: { server?: string }): ClusterSession;
   readonly size: number;
   /** The catalog's limits. */
   readonly limits: Limits;
+}
+
+/** A query of the cluster protocol's `list` (what `get` and `top` read). */
+export interface ClusterListQuery {
+  /** A type token; absent: every covered type (top-level workloads only). */
+  type?: string;
+  name?: string;
+  /** Absent: every namespace. */
+  namespace?: string;
+  labelSelector?: string;
+  phases?: string[];
+  allTypes?: boolean;
+  /** Objects per list page (default 500; 0: one page). */
+  chunkSize?: number;
+  /** The served resources of an earlier discovery: discovery is skipped. */
+  served?: ApiResource[];
+}
+/** A query of the cluster protocol's `describe`. */
+export interface ClusterDescribeQuery {
+  type: string;
+  name: string;
+  namespace?: string;
+  chunkSize?: number;
+  served?: ApiResource[];
+}
+/** An operation of the cluster protocol. */
+export type ClusterOperation = 'discover' | { list: ClusterListQuery } | { describe: ClusterDescribeQuery };
+/** A reply to a request: the server's status and body, or no answer. */
+export type ClusterReply = { status: number; body: string } | { error: string };
+
+/**
+ * One operation of the engine's cluster protocol: make every request of `requests()` (plain GETs of a path and
+ * query), `feed` the replies in order, until `requests()` is empty; then `finish()`.
+ */
+export class ClusterSession {
+  private constructor();
+  /** The paths (with their query) to GET now; empty when the operation is over. */
+  requests(): string[];
+  /** The replies to `requests()`, in their order. Throws the error that ends the operation. */
+  feed(replies: ClusterReply[]): void;
+  /** The outcome (discovery, listing or description), or the error that ended the operation. */
+  finish(): Record<string, unknown>;
 }
 
 /** Every error of workload-lens. `message` is the engine's display text (with the location). */

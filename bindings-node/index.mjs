@@ -18,6 +18,7 @@ export * from './lib/errors.mjs';
 export const {
   Definition,
   Catalog,
+  ClusterSession,
   resolve,
   lookup,
   catalogSources,

@@ -61,6 +61,35 @@ impl From<Error> for Failure {
     }
 }
 
+/// A cluster protocol session held by a binding's handle (the receiver of
+/// the `session` section): usable until `finish` spends it.
+#[derive(Debug)]
+pub struct Session(Option<workload_lens::ClusterSession>);
+
+impl Session {
+    /// A handle's session.
+    pub fn new(session: workload_lens::ClusterSession) -> Session {
+        Session(Some(session))
+    }
+
+    fn spent() -> workload_lens::Error {
+        workload_lens::Error::new(
+            workload_lens::ErrorCode::Usage,
+            "the cluster session is finished: start another",
+        )
+    }
+
+    /// The session, unless finished.
+    pub fn get(&mut self) -> workload_lens::Result<&mut workload_lens::ClusterSession> {
+        self.0.as_mut().ok_or_else(Session::spent)
+    }
+
+    /// The session, taken out (the handle is then spent).
+    pub fn take(&mut self) -> workload_lens::Result<workload_lens::ClusterSession> {
+        self.0.take().ok_or_else(Session::spent)
+    }
+}
+
 /// The result of a binding call.
 pub type Out<T> = std::result::Result<T, Failure>;
 

@@ -16,7 +16,7 @@ use workload_lens::{
 };
 use workload_lens::{DefinitionVerdict, Result};
 
-use crate::{Input, all_objects, empty_engine, limits, value_from_binding_json};
+use crate::{Input, Session, all_objects, empty_engine, limits, value_from_binding_json};
 
 type Def = Arc<CompiledDefinition>;
 
@@ -446,5 +446,47 @@ pub mod catalog {
         let objects = all_objects(objects, l)?;
         let owners = all_objects(owners, l)?;
         Ok(e.list_workloads(&objects, &owners, &options))
+    }
+
+    /// [`Engine::cluster_session`] of the operation's JSON
+    /// ([`workload_lens::ClusterOp`]), naming `server` in messages.
+    pub fn cluster_session(e: &Engine, operation: &str, server: Option<&str>) -> Result<Session> {
+        let op: workload_lens::ClusterOp = serde_json::from_str(operation).map_err(|err| {
+            let m = format!(
+                "the cluster operation must be \"discover\", {{\"list\": {{...}}}} or \
+                 {{\"describe\": {{...}}}} with the query's camelCase fields: {err}"
+            );
+            Error::new(ErrorCode::Usage, m)
+        })?;
+        let session = e.cluster_session(op);
+        Ok(Session::new(match server {
+            Some(s) => session.with_server(s),
+            None => session,
+        }))
+    }
+}
+
+/// The methods of a cluster protocol session ([`Session`]).
+pub mod session {
+    use super::*;
+
+    /// The requests to make now (none: the operation is over).
+    pub fn requests(s: &mut Session) -> Result<Vec<workload_lens::Request>> {
+        Ok(s.get()?.requests().to_vec())
+    }
+
+    /// Feed the replies (a JSON array of [`workload_lens::Reply`]).
+    pub fn feed(s: &mut Session, replies: &str) -> Result<Value> {
+        let replies: Vec<workload_lens::Reply> = serde_json::from_str(replies).map_err(|e| {
+            let m = format!("replies must be a JSON array of {{status, body}} or {{error}}: {e}");
+            Error::new(ErrorCode::Usage, m)
+        })?;
+        s.get()?.feed(replies)?;
+        Ok(Value::Null)
+    }
+
+    /// The outcome as every binding returns it.
+    pub fn finish(s: &mut Session) -> Result<Value> {
+        s.take()?.finish()?.to_value()
     }
 }

@@ -5,7 +5,7 @@
 /// pattern: the table is data, each binding's macro is the code).
 ///
 /// `for_each_operation!(my_macro EXTRA...)` expands to
-/// `my_macro! { [EXTRA...] free {..} limited {..} factory {..} definition {..} catalog {..} }`:
+/// `my_macro! { [EXTRA...] free {..} limited {..} factory {..} definition {..} catalog {..} session {..} }`:
 /// the caller's extra tokens (in brackets: hand-written items a binding
 /// needs inside the same generated blocks), then one section per receiver.
 /// Each entry is
@@ -22,7 +22,8 @@
 ///   binding appends an optional `limits` argument), `factory` (make
 ///   definitions: Python module functions, JavaScript statics of
 ///   `NativeDefinition`), `definition` (methods of a compiled definition),
-///   `catalog` (methods of an engine).
+///   `catalog` (methods of an engine), `session` (methods of a cluster
+///   protocol session, [`crate::Session`]).
 /// - argument kinds: `text` (a string: the caller's YAML/JSON, JSON the
 ///   language layer wrote, a name), `opt_text`, `bytes`, `expression` (a
 ///   jq expression, UTF-8 bytes in Python), `object` (one object: text, or
@@ -148,6 +149,22 @@ macro_rules! for_each_operation {
                 #[doc = " `owners` to follow controller chains through; `options` is"]
                 #[doc = " `{topLevelOnly, phases}` as JSON."]
                 native list_workloads "listWorkloads" (objects: objects, owners: objects, options: opt_text = None) -> json;
+                #[doc = " Start one operation of the cluster protocol: `operation` is the JSON"]
+                #[doc = " of a `ClusterOp` (`\"discover\"`, `{\"list\": ListQuery}`,"]
+                #[doc = " `{\"describe\": DescribeQuery}`); `server` names the server in messages."]
+                native cluster_session "clusterSession" (operation: text, server: opt_text = None) -> session;
+            }
+            session {
+                #[doc = " The requests to make now, a JSON array of `{path}` (empty: the"]
+                #[doc = " operation is over)."]
+                native requests "requests" () -> json;
+                #[doc = " The replies to the requests, in their order: a JSON array of"]
+                #[doc = " `{status, body}` (the server answered) or `{error}` (it could not be"]
+                #[doc = " reached). A failure that ends the operation is this call's error."]
+                native feed "feed" (replies: text) -> json;
+                #[doc = " The outcome (`ClusterOutcome::to_value`), or the error that ended"]
+                #[doc = " the operation. The session is then spent."]
+                native finish "finish" () -> value;
             }
         }
     };

@@ -357,6 +357,44 @@ export function makeApi(source, hooks = {}) {
   /** A set of definitions keyed by root GVK: the bundled catalog plus your
    * own, with limits (the engine's: for reading objects and pods, and for
    * compiling the catalog and the definitions added as sources). */
+  /** One operation of the engine's cluster protocol (docs/api.md): the
+   * engine says which requests to make and what the replies mean; the
+   * caller makes plain GETs with its own client:
+   *
+   *     const s = catalog.clusterSession({ list: { type: 'jobsets', namespace: 'ml' } });
+   *     for (let paths = s.requests(); paths.length; paths = s.requests()) {
+   *       s.feed(await Promise.all(paths.map(get)));   // {status, body} or {error}
+   *     }
+   *     const listing = s.finish();
+   *
+   * A failure that ends the operation is thrown by feed and finish (an
+   * ApiError subclass, with `status` and the request in `location.request`);
+   * what the operation can do without comes back as `warnings`. */
+  class ClusterSession {
+    #native;
+
+    constructor(native) { this.#native = native; }
+
+    /** The paths (with their query) to GET now; empty when the operation is over. */
+    requests() { return parsed(() => this.#native.requests()).map((r) => r.path); }
+
+    /** The replies to `requests()`, in their order: `{status, body}` (the
+     * body as a string) when the server answered, `{error}` when it could
+     * not be reached. */
+    feed(replies) {
+      if (!Array.isArray(replies)) throw new TypeError(`replies must be an array, not ${kindOf(replies)}`);
+      const r = toJson(replies.map((x) => (x && typeof x.status === 'number'
+        ? { status: x.status, body: String(x.body ?? '') }
+        : { error: String(x?.error ?? 'no answer') })));
+      call(() => this.#native.feed(r));
+    }
+
+    /** The outcome: `{served, warnings}` (discover), `{workloads, warnings,
+     * forbidden, types, resourceVersions, namespace?, served}` (list),
+     * `{object, resolved, gang, warnings, resource, served}` (describe). */
+    finish() { return parsed(() => this.#native.finish()); }
+  }
+
   class Catalog {
     #h;
     #added = [];
@@ -514,6 +552,20 @@ export function makeApi(source, hooks = {}) {
       return parsed(() => needs(this.#n(), 'listWorkloads').listWorkloads(o, w, opts));
     }
 
+    /** Start one operation of the engine's cluster protocol with this
+     * catalog's definitions (the cluster's own go over the bundled ones,
+     * yours stay on top): `operation` is `'discover'`, `{list: ListQuery}`
+     * or `{describe: DescribeQuery}`; `options.server` names the server in
+     * messages. See ClusterSession. Native build only. */
+    clusterSession(operation, options = {}) {
+      if (!isPlainObject(options)) throw new TypeError(`options must be an object, not ${kindOf(options)}`);
+      const { server } = options;
+      if (server !== undefined && typeof server !== 'string') throw new TypeError(`server must be a string, not ${kindOf(server)}`);
+      const op = toJson(operation);
+      const native = call(() => needs(this.#n(), 'clusterSession').clusterSession(op, server));
+      return new ClusterSession(native);
+    }
+
     /** The number of definitions. */
     get size() { return call(() => this.#n().size()); }
 
@@ -616,6 +668,7 @@ export function makeApi(source, hooks = {}) {
   return {
     Definition,
     Catalog,
+    ClusterSession,
     resolve,
     lookup,
     catalogSources,

@@ -51,6 +51,12 @@ pub struct NativeCatalog {
     engine: Engine,
 }
 
+/// One operation of the cluster protocol (`NativeCatalog.clusterSession`).
+#[napi]
+pub struct NativeSession {
+    inner: binding::Session,
+}
+
 /// An argument as the operation takes it.
 #[rustfmt::skip]
 macro_rules! js_arg {
@@ -74,6 +80,7 @@ macro_rules! js_res {
     (definitions, $out:expr) => {
         Ok($out.into_iter().map(|inner| NativeDefinition { inner }).collect())
     };
+    (session, $out:expr) => { Ok(NativeSession { inner: $out }) };
 }
 
 /// The Node expansion of the operation table: `free` and `limited` entries
@@ -132,6 +139,9 @@ macro_rules! node_ops {
     (@res $s:ident $d:tt $n:ident $done:tt definitions) => {
         node_ops!(@entry $s $d $n $done [Vec<NativeDefinition>] definitions);
     };
+    (@res $s:ident $d:tt $n:ident $done:tt session) => {
+        node_ops!(@entry $s $d $n $done [NativeSession] session);
+    };
     (@entry free [$($doc:tt)*] $name:ident [$(($arg:ident $kind:ident [$($ty:tt)*]))*] [$($out:tt)*] $res:ident) => {
         $($doc)*
         #[napi]
@@ -176,6 +186,16 @@ macro_rules! node_ops {
             #[napi]
             pub fn $name(&self, $($arg: $($ty)*),*) -> napi::Result<$($out)*> {
                 entry(|| js_res!($res, ops::catalog::$name(&self.engine, $(js_arg!($kind, $arg)),*)?))
+            }
+        }
+    };
+    (@entry session [$($doc:tt)*] $name:ident [$(($arg:ident $kind:ident [$($ty:tt)*]))*] [$($out:tt)*] $res:ident) => {
+        #[napi]
+        impl NativeSession {
+            $($doc)*
+            #[napi]
+            pub fn $name(&mut self, $($arg: $($ty)*),*) -> napi::Result<$($out)*> {
+                entry(|| js_res!($res, ops::session::$name(&mut self.inner, $(js_arg!($kind, $arg)),*)?))
             }
         }
     };

@@ -274,9 +274,10 @@ export function errorValue(e) {
   const m = { code: e.code };
   if (e.limit !== undefined && e.limit !== null) m.limit = e.limit;
   const loc = e.location ?? {};
-  for (const k of ['field', 'component', 'instance', 'line', 'column', 'span']) {
+  for (const k of ['field', 'component', 'instance', 'line', 'column', 'span', 'request']) {
     if (loc[k] !== undefined && loc[k] !== null) m[k] = loc[k];
   }
+  if (typeof e.status === 'number') m.status = e.status;
   if (e.findings && e.findings.length > 0) m.findings = e.findings.map(findingValue);
   return { error: m };
 }
@@ -362,9 +363,56 @@ function objectOf(wl, c, limits, attempt) {
   return c.object;
 }
 
+/** The replies of a `cluster` case's server (conformance/src/lib.rs `server_of`):
+ * request -> `{status, body}` (the body as text) or `{error}`. */
+export function serverOf(c, group) {
+  if (c.server === undefined || c.server === null) throw new CannotRun('a cluster case needs a server');
+  const parts = Array.isArray(c.server) ? c.server : [c.server];
+  const out = new Map();
+  for (const part of parts) {
+    const map = typeof part === 'string' ? group.servers?.[part] : part;
+    if (map === undefined || map === null || typeof map !== 'object') throw new CannotRun(`no group server ${part}`);
+    for (const [path, reply] of Object.entries(map)) {
+      const r = { ...reply };
+      if ('body' in r) r.body = JSON.stringify(r.body);
+      else if ('bodyText' in r) { r.body = r.bodyText; delete r.bodyText; }
+      out.set(path, r);
+    }
+  }
+  return out;
+}
+
+const NOT_FOUND = {
+  status: 404,
+  body: JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', code: 404 }),
+};
+
+/** A `cluster` case: the protocol driven against the recorded server. */
+function clusterCase(wl, c, group, limits, attempt) {
+  const server = serverOf(c, group);
+  if (typeof wl.Catalog.prototype.clusterSession !== 'function') throw new CannotRun('no cluster protocol in this build');
+  const catalog = attempt(() => new wl.Catalog({ limits }));
+  if (c.definition !== undefined && c.definition !== null) catalog.add(definitionOf(wl, c, group, limits, attempt));
+  const session = attempt(() => catalog.clusterSession(c.cluster));
+  const requests = [];
+  for (let paths = session.requests(); paths.length > 0; paths = session.requests()) {
+    requests.push(...paths);
+    try {
+      session.feed(paths.map((p) => server.get(p) ?? NOT_FOUND));
+    } catch (e) {
+      if (!(e instanceof wl.WorkloadLensError)) throw e;
+      break;
+    }
+  }
+  const outcome = attempt(() => session.finish());
+  if (c.cluster !== 'discover') delete outcome.served;
+  return { requests, outcome };
+}
+
 function run(wl, c, group, attempt) {
   const limits = limitsOf(wl, c);
   const op = c.op;
+  if (op === 'cluster') return clusterCase(wl, c, group, limits, attempt);
   if (op === 'evaluate') {
     if (c.expression === undefined || c.expression === null) throw new CannotRun('evaluate needs an expression');
     return { outputs: attempt(() => wl.evaluate(c.expression, c.input ?? null, limits)) };

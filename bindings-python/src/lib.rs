@@ -188,6 +188,16 @@ impl PyCatalog {
     }
 }
 
+/// A cluster protocol session (`workload_lens.ClusterSession` wraps it).
+#[pyclass(frozen, module = "workload_lens._native", name = "ClusterSession")]
+struct PySession(Mutex<binding::Session>);
+
+impl PySession {
+    fn lock(&self) -> MutexGuard<'_, binding::Session> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
 /// A Python argument of each kind.
 macro_rules! py_ty {
     (text) => { Arg };
@@ -232,6 +242,7 @@ macro_rules! py_out {
     (definition) => { PyDefinition };
     (opt_definition) => { Option<PyDefinition> };
     (definitions) => { Vec<PyDefinition> };
+    (session) => { PySession };
 }
 
 /// Call `$call` (an operation) without the GIL and convert its result.
@@ -244,6 +255,7 @@ macro_rules! py_call {
     (definitions, $py:ident, $call:expr) => {
         run($py, || Ok($call?.into_iter().map(PyDefinition).collect()))
     };
+    (session, $py:ident, $call:expr) => { run($py, || Ok(PySession(Mutex::new($call?)))) };
 }
 
 /// The Python expansion of the operation table: `free`, `limited` and
@@ -316,6 +328,20 @@ macro_rules! python_ops {
             $($extra)*
         }
     };
+    (@section session $d:tt $c:tt $({ $(#[$doc:meta])* $name:ident ( $($arg:ident : $kind:ident $(= $none:ident)?),* ) -> $res:ident })*) => {
+        #[pymethods]
+        impl PySession {
+            $(
+                $(#[$doc])*
+                #[pyo3(signature = ($($arg $(= $none)?),*))]
+                fn $name<'py>(&self, py: Python<'py>, $($arg: py_ty!($kind)),*) -> PyResult<py_out!($res)> {
+                    let mut session = self.lock();
+                    let s = &mut *session;
+                    py_call!($res, py, ops::session::$name(s, $(py_arg!($kind, $arg)),*))
+                }
+            )*
+        }
+    };
     // `free` and `factory`: module functions.
     (@section $section:ident $d:tt $c:tt $({ $(#[$doc:meta])* $name:ident ( $($arg:ident : $kind:ident $(= $none:ident)?),* ) -> $res:ident })*) => {
         $(
@@ -333,9 +359,9 @@ workload_lens_binding::for_each_operation!(python_ops
     definition {}
     catalog {
         #[new]
-        #[pyo3(signature = (bundled = true))]
-        fn new(py: Python<'_>, bundled: bool) -> PyResult<Self> {
-            let engine = run(py, || Ok(binding::engine(bundled, None)?))?;
+        #[pyo3(signature = (bundled = true, limits = None))]
+        fn new(py: Python<'_>, bundled: bool, limits: Option<Arg>) -> PyResult<Self> {
+            let engine = run(py, || Ok(binding::engine(bundled, limits.as_deref())?))?;
             Ok(PyCatalog(Mutex::new(Arc::new(engine))))
         }
 
@@ -391,7 +417,7 @@ mod _native {
 
     #[pymodule_export]
     use super::{
-        _panic_for_tests, PyCatalog, PyDefinition, catalog_sources, check_limits, cli_main,
+        _panic_for_tests, PyCatalog, PyDefinition, PySession, catalog_sources, check_limits, cli_main,
         compile, compile_all, compile_object, compile_one_object, default_limits, error_codes,
         evaluate, missing_owners, parse, parse_bytes, rebuild, usage, validate,
     };

@@ -273,9 +273,11 @@ def error_value(e: wl.WorkloadLensError) -> Dict[str, Any]:
     if e.limit is not None:
         m["limit"] = e.limit
     loc = e.location
-    for k in ("field", "component", "instance", "line", "column", "span"):
+    for k in ("field", "component", "instance", "line", "column", "span", "request"):
         if loc.get(k) is not None:
             m[k] = loc[k]
+    if e.status is not None:
+        m["status"] = e.status
     if e.findings:
         m["findings"] = [finding_value(f) for f in e.findings]
     return {"error": m}
@@ -361,9 +363,59 @@ def run_expanded(case: Dict[str, Any], group: Dict[str, Any]) -> Dict[str, Any]:
         return o.value
 
 
+def server_of(case: Dict[str, Any], group: Dict[str, Any]) -> Dict[str, Tuple[Optional[int], str]]:
+    """The replies of a ``cluster`` case's server (conformance/src/lib.rs
+    ``server_of``): request -> ``(status, body)`` or ``(None, error)``."""
+    parts = case.get("server")
+    if parts is None:
+        raise CannotRun("a cluster case needs a server")
+    out: Dict[str, Tuple[Optional[int], str]] = {}
+    for part in parts if isinstance(parts, list) else [parts]:
+        m = (group.get("servers") or {}).get(part) if isinstance(part, str) else part
+        if not isinstance(m, dict):
+            raise CannotRun(f"no group server {part}")
+        for path, reply in m.items():
+            if "error" in reply:
+                out[path] = (None, str(reply["error"]))
+            elif "bodyText" in reply:
+                out[path] = (int(reply["status"]), str(reply["bodyText"]))
+            else:
+                out[path] = (int(reply["status"]), json.dumps(reply.get("body"), separators=(",", ":")))
+    return out
+
+
+_NOT_FOUND = (404, json.dumps({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                               "message": "the server could not find the requested resource",
+                               "reason": "NotFound", "code": 404}))
+
+
+def _cluster_case(case: Dict[str, Any], group: Dict[str, Any], limits: Any) -> Any:
+    """A ``cluster`` case: the protocol driven against the recorded server."""
+    server = server_of(case, group)
+    catalog = _attempt(wl.Catalog, limits=limits)
+    if case.get("definition") is not None:
+        catalog.add(_definition_of(case, group, limits))
+    session = _attempt(catalog.cluster_session, case.get("cluster"))
+    requests: List[str] = []
+    paths = session.requests()
+    while paths:
+        requests.extend(paths)
+        try:
+            session.feed([server.get(p, _NOT_FOUND) for p in paths])
+        except wl.WorkloadLensError:
+            break
+        paths = session.requests()
+    outcome = _attempt(session.finish)
+    if case.get("cluster") != "discover":
+        outcome.pop("served", None)
+    return {"requests": requests, "outcome": outcome}
+
+
 def _run(case: Dict[str, Any], group: Dict[str, Any]) -> Any:
     limits = _limits_of(case)
     op = case.get("op")
+    if op == "cluster":
+        return _cluster_case(case, group, limits)
     if op == "evaluate":
         expr = case.get("expression")
         if expr is None:

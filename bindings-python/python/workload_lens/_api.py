@@ -48,6 +48,7 @@ from .types import (
 
 __all__ = [
     "Catalog",
+    "ClusterSession",
     "Definition",
     "Gvk",
     "UpdateResult",
@@ -502,12 +503,61 @@ def _single(x: Any) -> bool:
     return isinstance(x, (str, bytes, Mapping, os.PathLike, Definition))
 
 
+#: A reply to a request of the cluster protocol: ``(status, body)`` when the
+#: server answered (the body as ``bytes`` or ``str``), ``(None, message)``
+#: when it could not be reached.
+Reply = Tuple[Optional[int], Union[bytes, str]]
+
+
+class ClusterSession:
+    """One operation of the engine's cluster protocol (``docs/api.md``): the
+    engine says which requests to make and what the replies mean; the
+    caller only makes plain GETs (``Accept: application/json``) with its
+    own Kubernetes client::
+
+        session = catalog.cluster_session({"list": {"type": "jobsets", "namespace": "ml"}})
+        while paths := session.requests():
+            session.feed([get(path) for path in paths])   # (status, body) or (None, error)
+        listing = session.finish()
+
+    A failure that ends the operation is raised by :meth:`feed` and
+    :meth:`finish` (an :class:`ApiError` subclass, with ``status`` and the
+    failed request in ``location["request"]``); what the operation can do
+    without comes back as ``warnings``."""
+
+    __slots__ = ("_native",)
+
+    def requests(self) -> List[str]:
+        """The paths (with their query) to GET now, all at once if you
+        like; empty when the operation is over."""
+        return [str(r["path"]) for r in _loads(self._native.requests())]
+
+    def feed(self, replies: Iterable[Reply]) -> None:
+        """The replies to :meth:`requests`, in their order."""
+        items: List[Dict[str, Any]] = []
+        for reply in replies:
+            status, body = reply
+            text = body.decode("utf-8", "replace") if isinstance(body, (bytes, bytearray)) else str(body)
+            items.append({"error": text} if status is None else {"status": int(status), "body": text})
+        self._native.feed(_dumps(items))
+
+    def finish(self) -> Dict[str, Any]:
+        """The outcome: ``{served, warnings}`` (discover); ``{workloads,
+        warnings, forbidden, types, resourceVersions, namespace?, served}``
+        (list); ``{object, resolved, gang, warnings, resource, served}``
+        (describe)."""
+        r: Dict[str, Any] = self._native.finish()
+        return r
+
+
 class Catalog:
     """A set of definitions keyed by root GVK (an engine, as
     ``workload_lens_binding::engine`` builds it): the bundled catalog
     (``bundled=True``, the default) plus your own. A definition added later
     replaces one with the same root GVK, so yours override bundled ones.
-    Safe to share between threads."""
+    ``limits`` (camelCase names, as :func:`limits` takes them) bound what it
+    does, the bundled definitions' compilation too. Safe to share between
+    threads."""
 
     __slots__ = ("_native",)
 
@@ -516,10 +566,11 @@ class Catalog:
         definitions: Union[Iterable[Union[Definition, Source]], Definition, Source] = (),
         *,
         bundled: bool = True,
+        limits: Optional[Mapping[str, int]] = None,
     ) -> None:
         if not isinstance(bundled, bool):
             raise TypeError(f"bundled must be bool, not {type(bundled).__name__}")
-        self._native = _native.Catalog(bundled)
+        self._native = _native.Catalog(bundled, _limits_json(limits, {}))
         items: Iterable[Any] = [definitions] if _single(definitions) else cast(Iterable[Any], definitions)
         for d in items:
             self.add(d)
@@ -632,6 +683,23 @@ class Catalog:
             self._native.list_workloads(_inputs(objects, "objects"), _inputs(owners, "owners"), options)
         )
         return r
+
+    def cluster_session(
+        self, operation: Union[str, Mapping[str, Any]], *, server: Optional[str] = None
+    ) -> "ClusterSession":
+        """Start one operation of the engine's cluster protocol with this
+        catalog's definitions (the cluster's own are read and put over the
+        bundled ones; yours stay on top). ``operation`` is ``"discover"``,
+        ``{"list": ListQuery}`` or ``{"describe": DescribeQuery}`` (camelCase
+        fields: ``type``, ``name``, ``namespace``, ``labelSelector``,
+        ``phases``, ``allTypes``, ``chunkSize``, ``served``); ``server``
+        names the API server in messages. See :class:`ClusterSession`.
+        Raises :class:`UsageError` for an operation it cannot read."""
+        if server is not None and not isinstance(server, str):
+            raise TypeError(f"server must be str, not {type(server).__name__}")
+        s = ClusterSession.__new__(ClusterSession)
+        s._native = self._native.cluster_session(_dumps(operation), server)
+        return s
 
     def __len__(self) -> int:
         return int(len(self._native))
