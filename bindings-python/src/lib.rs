@@ -417,9 +417,9 @@ mod _native {
 
     #[pymodule_export]
     use super::{
-        _panic_for_tests, PyCatalog, PyDefinition, PySession, catalog_sources, check_limits, cli_main,
-        compile, compile_all, compile_object, compile_one_object, default_limits, error_codes,
-        evaluate, missing_owners, parse, parse_bytes, rebuild, usage, validate,
+        _panic_for_tests, PyCatalog, PyDefinition, PySession, catalog_sources, check_limits,
+        cli_main, compile, compile_all, compile_object, compile_one_object, default_limits,
+        error_codes, evaluate, missing_owners, parse, parse_bytes, rebuild, usage, validate,
     };
 
     #[pymodule_init]

@@ -233,12 +233,13 @@ __version__: str
 ARG = {"text": "_Arg", "opt_text": "Optional[_Arg]", "bytes": "bytes", "expression": "bytes",
        "object": "_Obj", "json_value": "Any", "opt_object": "Optional[_Obj]", "objects": "List[_Obj]"}
 RESULT = {"json": "str", "value": "Any", "definition": "Definition",
-          "opt_definition": "Optional[Definition]", "definitions": "List[Definition]"}
+          "opt_definition": "Optional[Definition]", "definitions": "List[Definition]",
+          "session": "ClusterSession"}
 
 # Written by hand in bindings-python/src/lib.rs (not operations).
 NATIVE_EXTRA = {
     "Catalog": [
-        "def __new__(cls, bundled: bool = True) -> Catalog: ...",
+        "def __new__(cls, bundled: bool = True, limits: Optional[_Arg] = None) -> Catalog: ...",
         "def add(self, definition: Definition) -> Optional[Definition]: ...",
         "def with_cluster_definitions(self, inputs: List[_Obj]) -> Tuple[Catalog, str]: ...",
         "def __len__(self) -> int: ...",
@@ -262,9 +263,10 @@ def generate_stub(operations: List[Dict[str, Any]]) -> str:
     functions = [sig(op, False) for op in operations if op["section"] in ("free", "limited", "factory")]
     names = [op["name"] for op in operations if op["section"] in ("free", "limited", "factory")]
     names += ["cli_main", "_panic_for_tests"]
-    out = [STUB_HEAD, "__all__ = [", '    "__version__",', '    "Definition",', '    "Catalog",']
+    out = [STUB_HEAD, "__all__ = [", '    "__version__",', '    "Definition",', '    "Catalog",',
+           '    "ClusterSession",']
     out += [f'    "{n}",' for n in names] + ["]", "", "_Arg = Union[str, bytes]", "_Obj = Any", ""]
-    for cls, section in (("Definition", "definition"), ("Catalog", "catalog")):
+    for cls, section in (("Definition", "definition"), ("Catalog", "catalog"), ("ClusterSession", "session")):
         out += ["@final", f"class {cls}:"]
         out += ["    " + sig(op, True) for op in operations if op["section"] == section]
         out += ["    " + line for line in NATIVE_EXTRA.get(cls, [])] + [""]

@@ -11,6 +11,7 @@ subclasses, one per engine error code. See the package README.
 from . import _native, types
 from ._api import (
     Catalog,
+    ClusterSession,
     Definition,
     Gvk,
     UpdateResult,
@@ -53,6 +54,7 @@ __version__: str = _native.__version__
 
 __all__ = [
     "Catalog",
+    "ClusterSession",
     "ConversionError",
     "CountMismatchError",
     "Definition",

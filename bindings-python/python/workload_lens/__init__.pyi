@@ -49,6 +49,7 @@ __version__: str
 
 __all__ = [
     "Catalog",
+    "ClusterSession",
     "ConversionError",
     "CountMismatchError",
     "Definition",
@@ -155,6 +156,7 @@ class Catalog:
         definitions: Union[Iterable[Union[Definition, Source]], Definition, Source] = (),
         *,
         bundled: bool = True,
+        limits: Optional[Mapping[str, int]] = None,
     ) -> None: ...
     def add(
         self,
@@ -181,8 +183,18 @@ class Catalog:
         top_level_only: bool = False,
         phases: Iterable[str] = (),
     ) -> List[WorkloadSummary]: ...
+    def cluster_session(
+        self, operation: Union[str, Mapping[str, Any]], *, server: Optional[str] = None
+    ) -> ClusterSession: ...
     def __len__(self) -> int: ...
     def __iter__(self) -> Iterator[Definition]: ...
+
+class ClusterSession:
+    """One operation of the engine's cluster protocol: make its requests, feed the replies, finish."""
+
+    def requests(self) -> List[str]: ...
+    def feed(self, replies: Iterable[Tuple[Optional[int], Union[bytes, str]]]) -> None: ...
+    def finish(self) -> Dict[str, Any]: ...
 
 def catalog() -> Catalog: ...
 def catalog_sources() -> Dict[str, str]: ...
