@@ -34,9 +34,6 @@ const KNOWN: &[(&str, &[&str])] = &[
             "source/yaml.rs",
         ],
     ),
-    // `get`'s output formats are defined in the crate root, which calls
-    // `get` (both files are being rewritten elsewhere).
-    ("cli/src", &["cluster/get.rs", "lib.rs"]),
 ];
 
 #[test]
