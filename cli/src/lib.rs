@@ -27,6 +27,7 @@ use workload_lens::Limits;
 use failure::{EXIT_CODES_HELP, EXIT_OK, Failure, report};
 use input::InputPath;
 use output::Format;
+pub use output::GetOutput;
 use update::{Action, UpdateFormat};
 
 #[derive(Debug, Parser)]
@@ -338,21 +339,6 @@ struct ScopeArgs {
     /// reading the JSON, resolving) on stderr
     #[arg(long)]
     timings: bool,
-}
-
-/// `get -o`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum GetOutput {
-    /// A table
-    #[value(alias = "table")]
-    Human,
-    /// The table plus the definition and its origin
-    Wide,
-    /// {items, count} (one object for TYPE/NAME)
-    Json,
-    /// As json, in YAML
-    #[value(alias = "yml")]
-    Yaml,
 }
 
 /// Is the argument of `describe` a workload in the cluster (TYPE/NAME)

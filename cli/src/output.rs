@@ -26,6 +26,21 @@ pub enum Format {
     Yaml,
 }
 
+/// `get -o`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GetOutput {
+    /// A table
+    #[value(alias = "table")]
+    Human,
+    /// The table plus the definition and its origin
+    Wide,
+    /// {items, count} (one object for TYPE/NAME)
+    Json,
+    /// As json, in YAML
+    #[value(alias = "yml")]
+    Yaml,
+}
+
 thread_local! {
     /// Set while [`deferring`] runs: the warnings kept for later.
     static DEFERRED: std::cell::RefCell<Option<Vec<String>>> = const { std::cell::RefCell::new(None) };

@@ -16,16 +16,14 @@ use workload_lens::{
 use super::{Cluster, ConnectOptions, Timings, Warning, age, failure, now, print_warnings};
 use crate::failure::{EXIT_RESOLVE, Failure};
 use crate::input::InputPath;
-use crate::output::{self, Format, columns};
+use crate::output::{self, Format, GetOutput, columns};
 
-pub use crate::GetOutput as GetFormat;
-
-impl GetFormat {
+impl GetOutput {
     fn format(self) -> Format {
         match self {
-            GetFormat::Human | GetFormat::Wide => Format::Human,
-            GetFormat::Json => Format::Json,
-            GetFormat::Yaml => Format::Yaml,
+            GetOutput::Human | GetOutput::Wide => Format::Human,
+            GetOutput::Json => Format::Json,
+            GetOutput::Yaml => Format::Yaml,
         }
     }
 }
@@ -245,7 +243,7 @@ fn row_warnings(rows: &[WorkloadSummary]) -> Vec<Warning> {
 /// after it.
 pub fn get(
     scope: &Scope,
-    format: GetFormat,
+    format: GetOutput,
     watch: bool,
     limits: &Limits,
 ) -> Result<(String, Vec<Warning>), Failure> {
@@ -253,21 +251,21 @@ pub fn get(
     let listing = &listed.listing;
     let mut warnings = warnings_of(listing);
     let types = listing.types.len() > 1;
-    let wide = format == GetFormat::Wide;
+    let wide = format == GetOutput::Wide;
     let text = match format {
-        GetFormat::Json | GetFormat::Yaml => {
+        GetOutput::Json | GetOutput::Yaml => {
             let rows = &listing.workloads;
             let body = match (listed.single, rows.as_slice()) {
                 (true, [one]) => serde_json::to_value(one).unwrap_or_default(),
                 _ => json!({"items": rows, "count": rows.len()}),
             };
-            if format == GetFormat::Json {
+            if format == GetOutput::Json {
                 output::json(&body)?
             } else {
                 output::yaml(&body)?
             }
         }
-        GetFormat::Human | GetFormat::Wide => {
+        GetOutput::Human | GetOutput::Wide => {
             if listing.workloads.is_empty() {
                 warnings.insert(0, empty_warning(listing.namespace.as_deref()));
                 String::new()
@@ -358,7 +356,7 @@ impl<'a> Watch<'a> {
         }
     }
 
-    fn run(mut self, format: GetFormat) -> Result<(), Failure> {
+    fn run(mut self, format: GetOutput) -> Result<(), Failure> {
         let c = &self.listed.cluster;
         c.block_on(async {
             loop {
@@ -402,7 +400,7 @@ impl<'a> Watch<'a> {
     }
 
     /// One watch stream per type, from its resourceVersion.
-    async fn open(&self, format: GetFormat) -> Result<Vec<Events>, Failure> {
+    async fn open(&self, format: GetOutput) -> Result<Vec<Events>, Failure> {
         let c = &self.listed.cluster;
         let namespace = self.listed.listing.namespace.as_deref();
         let mut streams: Vec<Events> = Vec::new();

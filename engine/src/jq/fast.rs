@@ -44,9 +44,9 @@
 //! kept, collections as jaq's collections (a shared one converted once),
 //! operands converted and outputs copied as any conversion or copy,
 //! outputs' sizes to `maxOutputBytes` by the rules of
-//! [`super::to_json_values`].
+//! [`super::eval::to_json_values`].
 
-use super::EvalError;
+use super::eval::{EvalError, to_json_values};
 use super::format;
 use super::value::{self, BudgetGuard, Caps, W};
 use crate::Limits;
@@ -395,7 +395,7 @@ fn finish(out: Out<'_>, limits: &Limits) -> Option<Result<Value, EvalError>> {
     Some(match out {
         Out::Json(v) => output(v, limits),
         made => match operand(made) {
-            Ok(w) => super::to_json_values(&[w], limits).map(|mut v| v.remove(0)),
+            Ok(w) => to_json_values(&[w], limits).map(|mut v| v.remove(0)),
             Err(Stop::Limit(e)) => Err(*e),
             Err(Stop::Jaq) => return None,
         },

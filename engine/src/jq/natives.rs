@@ -3,9 +3,8 @@
 //! and budgets, plus stubs that fail for anything that would reach outside
 //! the engine.
 
-use super::D;
 use super::format;
-use super::value::{self, W, caps};
+use super::value::{self, D, W, caps};
 use jaq_core::native::{Fun, bome, run, v};
 use jaq_core::{RunPtr, ValR};
 use jaq_json::{Num, Val};

@@ -1,4 +1,6 @@
 use super::*;
+use crate::Limits;
+use serde_json::Value;
 use serde_json::json;
 
 fn eval(code: &str, input: Value) -> Result<Vec<Value>, String> {
@@ -140,14 +142,10 @@ fn limits_trip() {
 /// `code` built against only what it can reach (the fast compile) and
 /// against the whole library: `None` when the narrowed build fails.
 fn narrowed_and_full(code: &str) -> (Option<Program>, Option<Program>) {
-    let (defs, want) = super::reachable_prelude(code);
-    let program = |f| Program {
-        filter: f,
-        code: code.to_string(),
-        fast: None,
-    };
-    let narrowed = super::Program::build(code, &[], defs, natives::funs_named(&want)).ok();
-    let full = super::Program::build(code, &[], super::prelude().clone(), natives::funs()).ok();
+    let (defs, want) = program::reachable_prelude(code);
+    let program = |f| Program::without_fast(code, f);
+    let narrowed = Program::build(code, &[], defs, natives::funs_named(&want)).ok();
+    let full = Program::build(code, &[], program::prelude().clone(), natives::funs()).ok();
     (narrowed.map(program), full.map(program))
 }
 
@@ -193,9 +191,9 @@ fn the_reachable_prelude_is_enough() {
     ];
     let mut narrowed_failures = Vec::new();
     for code in &codes {
-        let (defs, _) = super::reachable_prelude(code);
+        let (defs, _) = program::reachable_prelude(code);
         assert!(
-            defs.len() < super::prelude().len() / 2,
+            defs.len() < program::prelude().len() / 2,
             "{code}: {}",
             defs.len()
         );

@@ -21,6 +21,9 @@ use std::fmt;
 
 use crate::budget::{self, Call, Meter, SLOT_BYTES};
 
+/// The data jaq's filters run on: [`W`] values with a lookup table.
+pub(crate) type D = jaq_core::data::JustLut<W>;
+
 /// A jq value with an upper bound of its nesting depth.
 #[derive(Debug)]
 pub(crate) struct W {

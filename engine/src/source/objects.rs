@@ -21,9 +21,12 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
+use super::document::SourceDocument;
+use super::path::path_push_index;
+use super::read::{parse_documents, read_value_fast};
+use super::spans::SpanIndex;
 use crate::error::{Error, ErrorCode, Location, Result};
 use crate::limits::Limits;
-use crate::source::{self, SourceDocument, SpanIndex, path_push_index};
 
 /// List kinds that must carry an `items` array.
 const STRICT_LIST_KINDS: [&str; 3] = ["List", "KartaList", "ResourceInterfaceList"];
@@ -255,12 +258,12 @@ fn shape_of(docs: &[SourceDocument]) -> InputShape {
 /// Read every object of a YAML/JSON text by the rules of the module, with
 /// the shape of the text; a malformed list document is an error. The text
 /// may also be JSON written by a program: it is read with `serde_json`
-/// first (see [`source::read_value`]), positions come from the located
+/// first (see [`super::read::read_value`]), positions come from the located
 /// reader when it fails.
 pub(crate) fn read_input(text: &str, limits: &Limits) -> Result<InputObjects> {
-    let docs = match source::read_value_fast(text, limits)? {
+    let docs = match read_value_fast(text, limits)? {
         Some(value) => vec![SourceDocument::unlocated(value)],
-        None => source::parse_documents(text, limits)?,
+        None => parse_documents(text, limits)?,
     };
     let shape = shape_of(&docs);
     let objects = split(docs)
@@ -284,4 +287,36 @@ pub fn objects_of_value(value: Value) -> Result<Vec<Value>> {
         .into_iter()
         .map(|s| s.map(|i| i.value).map_err(|m| m.error))
         .collect()
+}
+
+/// Read a list of objects (pods): every object of the text by the rules of
+/// [`read_objects`] (documents, arrays, `List` objects).
+pub fn read_items(text: &str, limits: &Limits) -> Result<Vec<Value>> {
+    read_objects(text, limits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_items_takes_arrays_and_lists() {
+        let l = Limits::default();
+        assert_eq!(read_items("[{\"a\": 1}]", &l).unwrap().len(), 1);
+        let list =
+            "apiVersion: v1\nkind: PodList\nitems:\n- metadata: {name: a}\n- metadata: {name: b}\n";
+        assert_eq!(read_items(list, &l).unwrap().len(), 2);
+        let list = r#"{"kind":"List","items":[]}"#;
+        assert!(read_items(list, &l).unwrap().is_empty());
+        // One object is a list of one (the reader of "one or many").
+        assert_eq!(read_items("{\"kind\": \"Pod\"}", &l).unwrap().len(), 1);
+        let docs = "kind: Pod\nmetadata: {name: a}\n---\nkind: Pod\nmetadata: {name: b}\n";
+        assert_eq!(read_items(docs, &l).unwrap().len(), 2);
+        let e = read_items("{\"kind\": \"List\", \"items\": 3}", &l).unwrap_err();
+        assert_eq!(e.0.code, ErrorCode::Parse);
+        assert_eq!(
+            e.0.message,
+            "a List document must have an 'items' list, found a number"
+        );
+    }
 }

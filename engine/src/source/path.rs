@@ -1,9 +1,6 @@
 //! Field paths: one spelling (`a.b[0]["app.kubernetes.io/name"]`), one
 //! parser.
 
-#[allow(unused_imports)]
-use super::*;
-
 use serde_json::Value;
 
 /// One step of a value path.
@@ -184,5 +181,30 @@ impl std::fmt::Display for FieldPath {
             push_step(&mut out, s);
         }
         f.write_str(&out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_round_trip() {
+        let p = path_push_key("", "metadata");
+        let p = path_push_key(&p, "labels");
+        let p = path_push_key(&p, "app.kubernetes.io/name");
+        assert_eq!(p, r#"metadata.labels["app.kubernetes.io/name"]"#);
+        let (segs, ok) = parse_path(&p);
+        assert!(ok);
+        assert_eq!(segs.len(), 3);
+        let q = path_push_index(&path_push_key("", "a"), 3);
+        assert_eq!(q, "a[3]");
+        assert_eq!(parse_path("a[3].b").0.len(), 3);
+        assert!(!parse_path("a..b").1);
+        assert!(!parse_path("a[").1);
+        assert!(!parse_path("a[\"x").1);
+        assert!(parse_path("").1);
+        assert_eq!(path_push_key("", ""), "[\"\"]");
+        assert!(parse_path("[\"\"]").1);
     }
 }

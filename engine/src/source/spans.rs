@@ -1,15 +1,12 @@
 //! Positions of a document's values: [`SpanIndex`].
 
-#[allow(unused_imports)]
-use super::*;
-
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
+use super::path::{Segment, parse_path};
+use super::scan::{locate_json, scan_json};
+use super::tree::Built;
 use crate::Limits;
-
 use crate::error::Location;
-use crate::source::path::{Segment, parse_path};
 
 /// Maps value paths of one document to 1-based `(line, column)` positions.
 ///
@@ -19,7 +16,8 @@ use crate::source::path::{Segment, parse_path};
 /// key have no position of their own (their nearest ancestor's is used by
 /// [`SpanIndex::locate`]).
 ///
-/// Paths use the syntax of [`path_push_key`] and [`path_push_index`].
+/// Paths use the syntax of [`path_push_key`](super::path::path_push_key) and
+/// [`path_push_index`](super::path::path_push_index).
 #[derive(Debug, Clone, Default)]
 pub struct SpanIndex {
     inner: Inner,
@@ -70,174 +68,6 @@ impl LazyText {
     }
 }
 
-/// The nodes and positions of one index.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(super) struct Built {
-    /// Position of every node; `(0, 0)` when unknown.
-    positions: Vec<(u32, u32)>,
-    /// `(parent node, step)` → child node. Node 0 is the root.
-    children: HashMap<(u32, Segment), u32>,
-}
-
-pub(super) fn clamp_u32(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
-impl Built {
-    /// True when no position is known.
-    fn is_empty(&self) -> bool {
-        !self.positions.iter().any(|&(l, _)| l != 0)
-    }
-
-    /// Number of nodes with a known position.
-    fn len(&self) -> usize {
-        self.positions.iter().filter(|&&(l, _)| l != 0).count()
-    }
-
-    /// The node at `segments` from `node`.
-    fn node_from(&self, mut node: u32, segments: &[Segment]) -> Option<u32> {
-        if self.positions.is_empty() {
-            return None;
-        }
-        for segment in segments {
-            node = *self.children.get(&(node, segment.clone()))?;
-        }
-        Some(node)
-    }
-
-    /// The position of `path` or of its nearest known ancestor, below
-    /// `node`.
-    fn nearest_from(&self, node: u32, segments: Vec<Segment>) -> Option<(usize, usize)> {
-        if self.positions.is_empty() {
-            return None;
-        }
-        let mut node = node;
-        let mut best = self.position(node);
-        for segment in segments {
-            match self.children.get(&(node, segment)) {
-                Some(&child) => {
-                    node = child;
-                    if let Some(p) = self.position(child) {
-                        best = Some(p);
-                    }
-                }
-                None => break,
-            }
-        }
-        best
-    }
-
-    /// Record a position for `path`, creating the intermediate steps (without
-    /// positions) as needed. Returns false when the path does not parse.
-    fn insert(&mut self, path: &str, line: usize, column: usize) -> bool {
-        let (segments, complete) = parse_path(path);
-        if !complete {
-            return false;
-        }
-        if self.positions.is_empty() {
-            self.positions.push((0, 0));
-        }
-        let mut node = 0u32;
-        for segment in segments {
-            node = self.child(node, segment, (0, 0));
-        }
-        self.set_position(node, (line, column));
-        true
-    }
-
-    /// For each step, a new index rooted at the child of `node` by that step
-    /// (empty when there is none). The children lists are grouped once and
-    /// every node is copied at most once per step that reaches it, so the
-    /// work is linear in the index.
-    fn copy_children_of(&self, node: u32, steps: &[Segment]) -> Vec<Built> {
-        let mut by_parent: HashMap<u32, Vec<(&Segment, u32)>> = HashMap::new();
-        for ((parent, segment), child) in &self.children {
-            by_parent
-                .entry(*parent)
-                .or_default()
-                .push((segment, *child));
-        }
-        let position = |n: u32| self.positions.get(n as usize).copied().unwrap_or((0, 0));
-        steps
-            .iter()
-            .map(|step| {
-                let mut out = Built::default();
-                let Some(&root) = self.children.get(&(node, step.clone())) else {
-                    return out;
-                };
-                out.positions.push(position(root));
-                // Breadth-first, no recursion.
-                let mut queue = std::collections::VecDeque::new();
-                queue.push_back((root, 0u32));
-                while let Some((old, new)) = queue.pop_front() {
-                    for (segment, old_child) in by_parent.get(&old).into_iter().flatten() {
-                        let new_child = out.alloc(position(*old_child));
-                        out.children.insert((new, (*segment).clone()), new_child);
-                        queue.push_back((*old_child, new_child));
-                    }
-                }
-                out
-            })
-            .collect()
-    }
-
-    /// A copy of the subtree at `segments` (empty when it is not known).
-    fn subtree_at(&self, segments: &[Segment]) -> Built {
-        let Some((last, parent)) = segments.split_last() else {
-            return self.clone();
-        };
-        self.node_from(0, parent)
-            .map(|node| self.copy_children_of(node, std::slice::from_ref(last)))
-            .and_then(|mut v| v.pop())
-            .unwrap_or_default()
-    }
-
-    fn position(&self, node: u32) -> Option<(usize, usize)> {
-        match self.positions.get(node as usize) {
-            Some(&(line, column)) if line != 0 => Some((line as usize, column as usize)),
-            _ => None,
-        }
-    }
-
-    fn set_position(&mut self, node: u32, (line, column): (usize, usize)) {
-        if let Some(slot) = self.positions.get_mut(node as usize) {
-            *slot = (clamp_u32(line), clamp_u32(column));
-        }
-    }
-
-    fn alloc(&mut self, pos: (u32, u32)) -> u32 {
-        let id = clamp_u32(self.positions.len());
-        if id != u32::MAX {
-            self.positions.push(pos);
-        }
-        id
-    }
-
-    fn set_root(&mut self, pos: (usize, usize)) -> u32 {
-        if self.positions.is_empty() {
-            self.positions.push((0, 0));
-        }
-        self.set_position(0, pos);
-        0
-    }
-
-    fn child(&mut self, parent: u32, segment: Segment, pos: (u32, u32)) -> u32 {
-        if let Some(&existing) = self.children.get(&(parent, segment.clone())) {
-            if pos.0 != 0
-                && let Some(slot) = self.positions.get_mut(existing as usize)
-            {
-                *slot = pos;
-            }
-            return existing;
-        }
-        let id = self.alloc(pos);
-        if id != u32::MAX {
-            self.children.insert((parent, segment), id);
-        }
-        id
-    }
-}
-
 impl PartialEq for SpanIndex {
     fn eq(&self, other: &Self) -> bool {
         *self.materialized() == *other.materialized()
@@ -250,6 +80,13 @@ impl SpanIndex {
     /// An empty index.
     pub fn new() -> Self {
         SpanIndex::default()
+    }
+
+    /// The index of nodes a reader built.
+    pub(super) fn from_built(built: Built) -> Self {
+        SpanIndex {
+            inner: Inner::Built(Arc::new(built)),
+        }
     }
 
     /// The positions of a JSON text that the fast reader has read (so the
@@ -272,7 +109,7 @@ impl SpanIndex {
     /// (`None`: the root is not in the text).
     fn view(&self) -> (&Built, Option<u32>) {
         match &self.inner {
-            Inner::Built(b) => (b, (!b.positions.is_empty()).then_some(0)),
+            Inner::Built(b) => (b, b.has_nodes().then_some(0)),
             Inner::Lazy(text, steps) => {
                 let built = text
                     .built
@@ -331,7 +168,7 @@ impl SpanIndex {
             && let Some(text) = lazy.targeted()
         {
             let steps: Vec<Segment> = steps.iter().cloned().chain(segments).collect();
-            let (position, found) = super::json::locate_json(text, &steps);
+            let (position, found) = locate_json(text, &steps);
             return position.filter(|_| found == steps.len());
         }
         let (built, root) = self.view();
@@ -361,7 +198,7 @@ impl SpanIndex {
         {
             let root = steps.len();
             let steps: Vec<Segment> = steps.iter().cloned().chain(parse_path(path).0).collect();
-            let (position, found) = super::json::locate_json(text, &steps);
+            let (position, found) = locate_json(text, &steps);
             return position.filter(|_| found >= root);
         }
         let (built, root) = self.view();
@@ -382,7 +219,7 @@ impl SpanIndex {
             return SpanIndex::new();
         }
         match &self.inner {
-            Inner::Built(b) if b.positions.is_empty() => SpanIndex::new(),
+            Inner::Built(b) if !b.has_nodes() => SpanIndex::new(),
             Inner::Built(b) => SpanIndex {
                 inner: Inner::Built(Arc::new(b.subtree_at(&segments))),
             },
@@ -447,8 +284,7 @@ impl SpanIndex {
 
     pub(super) fn lookup(&self, parent: u32, segment: Segment) -> Option<(usize, usize)> {
         let (built, _) = self.view();
-        let child = *built.children.get(&(parent, segment))?;
-        built.position(child)
+        built.lookup(parent, segment)
     }
 }
 
@@ -456,11 +292,8 @@ impl SpanIndex {
 /// scan's index (empty should the scan fail, which it does not for a text
 /// the fast reader accepted within the same limits).
 fn scan_positions(text: &str, limits: &Limits) -> Built {
-    match super::json::scan_json(text, limits) {
-        Ok(scan) => match scan.spans.inner {
-            Inner::Built(b) => Arc::try_unwrap(b).unwrap_or_else(|b| (*b).clone()),
-            Inner::Lazy(..) => Built::default(),
-        },
+    match scan_json(text, limits) {
+        Ok(scan) => scan.built,
         Err(_) => Built::default(),
     }
 }

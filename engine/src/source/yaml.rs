@@ -1,7 +1,17 @@
 //! The YAML reader: granit-parser events, an iterative builder.
 
-#[allow(unused_imports)]
-use super::*;
+use super::document::SourceDocument;
+use super::errors::{at_position, depth_error, nodes_error};
+use super::path::{Segment, push_index_step, push_key_step};
+use super::spans::SpanIndex;
+use super::tree::clamp_u32;
+use crate::error::{Error, ErrorCode, Result};
+use crate::limits::Limits;
+use serde_json::{Map, Number, Value};
+use serde_saphyr::granit_parser::{
+    self, ErrorKind, Event, Parser, ScalarStyle, ScanError, Span, Tag,
+};
+use std::collections::HashMap;
 
 // ---------------------------------------------------------------------------
 // YAML
@@ -782,4 +792,46 @@ pub(super) fn resolve_scalar(
         return float_value(text);
     }
     Ok(Value::String(text.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scalars() {
+        let p = ScalarStyle::Plain;
+        assert_eq!(resolve_scalar("12", p, None), Ok(Value::from(12u64)));
+        assert_eq!(resolve_scalar("-12", p, None), Ok(Value::from(-12i64)));
+        assert_eq!(resolve_scalar("0x1F", p, None), Ok(Value::from(31u64)));
+        assert_eq!(resolve_scalar("0o17", p, None), Ok(Value::from(15u64)));
+        assert_eq!(resolve_scalar("1.5", p, None), Ok(serde_json::json!(1.5)));
+        assert_eq!(
+            resolve_scalar("1e3", p, None),
+            Ok(serde_json::json!(1000.0))
+        );
+        assert_eq!(resolve_scalar(".5", p, None), Ok(serde_json::json!(0.5)));
+        assert_eq!(resolve_scalar("yes", p, None), Ok(serde_json::json!("yes")));
+        assert_eq!(
+            resolve_scalar("1_000", p, None),
+            Ok(serde_json::json!("1_000"))
+        );
+        assert_eq!(resolve_scalar("~", p, None), Ok(Value::Null));
+        assert!(resolve_scalar(".inf", p, None).is_err());
+        assert!(resolve_scalar("-.Inf", p, None).is_err());
+        assert!(resolve_scalar(".nan", p, None).is_err());
+        assert!(resolve_scalar("1e999", p, None).is_err());
+        assert_eq!(
+            resolve_scalar("12", ScalarStyle::DoubleQuoted, None),
+            Ok(serde_json::json!("12"))
+        );
+        assert_eq!(
+            resolve_scalar("99999999999999999999", p, None),
+            Ok(serde_json::json!(1e20))
+        );
+        assert_eq!(
+            resolve_scalar("-9223372036854775809", p, None),
+            Ok(serde_json::json!(-9223372036854775809.0))
+        );
+    }
 }
