@@ -354,7 +354,7 @@ export class InvalidObjectError extends WorkloadLensError {}
 export class UpdateError extends WorkloadLensError {}
 export class UsageError extends WorkloadLensError {}
 /** Live clusters: another failure from the server (a 5xx); the base of every live-cluster error. */
-export class ApiError extends WorkloadLensError {}
+export class ApiError extends WorkloadLensError { readonly code: ClusterErrorCode; }
 /** Live clusters: the server could not be reached (connection refused, DNS, TLS, timeout). */
 export class UnreachableError extends ApiError {}
 /** Live clusters: 401, the server refused the credentials. */

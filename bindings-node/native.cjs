@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.NativeCatalog = nativeBinding.NativeCatalog
 module.exports.NativeDefinition = nativeBinding.NativeDefinition
+module.exports.NativeSession = nativeBinding.NativeSession
 module.exports._panicForTests = nativeBinding._panicForTests
 module.exports.catalogSources = nativeBinding.catalogSources
 module.exports.checkLimits = nativeBinding.checkLimits

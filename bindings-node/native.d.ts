@@ -56,6 +56,12 @@ export declare class NativeCatalog {
    */
   listWorkloads(objects: Array<string>, owners: Array<string>, options?: string | undefined | null): string
   /**
+   * Start one operation of the cluster protocol: `operation` is the JSON
+   * of a `ClusterOp` (`"discover"`, `{"list": ListQuery}`,
+   * `{"describe": DescribeQuery}`); `server` names the server in messages.
+   */
+  clusterSession(operation: string, server?: string | undefined | null): NativeSession
+  /**
    * The bundled catalog (`bundled`) or no definition, with `limits`
    * (camelCase JSON; absent: the defaults).
    */
@@ -129,6 +135,26 @@ export declare class NativeDefinition {
    * object, of one of its instances when given (a number).
    */
   subtreeScale(obj: string, component: string, instance?: string | undefined | null): string
+}
+
+/** One operation of the cluster protocol (`NativeCatalog.clusterSession`). */
+export declare class NativeSession {
+  /**
+   * The requests to make now, a JSON array of `{path}` (empty: the
+   * operation is over).
+   */
+  requests(): string
+  /**
+   * The replies to the requests, in their order: a JSON array of
+   * `{status, body}` (the server answered) or `{error}` (it could not be
+   * reached). A failure that ends the operation is this call's error.
+   */
+  feed(replies: string): string
+  /**
+   * The outcome (`ClusterOutcome::to_value`), or the error that ended
+   * the operation. The session is then spent.
+   */
+  finish(): string
 }
 
 /** Panic inside an entry point (tests of the panic guard only). */

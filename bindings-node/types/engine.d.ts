@@ -49,7 +49,13 @@ export type ErrorCode =
   | 'no_definition'
   | 'invalid_object'
   | 'update'
-  | 'usage';
+  | 'usage'
+  | 'unreachable'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'api'
+  | 'no_config';
 /**
  * Severity of a validation finding.
  *
@@ -626,6 +632,11 @@ export interface EngineError {
    * For [`ErrorCode::Validation`]: every finding (errors and warnings).
    */
   findings: Finding[];
+  /**
+   * Live clusters: the HTTP status the server answered with, when it
+   * answered.
+   */
+  status?: number | null;
 }
 /**
  * Where something happened. Every part is optional; only the parts that are
@@ -676,6 +687,11 @@ export interface Location {
    * Path inside the object (workload or pod), e.g. `spec.containers[0].resources.requests.cpu`.
    */
   objectPath?: string | null;
+  /**
+   * Live clusters: the API request (path and query) that failed, e.g.
+   * `/apis/jobset.x-k8s.io/v1alpha2/namespaces/ml/jobsets?limit=500`.
+   */
+  request?: string | null;
 }
 /**
  * One validation finding.
@@ -1260,20 +1276,23 @@ export interface WorkloadSummary {
   error?: EngineError | null;
 }
 /**
- * A definition stored in the cluster that was not used: why, as a stable
- * reason (`invalid` or `collision`), the object, and a message.
+ * Something a cluster operation left out, and why. `reason` is stable:
+ * `forbidden` (HTTP 403), `no_crd` (a type or the definition CRDs are not
+ * served), `api` (another failure status, or an unreadable answer),
+ * `invalid` or `collision` (a definition stored in the cluster that was
+ * not used). `object` names what was left out: a type (`plural.group`), a
+ * group version (`group/version`) or a definition object (`Karta/name`).
  *
  * This interface was referenced by `EngineTypes`'s JSON-Schema
  * via the `definition` "ClusterDefinitionWarning".
  */
 export interface ClusterDefinitionWarning {
   /**
-   * `invalid` (it does not compile) or `collision` (another cluster
-   * definition of the same root type was used).
+   * Why, as a stable word.
    */
   reason: string;
   /**
-   * `Kind/name` of the definition object.
+   * What was left out.
    */
   object: string;
   /**

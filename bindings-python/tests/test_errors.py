@@ -88,6 +88,19 @@ def usage_error() -> Any:
                     {"components": {"nope": {"podSpecs": {"": {}}}}})
 
 
+def _cluster(status: Any) -> Any:
+    """The first batch of a listing (discovery) answered with `status`."""
+    session = wl.Catalog().cluster_session({"list": {"type": "jobsets", "namespace": "ml"}})
+    body = b'{"kind": "Status", "message": "no"}' if status is not None else "connection refused"
+    return session.feed([(status, body) for _ in session.requests()])
+
+
+def no_config_error() -> Any:
+    from workload_lens.kube import Cluster
+
+    return Cluster(kubeconfig="/nonexistent/kubeconfig")
+
+
 CASES = [
     (parse_error, wl.ParseError, "parse"),
     (validation_error, wl.ValidationError, "validation"),
@@ -100,6 +113,12 @@ CASES = [
     (invalid_object_error, wl.InvalidObjectError, "invalid_object"),
     (update_error, wl.UpdateError, "update"),
     (usage_error, wl.UsageError, "usage"),
+    (lambda: _cluster(500), wl.ApiError, "api"),
+    (lambda: _cluster(None), wl.UnreachableError, "unreachable"),
+    (lambda: _cluster(401), wl.UnauthorizedError, "unauthorized"),
+    (lambda: _cluster(403), wl.ForbiddenError, "forbidden"),
+    (lambda: _cluster(404), wl.NotFoundError, "not_found"),
+    (no_config_error, wl.NoConfigError, "no_config"),
 ]
 
 
@@ -126,7 +145,8 @@ def test_error_class(fn: Any, cls: Type[wl.WorkloadLensError], code: str) -> Non
 def test_every_code_has_a_class() -> None:
     assert sorted(c for _, _, c in CASES) == sorted(
         ["parse", "validation", "jq_compile", "jq_runtime", "conversion", "count_mismatch", "limit",
-         "no_definition", "invalid_object", "update", "usage"])
+         "no_definition", "invalid_object", "update", "usage", "api", "unreachable", "unauthorized",
+         "forbidden", "not_found", "no_config"])
     assert {cls for _, cls, _ in CASES} == {
         getattr(wl, n) for n in wl.__all__ if n.endswith("Error") and n != "WorkloadLensError"}
 

@@ -527,6 +527,8 @@ class ClusterSession:
 
     __slots__ = ("_native",)
 
+    _native: Any
+
     def requests(self) -> List[str]:
         """The paths (with their query) to GET now, all at once if you
         like; empty when the operation is over."""

@@ -78,8 +78,8 @@ mod tree;
 mod yaml;
 
 pub use document::SourceDocument;
-pub use json::{HostRead, read_host_value};
 pub(crate) use json::check_value_limits;
+pub use json::{HostRead, read_host_value};
 pub(crate) use objects::read_input;
 pub use objects::{InputObjects, InputShape};
 pub(crate) use objects::{SourceItem, split_into, type_name};
