@@ -294,8 +294,17 @@ export interface ClusterDescribeQuery {
   chunkSize?: number;
   served?: ApiResource[];
 }
+/** A query of the cluster protocol's `definitions` (the Karta and ResourceInterface objects in the cluster). */
+export interface ClusterDefinitionsQuery {
+  chunkSize?: number;
+  served?: ApiResource[];
+}
 /** An operation of the cluster protocol. */
-export type ClusterOperation = 'discover' | { list: ClusterListQuery } | { describe: ClusterDescribeQuery };
+export type ClusterOperation =
+  | 'discover'
+  | { list: ClusterListQuery }
+  | { describe: ClusterDescribeQuery }
+  | { definitions: ClusterDefinitionsQuery };
 /** A reply to a request: the server's status and body, or no answer. */
 export type ClusterReply = { status: number; body: string } | { error: string };
 
@@ -309,7 +318,7 @@ export class ClusterSession {
   requests(): string[];
   /** The replies to `requests()`, in their order. Throws the error that ends the operation. */
   feed(replies: ClusterReply[]): void;
-  /** The outcome (discovery, listing or description), or the error that ended the operation. */
+  /** The outcome (discovery, listing, description or definitions), or the error that ended the operation. */
   finish(): Record<string, unknown>;
 }
 

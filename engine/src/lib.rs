@@ -71,8 +71,9 @@ pub use cluster::api::{
     code_of_status, collection_path, encode, list_request, object_path, resource_for, watch_request,
 };
 pub use cluster::protocol::{
-    ClusterOp, ClusterOutcome, ClusterSession, DEFAULT_CHUNK_SIZE, DescribeQuery, Description,
-    Discovery, ListQuery, Listing, MAX_LIST_PAGES, MAX_OWNER_ROUNDS, Reply, Request,
+    ClusterDefinitions, ClusterOp, ClusterOutcome, ClusterSession, DEFAULT_CHUNK_SIZE,
+    DefinitionsQuery, DescribeQuery, Description, Discovery, ListQuery, Listing, MAX_LIST_PAGES,
+    MAX_OWNER_ROUNDS, Reply, Request,
 };
 pub use cluster::{
     ApiResource, ClusterDefinitionWarning, ClusterWarning, ListOptions, OwnerKind, Usage, UsageRow,

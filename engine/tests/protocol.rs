@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 use workload_lens::{
-    ClusterOp, ClusterOutcome, ClusterSession, DescribeQuery, Engine, ErrorCode, ListQuery,
-    MAX_LIST_PAGES, MAX_OWNER_ROUNDS, Reply,
+    ClusterOp, ClusterOutcome, ClusterSession, DefinitionsQuery, DescribeQuery, Engine, ErrorCode,
+    ListQuery, MAX_LIST_PAGES, MAX_OWNER_ROUNDS, Reply,
 };
 
 fn engine() -> Engine {
@@ -297,4 +297,65 @@ fn replies_read_as_json() {
     ));
     let op: ClusterOp = serde_json::from_value(json!("discover")).unwrap();
     assert_eq!(op, ClusterOp::Discover);
+}
+
+#[test]
+fn the_definitions_op_reads_the_clusters_definitions_into_an_engine() {
+    let mut server = discovery();
+    // The Karta CRD is served, and one Karta covers ex.test/v1 Owner0.
+    let groups: Value = serde_json::from_str(match &server["/apis"] {
+        Reply::Http { body, .. } => body,
+        _ => unreachable!(),
+    })
+    .unwrap();
+    let mut groups = groups;
+    groups["groups"].as_array_mut().unwrap().push(
+        json!({"name": "run.ai", "versions": [{"version": "v1alpha1"}], "preferredVersion": {"version": "v1alpha1"}}),
+    );
+    server.insert("/apis".into(), Reply::ok(groups.to_string()));
+    server.insert(
+        "/apis/run.ai/v1alpha1".into(),
+        Reply::ok(
+            json!({"resources": [{"name": "kartas", "singularName": "karta", "namespaced": false, "kind": "Karta"}]})
+                .to_string(),
+        ),
+    );
+    let karta = json!({"apiVersion": "run.ai/v1alpha1", "kind": "Karta", "metadata": {"name": "owner0"},
+        "spec": {"structureDefinition": {
+            "rootComponent": {"name": "owner", "kind": {"group": "ex.test", "version": "v1", "kind": "Owner0"},
+                "statusDefinition": {"phaseDefinition": {"path": ".status.phase"}}},
+            "childComponents": [{"name": "worker", "ownerRef": "owner",
+                "kind": {"group": "", "version": "v1", "kind": "Pod"},
+                "specDefinition": {"podTemplateSpecPath": ".spec.template"}}]}}});
+    let mut session = engine().cluster_session(ClusterOp::Definitions(DefinitionsQuery::default()));
+    let made = drive(&mut session, &server, |p| {
+        (p == "/apis/run.ai/v1alpha1/kartas?limit=500").then(|| {
+            Reply::ok(
+                json!({"kind": "KartaList", "metadata": {}, "items": [karta.clone()]}).to_string(),
+            )
+        })
+    });
+    // Discovery, then the one definition type served; no workload is read.
+    assert_eq!(
+        made.last().unwrap(),
+        "/apis/run.ai/v1alpha1/kartas?limit=500"
+    );
+    assert!(
+        !made
+            .iter()
+            .any(|p| p.contains("owner0s") || p.contains("jobsets"))
+    );
+    let Ok(ClusterOutcome::Definitions(d)) = session.finish() else {
+        panic!("not the definitions")
+    };
+    assert_eq!(d.objects, [karta]);
+    assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+    let covered = |e: &Engine| -> Vec<String> {
+        e.covered_types(&d.served)
+            .into_iter()
+            .map(|r| r.kind)
+            .collect()
+    };
+    assert!(covered(&d.engine).contains(&"Owner0".to_string()));
+    assert!(!covered(&engine()).contains(&"Owner0".to_string()));
 }

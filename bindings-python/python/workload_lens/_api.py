@@ -692,9 +692,11 @@ class Catalog:
         """Start one operation of the engine's cluster protocol with this
         catalog's definitions (the cluster's own are read and put over the
         bundled ones; yours stay on top). ``operation`` is ``"discover"``,
-        ``{"list": ListQuery}`` or ``{"describe": DescribeQuery}`` (camelCase
-        fields: ``type``, ``name``, ``namespace``, ``labelSelector``,
-        ``phases``, ``allTypes``, ``chunkSize``, ``served``); ``server``
+        ``{"list": ListQuery}``, ``{"describe": DescribeQuery}`` or
+        ``{"definitions": {}}`` (the Karta and ResourceInterface objects in
+        the cluster; camelCase fields: ``type``, ``name``, ``namespace``,
+        ``labelSelector``, ``phases``, ``allTypes``, ``chunkSize``,
+        ``served``); ``server``
         names the API server in messages. See :class:`ClusterSession`.
         Raises :class:`UsageError` for an operation it cannot read."""
         if server is not None and not isinstance(server, str):

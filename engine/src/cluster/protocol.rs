@@ -196,6 +196,29 @@ pub struct DescribeQuery {
     pub served: Option<Vec<ApiResource>>,
 }
 
+/// What `Cluster.engine()` reads in the bindings: the definitions stored
+/// in the cluster (Karta and ResourceInterface objects).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DefinitionsQuery {
+    /// Objects per list page (0: one page).
+    #[serde(default = "default_chunk")]
+    pub chunk_size: usize,
+    /// The served resources, as in [`ListQuery::served`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub served: Option<Vec<ApiResource>>,
+}
+
+impl Default for DefinitionsQuery {
+    fn default() -> Self {
+        DefinitionsQuery {
+            chunk_size: DEFAULT_CHUNK_SIZE,
+            served: None,
+        }
+    }
+}
+
 /// An operation of the protocol.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -207,6 +230,8 @@ pub enum ClusterOp {
     List(ListQuery),
     /// `describe TYPE/NAME`.
     Describe(DescribeQuery),
+    /// The definitions stored in the cluster.
+    Definitions(DefinitionsQuery),
 }
 
 /// What discovery found.
@@ -280,6 +305,26 @@ pub struct Description {
     pub engine: Engine,
 }
 
+/// The definitions stored in the cluster, and the engine they make.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterDefinitions {
+    /// The Karta and ResourceInterface objects read, as read (those not
+    /// used among them too: the warnings say why).
+    pub objects: Vec<Value>,
+    /// What was left out, and why: definition types not installed or not
+    /// readable, objects invalid or colliding.
+    pub warnings: Vec<ClusterWarning>,
+    /// Every served resource.
+    pub served: Vec<ApiResource>,
+    /// This engine with the cluster's definitions over its catalog's (its
+    /// user definitions stay on top).
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub engine: Engine,
+}
+
 /// What an operation gives.
 #[derive(Debug, Clone)]
 pub enum ClusterOutcome {
@@ -289,6 +334,8 @@ pub enum ClusterOutcome {
     Listing(Box<Listing>),
     /// Of [`ClusterOp::Describe`].
     Description(Box<Description>),
+    /// Of [`ClusterOp::Definitions`].
+    Definitions(Box<ClusterDefinitions>),
 }
 
 impl Description {
@@ -310,7 +357,8 @@ impl ClusterOutcome {
     /// `{served, warnings}`; a listing's `{workloads, warnings, forbidden,
     /// types, resourceVersions, namespace?, served}`; a description's
     /// `{object, resolved, gang, warnings, resource, served}` (resolving it
-    /// may fail: that error is the outcome's).
+    /// may fail: that error is the outcome's); the definitions'
+    /// `{objects, warnings, served}`.
     pub fn to_value(&self) -> Result<Value> {
         let json = |r: serde_json::Result<Value>| {
             r.map_err(|e| Error::new(ErrorCode::Usage, format!("cannot serialize: {e}")))
@@ -318,6 +366,7 @@ impl ClusterOutcome {
         match self {
             ClusterOutcome::Discovery(d) => json(serde_json::to_value(d)),
             ClusterOutcome::Listing(l) => json(serde_json::to_value(l)),
+            ClusterOutcome::Definitions(d) => json(serde_json::to_value(d)),
             ClusterOutcome::Description(d) => {
                 let mut v = json(serde_json::to_value(d))?;
                 let resolved = json(serde_json::to_value(d.resolved()?))?;
@@ -432,6 +481,7 @@ impl ClusterSession {
             ClusterOp::Discover => None,
             ClusterOp::List(q) => q.served.clone(),
             ClusterOp::Describe(q) => q.served.clone(),
+            ClusterOp::Definitions(q) => q.served.clone(),
         };
         let mut s = ClusterSession {
             base: engine.clone(),
@@ -555,6 +605,7 @@ impl ClusterSession {
             resource,
             pods,
             owners,
+            definitions,
             ..
         } = self;
         let engine = engine.unwrap_or(base);
@@ -575,6 +626,14 @@ impl ClusterSession {
                     namespace: q.namespace,
                     served,
                     owners,
+                    engine,
+                }))
+            }
+            ClusterOp::Definitions(_) => {
+                ClusterOutcome::Definitions(Box::new(ClusterDefinitions {
+                    objects: definitions,
+                    warnings,
+                    served,
                     engine,
                 }))
             }
@@ -632,6 +691,7 @@ impl ClusterSession {
             ClusterOp::Discover => DEFAULT_CHUNK_SIZE,
             ClusterOp::List(q) => q.chunk_size,
             ClusterOp::Describe(q) => q.chunk_size,
+            ClusterOp::Definitions(q) => q.chunk_size,
         }
     }
 
@@ -959,6 +1019,10 @@ impl ClusterSession {
                 }
                 Stage::Definitions => {
                     self.use_definitions();
+                    if matches!(self.op, ClusterOp::Definitions(_)) {
+                        self.stage = Stage::Done;
+                        continue;
+                    }
                     self.stage = Stage::Target;
                     self.target()?;
                 }
@@ -994,6 +1058,9 @@ impl ClusterSession {
         let (engine, warnings) = self.base.with_cluster_definitions(&objects);
         self.warnings.extend(warnings);
         self.engine = Some(engine);
+        if matches!(self.op, ClusterOp::Definitions(_)) {
+            self.definitions = objects;
+        }
     }
 
     /// The workloads asked for: the types' lists, one object, or the
@@ -1001,7 +1068,7 @@ impl ClusterSession {
     fn target(&mut self) -> Result<()> {
         let op = self.op.clone();
         match op {
-            ClusterOp::Discover => Ok(()),
+            ClusterOp::Discover | ClusterOp::Definitions(_) => Ok(()),
             ClusterOp::List(q) => {
                 self.types = match &q.type_ {
                     Some(t) => vec![self.engine().find_type(t, &self.served)?],
@@ -1045,7 +1112,7 @@ impl ClusterSession {
     fn after_target(&mut self) -> Result<()> {
         let op = self.op.clone();
         match op {
-            ClusterOp::Discover => Ok(()),
+            ClusterOp::Discover | ClusterOp::Definitions(_) => Ok(()),
             ClusterOp::List(q) => {
                 if q.name.is_some() {
                     self.objects.extend(self.object.take());
@@ -1110,7 +1177,7 @@ impl ClusterSession {
         match &self.op {
             ClusterOp::Describe(q) => from_object.or_else(|| q.namespace.clone()),
             ClusterOp::List(q) => q.namespace.clone(),
-            ClusterOp::Discover => None,
+            ClusterOp::Discover | ClusterOp::Definitions(_) => None,
         }
     }
 
@@ -1121,7 +1188,7 @@ impl ClusterSession {
         let walk = match &self.op {
             ClusterOp::List(q) => top_level(q) && q.name.is_none(),
             ClusterOp::Describe(_) => !self.pods.is_empty(),
-            ClusterOp::Discover => false,
+            ClusterOp::Discover | ClusterOp::Definitions(_) => false,
         };
         if !walk || self.rounds >= MAX_OWNER_ROUNDS {
             return false;
