@@ -17,6 +17,7 @@ import socket
 import time
 from pathlib import Path
 from typing import Any, Dict, Iterator, List
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -149,20 +150,20 @@ def test_all_types_lists_top_level_workloads_only(cluster: "Cluster") -> None:
 
 
 def test_paging(cluster: "Cluster", monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: List[Any] = []
-    get = cluster._get
+    calls: List[Dict[str, List[str]]] = []
+    reply = cluster._reply
 
-    def counting(path: str, query: Any = ()) -> bytes:
-        if path.endswith("/namespaces/lens-paging/jobsets"):
-            calls.append(dict(query))
-        return get(path, query)
+    def counting(path: str) -> Any:
+        if "/namespaces/lens-paging/jobsets?" in path:
+            calls.append(parse_qs(urlsplit(path).query))
+        return reply(path)
 
-    monkeypatch.setattr(cluster, "_get", counting)
+    monkeypatch.setattr(cluster, "_reply", counting)
     rows = cluster.list("jobsets", namespace="lens-paging", chunk_size=5).workloads
     assert len(rows) == 23 and len({r["uid"] for r in rows}) == 23
     assert names(rows) == [f"page-{i:02d}" for i in range(23)]
-    assert len(calls) == 5 and all(c["limit"] == 5 for c in calls)
-    assert "continue" not in calls[0] and all(c["continue"] for c in calls[1:])
+    assert len(calls) == 5 and all(c["limit"] == ["5"] for c in calls)
+    assert "continue" not in calls[0] and all(c["continue"][0] for c in calls[1:])
     assert all((r["pods"], r["gpus"], r["statuses"]) == (1, 1, ["Initializing"]) for r in rows)
     monkeypatch.undo()
     # One page, and no paging at all, give the same rows.
@@ -301,9 +302,9 @@ def test_a_type_the_server_fails_to_list() -> None:
     listing = c.list(all_types=True, all_namespaces=True)
     assert "llama" in names(listing.workloads)
     warning = {w["object"]: w for w in listing.warnings}["flakies.lens.test"]
-    assert warning["reason"] == "unreachable" and "500" in warning["message"], warning
+    assert warning["reason"] == "api" and "500" in warning["message"], warning
     assert listing.forbidden == []
-    with pytest.raises(ClusterError, match="cannot list flakies.lens.test") as e:
+    with pytest.raises(ClusterError, match="listing flakies.lens.test") as e:
         c.list("flakies", all_namespaces=True)
     assert (e.value.code, e.value.status, type(e.value)) == ("api", 500, ClusterError)
     # Not covered without the definition: no warning about it.
@@ -312,7 +313,7 @@ def test_a_type_the_server_fails_to_list() -> None:
 
 
 def test_not_found(cluster: "Cluster") -> None:
-    with pytest.raises(NotFound, match="JobSet nope not found in namespace lens-train") as e:
+    with pytest.raises(NotFound, match="JobSet 'nope' not found in namespace lens-train") as e:
         cluster.describe("jobsets", "nope", namespace="lens-train")
     assert e.value.status == 404
     with pytest.raises(NotFound):
@@ -346,7 +347,7 @@ def test_unreachable_server_fails_quickly(live_dir: Path, tmp_path: Path) -> Non
     # The port is closed now: connections are refused.
     c = Cluster(kubeconfig=kubeconfig_with(live_dir, tmp_path, server=f"https://127.0.0.1:{port}"))
     start = time.monotonic()
-    with pytest.raises(Unreachable, match=f"cannot reach the API server https://127.0.0.1:{port}") as e:
+    with pytest.raises(Unreachable, match=f"cannot reach https://127.0.0.1:{port}") as e:
         c.list("jobsets", namespace="lens-train")
     assert time.monotonic() - start < 10
     assert e.value.status is None
@@ -354,7 +355,7 @@ def test_unreachable_server_fails_quickly(live_dir: Path, tmp_path: Path) -> Non
 
 def test_unauthorized(live_dir: Path, tmp_path: Path) -> None:
     c = Cluster(kubeconfig=kubeconfig_with(live_dir, tmp_path, token="not-a-token"))
-    with pytest.raises(Unauthorized, match="did not accept the credentials") as e:
+    with pytest.raises(Unauthorized, match="refused the credentials") as e:
         c.list("jobsets", namespace="lens-train")
     assert e.value.status == 401
 
@@ -412,3 +413,19 @@ def test_readme_live_example(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)
     for code in blocks:
         exec(compile(code, f"{README}:live", "exec"), {"__name__": "__readme__"})
+
+
+def test_engine_definitions_win_over_the_cluster() -> None:
+    """A catalog given as ``engine`` with your own definition in it: that
+    definition stays over the cluster's (the engine's rule, as
+    ``definitions=`` and the CLI's files; docs/compatibility.md)."""
+    mine = wl.Catalog([REPO / "definitions" / "ray-io-raycluster-v1.yaml"])
+    c = Cluster(engine=mine)
+    row = c.list("rayclusters", namespace="lens-serve").workloads[0]
+    assert (row["definition"], row["origin"]) == ("ray-io-raycluster-v1", "user")
+    engine, _ = c.engine()
+    d = engine.lookup("ray.io/v1", "RayCluster")
+    assert d is not None and d.origin == "user"
+    # Without it, the cluster's Karta is used.
+    row = Cluster().list("rayclusters", namespace="lens-serve").workloads[0]
+    assert row["origin"] == "cluster"

@@ -2,12 +2,15 @@
 cluster through the official ``kubernetes`` client
 (``pip install 'workload-lens[kube]'``).
 
-This module only does IO: it reads discovery, lists objects page by page
-(``limit``/``continue``) and hands the raw response bytes to the engine,
-which decides everything else (which type a name means, which types a
-definition covers, the definitions stored in the cluster, the listing's
-rows, which owners to fetch, how pods are attributed, the usage totals), the
-same way the CLI and the Node module do. Responses are never turned into
+This module only does IO: it drives the engine's cluster protocol
+(:meth:`workload_lens.Catalog.cluster_session`), making the plain GETs the
+engine asks for with the client's configuration and credentials, a batch at
+a time, and handing the raw replies back. The engine decides everything
+else, the same way for the CLI and the Node module: what to request
+(discovery, the definitions stored in the cluster, list pages, the owner
+walk), which type a name means, which types a definition covers, which
+failures end a call and which become warnings, the listing's rows, how pods
+are attributed, the usage totals. Responses are never turned into
 ``kubernetes`` model objects.
 
 ::
@@ -22,13 +25,10 @@ same way the CLI and the Node module do. Responses are never turned into
 from __future__ import annotations
 
 import concurrent.futures
-import json
 import os
-import re
 import threading
 import time
-from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
-from urllib.parse import quote
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Tuple, Union, cast
 
 from typing import TypedDict
 
@@ -45,7 +45,7 @@ except ImportError as _e:  # pragma: no cover - depends on the environment
 _kclient: Any = _kclient_module
 _kconfig: Any = _kconfig_module
 
-from ._api import Catalog, Definition, Source, compile_all, missing_owners, usage as _usage
+from ._api import Catalog, Definition, Source, compile_all, usage as _usage
 from ._errors import (
     ApiError,
     ForbiddenError,
@@ -54,9 +54,8 @@ from ._errors import (
     UnauthorizedError,
     UnreachableError,
     UsageError,
-    WorkloadLensError,
 )
-from .types import ApiResource, GangReport, OwnerKind, Resolved, Usage, WorkloadSummary
+from .types import ApiResource, GangReport, Resolved, Usage, WorkloadSummary
 
 __all__ = [
     "Cluster",
@@ -71,12 +70,10 @@ __all__ = [
     "Unreachable",
 ]
 
-#: The API groups and resources of the definitions a cluster stores.
-_DEFINITION_TYPES = (("run.ai", "kartas"), ("optimization.nvidia.com", "resourceinterfaces"))
-#: At most this many rounds of owner fetches (Pod -> Job -> JobSet is two).
-_OWNER_ROUNDS = 6
 #: Discovery is read again after this many seconds.
 _DISCOVERY_TTL = 60.0
+#: At most this many requests of one batch at once.
+_PARALLEL = 8
 
 
 # --- errors -------------------------------------------------------------------
@@ -98,12 +95,13 @@ NotFound = NotFoundError
 
 
 class ClusterWarning(TypedDict):
-    """Something that was left out, with a stable ``reason``: ``forbidden``
-    (403 on a type), ``no_crd`` (a type discovery showed is no longer
-    served), ``unreachable`` (a group discovery or the server could not
-    answer), ``invalid`` or ``collision`` (a definition stored in the
-    cluster that was not used). ``object`` is a type (``plural.group``) or
-    a definition object (``Karta/name``)."""
+    """Something that was left out, with a stable ``reason`` (the engine's
+    ``ClusterWarning``): ``forbidden`` (403 on a type), ``no_crd`` (no
+    definition type installed, or a type discovery showed is no longer
+    served), ``api`` (a group's discovery, a type or an owner kind failed
+    otherwise), ``invalid`` or ``collision`` (a definition stored in the
+    cluster that was not used). ``object`` is a type (``plural.group``), a
+    group version, or a definition object (``Karta/name``)."""
 
     reason: str
     object: str
@@ -139,59 +137,7 @@ class Description(NamedTuple):
     warnings: List[ClusterWarning]
 
 
-class _HttpError(ApiError):
-    """Another HTTP status: handled where it is expected (a type's warning),
-    raised as it is elsewhere."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(f"HTTP {status}: {message}", status=status)
-        self.detail = message
-
-
 # --- helpers ------------------------------------------------------------------
-
-
-def _type_name(r: ApiResource) -> str:
-    return f"{r['plural']}.{r['group']}" if r["group"] else r["plural"]
-
-
-def _api_version(r: ApiResource) -> str:
-    return f"{r['group']}/{r['version']}" if r["group"] else r["version"]
-
-
-def _collection(r: ApiResource, namespace: Optional[str]) -> str:
-    base = f"/apis/{r['group']}/{r['version']}" if r["group"] else f"/api/{r['version']}"
-    if r["namespaced"] and namespace:
-        return f"{base}/namespaces/{quote(namespace, safe='')}/{r['plural']}"
-    return f"{base}/{r['plural']}"
-
-
-# The list metadata of a raw list response, read without parsing the items:
-# built-in lists put it first, custom resources (keys sorted) last.
-_META_FIRST = re.compile(rb'^\s*\{"kind":"[^"]*","apiVersion":"[^"]*","metadata":\{([^{}]*)\}')
-_META_LAST = re.compile(rb',"metadata":\{([^{}]*)\}\}\s*$')
-_CONTINUE = re.compile(rb'"continue":"([^"\\]*)"')
-
-
-def _continue_token(page: bytes) -> Optional[str]:
-    m = _META_FIRST.match(page) or _META_LAST.search(page[-4096:])
-    if m is not None:
-        c = _CONTINUE.search(m.group(1))
-        return c.group(1).decode("ascii", "replace") if c and c.group(1) else None
-    try:
-        meta = json.loads(page).get("metadata") or {}
-    except ValueError:
-        return None
-    token = meta.get("continue")
-    return str(token) if token else None
-
-
-def _status_message(body: bytes, fallback: str) -> str:
-    try:
-        m = json.loads(body).get("message")
-        return str(m) if m else fallback
-    except (ValueError, AttributeError):
-        return body[:200].decode("utf-8", "replace").strip() or fallback
 
 
 def _user_definitions(definitions: Any) -> List[Any]:
@@ -223,9 +169,10 @@ class Cluster:
     Definitions: the bundled catalog (or ``engine``, a :class:`Catalog`),
     then the definitions stored in the cluster (Karta ``run.ai/v1alpha1`` and
     ResourceInterface ``optimization.nvidia.com/v1alpha1`` objects, read on
-    every call), then ``definitions`` (a source, :class:`Definition`,
-    iterable of them, or a :class:`Catalog`'s own definitions), each
-    replacing the one before for the same type.
+    every call), then your own: ``engine``'s added definitions and
+    ``definitions`` (a source, :class:`Definition`, iterable of them, or a
+    :class:`Catalog`'s own definitions), each replacing the one before for
+    the same type (the engine's rule, as in the CLI and Node).
 
     ``timeout`` is the (connect, read) timeout of each request, in seconds.
     """
@@ -242,11 +189,15 @@ class Cluster:
     ) -> None:
         if engine is not None and not isinstance(engine, Catalog):
             raise TypeError(f"engine must be a workload_lens.Catalog, not {type(engine).__name__}")
-        self._base = engine if engine is not None else Catalog()
-        # Compiled once, here (a bad definition fails now), in the given order.
-        self._user: List[Definition] = []
+        base = engine if engine is not None else Catalog()
+        # The catalog every operation starts from: ``engine`` (a copy) with
+        # the user's definitions on top, compiled once, here (a bad
+        # definition fails now), in the given order. The engine puts the
+        # cluster's definitions between the two.
+        self._catalog, _ = base.with_cluster_definitions([])
         for d in _user_definitions(definitions):
-            self._user.extend([d] if isinstance(d, Definition) else compile_all(d))
+            for one in [d] if isinstance(d, Definition) else compile_all(d):
+                self._catalog.add(one)
         self._timeout = timeout
         self.namespace = "default"
         if api_client is not None:
@@ -289,73 +240,50 @@ class Cluster:
 
     # --- IO ---------------------------------------------------------------------
 
-    def _get(self, path: str, query: Sequence[Tuple[str, Any]] = ()) -> bytes:
-        """One GET, the raw body. Raises :class:`Unreachable` when the server
-        cannot be reached, :class:`Unauthorized` on 401 and ``_HttpError``
-        (code ``api``) for other statuses."""
+    def _reply(self, path: str) -> Tuple[Optional[int], bytes]:
+        """One GET the engine asked for (``path`` with its query), as its
+        reply: ``(status, body)`` whatever the status, or ``(None, why)``
+        when the server could not be reached. What either means is the
+        engine's."""
         client = self.api_client
         headers = {"Accept": "application/json"}
         try:
             if hasattr(client, "param_serialize"):
                 method, url, hdrs, body, post = client.param_serialize(
-                    "GET", path, query_params=list(query), header_params=headers, auth_settings=["BearerToken"]
+                    "GET", path, header_params=headers, auth_settings=["BearerToken"]
                 )
                 resp = client.call_api(method, url, hdrs, body, post, _request_timeout=self._timeout)
-                status, data = int(resp.status), resp.read()
-            else:  # older kubernetes clients
-                resp = client.call_api(
-                    path, "GET", query_params=list(query), header_params=headers, auth_settings=["BearerToken"],
-                    _preload_content=False, _return_http_data_only=True, _request_timeout=self._timeout,
-                )
-                status, data = int(resp.status), resp.data
-        except _kclient.ApiException as e:
-            if e.status and e.status != 0:
-                status, data = int(e.status), (e.body or b"")
-                if isinstance(data, str):
-                    data = data.encode("utf-8")
-            else:
-                raise Unreachable(self._unreachable(e.reason)) from None
-        except Exception as e:  # noqa: BLE001 - urllib3 and socket errors
-            if isinstance(e, (WorkloadLensError, TypeError, AttributeError)):
-                raise
-            raise Unreachable(self._unreachable(e)) from None
-        if 200 <= status < 300:
-            return bytes(data)
-        message = _status_message(bytes(data or b""), f"HTTP {status}")
-        if status == 401:
-            raise Unauthorized(
-                f"the API server {self._host()} did not accept the credentials (401: {message}); "
-                "check the kubeconfig's user or refresh its token",
-                status=401,
+                return int(resp.status), bytes(resp.read() or b"")
+            resp = client.call_api(  # older kubernetes clients
+                path, "GET", header_params=headers, auth_settings=["BearerToken"],
+                _preload_content=False, _return_http_data_only=True, _request_timeout=self._timeout,
             )
-        raise _HttpError(status, message)
+            return int(resp.status), bytes(resp.data or b"")
+        except _kclient.ApiException as e:
+            if not e.status:
+                return None, str(e.reason).encode("utf-8", "replace")
+            data = e.body or b""
+            return int(e.status), data.encode("utf-8") if isinstance(data, str) else bytes(data)
+        except (TypeError, AttributeError):
+            raise  # a misconfigured api_client: the caller's bug, as it is
+        except Exception as e:  # noqa: BLE001 - urllib3 and socket errors
+            return None, str(e).encode("utf-8", "replace")
 
     def _host(self) -> str:
         return str(getattr(getattr(self.api_client, "configuration", None), "host", "?"))
 
-    def _unreachable(self, e: Any) -> str:
-        return (
-            f"cannot reach the API server {self._host()}: {e}; check that the cluster is up and that "
-            "the kubeconfig's server and context are right"
-        )
-
-    def _pages(self, path: str, chunk_size: int, label_selector: Optional[str] = None) -> List[bytes]:
-        """Every page of a list (``limit``/``continue``), raw."""
-        pages: List[bytes] = []
-        token: Optional[str] = None
-        while True:
-            query: List[Tuple[str, Any]] = []
-            if chunk_size > 0:
-                query.append(("limit", chunk_size))
-            if label_selector:
-                query.append(("labelSelector", label_selector))
-            if token:
-                query.append(("continue", token))
-            page = self._get(path, query)
-            pages.append(page)
-            token = _continue_token(page)
-            if not token:
-                return pages
+    def _run(self, operation: Union[str, Dict[str, Any]], catalog: Optional[Catalog] = None) -> Dict[str, Any]:
+        """Drive one operation of the engine's cluster protocol to its
+        outcome: each batch of requests at once (a few threads), the
+        replies fed back in order. The engine raises what ends it."""
+        session = (catalog or self._catalog).cluster_session(operation, server=self._host())
+        paths = session.requests()
+        if paths:
+            with concurrent.futures.ThreadPoolExecutor(max_workers=_PARALLEL) as pool:
+                while paths:
+                    session.feed(list(pool.map(self._reply, paths)))
+                    paths = session.requests()
+        return session.finish()
 
     # --- discovery ----------------------------------------------------------------
 
@@ -370,52 +298,9 @@ class Cluster:
         with self._lock:
             if not refresh and self._discovery is not None and time.monotonic() - self._discovery[0] < _DISCOVERY_TTL:
                 return self._discovery[1], self._discovery[2]
-        core = json.loads(self._get("/api/v1"))
-        groups = json.loads(self._get("/apis")).get("groups") or []
-        wanted: List[Tuple[str, str, bool]] = [("", "v1", True)]
-        for g in groups:
-            preferred = (g.get("preferredVersion") or {}).get("version")
-            for v in g.get("versions") or []:
-                wanted.append((g["name"], v["version"], v["version"] == preferred))
-        warnings: List[ClusterWarning] = []
-
-        def fetch(gv: Tuple[str, str, bool]) -> Any:
-            group, version, _ = gv
-            if not group:
-                return core
-            try:
-                return json.loads(self._get(f"/apis/{group}/{version}"))
-            except (_HttpError, Unreachable) as e:
-                return e
-
-        with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
-            answers = list(pool.map(fetch, wanted))
-        served: List[ApiResource] = []
-        for (group, version, preferred), answer in zip(wanted, answers):
-            if isinstance(answer, Exception):
-                warnings.append(
-                    ClusterWarning(
-                        reason="unreachable",
-                        object=f"{group}/{version}",
-                        message=f"discovery of {group}/{version} failed: {answer}; its types are left out",
-                    )
-                )
-                continue
-            for r in answer.get("resources") or []:
-                if "/" in r.get("name", ""):
-                    continue  # a subresource (status, scale, log, ...)
-                served.append(
-                    ApiResource(
-                        group=group,
-                        version=version,
-                        kind=r.get("kind", ""),
-                        plural=r["name"],
-                        singular=r.get("singularName") or "",
-                        shortNames=list(r.get("shortNames") or []),
-                        namespaced=bool(r.get("namespaced")),
-                        preferred=preferred,
-                    )
-                )
+        out = self._run("discover")
+        served = cast(List[ApiResource], out["served"])
+        warnings = cast(List[ClusterWarning], out["warnings"])
         with self._lock:
             self._discovery = (time.monotonic(), served, warnings)
         return served, warnings
@@ -425,49 +310,12 @@ class Cluster:
     def engine(self) -> Tuple[Catalog, List[ClusterWarning]]:
         """The catalog this cluster's workloads resolve with (bundled or
         ``engine``, then the cluster's definition objects, then
-        ``definitions``) and the warnings about definition objects not used."""
+        ``definitions``) and the warnings about definition objects not used
+        or not readable."""
         served, _ = self._discover()
-        return self._engine(served, 500)
-
-    def _engine(self, served: List[ApiResource], chunk_size: int) -> Tuple[Catalog, List[ClusterWarning]]:
-        pages: List[bytes] = []
-        warnings: List[ClusterWarning] = []
-        installed = 0
-        for group, plural in _DEFINITION_TYPES:
-            for r in served:
-                if r["group"] == group and r["plural"] == plural and r["preferred"]:
-                    installed += 1
-                    try:
-                        pages.extend(self._pages(_collection(r, None), chunk_size))
-                    except _HttpError as e:
-                        warnings.append(self._type_warning(r, e))
-        if installed == 0:
-            # As the CLI and Node say it.
-            warnings.append(ClusterWarning(
-                reason="no_crd", object="kartas.run.ai",
-                message="no definitions in the cluster: neither kartas.run.ai nor "
-                "resourceinterfaces.optimization.nvidia.com is installed; the catalog is used",
-            ))
-        catalog, dw = self._base.with_cluster_definitions(pages)
-        for d in self._user:
-            catalog.add(d)
-        warnings.extend(ClusterWarning(reason=w["reason"], object=w["object"], message=w["message"]) for w in dw)
-        return catalog, warnings
-
-    @staticmethod
-    def _type_warning(r: ApiResource, e: _HttpError) -> ClusterWarning:
-        name = _type_name(r)
-        if e.status == 403:
-            return ClusterWarning(
-                reason="forbidden", object=name,
-                message=f"{name}: not allowed to list ({e.detail}); ask for 'list' on {name} to see them",
-            )
-        if e.status == 404:
-            return ClusterWarning(
-                reason="no_crd", object=name,
-                message=f"{name}: the server no longer serves this type (404: {e.detail})",
-            )
-        return ClusterWarning(reason="unreachable", object=name, message=f"{name}: HTTP {e.status}: {e.detail}")
+        out = self._run({"definitions": {"served": served}})
+        catalog, _ = self._catalog.with_cluster_definitions(out["objects"])
+        return catalog, cast(List[ClusterWarning], out["warnings"])
 
     # --- listing -----------------------------------------------------------------
 
@@ -501,86 +349,23 @@ class Cluster:
             raise TypeError("phases must be an iterable of str, not a single string")
         if (type is None) == (not all_types):
             raise UsageError("name a type, or pass all_types=True (not both)")
-        if not isinstance(chunk_size, int) or chunk_size < 0:
+        if not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or chunk_size < 0:
             raise UsageError("chunk_size must be a non-negative int (0: no paging)")
-        served, warnings = self._discover()
-        warnings = list(warnings)
-        catalog, dw = self._engine(served, chunk_size)
-        warnings.extend(dw)
-        ns = None if all_namespaces else (namespace or self.namespace)
-        if all_types:
-            listed = catalog.covered_types(served)
-        else:
-            listed = [catalog.find_type(str(type), served)]
-        objects: List[bytes] = []
-        forbidden: List[str] = []
-        for r in listed:
-            try:
-                objects.extend(self._pages(_collection(r, ns), chunk_size, label_selector))
-            except _HttpError as e:
-                where = f" in namespace {ns}" if ns and r["namespaced"] else ""
-                if not all_types and e.status == 403:
-                    raise Forbidden(
-                        f"not allowed to list {_type_name(r)}{where} ({e.detail}); ask for 'list' on "
-                        f"{_type_name(r)}",
-                        status=403,
-                    ) from None
-                if not all_types:
-                    # The type asked for: its failure is the call's, as in
-                    # the CLI and Node.
-                    raise ClusterError(
-                        f"cannot list {_type_name(r)}{where}: HTTP {e.status}: {e.detail}", status=e.status
-                    ) from None
-                warnings.append(self._type_warning(r, e))
-                if e.status == 403:
-                    forbidden.append(_type_name(r))
-        owners: List[bytes] = []
-        if all_types:
-            done = [OwnerKind(apiVersion=_api_version(r), kind=r["kind"]) for r in listed]
-            owners = self._owners(objects, done, served, ns, chunk_size, warnings)
-        rows = catalog.list_workloads(objects, owners, top_level_only=all_types, phases=list(phases))
-        return Listing(rows, warnings, forbidden)
-
-    def _owners(
-        self,
-        items: List[bytes],
-        done: List[OwnerKind],
-        served: List[ApiResource],
-        namespace: Optional[str],
-        chunk_size: int,
-        warnings: List[ClusterWarning],
-    ) -> List[bytes]:
-        """The owners the items' controller chains go through, fetched kind
-        by kind in the namespace as the engine asks for them (a few
-        rounds)."""
-        owners: List[bytes] = []
-        done = list(done)
-        for _ in range(_OWNER_ROUNDS):
-            kinds = missing_owners(items + owners, done)
-            if not kinds:
-                break
-            for k in kinds:
-                done.append(k)
-                r = self._served_kind(served, k)
-                if r is None:
-                    continue
-                try:
-                    owners.extend(self._pages(_collection(r, namespace), chunk_size))
-                except _HttpError as e:
-                    warnings.append(self._type_warning(r, e))
-        return owners
-
-    @staticmethod
-    def _served_kind(served: List[ApiResource], k: OwnerKind) -> Optional[ApiResource]:
-        """The served resource of an owner reference's apiVersion and kind
-        (another served version of the group when that one is not)."""
-        group, _, version = k["apiVersion"].rpartition("/")
-        same = [r for r in served if r["group"] == group and r["kind"] == k["kind"]]
-        exact = [r for r in same if r["version"] == version]
-        if exact:
-            return exact[0]
-        pref = [r for r in same if r["preferred"]]
-        return (pref or same)[0] if same else None
+        served, discovery_warnings = self._discover()
+        query: Dict[str, Any] = {
+            "phases": [str(p) for p in phases],
+            "allTypes": all_types,
+            "chunkSize": chunk_size,
+            "served": served,
+        }
+        if type is not None:
+            query["type"] = str(type)
+        if not all_namespaces:
+            query["namespace"] = namespace or self.namespace
+        if label_selector:
+            query["labelSelector"] = label_selector
+        out = self._run({"list": query})
+        return Listing(out["workloads"], list(discovery_warnings) + out["warnings"], out["forbidden"])
 
     # --- one workload -------------------------------------------------------------
 
@@ -594,43 +379,12 @@ class Cluster:
 
         Raises :class:`NotFound` when there is no such workload,
         :class:`Forbidden` when it may not be read, and as :meth:`list`."""
-        served, warnings = self._discover()
-        warnings = list(warnings)
-        catalog, dw = self._engine(served, 500)
-        warnings.extend(dw)
-        r = catalog.find_type(type, served)
-        ns = (namespace or self.namespace) if r["namespaced"] else None
-        where = f" in namespace {ns}" if ns else ""
-        try:
-            obj = json.loads(self._get(f"{_collection(r, ns)}/{quote(name, safe='')}"))
-        except _HttpError as e:
-            if e.status == 404:
-                raise NotFound(
-                    f"{r['kind']} {name} not found{where}; list them with Cluster.list({r['plural']!r}"
-                    + (f", namespace={ns!r})" if ns else ")"),
-                    status=404,
-                ) from None
-            if e.status == 403:
-                raise Forbidden(
-                    f"not allowed to get {_type_name(r)} {name}{where} ({e.detail}); ask for 'get' on "
-                    f"{_type_name(r)}",
-                    status=403,
-                ) from None
-            raise ClusterError(f"cannot read {r['kind']} {name}{where}: HTTP {e.status}: {e.detail}",
-                               status=e.status) from None
-        pods: List[bytes] = []
-        pod_type = next((p for p in served if p["group"] == "" and p["plural"] == "pods"), None)
-        if pod_type is not None:
-            try:
-                pods = self._pages(_collection(pod_type, ns), 500)
-            except _HttpError as e:
-                warnings.append(self._type_warning(pod_type, e))
-        skip = [OwnerKind(apiVersion=str(obj.get("apiVersion", "")), kind=str(obj.get("kind", "")))]
-        owners = self._owners(pods, skip, served, ns, 500, warnings) if pods else []
-        items = pods + owners
-        resolved = catalog.resolve_in_namespace(obj, items)
-        gang = catalog.lookup_object(obj).gang_groups_pages(obj, items)
-        return Description(obj, resolved, gang, warnings)
+        served, discovery_warnings = self._discover()
+        query = {"type": str(type), "name": str(name), "namespace": namespace or self.namespace, "served": served}
+        out = self._run({"describe": query})
+        return Description(
+            out["object"], out["resolved"], out["gang"], list(discovery_warnings) + out["warnings"]
+        )
 
     # --- usage -----------------------------------------------------------------
 
