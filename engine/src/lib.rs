@@ -26,42 +26,47 @@
 #[cfg(test)]
 extern crate self as workload_lens;
 
-// The public surface is the re-exports below plus three modules: `model`
-// (the definition format's types), `source` (reading YAML/JSON within
-// limits, with positions) and `guide` (docs/api.md). Every other module is
-// private.
-mod budget;
-mod catalog;
-mod cluster;
-mod compile;
-mod component;
-mod definition;
-mod engine;
-mod error;
-mod expr;
-mod expression;
-mod gang;
-mod human;
+// The architecture, bottom up. The public surface is the re-exports below
+// plus three modules: `model` (the definition format's types), `source`
+// (reading YAML/JSON within limits, with positions) and `guide`
+// (docs/api.md). Every other module is private; the groups' modules are
+// also named at the root (`crate::resolve`, `crate::limits`, ...), so a
+// path says what a thing is, not which folder holds it. No file imports a
+// file that imports it back (engine/tests/layers.rs).
+
+/// Errors, limits and budgets, the format's types, quantities, patches.
+mod base;
+
+/// jq: parsing, checking, a fast path for plain paths, evaluation under the
+/// budget.
 pub(crate) mod jq;
-mod limits;
-pub mod model;
-mod patch;
-mod pods;
-mod preview;
-mod quantity;
-mod resolve;
-mod resolved;
-mod resources;
-mod scale;
-#[cfg(feature = "schema")]
-mod schema;
-mod selectors;
+
+/// Reading YAML and JSON text within limits, with positions.
 pub mod source;
-mod status;
-mod suspend;
-mod update;
-mod validate;
-mod verdict;
+
+/// One definition from text to compiled form: read, validated, compiled.
+mod format;
+
+/// The definition's sections (scale, status, pods, selectors, gang,
+/// suspend), each validated, compiled and evaluated in its own folder.
+mod features;
+
+/// One object through a definition: resolve, totals, updates.
+mod workload;
+
+/// The engine: definitions and limits held together, every operation.
+mod engine;
+
+/// Reading a live cluster, IO-free: the protocol and its rules.
+mod cluster;
+
+pub use base::model;
+use base::{budget, error, human, limits, patch, preview, quantity};
+use features::{gang, pods, scale, selectors, status, suspend};
+#[cfg(feature = "schema")]
+use format::schema;
+use format::{catalog, compile, component, definition, expr, expression, validate, verdict};
+use workload::{resolve, resolved, resources, update};
 
 #[cfg(test)]
 mod tests;
