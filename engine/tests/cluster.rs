@@ -667,3 +667,110 @@ fn a_namespace_s_pods_leave_out_other_workloads_but_not_look_alikes() {
     strays.sort();
     assert_eq!(strays, ["bert-0", "leader", "look-alike"]);
 }
+
+/// Live ownership (issue 32): a pod with no controller, or whose controller
+/// is gone, is never another workload's pod; it is a look-alike only when
+/// it carries the workload's naming labels; the workload's own owners are
+/// neither its pods nor look-alikes.
+#[test]
+fn live_pods_without_a_living_controller_are_never_a_workloads() {
+    let engine = Engine::new().unwrap();
+    let object = engine
+        .read_object(include_str!("../../examples/jobset.yaml"))
+        .unwrap();
+    let uid = object["metadata"]["uid"].as_str().unwrap().to_string();
+    let name = object["metadata"]["name"].as_str().unwrap().to_string();
+    let ours = json!({"jobset.sigs.k8s.io/jobset-name": name,
+        "jobset.sigs.k8s.io/replicatedjob-name": "worker", "jobset.sigs.k8s.io/job-index": "1"});
+    let items = vec![
+        // Labelled as a worker, but nothing controls it.
+        pod("ownerless", ours.clone(), None),
+        // Its Job was deleted: the chain ends at an owner that is not there.
+        pod(
+            "orphan",
+            ours.clone(),
+            Some(("batch/v1", "Job", "u-deleted-job")),
+        ),
+        // Its controller is a JobSet of this name but an earlier uid.
+        {
+            let mut p = pod("stale", ours.clone(), None);
+            p["metadata"]["ownerReferences"] = json!([{"apiVersion": "jobset.x-k8s.io/v1alpha2",
+                "kind": "JobSet", "name": name, "uid": "u-earlier", "controller": true}]);
+            p
+        },
+        // A bare pod of the namespace with no labels of ours: not shown.
+        pod("bystander", json!({"app": "x"}), None),
+    ];
+    let r = engine.resolve_in_namespace(&object, &items).unwrap();
+    let placed: usize = r
+        .components
+        .iter()
+        .flat_map(|c| &c.instances)
+        .filter_map(|i| i.live.as_ref())
+        .map(|l| l.pods.len())
+        .sum();
+    assert_eq!(placed, 0, "no pod is the workload's");
+    let strays: Vec<(&str, &str)> = r
+        .stray_pods
+        .iter()
+        .map(|p| (p.name.as_str(), p.findings[0].message.as_str()))
+        .collect();
+    assert_eq!(strays.len(), 3, "{strays:?}");
+    assert!(strays[0].0 == "ownerless" && strays[0].1.contains("no controller"));
+    assert!(strays[1].0 == "orphan" && strays[1].1.contains("Job x was not found"));
+    assert!(strays[2].0 == "stale" && strays[2].1.contains("of another uid (u-earlier)"));
+    assert_ne!(uid, "u-earlier");
+    // Given as the workload's pods (file mode, pods written by hand), the
+    // labels still decide for a pod without owners.
+    let r = engine.resolve_with_pods(&object, &items[..1]).unwrap();
+    assert!(r.stray_pods.is_empty());
+}
+
+#[test]
+fn live_look_alikes_need_the_workloads_labels_and_its_owners_are_not_pods() {
+    let engine = Engine::new().unwrap();
+    // A bare Pod described in a namespace of other pods: a Pod names its
+    // workload by no labels, so none of them is a look-alike.
+    let bare = pod("solo", json!({"app": "solo"}), None);
+    let items = vec![
+        bare.clone(),
+        pod("a", json!({"app": "a"}), None),
+        pod("b", json!({}), Some(("apps/v1", "ReplicaSet", "u-rs"))),
+    ];
+    let r = engine.resolve_in_namespace(&bare, &items).unwrap();
+    assert!(r.stray_pods.is_empty(), "{:?}", r.stray_pods);
+    // A LeaderWorkerSet group's StatefulSet is controlled by its leader
+    // pod: described, that pod is above it, not a look-alike.
+    let leader = pod(
+        "vllm-0",
+        json!({"leaderworkerset.sigs.k8s.io/name": "vllm"}),
+        Some(("apps/v1", "StatefulSet", "u-sts-top")),
+    );
+    let mut sts = owned(
+        "apps/v1",
+        "StatefulSet",
+        "vllm-0",
+        "u-sts-0",
+        ("v1", "Pod", "uid-vllm-0"),
+    );
+    sts["spec"] = json!({"replicas": 1, "selector": {"matchLabels": {"leaderworkerset.sigs.k8s.io/name": "vllm"}},
+        "template": {"metadata": {"labels": {"leaderworkerset.sigs.k8s.io/name": "vllm"}},
+                     "spec": {"containers": [{"name": "c", "image": "i"}]}}});
+    let worker = pod(
+        "vllm-0-1",
+        json!({"leaderworkerset.sigs.k8s.io/name": "vllm"}),
+        Some(("apps/v1", "StatefulSet", "u-sts-0")),
+    );
+    let items = vec![leader, worker, sts.clone()];
+    let r = engine.resolve_in_namespace(&sts, &items).unwrap();
+    let strays: Vec<&str> = r.stray_pods.iter().map(|p| p.name.as_str()).collect();
+    assert!(!strays.contains(&"vllm-0"), "{:?}", r.stray_pods);
+    let placed: Vec<&str> = r
+        .components
+        .iter()
+        .flat_map(|c| &c.instances)
+        .filter_map(|i| i.live.as_ref())
+        .flat_map(|l| l.pods.iter().map(|p| p.name.as_str()))
+        .collect();
+    assert_eq!(placed, ["vllm-0-1"]);
+}

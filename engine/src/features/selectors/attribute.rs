@@ -297,8 +297,15 @@ impl CompiledDefinition {
                 pods,
                 self.ownership.as_ref(),
                 &self.limits,
+                namespace_mode,
             )?),
             None => None,
+        };
+        // Live, the workload's own owners are above it: not its pods, not
+        // look-alikes.
+        let above = match (&owners, workload) {
+            (Some(o), Some(w)) if namespace_mode => o.ancestors(w)?,
+            _ => Default::default(),
         };
         let mut out = Vec::with_capacity(pods.len());
         let mut unattributed = Vec::new();
@@ -308,27 +315,20 @@ impl CompiledDefinition {
             if workload.is_some() && ownership::is_owner(pod) {
                 continue;
             }
+            if ownership::uid_of(pod).is_some_and(|u| above.contains(u)) {
+                continue;
+            }
             let a = self.attribute_one(pod, &leaves, ids.as_deref(), namespace, owners.as_mut())?;
             if namespace_mode && a.findings.iter().any(|f| f.is_stray()) {
                 // Kept as a stray only when it looks like this workload's:
                 // its labels name the workload (the definition's
-                // podOwnership), else the selectors place it without a
-                // finding (a catch-all component places every pod, but not
-                // its instance id).
-                let by_labels = match owners.as_ref() {
-                    Some(o) => o.labels_claim(pod)?,
-                    None => None,
-                };
-                let claimed = match by_labels {
-                    Some(claimed) => claimed,
-                    None => {
-                        let claim =
-                            self.attribute_one(pod, &leaves, ids.as_deref(), namespace, None)?;
-                        claim.component.as_deref().is_some_and(|c| {
-                            let multi = self.comps.iter().any(|k| k.name == c && k.ids.is_some());
-                            claim.findings.is_empty() && (!multi || claim.instance.is_some())
-                        })
-                    }
+                // podOwnership). A definition that names its workloads by
+                // no labels (a Pod, a Deployment by selector) has no
+                // look-alikes: every other pod of the namespace would be
+                // one.
+                let claimed = match owners.as_ref() {
+                    Some(o) => o.labels_claim(pod)?.unwrap_or(false),
+                    None => false,
                 };
                 if !claimed {
                     continue;

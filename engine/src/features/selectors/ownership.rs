@@ -41,6 +41,11 @@ enum Relation {
 /// The workload's identity, the owners given, the labels naming the
 /// workload, and the verdict of every owner already walked.
 pub(crate) struct Ownership<'a> {
+    /// Live: the items are a whole namespace's pods and every owner their
+    /// chains go through, so an owner not among them does not exist (or may
+    /// not be read), and a pod without a controller is a workload of its
+    /// own.
+    live: bool,
     uid: Option<&'a str>,
     group: &'a str,
     kind: &'a str,
@@ -88,6 +93,11 @@ fn describe(obj: &Value) -> String {
     )
 }
 
+/// An object's `metadata.uid`, when it has one.
+pub(crate) fn uid_of(obj: &Value) -> Option<&str> {
+    text(obj, &["metadata", "uid"])
+}
+
 /// Is this item an owner given beside the pods (any object of another kind
 /// than Pod)?
 pub(crate) fn is_owner(item: &Value) -> bool {
@@ -105,6 +115,7 @@ impl<'a> Ownership<'a> {
         items: &'a [Value],
         labels_path: Option<&Expr>,
         limits: &crate::Limits,
+        live: bool,
     ) -> Result<Ownership<'a>> {
         // Pods too: a LeaderWorkerSet's worker StatefulSet is controlled by
         // its group's leader pod.
@@ -123,6 +134,7 @@ impl<'a> Ownership<'a> {
             }
         };
         Ok(Ownership {
+            live,
             uid: text(workload, &["metadata", "uid"]),
             group: group_of(text(workload, &["apiVersion"]).unwrap_or("")),
             kind: text(workload, &["kind"]).unwrap_or(""),
@@ -152,6 +164,27 @@ impl<'a> Ownership<'a> {
         }
     }
 
+    /// The UIDs of the workload's own controller chain (its owner, the
+    /// owner's owner, ...) among the items: a pod there (a LeaderWorkerSet
+    /// leader owning the StatefulSet described) is above the workload,
+    /// neither its pod nor a look-alike.
+    pub(crate) fn ancestors(&self, workload: &'a Value) -> Result<HashSet<&'a str>> {
+        let mut up = HashSet::new();
+        let mut current = workload;
+        while let Some(r) = controller_ref(current) {
+            crate::budget::steps(1)?;
+            let Some(uid) = text(r, &["uid"]) else { break };
+            if !up.insert(uid) {
+                break;
+            }
+            match self.owners.get(uid) {
+                Some(&owner) => current = owner,
+                None => break,
+            }
+        }
+        Ok(up)
+    }
+
     /// The verdict of a pod: its owner chain, else its labels, else ours.
     pub(crate) fn verdict(&mut self, pod: &'a Value) -> Result<Verdict> {
         match self.chain(pod)? {
@@ -172,8 +205,17 @@ impl<'a> Ownership<'a> {
             crate::budget::steps(1)?;
             let Some(r) = controller_ref(current) else {
                 break if walked.is_empty() {
-                    // A pod without a controller: the chain says nothing.
-                    Verdict::Unknown
+                    if self.live {
+                        // Live, a pod nothing controls is a workload of its
+                        // own, whatever its labels say.
+                        Verdict::Theirs(
+                            "it has no controller: a pod of its own, not this workload's".into(),
+                        )
+                    } else {
+                        // Given as the workload's pods: the chain says
+                        // nothing (pods written by hand have no owners).
+                        Verdict::Unknown
+                    }
                 } else {
                     Verdict::Theirs(format!(
                         "its controller chain ends at {}, not at this workload",
@@ -184,11 +226,22 @@ impl<'a> Ownership<'a> {
             match self.relation(r) {
                 Relation::Workload => break Verdict::Ours,
                 Relation::Sibling => {
-                    break Verdict::Theirs(format!(
-                        "its controller chain leads to {} {}, not to this workload",
-                        self.kind,
-                        text(r, &["name"]).unwrap_or("(unnamed)")
-                    ));
+                    let name = text(r, &["name"]).unwrap_or("(unnamed)");
+                    break Verdict::Theirs(if name == self.name {
+                        // The same name, another uid: the owner it names was
+                        // deleted (and this one made since).
+                        format!(
+                            "its controller is a {} {name} of another uid ({}), deleted since: an \
+                             orphan, not this workload's",
+                            self.kind,
+                            text(r, &["uid"]).unwrap_or("none")
+                        )
+                    } else {
+                        format!(
+                            "its controller chain leads to {} {name}, not to this workload",
+                            self.kind
+                        )
+                    });
                 }
                 Relation::Other => {}
             }
@@ -202,6 +255,16 @@ impl<'a> Ownership<'a> {
                 break Verdict::Theirs("its controller chain loops".into());
             }
             let Some(&owner) = self.owners.get(uid) else {
+                if self.live {
+                    // Live, every owner of the namespace was fetched: this
+                    // one is gone, or its type may not be read.
+                    break Verdict::Theirs(format!(
+                        "its controller {} {} was not found (deleted, or of a type you may \
+                         not read): an orphan, not this workload's",
+                        text(r, &["kind"]).unwrap_or("object"),
+                        text(r, &["name"]).unwrap_or("(unnamed)")
+                    ));
+                }
                 // An owner that was not given: the chain cannot be followed.
                 break Verdict::Unknown;
             };
