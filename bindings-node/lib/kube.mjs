@@ -149,7 +149,7 @@ export class Cluster {
   /** The catalog a call starts its session with: the base's, and the
    * user's `definitions` over it (the session puts the cluster's
    * definitions between the two). A new one each call, as the base may
-   * have changed. */
+   * have changed; withClusterDefinitions([]) is the base's copy. */
   #catalog() {
     if (this.#definitions.length === 0) return this.#base;
     const { catalog } = this.#base.withClusterDefinitions([]);
@@ -176,7 +176,8 @@ export class Cluster {
       }
       return session.finish();
     } catch (e) {
-      // As before the engine owned the protocol: the request and the server.
+      // The fields this module's errors have always had: the failed
+      // request (also in location.request) and the server.
       if (e instanceof ApiError) {
         if (e.location?.request) e.path = e.location.request;
         e.server = server;
