@@ -19,14 +19,16 @@ export interface KubeConfigLike {
   applyToHTTPSOptions(opts: object): Promise<void>;
 }
 
-/** A warning about the cluster: `reason` is stable. */
+/** A warning about the cluster (the engine's cluster protocol decides them): `reason` is stable. */
 export interface ClusterWarning {
   /**
-   * `forbidden` (403: a type, the pods or the cluster's definitions could not be listed), `no_crd` (404: a type
-   * is no longer served; or neither definition CRD is installed), `unreachable` (a list or a group version's
-   * discovery failed otherwise), `invalid` and `collision` (a definition stored in the cluster was left out).
+   * `forbidden` (403: a type, the pods, an owner kind or the cluster's definitions could not be listed, or a
+   * group version discovered), `no_crd` (404: a type is no longer served; or neither definition CRD is
+   * installed; or the server serves no pods), `api` (any other failure status, or an answer that cannot be
+   * read), `invalid` (a definition stored in the cluster, or their list, could not be read: left out) and
+   * `collision` (two definitions in the cluster define the same type: the one later by name is left out).
    */
-  reason: 'forbidden' | 'no_crd' | 'unreachable' | 'invalid' | 'collision';
+  reason: 'forbidden' | 'no_crd' | 'api' | 'invalid' | 'collision';
   /** What it is about: a type (`plural.group`), a group version (`group/version`), or `Kind/name` of a definition object. */
   object: string;
   message: string;
@@ -64,7 +66,7 @@ export interface Listing {
   /** Newest first. */
   workloads: WorkloadSummary[];
   warnings: ClusterWarning[];
-  /** `plural.group` of the types that could not be listed (allTypes). */
+  /** `plural.group` of the types that may not be listed (403; allTypes), in the order they were listed. */
   forbidden: string[];
 }
 
@@ -92,7 +94,11 @@ export class Cluster {
    * UnreachableError.
    */
   list(type: string, options?: ListOptions): Promise<Listing>;
-  /** With `{allTypes: true}`: every covered type, top-level only. */
+  /**
+   * With `{allTypes: true}`: every covered type, top-level only; a type that cannot be listed is a warning (and
+   * named in `forbidden` on a 403).
+   * @throws ForbiddenError when no covered type may be listed, UnauthorizedError, UnreachableError.
+   */
   list(options: ListOptions & { allTypes: true }): Promise<Listing>;
   /**
    * One workload with its live pods.
