@@ -109,6 +109,7 @@ pub mod free {
                 pods: r.pods,
                 gpus: r.gpus,
                 error: r.error.map(|_| Error::new(ErrorCode::Usage, "")),
+                owner: None,
             })
             .collect();
         Ok(workload_lens::usage(&rows))

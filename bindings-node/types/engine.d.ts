@@ -168,6 +168,13 @@ export type PatchOp =
         [k: string]: unknown | undefined;
       };
     };
+/**
+ * [`OwnerState::state`].
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "OwnerStateKind".
+ */
+export type OwnerStateKind = 'orphaned' | 'unreadable';
 
 /**
  * Every engine result type (not a value itself).
@@ -1274,6 +1281,37 @@ export interface WorkloadSummary {
    * Why the object did not resolve (its row shows the error).
    */
   error?: EngineError | null;
+  /**
+   * Set when the object's controller chain ends at an owner that is not
+   * there: the object is shown as a workload of its own, and says why.
+   */
+  owner?: OwnerState | null;
+}
+/**
+ * Why a listed object's controller chain could not be followed to the
+ * top ([`ListOptions::owners_complete`]).
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "OwnerState".
+ */
+export interface OwnerState {
+  state: OwnerStateKind;
+  /**
+   * The missing owner's `apiVersion`, as the reference gives it.
+   */
+  apiVersion: string;
+  /**
+   * Its `kind`.
+   */
+  kind: string;
+  /**
+   * Its `name`.
+   */
+  name: string;
+  /**
+   * Its `uid`.
+   */
+  uid: string;
 }
 /**
  * Something a cluster operation left out, and why. `reason` is stable:

@@ -81,8 +81,8 @@ pub use cluster::protocol::{
     MAX_OWNER_ROUNDS, Reply, Request,
 };
 pub use cluster::{
-    ApiResource, ClusterDefinitionWarning, ClusterWarning, ListOptions, OwnerKind, Usage, UsageRow,
-    WorkloadSummary, missing_owners, usage,
+    ApiResource, ClusterDefinitionWarning, ClusterWarning, ListOptions, OwnerKind, OwnerState,
+    OwnerStateKind, Usage, UsageRow, WorkloadSummary, missing_owners, usage,
 };
 pub use compile::CompiledDefinition;
 pub use definition::Origin;

@@ -774,3 +774,72 @@ fn live_look_alikes_need_the_workloads_labels_and_its_owners_are_not_pods() {
         .collect();
     assert_eq!(placed, ["vllm-0-1"]);
 }
+
+/// A live listing (`owners_complete`): an object whose controller is not
+/// there is a workload of its own, flagged `orphaned`, or `unreadable` when
+/// its owner's type may not be listed; never lost, counted once.
+#[test]
+fn live_listings_keep_orphans_and_objects_whose_owner_is_unreadable() {
+    use workload_lens::{ListOptions, OwnerKind, OwnerStateKind};
+    let engine = Engine::new().unwrap();
+    let mut held = jobset("sft", "u-sft", "2026-12-03T00:00:00Z");
+    held["metadata"]["ownerReferences"] = json!([{"apiVersion": "trainer.kubeflow.org/v1alpha1",
+        "kind": "TrainJob", "name": "sft", "uid": "u-trainjob", "controller": true}]);
+    let mut orphan = pod("tune-worker", json!({}), None);
+    orphan["metadata"]["ownerReferences"] = json!([{"apiVersion": "ray.io/v1",
+        "kind": "RayCluster", "name": "ray-tune", "uid": "u-stale", "controller": true}]);
+    orphan["spec"]["containers"][0]["resources"] = json!({"limits": {"nvidia.com/gpu": "1"}});
+    let job = owned(
+        "batch/v1",
+        "Job",
+        "j",
+        "u-job",
+        ("jobset.x-k8s.io/v1alpha2", "JobSet", "u-sft"),
+    );
+    let controlled = pod("j-0", json!({}), Some(("batch/v1", "Job", "u-job")));
+    let ownerless = pod("solo", json!({}), None);
+    let objects = vec![held, orphan, job, controlled, ownerless];
+    let live = ListOptions {
+        top_level_only: true,
+        owners_complete: true,
+        unreadable: vec![OwnerKind {
+            api_version: "trainer.kubeflow.org/v1alpha1".into(),
+            kind: "TrainJob".into(),
+        }],
+        ..ListOptions::default()
+    };
+    let rows = engine.list_workloads(&objects, &[], &live);
+    let mut seen: Vec<(&str, Option<OwnerStateKind>)> = rows
+        .iter()
+        .map(|r| (r.name.as_str(), r.owner.as_ref().map(|o| o.state)))
+        .collect();
+    seen.sort_by_key(|(n, _)| *n);
+    assert_eq!(
+        seen,
+        [
+            ("sft", Some(OwnerStateKind::Unreadable)),
+            ("solo", None),
+            ("tune-worker", Some(OwnerStateKind::Orphaned)),
+        ]
+    );
+    let orphan_row = rows.iter().find(|r| r.name == "tune-worker").unwrap();
+    let o = orphan_row.owner.as_ref().unwrap();
+    assert_eq!(
+        (o.kind.as_str(), o.name.as_str(), o.uid.as_str()),
+        ("RayCluster", "ray-tune", "u-stale")
+    );
+    assert_eq!(orphan_row.gpus, 1);
+    // Without owners_complete the references are trusted: both are taken
+    // as controlled and left out (the library's behaviour for callers that
+    // give no owners).
+    let trusting = ListOptions {
+        top_level_only: true,
+        ..ListOptions::default()
+    };
+    let names: Vec<String> = engine
+        .list_workloads(&objects, &[], &trusting)
+        .into_iter()
+        .map(|r| r.name)
+        .collect();
+    assert_eq!(names, ["solo"]);
+}

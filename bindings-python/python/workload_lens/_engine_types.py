@@ -33,6 +33,7 @@ __all__ = [
     "Location",
     "MatcherExplanation",
     "OwnerKind",
+    "OwnerState",
     "PatchOp",
     "PatchOp1",
     "PatchOp2",
@@ -336,6 +337,18 @@ class OwnerKind(TypedDict):
     kind: str
 
 
+class OwnerState(TypedDict):
+    """Why a listed object's controller chain could not be followed to the
+    top ([`ListOptions::owners_complete`]).
+    """
+
+    state: Literal["orphaned", "unreadable"]
+    apiVersion: str
+    kind: str
+    name: str
+    uid: str
+
+
 class PatchOp1(TypedDict):
     op: Literal["add"]
     path: str
@@ -570,6 +583,7 @@ class WorkloadSummary(_WorkloadSummaryRequired, total=False):
     origin: Optional[Literal["catalog", "user", "cluster"]]
     phase: Optional[str]
     error: Optional[EngineError]
+    owner: Optional[OwnerState]
 
 
 #: One JSON Patch operation.

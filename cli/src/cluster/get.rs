@@ -426,6 +426,7 @@ impl<'a> Watch<'a> {
         let options = ListOptions {
             top_level_only: self.listed.query.all_types || self.listed.query.type_.is_none(),
             phases: self.listed.query.phases.clone(),
+            ..ListOptions::default()
         };
         let rows =
             listing

@@ -150,6 +150,40 @@ pub struct WorkloadSummary {
     /// Why the object did not resolve (its row shows the error).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<Error>,
+    /// Set when the object's controller chain ends at an owner that is not
+    /// there: the object is shown as a workload of its own, and says why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<OwnerState>,
+}
+
+/// Why a listed object's controller chain could not be followed to the
+/// top ([`ListOptions::owners_complete`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct OwnerState {
+    /// `orphaned`: the owner does not exist (deleted, or named by a stale
+    /// uid); `unreadable`: the owner's type may not be listed.
+    pub state: OwnerStateKind,
+    /// The missing owner's `apiVersion`, as the reference gives it.
+    pub api_version: String,
+    /// Its `kind`.
+    pub kind: String,
+    /// Its `name`.
+    pub name: String,
+    /// Its `uid`.
+    pub uid: String,
+}
+
+/// [`OwnerState::state`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum OwnerStateKind {
+    /// The owner does not exist.
+    Orphaned,
+    /// The owner's type may not be listed.
+    Unreadable,
 }
 
 /// How [`Engine::list_workloads`] filters.
@@ -165,6 +199,19 @@ pub struct ListOptions {
     /// (case-insensitive; empty: all). `get --phase`.
     #[serde(default)]
     pub phases: Vec<String>,
+    /// The objects and owners given hold every owner their controller
+    /// chains name that exists and may be read (a live listing: the cluster
+    /// protocol lists every covered type and walks the owners). A chain
+    /// that ends at an owner not given then makes its object a workload of
+    /// its own, with [`WorkloadSummary::owner`] saying why: `unreadable`
+    /// when the owner's kind is in `unreadable`, else `orphaned`. Without
+    /// it, such an object is trusted to be controlled (when the owner's
+    /// type is covered) and nothing is flagged.
+    #[serde(default)]
+    pub owners_complete: bool,
+    /// Owner kinds that could not be listed (with `owners_complete`).
+    #[serde(default)]
+    pub unreadable: Vec<OwnerKind>,
 }
 
 /// GPUs and pods requested by a group of workloads (`top`).
@@ -251,7 +298,7 @@ pub fn usage(rows: &[WorkloadSummary]) -> Usage {
 
 /// An owner kind to fetch: the controller of a pod (or of another owner)
 /// that was not given, by its `apiVersion` and `kind`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerKind {
@@ -259,6 +306,58 @@ pub struct OwnerKind {
     pub api_version: String,
     /// `kind` of the owner reference.
     pub kind: String,
+}
+
+/// Where `object`'s controller chain, followed by uid through `by_uid`,
+/// ends at an owner that is not there: that owner, `unreadable` when its
+/// kind is among `unreadable`, else `orphaned`. None when the chain ends
+/// at an object without a controller (or loops).
+fn owner_state(
+    object: &Value,
+    by_uid: &HashMap<&str, &Value>,
+    unreadable: &[OwnerKind],
+) -> Option<OwnerState> {
+    let mut current = object;
+    let mut seen: HashSet<&str> = HashSet::new();
+    loop {
+        let r = controller_ref(current)?;
+        let text = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or_default();
+        let uid = r.get("uid").and_then(Value::as_str)?;
+        if !seen.insert(uid) {
+            return None;
+        }
+        match by_uid.get(uid) {
+            Some(next) => current = next,
+            None => {
+                let (api_version, kind) = (text("apiVersion"), text("kind"));
+                let group = |a: &str| a.split_once('/').map_or("", |(g, _)| g).to_string();
+                let hidden = unreadable
+                    .iter()
+                    .any(|k| k.kind == kind && group(&k.api_version) == group(api_version));
+                return Some(OwnerState {
+                    state: if hidden {
+                        OwnerStateKind::Unreadable
+                    } else {
+                        OwnerStateKind::Orphaned
+                    },
+                    api_version: api_version.to_string(),
+                    kind: kind.to_string(),
+                    name: text("name").to_string(),
+                    uid: uid.to_string(),
+                });
+            }
+        }
+    }
+}
+
+/// The controller owner reference of an object.
+fn controller_ref(object: &Value) -> Option<&Value> {
+    object
+        .get("metadata")?
+        .get("ownerReferences")?
+        .as_array()?
+        .iter()
+        .find(|r| r.get("controller").and_then(Value::as_bool) == Some(true))
 }
 
 /// The controller owner reference of an object: (apiVersion, kind, uid).
@@ -545,12 +644,20 @@ impl Engine {
             .filter_map(|o| Some((uid(o)?, o)))
             .collect();
         let mut controlled: HashMap<&str, bool> = HashMap::new();
+        let complete = options.owners_complete;
         let mut rows: Vec<WorkloadSummary> = objects
             .iter()
             .filter(|o| {
-                !options.top_level_only || !self.covered_controller(o, &by_uid, &mut controlled)
+                !options.top_level_only
+                    || !self.covered_controller(o, &by_uid, &mut controlled, complete)
             })
-            .map(|o| self.summarize(o))
+            .map(|o| {
+                let mut row = self.summarize(o);
+                if complete {
+                    row.owner = owner_state(o, &by_uid, &options.unreadable);
+                }
+                row
+            })
             .filter(|r| {
                 phases.is_empty()
                     || r.statuses
@@ -580,12 +687,15 @@ impl Engine {
 
     /// Is an object in `object`'s controller chain of a covered type?
     /// Memoized by UID; a cycle or a missing owner of an uncovered type
-    /// ends the chain.
+    /// ends the chain. With `complete` (every existing owner was given), a
+    /// missing owner of a covered type ends it too: the object is an
+    /// orphan, not controlled.
     fn covered_controller<'a>(
         &self,
         object: &'a Value,
         by_uid: &HashMap<&'a str, &'a Value>,
         memo: &mut HashMap<&'a str, bool>,
+        complete: bool,
     ) -> bool {
         let mut walked: Vec<&'a str> = Vec::new();
         let mut current = object;
@@ -596,6 +706,7 @@ impl Engine {
             if self
                 .lookup(&Gvk::from_api_version(api_version, kind))
                 .is_some()
+                && (!complete || by_uid.contains_key(owner))
             {
                 break true;
             }
@@ -641,6 +752,7 @@ impl Engine {
             pods: 0,
             gpus: 0,
             error: None,
+            owner: None,
         };
         if let Ok(d) = self.definition_for(object) {
             row.definition = Some(d.name().to_string());

@@ -615,6 +615,7 @@ impl ClusterSession {
                 let options = ListOptions {
                     top_level_only: top_level(&q),
                     phases: q.phases.clone(),
+                    ..ListOptions::default()
                 };
                 let workloads = engine.list_workloads(&objects, &owners, &options);
                 ClusterOutcome::Listing(Box::new(Listing {
