@@ -55,6 +55,7 @@ KINDS = {
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"): ("clusterrolebindings", False),
     ("apiextensions.k8s.io", "CustomResourceDefinition"): ("customresourcedefinitions", False),
     ("lens.test", "Flaky"): ("flakies", True),
+    ("trainer.kubeflow.org", "TrainJob"): ("trainjobs", True),
 }
 
 PAGING_NAMESPACE = "lens-paging"
@@ -246,7 +247,7 @@ def fill_owner_uids(obj: dict, uids: dict[str, str]) -> None:
 
 
 #: Kinds whose unowned objects are workloads of a listing.
-WORKLOAD_KINDS = {"JobSet", "PyTorchJob", "LeaderWorkerSet", "RayCluster", "Deployment", "Job"}
+WORKLOAD_KINDS = {"JobSet", "PyTorchJob", "LeaderWorkerSet", "RayCluster", "Deployment", "Job", "TrainJob"}
 
 
 def own_second(obj: dict) -> None:
