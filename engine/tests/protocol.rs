@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 use workload_lens::{
     ClusterOp, ClusterOutcome, ClusterSession, DefinitionsQuery, DescribeQuery, Engine, ErrorCode,
-    ListQuery, MAX_LIST_PAGES, MAX_OWNER_ROUNDS, Reply,
+    ListQuery, MAX_GROUP_VERSIONS, MAX_LIST_PAGES, MAX_OWNER_ROUNDS, Reply,
 };
 
 fn engine() -> Engine {
@@ -143,6 +143,60 @@ fn a_repeated_continue_token_ends_the_list_at_once() {
         "{err}"
     );
     assert_eq!(made.iter().filter(|p| p.contains("/jobsets")).count(), 2);
+}
+
+/// [`discovery`] with `n` more group versions (`gI.test/v1`) listed by
+/// `/apis`, each served with no resources.
+fn many_groups(n: usize) -> (HashMap<String, Reply>, impl FnMut(&str) -> Option<Reply>) {
+    let mut server = discovery();
+    let Reply::Http { body, .. } = &server["/apis"] else {
+        unreachable!()
+    };
+    let mut apis: Value = serde_json::from_str(body).unwrap();
+    let groups = apis["groups"].as_array_mut().unwrap();
+    groups.extend(
+        (0..n).map(|i| json!({"name": format!("g{i}.test"), "versions": [{"version": "v1"}]})),
+    );
+    server.insert("/apis".into(), Reply::ok(apis.to_string()));
+    let empty = |path: &str| {
+        (path.starts_with("/apis/g") && path.ends_with(".test/v1"))
+            .then(|| Reply::ok(r#"{"kind":"APIResourceList","resources":[]}"#))
+    };
+    (server, empty)
+}
+
+/// A server listing 10x `MAX_GROUP_VERSIONS` group versions: the session
+/// refuses at `/apis`, before asking about any of them.
+#[test]
+fn discovery_stops_at_the_group_version_bound() {
+    let (server, answer) = many_groups(10 * MAX_GROUP_VERSIONS);
+    let mut session = engine().cluster_session(jobsets_query());
+    let made = drive(&mut session, &server, answer);
+    assert_eq!(made, ["/api/v1", "/apis"]);
+    let err = session.finish().unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Api, "{err}");
+    assert!(
+        err.message()
+            .contains("more than 10000 group versions to discover"),
+        "{err}"
+    );
+    assert_eq!(err.location().request.as_deref(), Some("/apis"));
+}
+
+/// Exactly `MAX_GROUP_VERSIONS` group versions are discovered, one request
+/// each.
+#[test]
+fn discovery_takes_group_versions_up_to_the_bound() {
+    // discovery() has three group versions of its own.
+    let (server, answer) = many_groups(MAX_GROUP_VERSIONS - 3);
+    let mut session = engine().cluster_session(ClusterOp::Discover);
+    let made = drive(&mut session, &server, answer);
+    assert_eq!(made.len(), 2 + MAX_GROUP_VERSIONS);
+    let Ok(ClusterOutcome::Discovery(d)) = session.finish() else {
+        panic!("not a discovery")
+    };
+    assert!(d.served.iter().any(|r| r.kind == "JobSet"));
+    assert!(d.warnings.is_empty(), "{:?}", &d.warnings[..1]);
 }
 
 /// A pod whose controller chain goes through ten owner kinds, each owned

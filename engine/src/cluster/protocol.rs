@@ -54,6 +54,13 @@ pub const MAX_OWNER_ROUNDS: usize = 6;
 /// (a repeated token does at once).
 pub const MAX_LIST_PAGES: usize = 100_000;
 
+/// Group versions discovery asks about: a server whose `/apis` lists more
+/// ends the operation with an `api` error before any of them is asked
+/// (a real cluster serves tens to a few hundred; one listing more is broken
+/// or hostile, and a discovery cut short would say that types it left out
+/// are not served).
+pub const MAX_GROUP_VERSIONS: usize = 10_000;
+
 /// The page size when a query gives none.
 pub const DEFAULT_CHUNK_SIZE: usize = 500;
 
@@ -436,8 +443,8 @@ enum Stage {
 }
 
 /// One operation of the cluster protocol in progress: see the module
-/// documentation. Every loop it drives is bounded: discovery by the
-/// server's group list, paging by [`MAX_LIST_PAGES`] per list, the owner
+/// documentation. Every loop it drives is bounded: discovery by
+/// [`MAX_GROUP_VERSIONS`], paging by [`MAX_LIST_PAGES`] per list, the owner
 /// walk by [`MAX_OWNER_ROUNDS`].
 #[derive(Debug)]
 pub struct ClusterSession {
@@ -736,7 +743,21 @@ impl ClusterSession {
             }
             Fetch::Groups => {
                 let doc = self.document(&body, path)?;
-                self.group_versions = api::group_versions(&doc);
+                self.group_versions = api::group_versions(&doc, MAX_GROUP_VERSIONS + 1);
+                if self.group_versions.len() > MAX_GROUP_VERSIONS {
+                    self.group_versions.clear();
+                    return Err(Error::new(
+                        ErrorCode::Api,
+                        format!(
+                            "the server lists more than {MAX_GROUP_VERSIONS} group versions to \
+                             discover: a broken or hostile API server"
+                        ),
+                    )
+                    .at(crate::error::Location {
+                        request: Some(path.to_string()),
+                        ..Default::default()
+                    }));
+                }
             }
             Fetch::GroupVersion {
                 group,
