@@ -819,8 +819,8 @@ impl ClusterSession {
                     "maxClusterBytes",
                     format!(
                         "the operation keeps more than the limit maxClusterBytes ({limit} bytes \
-                         as compact JSON) of the server's answers ({}); ask for less (a \
-                         namespace, a label selector, one type) or raise the limit",
+                         as compact JSON) of the server's answers ({}); a namespace, a label \
+                         selector or one type asks for less",
                         doing()
                     ),
                 )
