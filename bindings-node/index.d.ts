@@ -68,6 +68,8 @@ export interface Limits {
   maxInstances: number;
   maxDocuments: number;
   maxYamlAliases: number;
+  /** Bytes one operation of the cluster protocol keeps from the server's answers, added up across pages. */
+  maxClusterBytes: number;
 }
 
 /** Some limits; the others keep their defaults. An unknown name is a UsageError. */

@@ -5,7 +5,8 @@
 #   bash scripts/test.sh --help        (lists the stages)
 #
 # Stages, run in this order whatever order they are given in:
-#   rust         cargo fmt --check, clippy (warnings are errors), cargo test
+#   rust         cargo fmt --check, clippy (warnings are errors; the CLI
+#                also without its default `cluster` feature), cargo test
 #                (engine, CLI, conformance; the gojq differential tests),
 #                the engine benches once, the fuzz targets' build, and 60 s
 #                of the differential jq fuzz target (fuzz/smoke.sh)
@@ -230,6 +231,9 @@ if has rust; then
 
   stage "cargo clippy (warnings are errors)"
   cargo clippy --workspace --all-targets --locked -- -D warnings
+  # The CLI without its default `cluster` feature (no kube-rs) must be
+  # clean too: a check of the CLI alone, cheap after the one above.
+  cargo clippy -p workload-lens-cli --no-default-features --all-targets --locked -- -D warnings
 
   stage "the declared rust-version holds (scripts/msrv.sh)"
   bash scripts/msrv.sh

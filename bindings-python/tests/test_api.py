@@ -344,7 +344,7 @@ def test_limits() -> None:
         "maxInputBytes", "maxDepth", "maxInputNodes", "maxOutputs", "maxSteps", "maxMemoryBytes",
         "maxStringBytes",
         "maxCollectionLen", "maxOutputBytes", "maxExpressionBytes", "maxExpressionDepth",
-        "maxInstances", "maxDocuments", "maxYamlAliases",
+        "maxInstances", "maxDocuments", "maxYamlAliases", "maxClusterBytes",
     }  # fmt: skip
     assert wl.limits() == defaults
     assert wl.limits(max_steps=5)["maxSteps"] == 5

@@ -40,6 +40,7 @@ pub struct ViewOptions {
 
 /// Describe one object live with its pods (and the pods' owners, among
 /// them): what `describe TYPE/NAME` shows; `age` goes in the header.
+#[cfg(feature = "cluster")]
 pub fn live_described(
     engine: &Engine,
     obj: &Value,

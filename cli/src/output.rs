@@ -48,6 +48,7 @@ thread_local! {
 
 /// Run `f` with the warnings it prints kept back instead (unescaped, as
 /// given to [`warn`]), to be printed after the output; returns them.
+#[cfg(feature = "cluster")]
 pub fn deferring<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
     let before = DEFERRED.with(|d| d.borrow_mut().replace(Vec::new()));
     let out = f();

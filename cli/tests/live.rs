@@ -533,6 +533,28 @@ fn each_page_is_read_within_the_limits() {
         ],
     ));
     assert_eq!(rows(&out).len(), 23);
+    // Pages within the limits, but more in all than the operation may keep.
+    std::fs::write(&limits, "maxClusterBytes: 30000\n").unwrap();
+    let o = wl(
+        &d,
+        &[
+            "--limits",
+            l,
+            "get",
+            "jobsets",
+            "-n",
+            "lens-paging",
+            "--chunk-size",
+            "2",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("limit maxClusterBytes (30000 bytes")
+            && stderr(&o).contains("listing jobsets.jobset.x-k8s.io in namespace lens-paging"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

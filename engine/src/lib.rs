@@ -77,8 +77,8 @@ pub use cluster::api::{
 };
 pub use cluster::protocol::{
     ClusterDefinitions, ClusterOp, ClusterOutcome, ClusterSession, DEFAULT_CHUNK_SIZE,
-    DefinitionsQuery, DescribeQuery, Description, Discovery, ListQuery, Listing, MAX_LIST_PAGES,
-    MAX_OWNER_ROUNDS, Reply, Request,
+    DefinitionsQuery, DescribeQuery, Description, Discovery, ListQuery, Listing,
+    MAX_GROUP_VERSIONS, MAX_LIST_PAGES, MAX_OWNER_ROUNDS, Reply, Request,
 };
 pub use cluster::{
     ApiResource, ClusterDefinitionWarning, ClusterWarning, ListOptions, OwnerKind, OwnerState,

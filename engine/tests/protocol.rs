@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 use workload_lens::{
     ClusterOp, ClusterOutcome, ClusterSession, DefinitionsQuery, DescribeQuery, Engine, ErrorCode,
-    ListQuery, MAX_LIST_PAGES, MAX_OWNER_ROUNDS, Reply,
+    Limits, ListQuery, MAX_GROUP_VERSIONS, MAX_LIST_PAGES, MAX_OWNER_ROUNDS, Reply,
 };
 
 fn engine() -> Engine {
@@ -143,6 +143,189 @@ fn a_repeated_continue_token_ends_the_list_at_once() {
         "{err}"
     );
     assert_eq!(made.iter().filter(|p| p.contains("/jobsets")).count(), 2);
+}
+
+/// [`discovery`] with `n` more group versions (`gI.test/v1`) listed by
+/// `/apis`, each served with no resources.
+fn many_groups(n: usize) -> (HashMap<String, Reply>, impl FnMut(&str) -> Option<Reply>) {
+    let mut server = discovery();
+    let Reply::Http { body, .. } = &server["/apis"] else {
+        unreachable!()
+    };
+    let mut apis: Value = serde_json::from_str(body).unwrap();
+    let groups = apis["groups"].as_array_mut().unwrap();
+    groups.extend(
+        (0..n).map(|i| json!({"name": format!("g{i}.test"), "versions": [{"version": "v1"}]})),
+    );
+    server.insert("/apis".into(), Reply::ok(apis.to_string()));
+    let empty = |path: &str| {
+        (path.starts_with("/apis/g") && path.ends_with(".test/v1"))
+            .then(|| Reply::ok(r#"{"kind":"APIResourceList","resources":[]}"#))
+    };
+    (server, empty)
+}
+
+/// A server listing 10x `MAX_GROUP_VERSIONS` group versions: the session
+/// refuses at `/apis`, before asking about any of them.
+#[test]
+fn discovery_stops_at_the_group_version_bound() {
+    let (server, answer) = many_groups(10 * MAX_GROUP_VERSIONS);
+    let mut session = engine().cluster_session(jobsets_query());
+    let made = drive(&mut session, &server, answer);
+    assert_eq!(made, ["/api/v1", "/apis"]);
+    let err = session.finish().unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Api, "{err}");
+    assert!(
+        err.message()
+            .contains("more than 10000 group versions to discover"),
+        "{err}"
+    );
+    assert_eq!(err.location().request.as_deref(), Some("/apis"));
+}
+
+/// Exactly `MAX_GROUP_VERSIONS` group versions are discovered, one request
+/// each.
+#[test]
+fn discovery_takes_group_versions_up_to_the_bound() {
+    // discovery() has three group versions of its own.
+    let (server, answer) = many_groups(MAX_GROUP_VERSIONS - 3);
+    let mut session = engine().cluster_session(ClusterOp::Discover);
+    let made = drive(&mut session, &server, answer);
+    assert_eq!(made.len(), 2 + MAX_GROUP_VERSIONS);
+    let Ok(ClusterOutcome::Discovery(d)) = session.finish() else {
+        panic!("not a discovery")
+    };
+    assert!(d.served.iter().any(|r| r.kind == "JobSet"));
+    assert!(d.warnings.is_empty(), "{:?}", &d.warnings[..1]);
+}
+
+/// An engine whose session may keep `bytes` of the server's answers.
+fn keeping(bytes: usize) -> Engine {
+    Engine::builder()
+        .limits(Limits {
+            max_cluster_bytes: bytes,
+            ..Limits::default()
+        })
+        .build()
+        .unwrap()
+}
+
+/// Page `n` of a list of `kind`: ten objects of about 1,000 bytes each,
+/// controlled by `controller` (apiVersion, kind) when given, and a
+/// continue token while `n < last`.
+fn page_of(kind: &str, n: usize, last: usize, controller: Option<(&str, &str)>) -> Reply {
+    let items: Vec<Value> = (0..10)
+        .map(|i| {
+            let mut o = json!({"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": kind,
+                "metadata": {"name": format!("o{n}-{i}"), "namespace": "ml", "uid": format!("u{n}-{i}"),
+                    "annotations": {"pad": "x".repeat(850)}}});
+            if let Some((api_version, owner)) = controller {
+                o["apiVersion"] = json!("batch/v1");
+                o["metadata"]["ownerReferences"] = json!([{"apiVersion": api_version,
+                    "kind": owner, "name": "js", "uid": "js", "controller": true}]);
+            }
+            o
+        })
+        .collect();
+    let cont = if n < last {
+        json!({"continue": format!("t{}", n + 1)})
+    } else {
+        json!({})
+    };
+    Reply::ok(json!({"kind": format!("{kind}List"), "metadata": cont, "items": items}).to_string())
+}
+
+/// The page number a list request asks for (its continue token `tN`).
+fn page_number(path: &str) -> usize {
+    path.split("continue=t")
+        .nth(1)
+        .and_then(|t| t.split('&').next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(0)
+}
+
+/// 100 pages of 10 JobSets, each page well within the input limits, and
+/// ten times `maxClusterBytes` (100,000) in all: the list stops with a
+/// `limit` error at the page that goes over, after about ten pages.
+#[test]
+fn what_a_session_keeps_is_charged_to_max_cluster_bytes() {
+    let server = discovery();
+    let list = ClusterOp::List(ListQuery {
+        type_: Some("jobsets".into()),
+        namespace: Some("ml".into()),
+        chunk_size: 10,
+        ..ListQuery::default()
+    });
+    let answer = |path: &str| {
+        path.contains("/jobsets")
+            .then(|| page_of("JobSet", page_number(path), 99, None))
+    };
+    let mut session = keeping(100_000).cluster_session(list.clone());
+    let made = drive(&mut session, &server, answer);
+    let err = session.finish().unwrap_err();
+    assert_eq!(
+        (err.code(), err.limit()),
+        (ErrorCode::Limit, Some("maxClusterBytes")),
+        "{err}"
+    );
+    assert!(
+        err.message()
+            .contains("(listing jobsets.jobset.x-k8s.io in namespace ml)"),
+        "{err}"
+    );
+    let pages: Vec<&String> = made.iter().filter(|p| p.contains("/jobsets")).collect();
+    assert!((10..=11).contains(&pages.len()), "{}", pages.len());
+    assert_eq!(err.location().request.as_ref(), pages.last().copied());
+    // The default limit keeps the whole list.
+    let mut session = engine().cluster_session(list);
+    drive(&mut session, &server, answer);
+    let Ok(ClusterOutcome::Listing(l)) = session.finish() else {
+        panic!("not a listing")
+    };
+    assert_eq!(l.workloads.len(), 1000);
+}
+
+/// Objects dropped as their page is read (what a covered workload
+/// controls, in a listing of every type) are not kept, so not charged:
+/// ten times the limit of them passes.
+#[test]
+fn what_a_session_drops_is_not_charged() {
+    let server = discovery();
+    let mut session = keeping(100_000).cluster_session(ClusterOp::List(ListQuery {
+        namespace: Some("ml".into()),
+        chunk_size: 10,
+        ..ListQuery::default()
+    }));
+    let made = drive(&mut session, &server, |path| {
+        path.contains("/jobs?").then(|| {
+            page_of(
+                "Job",
+                page_number(path),
+                99,
+                Some(("jobset.x-k8s.io/v1alpha2", "JobSet")),
+            )
+        })
+    });
+    assert_eq!(made.iter().filter(|p| p.contains("/jobs?")).count(), 100);
+    let outcome = session.finish();
+    assert!(
+        matches!(outcome, Ok(ClusterOutcome::Listing(_))),
+        "{:?}",
+        outcome.err()
+    );
+}
+
+/// Discovery's resources are charged too: a limit smaller than the core
+/// group's resources ends the operation at `/api/v1`.
+#[test]
+fn discovery_is_charged_to_max_cluster_bytes() {
+    let server = discovery();
+    let mut session = keeping(50).cluster_session(ClusterOp::Discover);
+    drive(&mut session, &server, |_| None);
+    let err = session.finish().unwrap_err();
+    assert_eq!(err.limit(), Some("maxClusterBytes"), "{err}");
+    assert_eq!(err.location().request.as_deref(), Some("/api/v1"));
+    assert!(err.message().contains("(discovering the API)"), "{err}");
 }
 
 /// A pod whose controller chain goes through ten owner kinds, each owned

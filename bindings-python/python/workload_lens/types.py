@@ -111,6 +111,7 @@ class LimitOptions(TypedDict, total=False):
     max_instances: int
     max_documents: int
     max_yaml_aliases: int
+    max_cluster_bytes: int
 
 
 class Limits(TypedDict):
@@ -130,6 +131,7 @@ class Limits(TypedDict):
     maxInstances: int
     maxDocuments: int
     maxYamlAliases: int
+    maxClusterBytes: int
 
 
 class ValidationResult(DefinitionVerdict):

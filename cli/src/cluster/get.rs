@@ -5,7 +5,6 @@ use std::io::Write;
 use std::pin::Pin;
 use std::time::Instant;
 
-use futures_util::future::join_all;
 use futures_util::{Stream, StreamExt};
 use serde_json::{Value, json};
 use workload_lens::{
@@ -357,46 +356,53 @@ impl<'a> Watch<'a> {
     }
 
     fn run(mut self, format: GetOutput) -> Result<(), Failure> {
-        let c = &self.listed.cluster;
-        c.block_on(async {
-            loop {
-                let mut all = futures_util::stream::select_all(self.open(format).await?);
-                while let Some((i, event)) = all.next().await {
-                    use kube::core::WatchEvent as E;
-                    let (object, deleted) = match event {
-                        Ok(E::Added(o) | E::Modified(o)) => (o, false),
-                        Ok(E::Deleted(o)) => (o, true),
-                        Ok(E::Bookmark(b)) => {
-                            self.versions[i].1 = b.metadata.resource_version;
-                            continue;
-                        }
-                        // 410 Gone and the like: list again below.
-                        Ok(E::Error(_)) | Err(_) => {
-                            self.versions[i].1.clear();
-                            break;
-                        }
-                    };
-                    if let Some(rv) = object
-                        .pointer("/metadata/resourceVersion")
-                        .and_then(Value::as_str)
-                    {
-                        self.versions[i].1 = rv.to_string();
-                    }
-                    let Some(line) = self.line(&object, deleted) else {
-                        continue;
-                    };
-                    let mut stdout = std::io::stdout().lock();
-                    if stdout
-                        .write_all(line.as_bytes())
-                        .and_then(|_| stdout.flush())
-                        .is_err()
-                    {
-                        return Ok(());
-                    }
-                }
-                self.relist().await;
+        let listed: &'a Listed = self.listed;
+        loop {
+            if !listed.cluster.block_on(self.watch(format))? {
+                return Ok(());
             }
-        })
+            self.relist();
+        }
+    }
+
+    /// Watch every type and print what changes until the server ends a
+    /// watch (true: list again and go on) or stdout is closed (false).
+    async fn watch(&mut self, format: GetOutput) -> Result<bool, Failure> {
+        let mut all = futures_util::stream::select_all(self.open(format).await?);
+        while let Some((i, event)) = all.next().await {
+            use kube::core::WatchEvent as E;
+            let (object, deleted) = match event {
+                Ok(E::Added(o) | E::Modified(o)) => (o, false),
+                Ok(E::Deleted(o)) => (o, true),
+                Ok(E::Bookmark(b)) => {
+                    self.versions[i].1 = b.metadata.resource_version;
+                    continue;
+                }
+                // 410 Gone and the like: list again.
+                Ok(E::Error(_)) | Err(_) => {
+                    self.versions[i].1.clear();
+                    break;
+                }
+            };
+            if let Some(rv) = object
+                .pointer("/metadata/resourceVersion")
+                .and_then(Value::as_str)
+            {
+                self.versions[i].1 = rv.to_string();
+            }
+            let Some(line) = self.line(&object, deleted) else {
+                continue;
+            };
+            let mut stdout = std::io::stdout().lock();
+            if stdout
+                .write_all(line.as_bytes())
+                .and_then(|_| stdout.flush())
+                .is_err()
+            {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// One watch stream per type, from its resourceVersion.
@@ -460,25 +466,21 @@ impl<'a> Watch<'a> {
     }
 
     /// The server ended the watches (timeout, or a version too old): read
-    /// the lists again to watch on from now.
-    async fn relist(&mut self) {
+    /// the lists again, through [`Cluster::run`] like every operation, to
+    /// watch on from now. A failed list keeps the versions as they are.
+    fn relist(&mut self) {
         let c = &self.listed.cluster;
         let query = ListQuery {
             served: Some(self.listed.listing.served.clone()),
             ..self.listed.query.clone()
         };
-        let mut session = self
+        let session = self
             .listed
             .listing
             .engine
-            .cluster_session(ClusterOp::List(query));
-        while !session.is_done() {
-            let replies = join_all(session.requests().iter().map(|r| c.get(&r.path))).await;
-            if session.feed(replies).is_err() {
-                return;
-            }
-        }
-        if let Ok(ClusterOutcome::Listing(l)) = session.finish() {
+            .cluster_session(ClusterOp::List(query))
+            .with_server(&c.server);
+        if let Ok(ClusterOutcome::Listing(l)) = c.run(session, None) {
             for ((_, rv), new) in self.versions.iter_mut().zip(l.resource_versions) {
                 *rv = new;
             }

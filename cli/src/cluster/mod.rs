@@ -206,7 +206,10 @@ impl Cluster {
     }
 
     /// Drive one operation of the engine's cluster protocol to its end:
-    /// make each batch of requests at once, feed the replies back.
+    /// make each batch of requests at once, feed the replies back (and
+    /// record them with `WORKLOAD_LENS_RECORD`). The one loop of the CLI:
+    /// `get`, `top`, `describe` and the lists `get --watch` makes again all
+    /// run here.
     /// `timings`, when given, adds up the time spent waiting for the server
     /// and the time the engine took with the replies.
     pub fn run(

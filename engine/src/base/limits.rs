@@ -50,6 +50,12 @@ pub struct Limits {
     pub max_documents: usize,
     /// Most YAML alias expansions in one text (billion-laughs guard).
     pub max_yaml_aliases: usize,
+    /// Bytes one operation of the cluster protocol keeps from the server's
+    /// answers, added up across requests and pages: the objects its lists
+    /// and gets keep and the resources discovery finds, each counted as its
+    /// size as compact JSON (what a page's own limits do not see: a list of
+    /// many pages).
+    pub max_cluster_bytes: usize,
 }
 
 /// The deepest nesting the engine ever accepts, whatever `maxDepth` says:
@@ -92,6 +98,7 @@ impl Default for Limits {
             max_instances: 10_000,
             max_documents: 1000,
             max_yaml_aliases: 1000,
+            max_cluster_bytes: 256 * 1024 * 1024,
         }
     }
 }

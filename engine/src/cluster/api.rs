@@ -120,11 +120,15 @@ pub fn resource_for<'a>(
 }
 
 /// The group versions `/apis` lists: (group, version, preferred), in the
-/// server's order.
-pub(crate) fn group_versions(doc: &Value) -> Vec<(String, String, bool)> {
+/// server's order; at most `max` of them (the caller tells a list cut
+/// there from one that ends there by asking for one more than it takes).
+pub(crate) fn group_versions(doc: &Value, max: usize) -> Vec<(String, String, bool)> {
     let mut out = Vec::new();
     let groups = doc.get("groups").and_then(Value::as_array);
     for g in groups.into_iter().flatten() {
+        if out.len() >= max {
+            break;
+        }
         let Some(name) = g.get("name").and_then(Value::as_str) else {
             continue;
         };
@@ -133,6 +137,9 @@ pub(crate) fn group_versions(doc: &Value) -> Vec<(String, String, bool)> {
             .and_then(Value::as_str);
         let versions = g.get("versions").and_then(Value::as_array);
         for v in versions.into_iter().flatten() {
+            if out.len() >= max {
+                break;
+            }
             if let Some(version) = v.get("version").and_then(Value::as_str) {
                 out.push((
                     name.to_string(),

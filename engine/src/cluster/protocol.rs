@@ -54,6 +54,13 @@ pub const MAX_OWNER_ROUNDS: usize = 6;
 /// (a repeated token does at once).
 pub const MAX_LIST_PAGES: usize = 100_000;
 
+/// Group versions discovery asks about: a server whose `/apis` lists more
+/// ends the operation with an `api` error before any of them is asked
+/// (a real cluster serves tens to a few hundred; one listing more is broken
+/// or hostile, and a discovery cut short would say that types it left out
+/// are not served).
+pub const MAX_GROUP_VERSIONS: usize = 10_000;
+
 /// The page size when a query gives none.
 pub const DEFAULT_CHUNK_SIZE: usize = 500;
 
@@ -436,8 +443,8 @@ enum Stage {
 }
 
 /// One operation of the cluster protocol in progress: see the module
-/// documentation. Every loop it drives is bounded: discovery by the
-/// server's group list, paging by [`MAX_LIST_PAGES`] per list, the owner
+/// documentation. Every loop it drives is bounded: discovery by
+/// [`MAX_GROUP_VERSIONS`], paging by [`MAX_LIST_PAGES`] per list, the owner
 /// walk by [`MAX_OWNER_ROUNDS`].
 #[derive(Debug)]
 pub struct ClusterSession {
@@ -464,6 +471,8 @@ pub struct ClusterSession {
     owners: Vec<Value>,
     tried: Vec<OwnerKind>,
     rounds: usize,
+    /// Bytes kept from the server's answers so far (`maxClusterBytes`).
+    kept: usize,
 }
 
 impl Engine {
@@ -507,6 +516,7 @@ impl ClusterSession {
             owners: Vec::new(),
             tried: Vec::new(),
             rounds: 0,
+            kept: 0,
         };
         if let Some(served) = served {
             s.served = served;
@@ -732,20 +742,38 @@ impl ClusterSession {
         match fetch {
             Fetch::Core => {
                 let doc = self.document(&body, path)?;
-                self.served = api::resources_of(&doc, "", "v1", true);
+                let served = api::resources_of(&doc, "", "v1", true);
+                self.keep(&served, path, || what(&Fetch::Core))?;
+                self.served = served;
             }
             Fetch::Groups => {
                 let doc = self.document(&body, path)?;
-                self.group_versions = api::group_versions(&doc);
+                self.group_versions = api::group_versions(&doc, MAX_GROUP_VERSIONS + 1);
+                if self.group_versions.len() > MAX_GROUP_VERSIONS {
+                    self.group_versions.clear();
+                    return Err(Error::new(
+                        ErrorCode::Api,
+                        format!(
+                            "the server lists more than {MAX_GROUP_VERSIONS} group versions to \
+                             discover: a broken or hostile API server"
+                        ),
+                    )
+                    .at(crate::error::Location {
+                        request: Some(path.to_string()),
+                        ..Default::default()
+                    }));
+                }
             }
             Fetch::GroupVersion {
                 group,
                 version,
                 preferred,
             } => match crate::source::read_value(&body, &limits) {
-                Ok(doc) => self
-                    .served
-                    .extend(api::resources_of(&doc, &group, &version, preferred)),
+                Ok(doc) => {
+                    let served = api::resources_of(&doc, &group, &version, preferred);
+                    self.keep(&served, path, || format!("discovering {group}/{version}"))?;
+                    self.served.extend(served);
+                }
                 Err(e) => self.warnings.push(ClusterWarning {
                     reason: "api".into(),
                     object: format!("{group}/{version}"),
@@ -756,13 +784,51 @@ impl ClusterSession {
                     ),
                 }),
             },
-            Fetch::Object { resource, .. } => {
+            Fetch::Object {
+                resource,
+                namespace,
+                name,
+            } => {
                 let object = crate::source::read_value(&body, &limits)
                     .map_err(|e| e.context(&format!("the {} read", resource.kind)))?;
+                self.keep(std::slice::from_ref(&object), path, || {
+                    object_what(&resource, namespace.as_ref(), &name)
+                })?;
                 self.object = Some(object);
                 self.resource = Some(resource);
             }
             Fetch::Page(stream) => self.page(stream, path, &body)?,
+        }
+        Ok(())
+    }
+
+    /// Charge what is about to be kept from an answer to `maxClusterBytes`
+    /// (each value's size as compact JSON): past the limit, a `limit` error
+    /// at the request, saying what was being read.
+    fn keep<T: Serialize>(
+        &mut self,
+        values: &[T],
+        path: &str,
+        doing: impl FnOnce() -> String,
+    ) -> Result<()> {
+        let limit = self.engine().limits().max_cluster_bytes;
+        for v in values {
+            self.kept = self.kept.saturating_add(json_bytes(v));
+            if self.kept > limit {
+                return Err(Error::limit_error(
+                    "maxClusterBytes",
+                    format!(
+                        "the operation keeps more than the limit maxClusterBytes ({limit} bytes \
+                         as compact JSON) of the server's answers ({}); a namespace, a label \
+                         selector or one type asks for less",
+                        doing()
+                    ),
+                )
+                .at(crate::error::Location {
+                    request: Some(path.to_string()),
+                    ..Default::default()
+                }));
+            }
         }
         Ok(())
     }
@@ -817,24 +883,26 @@ impl ClusterSession {
                 }));
             }
         };
+        let mut items = page.items;
+        if let Role::Type(_) = stream.role
+            && matches!(&self.op, ClusterOp::List(q) if top_level(q))
+        {
+            // Top-level only: what a covered object controls is left out
+            // of the listing anyway; not kept (a large cluster's pods).
+            let engine = self.engine.as_ref().unwrap_or(&self.base);
+            items.retain(|o| !engine.controlled_by_covered(o));
+        }
+        self.keep(&items, path, || list_what(&stream))?;
         match stream.role {
-            Role::Definitions => self.definitions.extend(page.items),
+            Role::Definitions => self.definitions.extend(items),
             Role::Type(i) => {
-                let top = matches!(&self.op, ClusterOp::List(q) if top_level(q));
-                let engine = self.engine.as_ref().unwrap_or(&self.base);
-                // Top-level only: what a covered object controls is left
-                // out of the listing anyway; not kept (a large cluster's pods).
-                self.objects.extend(
-                    page.items
-                        .into_iter()
-                        .filter(|o| !top || !engine.controlled_by_covered(o)),
-                );
+                self.objects.extend(items);
                 if let Some(rv) = self.resource_versions.get_mut(i) {
                     *rv = page.resource_version;
                 }
             }
-            Role::Pods => self.pods.extend(page.items),
-            Role::Owners => self.owners.extend(page.items),
+            Role::Pods => self.pods.extend(items),
+            Role::Owners => self.owners.extend(items),
         }
         stream.pages += 1;
         match page.cont {
@@ -1263,25 +1331,48 @@ fn what(fetch: &Fetch) -> String {
     match fetch {
         Fetch::Core | Fetch::Groups => "discovering the API".into(),
         Fetch::GroupVersion { group, version, .. } => format!("discovering {group}/{version}"),
-        Fetch::Page(s) => {
-            let place = match &s.namespace {
-                Some(ns) if s.resource.namespaced => format!(" in namespace {ns}"),
-                _ => String::new(),
-            };
-            format!("listing {}{place}", type_name(&s.resource))
-        }
+        Fetch::Page(s) => list_what(s),
         Fetch::Object {
             resource,
             namespace,
             name,
-        } => {
-            let place = match namespace {
-                Some(ns) if resource.namespaced => format!(" in namespace {ns}"),
-                _ => String::new(),
-            };
-            format!("getting {} {name}{place}", type_name(resource))
+        } => object_what(resource, namespace.as_ref(), name),
+    }
+}
+
+fn list_what(s: &Stream) -> String {
+    let place = match &s.namespace {
+        Some(ns) if s.resource.namespaced => format!(" in namespace {ns}"),
+        _ => String::new(),
+    };
+    format!("listing {}{place}", type_name(&s.resource))
+}
+
+fn object_what(resource: &ApiResource, namespace: Option<&String>, name: &str) -> String {
+    let place = match namespace {
+        Some(ns) if resource.namespaced => format!(" in namespace {ns}"),
+        _ => String::new(),
+    };
+    format!("getting {} {name}{place}", type_name(resource))
+}
+
+/// The size of `v` as compact JSON, without building the text.
+fn json_bytes<T: Serialize + ?Sized>(v: &T) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len();
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
         }
     }
+    let mut n = Count(0);
+    // Writing to a counter cannot fail, nor can serializing a JSON value
+    // or an ApiResource.
+    let _ = serde_json::to_writer(&mut n, v);
+    n.0
 }
 
 fn empty_resource(kind: &str) -> ApiResource {
