@@ -26,10 +26,13 @@ export interface ClusterWarning {
    * group version discovered), `no_crd` (404: a type is no longer served; or neither definition CRD is
    * installed; or the server serves no pods), `api` (any other failure status, or an answer that cannot be
    * read), `invalid` (a definition stored in the cluster, or their list, could not be read: left out) and
-   * `collision` (two definitions in the cluster define the same type: the one later by name is left out).
+   * `collision` (two definitions in the cluster define the same type: the one later by name is left out),
+   * `orphaned` (a listed object's controller does not exist: it is shown as a workload of its own, its row's
+   * `owner.state` says so; with an empty `object`, how many more were not shown) and `owner_unreadable` (a listed
+   * object's controller is of a type you may not list: shown as a workload of its own, with what it holds).
    */
-  reason: 'forbidden' | 'no_crd' | 'api' | 'invalid' | 'collision';
-  /** What it is about: a type (`plural.group`), a group version (`group/version`), or `Kind/name` of a definition object. */
+  reason: 'forbidden' | 'no_crd' | 'api' | 'invalid' | 'collision' | 'orphaned' | 'owner_unreadable';
+  /** What it is about: a type (`plural.group`), a group version (`group/version`), or `Kind/name` of a definition object or a listed object. */
   object: string;
   message: string;
 }

@@ -350,6 +350,14 @@ impl Engine {
         self.definition_for(object)?.gang_groups(object, pods)
     }
 
+    /// [`Engine::gang_groups`] of a live namespace's pods and owners, as
+    /// [`Engine::resolve_in_namespace`] takes them: other workloads' pods
+    /// are left out, and look-alikes form no group.
+    pub fn gang_groups_in_namespace(&self, object: &Value, items: &[Value]) -> Result<GangReport> {
+        self.definition_for(object)?
+            .gang_groups_in_namespace(object, items)
+    }
+
     /// Write values through the definition's paths.
     pub fn update(&self, object: &Value, request: &UpdateRequest) -> Result<UpdateResult> {
         self.definition_for(object)?.update(object, request)

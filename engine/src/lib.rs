@@ -78,7 +78,7 @@ pub use cluster::api::{
 pub use cluster::protocol::{
     ClusterDefinitions, ClusterOp, ClusterOutcome, ClusterSession, DEFAULT_CHUNK_SIZE,
     DefinitionsQuery, DescribeQuery, Description, Discovery, ListQuery, Listing,
-    MAX_GROUP_VERSIONS, MAX_LIST_PAGES, MAX_OWNER_ROUNDS, Reply, Request,
+    MAX_GROUP_VERSIONS, MAX_LIST_PAGES, MAX_ORPHANS, MAX_OWNER_ROUNDS, Reply, Request,
 };
 pub use cluster::{
     ApiResource, ClusterDefinitionWarning, ClusterWarning, ListOptions, OwnerKind, OwnerState,

@@ -843,3 +843,59 @@ fn live_listings_keep_orphans_and_objects_whose_owner_is_unreadable() {
         .collect();
     assert_eq!(names, ["solo"]);
 }
+
+/// Gang groups of a live namespace: a look-alike is in no group, and the
+/// pods line up with their attribution whatever the order of pods and
+/// owners (owners first, here, and between the pods).
+#[test]
+fn live_gang_groups_leave_out_look_alikes_whatever_the_order() {
+    let engine = Engine::new().unwrap();
+    let object = engine
+        .read_object(include_str!("../../examples/jobset.yaml"))
+        .unwrap();
+    let uid = object["metadata"]["uid"].as_str().unwrap().to_string();
+    let name = object["metadata"]["name"].as_str().unwrap().to_string();
+    let pods = engine
+        .read_objects(include_str!("../../examples/jobset-pods.yaml"))
+        .unwrap();
+    let mut items = Vec::new();
+    for (n, mut p) in pods.into_iter().enumerate() {
+        items.push(owned(
+            "batch/v1",
+            "Job",
+            &format!("job{n}"),
+            &format!("job-{n}"),
+            ("jobset.x-k8s.io/v1alpha2", "JobSet", &uid),
+        ));
+        p["metadata"]["ownerReferences"] = json!([{"apiVersion": "batch/v1", "kind": "Job",
+            "name": "j", "uid": format!("job-{n}"), "controller": true}]);
+        items.push(p);
+    }
+    let real = items.iter().filter(|i| i["kind"] == "Pod").count();
+    items.insert(
+        1,
+        pod(
+            "look-alike",
+            json!({"jobset.sigs.k8s.io/jobset-name": name,
+                "jobset.sigs.k8s.io/replicatedjob-name": "worker", "jobset.sigs.k8s.io/job-index": "0"}),
+            None,
+        ),
+    );
+    let gang = engine.gang_groups_in_namespace(&object, &items).unwrap();
+    let grouped: Vec<&str> = gang
+        .groups
+        .iter()
+        .flat_map(|g| g.members.iter().map(String::as_str))
+        .collect();
+    assert!(!grouped.contains(&"look-alike"), "{grouped:?}");
+    assert_eq!(grouped.len(), real, "{grouped:?}");
+    // Each pod's answer is its own: names line up with the pods.
+    for p in &gang.pods {
+        assert!(
+            items
+                .iter()
+                .any(|i| i["metadata"]["name"] == p.pod.as_str()),
+            "{p:?}"
+        );
+    }
+}

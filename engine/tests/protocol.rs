@@ -542,3 +542,70 @@ fn the_definitions_op_reads_the_clusters_definitions_into_an_engine() {
     assert!(covered(&d.engine).contains(&"Owner0".to_string()));
     assert!(!covered(&engine()).contains(&"Owner0".to_string()));
 }
+
+/// 10x `MAX_ORPHANS` pods whose controller (a Job, a covered type) does not
+/// exist: each was dropped as controlled when its page was read; the first
+/// `MAX_ORPHANS` are read again and listed as workloads of their own
+/// (`owner.state` orphaned), the rest are counted in one warning.
+#[test]
+fn orphans_are_read_again_up_to_their_bound() {
+    let server = discovery();
+    let n = 10 * workload_lens::MAX_ORPHANS;
+    let pod = |i: usize| {
+        json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("p{i}"), "namespace": "ml", "uid": format!("pod-{i}"),
+                "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": format!("gone-{i}"),
+                    "uid": format!("gone-{i}"), "controller": true}]},
+            "spec": {"containers": [{"name": "c", "image": "i"}]}})
+    };
+    let list =
+        json!({"kind": "PodList", "metadata": {}, "items": (0..n).map(pod).collect::<Vec<_>>()})
+            .to_string();
+    let mut session = engine().cluster_session(ClusterOp::List(ListQuery {
+        namespace: Some("ml".into()),
+        chunk_size: 0,
+        ..ListQuery::default()
+    }));
+    let made = drive(&mut session, &server, |p| {
+        if p == "/api/v1/namespaces/ml/pods" {
+            return Some(Reply::ok(list.clone()));
+        }
+        if p.ends_with("/namespaces/ml/jobs") || p.ends_with("/namespaces/ml/jobsets") {
+            return Some(Reply::ok(r#"{"kind":"List","metadata":{},"items":[]}"#));
+        }
+        let i: usize = p
+            .strip_prefix("/api/v1/namespaces/ml/pods/p")?
+            .parse()
+            .ok()?;
+        Some(Reply::ok(pod(i).to_string()))
+    });
+    let l = match session.finish() {
+        Ok(ClusterOutcome::Listing(l)) => l,
+        other => panic!("not a listing: {other:?}"),
+    };
+    let reads = made
+        .iter()
+        .filter(|p| p.starts_with("/api/v1/namespaces/ml/pods/"))
+        .count();
+    assert_eq!(reads, workload_lens::MAX_ORPHANS);
+    let orphans = l
+        .workloads
+        .iter()
+        .filter(|w| {
+            w.kind == "Pod"
+                && w.owner.as_ref().map(|o| o.state)
+                    == Some(workload_lens::OwnerStateKind::Orphaned)
+        })
+        .count();
+    assert_eq!(orphans, workload_lens::MAX_ORPHANS);
+    let counted = l
+        .warnings
+        .iter()
+        .find(|w| w.reason == "orphaned" && w.object.is_empty())
+        .expect("the warning that counts the rest");
+    assert!(
+        counted.message.starts_with(&format!("{n} objects")),
+        "{}",
+        counted.message
+    );
+}

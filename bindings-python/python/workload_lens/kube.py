@@ -100,8 +100,11 @@ class ClusterWarning(TypedDict):
     definition type installed, or a type discovery showed is no longer
     served), ``api`` (a group's discovery, a type or an owner kind failed
     otherwise), ``invalid`` or ``collision`` (a definition stored in the
-    cluster that was not used). ``object`` is a type (``plural.group``), a
-    group version, or a definition object (``Karta/name``)."""
+    cluster that was not used), ``orphaned`` (a listed object's controller
+    does not exist: it is shown as a workload of its own, its row's
+    ``owner`` says so) or ``owner_unreadable`` (its controller's type may not
+    be listed). ``object`` is a type (``plural.group``), a group version, a
+    definition object (``Karta/name``) or a listed object (``Kind/name``)."""
 
     reason: str
     object: str

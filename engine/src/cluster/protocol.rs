@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::api::{self, Page};
-use super::{ApiResource, ClusterWarning, ListOptions, OwnerKind, WorkloadSummary};
+use super::{ApiResource, ClusterWarning, ListOptions, OwnerKind, OwnerStateKind, WorkloadSummary};
 use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::Gvk;
@@ -48,6 +48,12 @@ use crate::model::Gvk;
 /// (Pod → Job → JobSet is two; Pod → ReplicaSet → Deployment two; six
 /// leaves room for deeper operators).
 pub const MAX_OWNER_ROUNDS: usize = 6;
+
+/// Objects a listing reads again because their controller was not found
+/// (orphans, or objects whose owner's type may not be listed: they were
+/// dropped as controlled when their page was read). Past this many, the
+/// rest are named in a warning, not shown.
+pub const MAX_ORPHANS: usize = 1_000;
 
 /// Pages one list may take. A server that keeps answering with a new
 /// `continue` token past this ends the operation with an `api` error
@@ -355,7 +361,8 @@ impl Description {
 
     /// The gang-scheduling groups of its pods ([`Engine::gang_groups`]).
     pub fn gang(&self) -> Result<crate::GangReport> {
-        self.engine.gang_groups(&self.object, &self.items)
+        self.engine
+            .gang_groups_in_namespace(&self.object, &self.items)
     }
 }
 
@@ -428,6 +435,24 @@ enum Fetch {
         namespace: Option<String>,
         name: String,
     },
+    /// An object dropped as controlled whose controller was not found:
+    /// read again, to be listed as a workload of its own.
+    Orphan {
+        resource: ApiResource,
+        namespace: Option<String>,
+        name: String,
+    },
+}
+
+/// An object a top-level listing dropped as controlled (its controller is
+/// of a covered type), remembered in case that controller is not there.
+#[derive(Debug, Clone, Serialize)]
+struct Dropped {
+    uid: String,
+    controller: String,
+    type_index: usize,
+    namespace: Option<String>,
+    name: String,
 }
 
 /// Where the session is.
@@ -439,6 +464,7 @@ enum Stage {
     Target,
     Pods,
     Owners,
+    Orphans,
     Done,
 }
 
@@ -471,6 +497,10 @@ pub struct ClusterSession {
     owners: Vec<Value>,
     tried: Vec<OwnerKind>,
     rounds: usize,
+    /// What a top-level listing dropped as controlled.
+    dropped: Vec<Dropped>,
+    /// Kinds whose list failed: an owner of one of them may exist.
+    unreadable: Vec<OwnerKind>,
     /// Bytes kept from the server's answers so far (`maxClusterBytes`).
     kept: usize,
 }
@@ -516,6 +546,8 @@ impl ClusterSession {
             owners: Vec::new(),
             tried: Vec::new(),
             rounds: 0,
+            dropped: Vec::new(),
+            unreadable: Vec::new(),
             kept: 0,
         };
         if let Some(served) = served {
@@ -616,18 +648,23 @@ impl ClusterSession {
             pods,
             owners,
             definitions,
+            unreadable,
             ..
         } = self;
         let engine = engine.unwrap_or(base);
         Ok(match op {
             ClusterOp::Discover => ClusterOutcome::Discovery(Discovery { served, warnings }),
             ClusterOp::List(q) => {
+                let walked = top_level(&q) && q.name.is_none();
                 let options = ListOptions {
                     top_level_only: top_level(&q),
                     phases: q.phases.clone(),
-                    ..ListOptions::default()
+                    owners_complete: walked,
+                    unreadable,
                 };
                 let workloads = engine.list_workloads(&objects, &owners, &options);
+                let mut warnings = warnings;
+                warnings.extend(workloads.iter().filter_map(owner_warning));
                 ClusterOutcome::Listing(Box::new(Listing {
                     workloads,
                     warnings,
@@ -688,6 +725,11 @@ impl ClusterSession {
                 s.cont.as_deref(),
             ),
             Fetch::Object {
+                resource,
+                namespace,
+                name,
+            }
+            | Fetch::Orphan {
                 resource,
                 namespace,
                 name,
@@ -797,6 +839,18 @@ impl ClusterSession {
                 self.object = Some(object);
                 self.resource = Some(resource);
             }
+            Fetch::Orphan {
+                resource,
+                namespace,
+                name,
+            } => {
+                let object = crate::source::read_value(&body, &limits)
+                    .map_err(|e| e.context(&format!("the {} read", resource.kind)))?;
+                self.keep(std::slice::from_ref(&object), path, || {
+                    object_what(&resource, namespace.as_ref(), &name)
+                })?;
+                self.objects.push(object);
+            }
             Fetch::Page(stream) => self.page(stream, path, &body)?,
         }
         Ok(())
@@ -884,13 +938,31 @@ impl ClusterSession {
             }
         };
         let mut items = page.items;
-        if let Role::Type(_) = stream.role
+        if let Role::Type(i) = stream.role
             && matches!(&self.op, ClusterOp::List(q) if top_level(q))
         {
             // Top-level only: what a covered object controls is left out
-            // of the listing anyway; not kept (a large cluster's pods).
+            // of the listing anyway; not kept (a large cluster's pods), only
+            // remembered in case its controller is not there.
             let engine = self.engine.as_ref().unwrap_or(&self.base);
-            items.retain(|o| !engine.controlled_by_covered(o));
+            let mut dropped = Vec::new();
+            items.retain(|o| {
+                if !engine.controlled_by_covered(o) {
+                    return true;
+                }
+                if let (Some(uid), Some(controller)) = (meta_text(o, "uid"), controller_uid(o)) {
+                    dropped.push(Dropped {
+                        uid: uid.to_string(),
+                        controller: controller.to_string(),
+                        type_index: i,
+                        namespace: meta_text(o, "namespace").map(str::to_string),
+                        name: meta_text(o, "name").unwrap_or_default().to_string(),
+                    });
+                }
+                false
+            });
+            self.keep(&dropped, path, || list_what(&stream))?;
+            self.dropped.extend(dropped);
         }
         self.keep(&items, path, || list_what(&stream))?;
         match stream.role {
@@ -973,6 +1045,29 @@ impl ClusterSession {
                 }
                 Err(fatal())
             }
+            Fetch::Orphan {
+                resource,
+                namespace,
+                name,
+            } => {
+                // Gone since its page was read: nothing to show.
+                if code != ErrorCode::NotFound {
+                    self.warnings.push(ClusterWarning {
+                        reason: warning_reason(code).into(),
+                        object: type_name(resource),
+                        message: format!(
+                            "{} {name}{} could not be read again ({detail}, HTTP {status}); its \
+                             controller was not found, so it is not shown",
+                            resource.kind,
+                            namespace
+                                .as_ref()
+                                .map(|n| format!(" in namespace {n}"))
+                                .unwrap_or_default()
+                        ),
+                    });
+                }
+                Ok(())
+            }
             Fetch::Page(stream) => {
                 let name = type_name(&stream.resource);
                 let place = match &stream.namespace {
@@ -1014,6 +1109,7 @@ impl ClusterSession {
                         if let Some(rv) = self.resource_versions.get_mut(i) {
                             rv.clear();
                         }
+                        self.unreadable.push(owner_kind(&stream.resource));
                         let message = match code {
                             ErrorCode::Forbidden => {
                                 self.forbidden.push(name.clone());
@@ -1038,6 +1134,7 @@ impl ClusterSession {
                         Ok(())
                     }
                     Role::Owners => {
+                        self.unreadable.push(owner_kind(&stream.resource));
                         self.warnings.push(warning(format!(
                             "{name}{place} could not be listed ({detail}, HTTP {status}), so \
                              controller chains through them are not followed"
@@ -1103,9 +1200,11 @@ impl ClusterSession {
                 Stage::Owners => {
                     // A round is answered: the next, if any kind is missing.
                     if !self.owner_round() {
-                        self.stage = Stage::Done;
+                        self.stage = Stage::Orphans;
+                        self.orphans();
                     }
                 }
+                Stage::Orphans => self.stage = Stage::Done,
                 Stage::Done => {}
             }
         }
@@ -1250,6 +1349,51 @@ impl ClusterSession {
         }
     }
 
+    /// After the owner walk of a top-level listing: the dropped objects whose
+    /// controller is nowhere (not listed, not an owner, not dropped itself)
+    /// are read again, to be listed as workloads of their own (at most
+    /// [`MAX_ORPHANS`]; the rest are named in a warning).
+    fn orphans(&mut self) {
+        let walk = matches!(&self.op, ClusterOp::List(q) if top_level(q) && q.name.is_none());
+        if !walk || self.dropped.is_empty() {
+            return;
+        }
+        let known: HashSet<&str> = self
+            .objects
+            .iter()
+            .chain(&self.owners)
+            .filter_map(|o| meta_text(o, "uid"))
+            .chain(self.dropped.iter().map(|d| d.uid.as_str()))
+            .collect();
+        let lost: Vec<Dropped> = self
+            .dropped
+            .iter()
+            .filter(|d| !known.contains(d.controller.as_str()))
+            .cloned()
+            .collect();
+        if lost.len() > MAX_ORPHANS {
+            self.warnings.push(ClusterWarning {
+                reason: "orphaned".into(),
+                object: String::new(),
+                message: format!(
+                    "{} objects have a controller that was not found; the first {MAX_ORPHANS} \
+                     are shown as workloads of their own, the rest are not",
+                    lost.len()
+                ),
+            });
+        }
+        for d in lost.into_iter().take(MAX_ORPHANS) {
+            let Some(resource) = self.types.get(d.type_index).cloned() else {
+                continue;
+            };
+            self.push(Fetch::Orphan {
+                resource,
+                namespace: d.namespace,
+                name: d.name,
+            });
+        }
+    }
+
     /// Start one round of the owner walk: list every owner kind the items'
     /// controller chains name and no list gave yet. False when there is
     /// none (or the rounds are used up): the walk is over.
@@ -1295,12 +1439,73 @@ impl ClusterSession {
     }
 }
 
+/// A non-empty string of an object's metadata.
+fn meta_text<'v>(object: &'v Value, key: &str) -> Option<&'v str> {
+    object
+        .get("metadata")?
+        .get(key)?
+        .as_str()
+        .filter(|s| !s.is_empty())
+}
+
+/// The uid the controller owner reference of an object names.
+fn controller_uid(object: &Value) -> Option<&str> {
+    object
+        .get("metadata")?
+        .get("ownerReferences")?
+        .as_array()?
+        .iter()
+        .find(|r| r.get("controller").and_then(Value::as_bool) == Some(true))?
+        .get("uid")?
+        .as_str()
+        .filter(|s| !s.is_empty())
+}
+
 fn request(path: String) -> Request {
     Request { path }
 }
 
 fn top_level(q: &ListQuery) -> bool {
     q.type_.is_none() || q.all_types
+}
+
+/// The warning of a row whose controller was not found: it is shown as a
+/// workload of its own, and what it holds is said, so a total that counts
+/// it can be accounted for.
+fn owner_warning(row: &WorkloadSummary) -> Option<ClusterWarning> {
+    let o = row.owner.as_ref()?;
+    let place = row
+        .namespace
+        .as_ref()
+        .map(|n| format!(" in namespace {n}"))
+        .unwrap_or_default();
+    let holds = match row.gpus {
+        1 => "its 1 GPU".to_string(),
+        n => format!("its {n} GPUs"),
+    };
+    let (reason, message) = match o.state {
+        OwnerStateKind::Orphaned => (
+            "orphaned",
+            format!(
+                "{} {}{place}: its controller {} {} (uid {}) does not exist; shown as a workload \
+                 of its own, with {holds}",
+                row.kind, row.name, o.kind, o.name, o.uid
+            ),
+        ),
+        OwnerStateKind::Unreadable => (
+            "owner_unreadable",
+            format!(
+                "{} {}{place} is controlled by {} {}, whose type you may not list; shown as a \
+                 workload of its own, with {holds}",
+                row.kind, row.name, o.kind, o.name
+            ),
+        ),
+    };
+    Some(ClusterWarning {
+        reason: reason.into(),
+        object: format!("{}/{}", row.kind, row.name),
+        message,
+    })
 }
 
 fn owner_kind(r: &ApiResource) -> OwnerKind {
@@ -1333,6 +1538,11 @@ fn what(fetch: &Fetch) -> String {
         Fetch::GroupVersion { group, version, .. } => format!("discovering {group}/{version}"),
         Fetch::Page(s) => list_what(s),
         Fetch::Object {
+            resource,
+            namespace,
+            name,
+        }
+        | Fetch::Orphan {
             resource,
             namespace,
             name,

@@ -301,7 +301,7 @@ impl<'a> Scales<'a> {
 struct Members<'a> {
     /// The workload's UID, in every group's name.
     uid: String,
-    pods: &'a [Value],
+    pods: Vec<&'a Value>,
     /// The attribution of each of `pods`, in order.
     attributed: &'a [PodAttribution],
     /// Components by name (the first of a name, as a search would find).
@@ -339,6 +339,26 @@ impl CompiledDefinition {
 
     /// The gang answer for each pod and the groups the pods form.
     pub fn gang_groups(&self, workload: &Value, pods: &[Value]) -> Result<GangReport> {
+        self.gang_groups_with(workload, pods, false)
+    }
+
+    /// [`Self::gang_groups`] of a live namespace's pods and owners (as
+    /// [`Self::resolve_in_namespace`] takes them): other workloads' pods
+    /// are left out, look-alikes are reported but in no group.
+    pub fn gang_groups_in_namespace(
+        &self,
+        workload: &Value,
+        items: &[Value],
+    ) -> Result<GangReport> {
+        self.gang_groups_with(workload, items, true)
+    }
+
+    fn gang_groups_with(
+        &self,
+        workload: &Value,
+        pods: &[Value],
+        namespace_mode: bool,
+    ) -> Result<GangReport> {
         let _call = crate::budget::Call::enter(&self.limits);
         let Some(gang) = &self.gang else {
             // No gang instructions: nothing is scheduled as a gang.
@@ -349,7 +369,8 @@ impl CompiledDefinition {
         };
         let resolved = self.resolve(workload)?;
         let uid = uid_of(workload);
-        let attribution = self.attribute_pods(Some(workload), pods)?;
+        let (attribution, sources) =
+            self.attribute_indexed(Some(workload), pods, namespace_mode)?;
         // Components by name (the first of a name, as a search would find).
         let mut by_name: HashMap<&str, usize> = HashMap::with_capacity(self.comps.len());
         for (i, c) in self.comps.iter().enumerate() {
@@ -357,7 +378,7 @@ impl CompiledDefinition {
         }
         let cx = Members {
             uid,
-            pods,
+            pods: sources.iter().filter_map(|&i| pods.get(i)).collect(),
             attributed: &attribution.pods,
             by_name,
             scales: Scales::new(self, &resolved),
@@ -428,7 +449,7 @@ impl CompiledDefinition {
             .iter()
             .map(|sg| self.subtree(cx.by_name.get(sg.component_name.as_str()).copied()))
             .collect();
-        for (pod, a) in cx.pods.iter().zip(cx.attributed) {
+        for (&pod, a) in cx.pods.iter().zip(cx.attributed) {
             let input = Input::new(pod, &self.limits).map_err(crate::expr::eval_error)?;
             let member = self.placed(cx.component_of(a), a);
             for (k, subtree) in subtrees.iter().enumerate() {
@@ -470,7 +491,7 @@ impl CompiledDefinition {
         // Groups by name: the index of each in `report.groups` (order of
         // first member).
         let mut groups: HashMap<String, usize> = HashMap::new();
-        for (pod, a) in cx.pods.iter().zip(cx.attributed) {
+        for (&pod, a) in cx.pods.iter().zip(cx.attributed) {
             crate::budget::steps(1)?;
             let mut pg = PodGang {
                 pod: a.name.clone(),

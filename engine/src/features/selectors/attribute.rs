@@ -262,6 +262,18 @@ impl CompiledDefinition {
         pods: &[Value],
         namespace_mode: bool,
     ) -> Result<Attribution> {
+        Ok(self.attribute_indexed(workload, pods, namespace_mode)?.0)
+    }
+
+    /// [`Self::attribute_pods_in`], with the index in `pods` of each pod
+    /// attributed (owners and, in namespace mode, other workloads' pods are
+    /// left out, so the two lists do not line up by position).
+    pub(crate) fn attribute_indexed(
+        &self,
+        workload: Option<&Value>,
+        pods: &[Value],
+        namespace_mode: bool,
+    ) -> Result<(Attribution, Vec<usize>)> {
         let _call = crate::budget::Call::enter(&self.limits);
         let ids: Option<Vec<Vec<String>>> = match workload {
             None => None,
@@ -308,9 +320,10 @@ impl CompiledDefinition {
             _ => Default::default(),
         };
         let mut out = Vec::with_capacity(pods.len());
+        let mut sources = Vec::with_capacity(pods.len());
         let mut unattributed = Vec::new();
         let mut stray = Vec::new();
-        for pod in pods {
+        for (index, pod) in pods.iter().enumerate() {
             crate::budget::steps(1)?;
             if workload.is_some() && ownership::is_owner(pod) {
                 continue;
@@ -340,12 +353,16 @@ impl CompiledDefinition {
                 unattributed.push(a.name.clone());
             }
             out.push(a);
+            sources.push(index);
         }
-        Ok(Attribution {
-            pods: out,
-            unattributed,
-            stray,
-        })
+        Ok((
+            Attribution {
+                pods: out,
+                unattributed,
+                stray,
+            },
+            sources,
+        ))
     }
 
     fn attribute_one<'a>(

@@ -208,9 +208,7 @@ impl<'a> Ownership<'a> {
                     if self.live {
                         // Live, a pod nothing controls is a workload of its
                         // own, whatever its labels say.
-                        Verdict::Theirs(
-                            "it has no controller: a pod of its own, not this workload's".into(),
-                        )
+                        Verdict::Theirs("it has no controller (a pod of its own)".into())
                     } else {
                         // Given as the workload's pods: the chain says
                         // nothing (pods written by hand have no owners).
@@ -232,7 +230,7 @@ impl<'a> Ownership<'a> {
                         // deleted (and this one made since).
                         format!(
                             "its controller is a {} {name} of another uid ({}), deleted since: an \
-                             orphan, not this workload's",
+                             orphan",
                             self.kind,
                             text(r, &["uid"]).unwrap_or("none")
                         )
@@ -260,7 +258,7 @@ impl<'a> Ownership<'a> {
                     // one is gone, or its type may not be read.
                     break Verdict::Theirs(format!(
                         "its controller {} {} was not found (deleted, or of a type you may \
-                         not read): an orphan, not this workload's",
+                         not read): an orphan",
                         text(r, &["kind"]).unwrap_or("object"),
                         text(r, &["name"]).unwrap_or("(unnamed)")
                     ));
