@@ -296,7 +296,12 @@ fn live(
         Err(e) => return Err(fail(&e)?),
     };
     resolution_warnings(&r);
-    let gang = match engine.gang_groups(obj, pods) {
+    let gang = if age.is_some() {
+        engine.gang_groups_in_namespace(obj, pods)
+    } else {
+        engine.gang_groups(obj, pods)
+    };
+    let gang = match gang {
         Ok(g) => Gang::Groups(g),
         Err(e) if e.code() == ErrorCode::Limit => return Err(fail(&e)?),
         // The tree is still right; only the groups are unknown.

@@ -444,6 +444,98 @@ fn rbac_denial_of_one_type() {
     assert_eq!(v["error"], "forbidden");
 }
 
+/// Issue 32, on lens-account (testing/live/fixtures/60-lens-account.yaml):
+/// `get` and `top` count every pod once and lose none. An orphaned pod and a
+/// pod with no controller are workloads of their own (not counted into the
+/// RayCluster their labels name); for the viewer, who may not list
+/// TrainJobs, the JobSet a TrainJob owns stays visible with its 8 GPUs.
+#[test]
+fn accounting_counts_every_pod_once_and_loses_none() {
+    let Some(d) = live_dir() else { return };
+    let rows = |o: &Output| -> Vec<(String, String, u64, String)> {
+        let v = json_of(o);
+        let mut r: Vec<_> = v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                (
+                    i["kind"].as_str().unwrap().to_string(),
+                    i["name"].as_str().unwrap().to_string(),
+                    i["gpus"].as_u64().unwrap(),
+                    i["owner"]["state"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect();
+        r.sort();
+        r
+    };
+    let s = |k: &str, n: &str, g: u64, o: &str| (k.to_string(), n.to_string(), g, o.to_string());
+    let admin = wl(&d, &["get", "-n", "lens-account", "-o", "json"]);
+    assert_eq!(
+        rows(&admin),
+        [
+            s("Pod", "ray-tune-gpu-worker-manual", 1, ""),
+            s("Pod", "ray-tune-gpu-worker-old", 1, "orphaned"),
+            s("RayCluster", "ray-tune", 1, ""),
+            s("TrainJob", "sft", 8, ""),
+        ]
+    );
+    assert!(
+        stderr(&admin).contains("its controller RayCluster ray-tune")
+            && stderr(&admin).contains("with its 1 GPU"),
+        "{}",
+        stderr(&admin)
+    );
+    let viewer = wl_as(
+        &d,
+        "kubeconfig-viewer",
+        &["get", "-n", "lens-account", "-o", "json"],
+    );
+    assert_eq!(
+        rows(&viewer),
+        [
+            s("JobSet", "sft", 8, "unreadable"),
+            s("Pod", "ray-tune-gpu-worker-manual", 1, ""),
+            s("Pod", "ray-tune-gpu-worker-old", 1, "orphaned"),
+            s("RayCluster", "ray-tune", 1, ""),
+        ]
+    );
+    assert!(
+        stderr(&viewer).contains("JobSet sft in namespace lens-account is controlled by TrainJob sft, whose type you may not list")
+            && stderr(&viewer).contains("with its 8 GPUs"),
+        "{}",
+        stderr(&viewer)
+    );
+    // top adds the same rows: 11 GPUs, for the admin and the viewer.
+    for k in ["kubeconfig", "kubeconfig-viewer"] {
+        let v = json_of(&wl_as(&d, k, &["top", "-n", "lens-account", "-o", "json"]));
+        assert_eq!(v["total"]["gpus"], 11, "{k}: {v}");
+    }
+    // The RayCluster's own pods only: the look-alikes are listed apart.
+    let o = wl(
+        &d,
+        &["describe", "raycluster/ray-tune", "-n", "lens-account"],
+    );
+    let out = ok(&o);
+    assert!(out.contains("1/1 ready"), "{out}");
+    let apart = out
+        .split("Not this workload's pods:")
+        .nth(1)
+        .unwrap_or_default();
+    assert!(
+        apart.contains("ray-tune-gpu-worker-manual") && apart.contains("ray-tune-gpu-worker-old"),
+        "{out}"
+    );
+    let gang = out.split("Gang groups:").nth(1).unwrap_or_default();
+    assert!(
+        gang.lines()
+            .nth(2)
+            .is_some_and(|l| l.trim_end().ends_with(" 2")),
+        "{out}"
+    );
+}
+
 #[test]
 fn unauthorized_and_unreachable() {
     let Some(d) = live_dir() else { return };
