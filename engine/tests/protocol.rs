@@ -609,3 +609,26 @@ fn orphans_are_read_again_up_to_their_bound() {
         counted.message
     );
 }
+
+/// A status to keep that the vocabulary does not have is a usage error
+/// before any request (`get --phase Bogus`); any case of a known one is
+/// taken.
+#[test]
+fn an_unknown_phase_is_refused_before_any_request() {
+    let session = engine().cluster_session(ClusterOp::List(ListQuery {
+        phases: vec!["running".into(), "Bogus".into()],
+        ..ListQuery::default()
+    }));
+    assert!(session.requests().is_empty() && session.is_done());
+    let err = session.finish().unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Usage);
+    assert!(
+        err.message().contains("unknown status 'Bogus'") && err.message().contains("Running"),
+        "{err}"
+    );
+    let ok = engine().cluster_session(ClusterOp::List(ListQuery {
+        phases: vec!["RUNNING".into(), "initializing".into()],
+        ..ListQuery::default()
+    }));
+    assert_eq!(ok.requests().len(), 2);
+}

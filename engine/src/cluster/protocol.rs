@@ -43,6 +43,7 @@ use super::{ApiResource, ClusterWarning, ListOptions, OwnerKind, OwnerStateKind,
 use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::Gvk;
+use crate::resolved::WorkloadStatus;
 
 /// Rounds of the owner walk: a pod's controller, its controller, ...
 /// (Pod → Job → JobSet is two; Pod → ReplicaSet → Deployment two; six
@@ -550,6 +551,19 @@ impl ClusterSession {
             unreadable: Vec::new(),
             kept: 0,
         };
+        if let ClusterOp::List(q) = &s.op
+            && let Some(bad) = q.phases.iter().find(|p| WorkloadStatus::parse(p).is_none())
+        {
+            let known: Vec<&str> = WorkloadStatus::ALL.iter().map(|w| w.as_str()).collect();
+            s.fail(Error::new(
+                ErrorCode::Usage,
+                format!(
+                    "unknown status '{bad}' to keep; the statuses are {}",
+                    known.join(", ")
+                ),
+            ));
+            return s;
+        }
         if let Some(served) = served {
             s.served = served;
             s.stage = Stage::GroupVersions;

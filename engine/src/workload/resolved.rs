@@ -218,6 +218,28 @@ impl WorkloadStatus {
     }
 }
 
+impl WorkloadStatus {
+    /// Every status, in the order the vocabulary lists them.
+    pub const ALL: [WorkloadStatus; 9] = [
+        WorkloadStatus::Initializing,
+        WorkloadStatus::Running,
+        WorkloadStatus::Degraded,
+        WorkloadStatus::Suspending,
+        WorkloadStatus::Suspended,
+        WorkloadStatus::Resuming,
+        WorkloadStatus::Completed,
+        WorkloadStatus::Failed,
+        WorkloadStatus::Undefined,
+    ];
+
+    /// The status a name means, in any case (`running`, `Running`).
+    pub fn parse(name: &str) -> Option<WorkloadStatus> {
+        WorkloadStatus::ALL
+            .into_iter()
+            .find(|s| s.as_str().eq_ignore_ascii_case(name))
+    }
+}
+
 impl PartialEq<str> for WorkloadStatus {
     fn eq(&self, other: &str) -> bool {
         self.as_str() == other
