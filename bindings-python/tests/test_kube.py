@@ -104,8 +104,10 @@ def test_list_one_type_in_a_namespace(cluster: "Cluster", scenario: Dict[str, st
 
 def test_list_all_namespaces(cluster: "Cluster") -> None:
     rows = cluster.list("jobsets", all_namespaces=True).workloads
-    assert len(rows) == 25
-    assert {r["namespace"] for r in rows} == {"lens-train", "lens-paging"}
+    # lens-account's sft is a JobSet too (a TrainJob's: one type asked for,
+    # every object of it is listed).
+    assert len(rows) == 26
+    assert {r["namespace"] for r in rows} == {"lens-train", "lens-paging", "lens-account"}
     # Newest first (the engine's order).
     created = [r["created"] for r in rows]
     assert created == sorted(created, reverse=True)
@@ -141,7 +143,8 @@ def test_all_types_lists_top_level_workloads_only(cluster: "Cluster") -> None:
     assert [(r["kind"], r["name"]) for r in sorted(serve.workloads, key=lambda r: r["name"])] == [
         ("RayCluster", "ray-a"), ("LeaderWorkerSet", "vllm"), ("Deployment", "web")]
     every = cluster.list(all_types=True, all_namespaces=True)
-    assert len(every.workloads) == 4 + 3 + 23
+    # lens-account: a TrainJob, a RayCluster, an orphaned pod, a pod of its own.
+    assert len(every.workloads) == 4 + 3 + 23 + 4
     assert every.forbidden == []
     with pytest.raises(wl.UsageError):
         cluster.list()
@@ -386,8 +389,8 @@ def test_api_client_and_context(live_dir: Path, tmp_path: Path) -> None:
 def test_usage(cluster: "Cluster") -> None:
     u = cluster.usage(all_types=True, all_namespaces=True)
     ns = {r["key"]: (r["workloads"], r["gpus"]) for r in u["byNamespace"]}
-    assert ns == {"lens-paging": (23, 23), "lens-train": (4, 18), "lens-serve": (3, 8)}
-    assert (u["total"]["workloads"], u["total"]["gpus"], u["total"]["errors"]) == (30, 49, 0)
+    assert ns == {"lens-paging": (23, 23), "lens-train": (4, 18), "lens-serve": (3, 8), "lens-account": (4, 11)}
+    assert (u["total"]["workloads"], u["total"]["gpus"], u["total"]["errors"]) == (34, 60, 0)
     u = cluster.usage("jobsets", namespace="lens-train")
     assert (u["total"]["workloads"], u["total"]["pods"], u["total"]["gpus"]) == (2, 7, 14)
     listing = cluster.list("jobsets", namespace="lens-train")
@@ -399,7 +402,11 @@ def test_usage_says_what_it_left_out(viewer: "Cluster") -> None:
     u = viewer.usage(namespace="lens-train")
     assert "pytorchjobs.kubeflow.org" in u["forbidden"]
     assert "pytorchjobs.kubeflow.org" in [w["object"] for w in u["warnings"] if w["reason"] == "forbidden"]
-    assert (u["total"]["workloads"], u["total"]["gpus"]) == (3, 14)  # bert's 4 GPUs are not counted
+    # bert's 4 pods stay visible, each a workload of its own whose owner
+    # (the PyTorchJob) the viewer may not read: its 4 GPUs are counted.
+    assert (u["total"]["workloads"], u["total"]["gpus"]) == (7, 18)
+    unreadable = [w["object"] for w in u["warnings"] if w["reason"] == "owner_unreadable"]
+    assert sorted(unreadable) == ["Pod/bert-master-0", "Pod/bert-worker-0", "Pod/bert-worker-1", "Pod/bert-worker-2"]
 
 
 README = REPO / "bindings-python" / "README.md"
