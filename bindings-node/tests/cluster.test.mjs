@@ -197,14 +197,29 @@ test('resolve, resolveInNamespace and gangGroups with pages of pods and owners: 
   assert.deepEqual(catalog.resolve(jobset, [podPage]), catalog.resolve(jobset, podPage));
 
   // A whole namespace: another workload's pod (no look-alike) is left out,
-  // the look-alike stays a stray.
+  // the look-alike stays a stray. Live, the JobSet's pods are its own
+  // through their Jobs (a pod with no controller would be a workload of its
+  // own).
   const theirs = structuredClone(stray);
   theirs.metadata = { name: 'theirs', namespace: ns, uid: 'u-theirs', ownerReferences: stray.metadata.ownerReferences };
-  const nsPage = JSON.stringify({ apiVersion: 'v1', kind: 'PodList', items: [...pods, stray, theirs] });
-  const inNs = catalog.resolveInNamespace(jobset, [nsPage, jobPage]);
+  const chained = pods.map((p, i) => {
+    const c = structuredClone(p);
+    c.metadata.ownerReferences = [{ apiVersion: 'batch/v1', kind: 'Job', name: `j${i}`, uid: `u-j${i}`, controller: true }];
+    return c;
+  });
+  const jobs = pods.map((_, i) => ({
+    apiVersion: 'batch/v1', kind: 'Job',
+    metadata: {
+      name: `j${i}`, namespace: ns, uid: `u-j${i}`,
+      ownerReferences: [{ apiVersion: jobset.apiVersion, kind: 'JobSet', name: jobset.metadata.name, uid: 'u-js', controller: true }],
+    },
+  }));
+  const nsPage = JSON.stringify({ apiVersion: 'v1', kind: 'PodList', items: [...chained, stray, theirs] });
+  const ownersPage = JSON.stringify({ apiVersion: 'batch/v1', kind: 'JobList', items: [other, ...jobs] });
+  const inNs = catalog.resolveInNamespace(jobset, [nsPage, ownersPage]);
   assert.deepEqual(inNs.strayPods.map((p) => p.name), ['stray']);
   assert.deepEqual(inNs.totals, withOwners.totals);
-  assert.ok(!(catalog.resolve(jobset, [nsPage, jobPage]).strayPods ?? []).every((p) => p.name === 'stray'));
+  assert.ok(!(catalog.resolve(jobset, [nsPage, ownersPage]).strayPods ?? []).every((p) => p.name === 'stray'));
 
   const gang = catalog.gangGroups(jobset, [podPage, jobPage]);
   const members = gang.groups.flatMap((g) => g.members);

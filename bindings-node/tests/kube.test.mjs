@@ -102,8 +102,9 @@ live('kubeconfig and context: the context\'s namespace is the default one; an un
 
 live('list across all namespaces', async () => {
   const { workloads } = await admin().list('jobsets', { allNamespaces: true });
-  assert.equal(workloads.length, 25);
-  assert.deepEqual(names(workloads), ['llama', 'old-api', ...PAGES].sort());
+  // lens-account's sft is a JobSet too (a TrainJob's).
+  assert.equal(workloads.length, 26);
+  assert.deepEqual(names(workloads), ['llama', 'old-api', 'sft', ...PAGES].sort());
 });
 
 live('label selector', async () => {
@@ -117,7 +118,7 @@ live('phases', async () => {
   const running = await admin().list('jobsets', { allNamespaces: true, phases: ['Running'] });
   assert.deepEqual(names(running.workloads), ['llama']);
   const init = await admin().list('jobsets', { allNamespaces: true, phases: ['initializing'] });
-  assert.equal(init.workloads.length, 24);
+  assert.equal(init.workloads.length, 25);
   const none = await admin().list('jobsets', { allNamespaces: true, phases: ['Failed'] });
   assert.deepEqual(none.workloads, []);
 });
@@ -131,7 +132,8 @@ live('allTypes: every covered type, top-level only', async () => {
   assert.deepEqual(names(serve.workloads), ['ray-a', 'vllm', 'web']);
   assert.equal(byName(serve.workloads, 'web').kind, 'Deployment');
   const all = await admin().list({ allTypes: true, allNamespaces: true });
-  assert.equal(all.workloads.length, 30);
+  // lens-account: a TrainJob, a RayCluster, an orphaned pod, a pod of its own.
+  assert.equal(all.workloads.length, 34);
   assert.deepEqual(all.forbidden, []);
 });
 
@@ -226,9 +228,9 @@ live('user definitions win over the cluster\'s', async () => {
 
 live('usage: GPUs and pods by namespace and type', async () => {
   const u = await admin().usage({ allNamespaces: true });
-  assert.deepEqual(u.total, { key: '', workloads: 30, pods: 46, gpus: 49, errors: 0 });
+  assert.deepEqual(u.total, { key: '', workloads: 34, pods: 52, gpus: 60, errors: 0 });
   assert.deepEqual(u.byNamespace.map((r) => [r.key, r.workloads, r.gpus]),
-    [['lens-paging', 23, 23], ['lens-train', 4, 18], ['lens-serve', 3, 8]]);
+    [['lens-paging', 23, 23], ['lens-train', 4, 18], ['lens-account', 4, 11], ['lens-serve', 3, 8]]);
   assert.equal(u.byType[0].key, 'JobSet.jobset.x-k8s.io');
   assert.deepEqual(u.forbidden, []);
   const one = await admin().usage('jobsets', { namespace: 'lens-train' });
@@ -238,7 +240,11 @@ live('usage: GPUs and pods by namespace and type', async () => {
 live('the viewer: pytorchjobs forbidden, the other types listed and the forbidden one reported', async () => {
   const v = viewer();
   const { workloads, forbidden, warnings } = await v.list({ allTypes: true, namespace: 'lens-train' });
-  assert.deepEqual(names(workloads), ['llama', 'old-api', 'other-batch']);
+  // bert's pods stay visible, each a workload of its own whose owner (the
+  // PyTorchJob) the viewer may not read.
+  assert.deepEqual(names(workloads), ['bert-master-0', 'bert-worker-0', 'bert-worker-1', 'bert-worker-2', 'llama', 'old-api', 'other-batch']);
+  assert.ok(workloads.filter((w) => w.kind === 'Pod').every((w) => w.owner?.state === 'unreadable'), JSON.stringify(workloads));
+  assert.equal(warnings.filter((w) => w.reason === 'owner_unreadable').length, 4);
   assert.ok(forbidden.includes('pytorchjobs.kubeflow.org'), JSON.stringify(forbidden));
   assert.ok(warnings.some((w) => w.reason === 'forbidden' && w.object === 'pytorchjobs.kubeflow.org'), JSON.stringify(warnings));
   assert.ok(warnings.every((w) => typeof w.object === 'string' && typeof w.message === 'string'));
