@@ -101,7 +101,11 @@ pub use resolved::{
 pub use resources::ResourceSummary;
 #[cfg(feature = "schema")]
 pub use schema::{error_schema, explanation_schema, resolved_schema};
-pub use source::{InputObjects, InputShape, SourceDocument, SpanIndex, parse_documents, read_text};
+pub use source::{
+    InputObjects, InputShape, PodTemplatePlace, SourceDocument, SourceMap, SourceObject,
+    SourcePlace, SourceQuery, SpanIndex, TemplatePart, TextPosition, TextSpan, parse_documents,
+    read_text, source_map,
+};
 pub use status::{
     CategoryExplanation, Check, ComponentStatusExplanation, ConditionsExplanation, Criterion,
     MatcherExplanation, Outcome, PhaseExplanation, StatusExplanation,
