@@ -98,7 +98,9 @@ pub use resolved::{
     Attribution, Component, Condition, DefinitionRef, Instance, Live, PodAttribution, PodFinding,
     Resolved, Scale, Status, Totals, TreeNode, WorkloadRef, WorkloadStatus,
 };
-pub use resources::ResourceSummary;
+pub use resources::{
+    AMOUNT_FIELDS, AmountUnit, HumanAmounts, ResourceSummary, amount_unit, human_amounts,
+};
 #[cfg(feature = "schema")]
 pub use schema::{error_schema, explanation_schema, resolved_schema};
 pub use source::{
