@@ -145,6 +145,29 @@ fn spans_of_expressions_are_found_in_every_written_form() {
     // Columns count characters, offsets bytes.
     assert_eq!(span.end.column - span.start.column, 1);
     assert_eq!(span.end.offset - span.start.offset, 2);
+    // Another expression than the text's: no span.
+    let p = one(
+        DEFINITION,
+        SourceQuery {
+            expression: Some(".other".into()),
+            ..ask(
+                format!("{base}[0].specDefinition.podTemplateSpecPath"),
+                [0, 1],
+            )
+        },
+    );
+    assert!(p.span.is_none());
+    let p = one(
+        DEFINITION,
+        SourceQuery {
+            expression: Some(".spec.template".into()),
+            ..ask(
+                format!("{base}[0].specDefinition.podTemplateSpecPath"),
+                [0, 1],
+            )
+        },
+    );
+    assert_eq!(text_of(DEFINITION, &p.span.unwrap()), ".");
     // Not a string, or out of range: no span, the place all the same.
     let p = one(DEFINITION, ask(format!("{base}[0]"), [0, 1]));
     assert!(p.span.is_none());
@@ -244,6 +267,10 @@ metadata: {name: c}
     assert_eq!((c.document, at(&c.value)), (2, (11, 18)));
     assert_eq!(m.places[2], m.places[1]);
     assert_eq!(m.places[3], None);
+    // A question without a document is about the first one there is.
+    let late = "---\n---\nkind: Pod\n---\nkind: Job\n";
+    let p = one(late, q("kind"));
+    assert_eq!((p.document, at(&p.value)), (1, (3, 7)));
 
     let array = "[{\"kind\": \"Pod\"},\n {\"kind\": \"Pod\", \"metadata\": {\"name\": \"x\"}}]";
     let m = map(

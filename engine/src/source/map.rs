@@ -65,8 +65,8 @@ impl TextSpan {
 /// (`spec.containers[0].resources.requests["nvidia.com/gpu"]`), from:
 ///
 /// - the root of document `document` (the index in the text counting empty
-///   documents, as [`crate::Location::document`]; 0 by default): a
-///   definition field of a finding or an error;
+///   documents, as [`crate::Location::document`]; by default the text's
+///   first document): a definition field of a finding or an error;
 /// - or, with `object`, the root of that object of the text (the index in
 ///   [`SourceMap::objects`]): a path in a pod or a workload;
 /// - or, with `component` (and `instance` for a component with several),
@@ -76,7 +76,7 @@ impl TextSpan {
 ///   the definition points at). Needs a definition
 ///   ([`crate::CompiledDefinition::source_map`], [`crate::Engine::source_map`]).
 ///
-/// A bare string is the path of a question about document 0.
+/// A bare string is the path of a question about the first document.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(from = "QueryForm")]
 pub struct SourceQuery {
@@ -94,13 +94,18 @@ pub struct SourceQuery {
     /// expression's [`crate::Location::span`]): the answer says where it is
     /// in the text ([`SourcePlace::span`]).
     pub span: Option<[usize; 2]>,
+    /// The text `span` is a range of ([`crate::Location::expression`]):
+    /// when given, the span is answered only if the string value at the
+    /// path is this text (a definition read in another format may name a
+    /// field whose text is not the expression as compiled).
+    pub expression: Option<String>,
     /// When the path is not in the text, answer with its nearest ancestor
     /// that is ([`SourcePlace::exact`] is then false).
     pub nearest: bool,
 }
 
 impl SourceQuery {
-    /// A question about `path` in document 0.
+    /// A question about `path` in the text's first document.
     pub fn path(path: impl Into<String>) -> Self {
         SourceQuery {
             path: path.into(),
@@ -132,6 +137,8 @@ struct FullQuery {
     #[serde(default)]
     span: Option<[usize; 2]>,
     #[serde(default)]
+    expression: Option<String>,
+    #[serde(default)]
     nearest: bool,
 }
 
@@ -146,6 +153,7 @@ impl From<QueryForm> for SourceQuery {
                 instance: f.instance,
                 path: f.path,
                 span: f.span,
+                expression: f.expression,
                 nearest: f.nearest,
             },
         }
@@ -224,7 +232,8 @@ pub struct PodTemplatePlace {
 }
 
 /// One object of the text (a document, an item of a list document, an
-/// element of an array), in the order [`super::read_objects`] reads them.
+/// element of an array), in the order the engine reads objects
+/// (`read_objects`: pods, workloads, definitions).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
@@ -238,13 +247,12 @@ pub struct SourceObject {
     pub value: TextSpan,
     /// With a definition that covers the object: where each component
     /// instance's pod template (or its parts) is, for each expression of
-    /// the definition that is a path in the object. Absent otherwise.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// the definition that is a path in the object. Empty otherwise.
     pub pod_templates: Vec<PodTemplatePlace>,
 }
 
 /// Where things are in a text: every object, and the answer to every
-/// question (see [`source_map`]).
+/// question, in the order asked (see [`source_map`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
@@ -317,11 +325,13 @@ pub(crate) fn source_map_with(
         places: vec![None; queries.len()],
     };
     let mut object_index = 0usize;
+    let mut first = None;
     for next in document_stream_with_extents(text, &limits)? {
         let (doc, several) = next?;
         let nodes = doc.spans.built().map_or(0, Built::nodes);
         budget::memory(nodes.saturating_mul(std::mem::size_of::<Extent>()))?;
-        answer_document(text, &doc, queries, &mut map)?;
+        let first = *first.get_or_insert(doc.document);
+        answer_document(text, &doc, first, queries, &mut map)?;
         let document = doc.document;
         let mut items: Vec<Split> = Vec::new();
         split_into(doc, several, &mut items);
@@ -378,15 +388,18 @@ pub(crate) fn source_map_with(
     Ok(map)
 }
 
-/// Answer the questions about the document itself.
+/// Answer the questions about the document itself (`first`: the index of
+/// the text's first document, the one a question names by default).
 fn answer_document(
     text: &str,
     doc: &SourceDocument,
+    first: usize,
     queries: &[SourceQuery],
     map: &mut SourceMap,
 ) -> Result<()> {
     for (q, slot) in queries.iter().zip(map.places.iter_mut()) {
-        if q.object.is_some() || q.component.is_some() || q.document.unwrap_or(0) != doc.document {
+        let wanted = q.document.unwrap_or(first);
+        if q.object.is_some() || q.component.is_some() || wanted != doc.document {
             continue;
         }
         budget::steps(1 + budget::byte_steps(q.path.len()))?;
@@ -511,7 +524,9 @@ fn place(
     }
     let exact = found.steps == full.len();
     let span = match (q.span, exact, value_at(value, relative)) {
-        (Some(span), true, Some(Value::String(s))) => {
+        (Some(span), true, Some(Value::String(s)))
+            if q.expression.as_deref().is_none_or(|e| e == s) =>
+        {
             let (start, end) = found.value;
             budget::steps(1 + budget::byte_steps(end - start))?;
             let source = text.get(start..end).unwrap_or("");
