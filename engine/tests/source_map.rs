@@ -351,7 +351,20 @@ fn queries_are_read_from_strings_and_objects() {
     assert_eq!(qs[1].span, Some([0, 2]));
     assert!(qs[1].nearest);
     assert_eq!(qs[2].component.as_deref(), Some("c"));
-    assert!(serde_json::from_str::<SourceQuery>(r#"{"pth": "a"}"#).is_err());
+    for bad in [
+        r#"{"pth": "a"}"#,
+        r#"{"span": [1]}"#,
+        r#"{"document": -1}"#,
+        r#"{"nearest": "yes"}"#,
+        r#"{"path": 3}"#,
+        "3",
+    ] {
+        let e = serde_json::from_str::<SourceQuery>(bad).unwrap_err();
+        assert!(e.to_string().contains("question"), "{bad}: {e}");
+    }
+    // null is absent.
+    let q: SourceQuery = serde_json::from_str(r#"{"path": "a", "span": null}"#).unwrap();
+    assert_eq!(q, SourceQuery::path("a"));
 }
 
 #[test]

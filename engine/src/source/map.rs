@@ -77,8 +77,7 @@ impl TextSpan {
 ///   ([`crate::CompiledDefinition::source_map`], [`crate::Engine::source_map`]).
 ///
 /// A bare string is the path of a question about the first document.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(from = "QueryForm")]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SourceQuery {
     /// The document the path starts from (when `object` is not given).
     pub document: Option<usize>,
@@ -114,50 +113,85 @@ impl SourceQuery {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum QueryForm {
-    Path(String),
-    Full(FullQuery),
+/// A question read from JSON: a path, or an object of the fields above
+/// (camelCase; an unknown field is an error). Read by hand from a JSON
+/// value: derived readers (an untagged enum, a struct read from a value)
+/// cost the WebAssembly module more than the rest of the source map.
+impl<'de> Deserialize<'de> for SourceQuery {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        query_of(Value::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct FullQuery {
-    #[serde(default)]
-    document: Option<usize>,
-    #[serde(default)]
-    object: Option<usize>,
-    #[serde(default)]
-    component: Option<String>,
-    #[serde(default)]
-    instance: Option<String>,
-    #[serde(default)]
-    path: String,
-    #[serde(default)]
-    span: Option<[usize; 2]>,
-    #[serde(default)]
-    expression: Option<String>,
-    #[serde(default)]
-    nearest: bool,
-}
-
-impl From<QueryForm> for SourceQuery {
-    fn from(q: QueryForm) -> Self {
-        match q {
-            QueryForm::Path(path) => SourceQuery::path(path),
-            QueryForm::Full(f) => SourceQuery {
-                document: f.document,
-                object: f.object,
-                component: f.component,
-                instance: f.instance,
-                path: f.path,
-                span: f.span,
-                expression: f.expression,
-                nearest: f.nearest,
-            },
+fn query_of(v: Value) -> std::result::Result<SourceQuery, String> {
+    let fields = match v {
+        Value::String(path) => return Ok(SourceQuery::path(path)),
+        Value::Object(fields) => fields,
+        other => {
+            let t = super::type_name(&other);
+            return Err(format!("a question is a path or an object, not {t}"));
+        }
+    };
+    let index = |v: &Value| v.as_u64().and_then(|n| usize::try_from(n).ok());
+    let mut q = SourceQuery::default();
+    for (name, v) in fields {
+        let ok = match (name.as_str(), v) {
+            (_, Value::Null) => true,
+            ("path", Value::String(s)) => {
+                q.path = s;
+                true
+            }
+            ("document", v) => {
+                q.document = index(&v);
+                q.document.is_some()
+            }
+            ("object", v) => {
+                q.object = index(&v);
+                q.object.is_some()
+            }
+            ("component", Value::String(s)) => {
+                q.component = Some(s);
+                true
+            }
+            ("instance", Value::String(s)) => {
+                q.instance = Some(s);
+                true
+            }
+            ("expression", Value::String(s)) => {
+                q.expression = Some(s);
+                true
+            }
+            ("nearest", Value::Bool(b)) => {
+                q.nearest = b;
+                true
+            }
+            ("span", Value::Array(a)) => {
+                q.span = match a.as_slice() {
+                    [start, end] => index(start).zip(index(end)).map(|(s, e)| [s, e]),
+                    _ => None,
+                };
+                q.span.is_some()
+            }
+            ("path" | "component" | "instance" | "expression" | "nearest" | "span", _) => false,
+            (other, _) => {
+                return Err(format!(
+                    "unknown field `{other}` of a question, expected one of `path`, `document`, `object`, `component`, `instance`, `span`, `expression`, `nearest`"
+                ));
+            }
+        };
+        if !ok {
+            return Err(format!(
+                "the field `{name}` of a question must be {}",
+                match name.as_str() {
+                    "document" | "object" => "an index (a non-negative integer)",
+                    "span" => "a byte range [start, end]",
+                    "nearest" => "a boolean",
+                    _ => "a string",
+                }
+            ));
         }
     }
+    Ok(q)
 }
 
 /// Where a value is: the answer to a [`SourceQuery`].
