@@ -8,6 +8,8 @@
 //! text (by the rules of [`super::read_objects`]) and every place asked for,
 //! with line, column and byte offset.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -358,14 +360,31 @@ pub(crate) fn source_map_with(
         objects: Vec::new(),
         places: vec![None; queries.len()],
     };
+    // The questions by what they start from: a document (`None`: the
+    // first) or an object, so that each is looked at once, however many
+    // documents and objects the text has.
+    let mut about_documents: BTreeMap<Option<usize>, Vec<usize>> = BTreeMap::new();
+    let mut about_objects: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (i, q) in queries.iter().enumerate() {
+        match (&q.component, q.object) {
+            (Some(_), o) => about_objects.entry(o.unwrap_or(0)).or_default().push(i),
+            (None, Some(o)) => about_objects.entry(o).or_default().push(i),
+            (None, None) => about_documents.entry(q.document).or_default().push(i),
+        }
+    }
+    let asked = |ids: Option<&Vec<usize>>| ids.map(Vec::as_slice).unwrap_or_default().to_vec();
     let mut object_index = 0usize;
     let mut first = None;
     for next in document_stream_with_extents(text, &limits)? {
         let (doc, several) = next?;
         let nodes = doc.spans.built().map_or(0, Built::nodes);
         budget::memory(nodes.saturating_mul(std::mem::size_of::<Extent>()))?;
-        let first = *first.get_or_insert(doc.document);
-        answer_document(text, &doc, first, queries, &mut map)?;
+        let mut ids = asked(about_documents.get(&Some(doc.document)));
+        if first.is_none() {
+            first = Some(doc.document);
+            ids.extend(asked(about_documents.get(&None)));
+        }
+        answer_document(text, &doc, &ids, queries, &mut map)?;
         let document = doc.document;
         let mut items: Vec<Split> = Vec::new();
         split_into(doc, several, &mut items);
@@ -380,7 +399,9 @@ pub(crate) fn source_map_with(
                 Some(p) => parse_path(p).0,
                 None => Vec::new(),
             };
-            let Some(found) = Found::at(index, &root, false) else {
+            // An item always has a place: its own, or, brought by an alias
+            // (`items: *list`), the alias's.
+            let Some(found) = Found::at(index, &root, true) else {
                 continue;
             };
             let parts = match templates {
@@ -399,13 +420,8 @@ pub(crate) fn source_map_with(
                 .iter()
                 .filter_map(|p| object.template_place(p))
                 .collect();
-            for (q, slot) in queries.iter().zip(map.places.iter_mut()) {
-                let asks = match (&q.component, q.object) {
-                    (Some(_), o) => o.unwrap_or(0) == object_index,
-                    (None, Some(o)) => o == object_index,
-                    (None, None) => false,
-                };
-                if asks {
+            for &i in about_objects.get(&object_index).into_iter().flatten() {
+                if let (Some(q), Some(slot)) = (queries.get(i), map.places.get_mut(i)) {
                     *slot = object.answer(q)?;
                 }
             }
@@ -422,20 +438,18 @@ pub(crate) fn source_map_with(
     Ok(map)
 }
 
-/// Answer the questions about the document itself (`first`: the index of
-/// the text's first document, the one a question names by default).
+/// Answer the questions `ids` (of `queries`), about the document itself.
 fn answer_document(
     text: &str,
     doc: &SourceDocument,
-    first: usize,
+    ids: &[usize],
     queries: &[SourceQuery],
     map: &mut SourceMap,
 ) -> Result<()> {
-    for (q, slot) in queries.iter().zip(map.places.iter_mut()) {
-        let wanted = q.document.unwrap_or(first);
-        if q.object.is_some() || q.component.is_some() || wanted != doc.document {
+    for &i in ids {
+        let (Some(q), Some(slot)) = (queries.get(i), map.places.get_mut(i)) else {
             continue;
-        }
+        };
         budget::steps(1 + budget::byte_steps(q.path.len()))?;
         let (segments, complete) = parse_path(&q.path);
         if !complete {
