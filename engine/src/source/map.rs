@@ -8,8 +8,6 @@
 //! text (by the rules of [`super::read_objects`]) and every place asked for,
 //! with line, column and byte offset.
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -360,29 +358,34 @@ pub(crate) fn source_map_with(
         objects: Vec::new(),
         places: vec![None; queries.len()],
     };
-    // The questions by what they start from: a document (`None`: the
-    // first) or an object, so that each is looked at once, however many
-    // documents and objects the text has.
-    let mut about_documents: BTreeMap<Option<usize>, Vec<usize>> = BTreeMap::new();
-    let mut about_objects: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    // The questions by what they start from, sorted: documents and objects
+    // come in order, so each question is looked at once, however many
+    // documents and objects the text has (`(document or object, question)`).
+    let mut about_first = Vec::new();
+    let mut about_documents: Vec<(usize, usize)> = Vec::new();
+    let mut about_objects: Vec<(usize, usize)> = Vec::new();
     for (i, q) in queries.iter().enumerate() {
-        match (&q.component, q.object) {
-            (Some(_), o) => about_objects.entry(o.unwrap_or(0)).or_default().push(i),
-            (None, Some(o)) => about_objects.entry(o).or_default().push(i),
-            (None, None) => about_documents.entry(q.document).or_default().push(i),
+        match (&q.component, q.object, q.document) {
+            (Some(_), o, _) => about_objects.push((o.unwrap_or(0), i)),
+            (None, Some(o), _) => about_objects.push((o, i)),
+            (None, None, Some(d)) => about_documents.push((d, i)),
+            (None, None, None) => about_first.push(i),
         }
     }
-    let asked = |ids: Option<&Vec<usize>>| ids.map(Vec::as_slice).unwrap_or_default().to_vec();
+    sort_pairs(&mut about_documents);
+    sort_pairs(&mut about_objects);
+    let mut documents = Asked::new(&about_documents);
+    let mut objects = Asked::new(&about_objects);
     let mut object_index = 0usize;
     let mut first = None;
     for next in document_stream_with_extents(text, &limits)? {
         let (doc, several) = next?;
         let nodes = doc.spans.built().map_or(0, Built::nodes);
         budget::memory(nodes.saturating_mul(std::mem::size_of::<Extent>()))?;
-        let mut ids = asked(about_documents.get(&Some(doc.document)));
+        let mut ids = documents.about(doc.document);
         if first.is_none() {
             first = Some(doc.document);
-            ids.extend(asked(about_documents.get(&None)));
+            ids.append(&mut about_first);
         }
         answer_document(text, &doc, &ids, queries, &mut map)?;
         let document = doc.document;
@@ -420,7 +423,7 @@ pub(crate) fn source_map_with(
                 .iter()
                 .filter_map(|p| object.template_place(p))
                 .collect();
-            for &i in about_objects.get(&object_index).into_iter().flatten() {
+            for i in objects.about(object_index) {
                 if let (Some(q), Some(slot)) = (queries.get(i), map.places.get_mut(i)) {
                     *slot = object.answer(q)?;
                 }
@@ -436,6 +439,62 @@ pub(crate) fn source_map_with(
     }
     fill_positions(text, &mut map)?;
     Ok(map)
+}
+
+/// Sort pairs in place: a heap sort, a few lines of code where the
+/// standard library's sorts would cost the WebAssembly module kilobytes.
+fn sort_pairs(v: &mut [(usize, usize)]) {
+    fn sift(v: &mut [(usize, usize)], mut root: usize, end: usize) {
+        loop {
+            let mut child = 2 * root + 1;
+            if child >= end {
+                return;
+            }
+            if child + 1 < end && v[child] < v[child + 1] {
+                child += 1;
+            }
+            if v[root] >= v[child] {
+                return;
+            }
+            v.swap(root, child);
+            root = child;
+        }
+    }
+    for start in (0..v.len() / 2).rev() {
+        sift(v, start, v.len());
+    }
+    for end in (1..v.len()).rev() {
+        v.swap(0, end);
+        sift(v, 0, end);
+    }
+}
+
+/// Questions sorted by what they start from, taken in that order.
+struct Asked<'a> {
+    sorted: &'a [(usize, usize)],
+    next: usize,
+}
+
+impl<'a> Asked<'a> {
+    fn new(sorted: &'a [(usize, usize)]) -> Self {
+        Asked { sorted, next: 0 }
+    }
+
+    /// The questions about `at` (documents and objects are asked for in
+    /// increasing order; those skipped have no answer).
+    fn about(&mut self, at: usize) -> Vec<usize> {
+        let mut ids = Vec::new();
+        while let Some(&(about, i)) = self.sorted.get(self.next) {
+            if about > at {
+                break;
+            }
+            self.next += 1;
+            if about == at {
+                ids.push(i);
+            }
+        }
+        ids
+    }
 }
 
 /// Answer the questions `ids` (of `queries`), about the document itself.
@@ -719,4 +778,20 @@ fn fill_positions(text: &str, map: &mut SourceMap) -> Result<()> {
 /// Characters in UTF-8 bytes (those that do not continue one).
 fn chars(bytes: &[u8]) -> usize {
     bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_are_sorted() {
+        for n in [0usize, 1, 2, 3, 7, 64, 1000] {
+            let mut v: Vec<(usize, usize)> = (0..n).map(|i| ((i * 7919) % 13, n - i)).collect();
+            let mut want = v.clone();
+            want.sort_unstable();
+            sort_pairs(&mut v);
+            assert_eq!(v, want, "{n}");
+        }
+    }
 }
