@@ -191,12 +191,6 @@ export declare function evaluate(expression: string, input: string, limits?: str
  */
 export declare function humanAmounts(value: string, limits?: string | undefined | null): string
 
-/** Millicores as cores, by the engine's one rule (`26.5`, `0.5`). */
-export declare function humanCpu(millis: number): string
-
-/** Bytes as people read them, by the engine's one rule (`1.9Gi`, `512Mi`). */
-export declare function humanMemory(bytes: number): string
-
 /**
  * The controller owner kinds the objects of `items` (pods and the
  * owners fetched so far) reference but do not hold, without those of

@@ -184,15 +184,16 @@ test('amounts read as the CLI writes them: cores as decimals, memory in binary u
   await nextRun(page, n);
   assert.equal(await page.textContent('#card-mem .card-value'), '2.8Gi');
   assert.equal(await page.textContent('#card-cpu .card-value'), '25.5');
-  // The same text as the engine's formatter in Node (one rule for every front end).
+  // The same text as the engine writes it in Node (one rule for every front end).
   const wl = await import(pathToFileURL(path.join(root, 'bindings-node', 'browser.mjs')).href);
   await wl.init();
-  const glue = await import(pathToFileURL(path.join(root, 'bindings-node', 'wasm', 'workload_lens_wasm.js')).href);
-  assert.equal(glue.humanMemory(3e9), '2.8Gi');
+  const amounts = wl.humanAmounts([{ memoryBytes: 3e9 }, { memoryBytes: 1e9 }, { cpuMillis: 8500 }]);
+  assert.equal(amounts.bytes[3e9], '2.8Gi');
   const leader = await page.$$eval('#resources tbody tr[data-instance="leader"] > *', (cells) => cells.map((c) => c.textContent));
-  assert.equal(leader[6], glue.humanMemory(1e9));
+  assert.equal(leader[6], amounts.bytes[1e9]);
   assert.equal(leader[6], '953.7Mi');
-  assert.equal(leader[5], glue.humanCpu(8500));
+  assert.equal(leader[5], amounts.millicores[8500]);
+  assert.equal(leader[5], '8.5');
   assert.match(leader[3], /8\.5 CPU · 953\.7Mi/);
   await page.screenshot({ path: path.join(shots, 'amounts.png') });
   assert.deepEqual(page.errors, []);
