@@ -147,6 +147,8 @@ export const {
   validate,
   evaluate,
   parse,
+  sourceMap,
+  humanAmounts,
   limits,
   defaultLimits,
 } = api;

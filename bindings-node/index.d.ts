@@ -14,10 +14,12 @@ import type {
   Finding,
   GangReport,
   GangStructure,
+  HumanAmounts,
   Location,
   OwnerKind,
   PatchOp,
   Resolved,
+  SourceMap,
   Status,
   StatusExplanation,
   UpdateResult,
@@ -97,6 +99,27 @@ export interface UpdateRequest {
   };
 }
 
+/**
+ * A question to `sourceMap`: where the value at `path` is (the engine's spelling: `a.b[0]["x.y"]`), from the root
+ * of document `document` (by default the first), of object `object` (an index of `objects`), or of the pod template of
+ * `component` (`instance`) in that object (with a definition). `span`: a byte range `[start, end)` of the string
+ * value (a jq error's `location.span`) to find in the text, answered only when the value is `expression` (when
+ * given: the error's `location.expression`). `nearest`: answer with the nearest ancestor in the text when the path
+ * is not there. A string is a path in the first document.
+ */
+export type SourceQuery =
+  | string
+  | {
+      path: string;
+      document?: number;
+      object?: number;
+      component?: string;
+      instance?: string;
+      span?: [number, number];
+      expression?: string;
+      nearest?: boolean;
+    };
+
 /** An RFC 6902 JSON Patch operation. */
 export type JsonPatchOp = PatchOp;
 
@@ -156,6 +179,18 @@ export function validate(source: DefinitionSource, limits?: LimitOptions): Valid
 export function evaluate(expression: string, input?: unknown, limits?: LimitOptions): JsonValue[];
 /** Every document of a YAML/JSON text, read as the engine reads objects. */
 export function parse(text: string | Uint8Array, limits?: LimitOptions): JsonValue[];
+/**
+ * Where things are in a YAML/JSON text, as the engine reads it: every object of the text (documents, list items,
+ * array elements) and one answer per question (`null` when the path is not in the text). Positions are 1-based
+ * lines and columns (characters) and 0-based byte offsets.
+ */
+export function sourceMap(text: string | Uint8Array, queries?: SourceQuery[] | null, limits?: LimitOptions): SourceMap;
+/**
+ * Every amount of a result (or of an array of results), written for people by the engine's one rule (the CLI's):
+ * `{millicores: {'26500': '26.5'}, bytes: {'2000000000': '1.9Gi'}}`. The amounts are the fields the engine names
+ * (`cpuMillis`, `memoryBytes`, `ephemeralStorageBytes`).
+ */
+export function humanAmounts(value: unknown): HumanAmounts;
 /** The defaults merged with `options`, checked. */
 export function limits(options?: LimitOptions): Limits;
 /** The default limits (meant for untrusted input). */
@@ -214,6 +249,12 @@ export class Definition {
    * when given. A UsageError for an unknown component, an unknown instance or an instance `''`.
    */
   subtreeScale(obj: ObjectInput, component: string, instance?: string | null): number;
+  /**
+   * `sourceMap` of a text, with where each component instance's pod template is in each object this definition
+   * covers (`podTemplates`); a question may name a `component` (and `instance`) and a path in its pod template, as
+   * resolve's errors do (`location.objectPath`).
+   */
+  sourceMap(text: string | Uint8Array, queries?: SourceQuery[] | null): SourceMap;
 }
 
 /**
@@ -233,6 +274,8 @@ export class Catalog {
   lookupObject(obj: ObjectInput): Definition;
   get(name: string): Definition | null;
   definitions(): Definition[];
+  /** `sourceMap` of a text, with the pod templates of each object a definition of the catalog covers. */
+  sourceMap(text: string | Uint8Array, queries?: SourceQuery[] | null): SourceMap;
   /**
    * Resolve with the definition of the object's GVK; `pods` may also be an array of texts (the pages of list
    * responses) holding the pods and their owners, through which pods are attributed by controller chain.

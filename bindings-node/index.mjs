@@ -27,6 +27,8 @@ export const {
   validate,
   evaluate,
   parse,
+  sourceMap,
+  humanAmounts,
   limits,
   defaultLimits,
   missingOwners,

@@ -24,6 +24,11 @@ export declare class NativeCatalog {
   definitions(): Array<NativeDefinition>
   /** The engine's limits, as JSON (camelCase). */
   limits(): string
+  /**
+   * `sourceMap` of a text, with the pod templates of each object a
+   * definition of the catalog covers.
+   */
+  sourceMap(text: string, queries?: string | undefined | null): string
   /** Choose the definition by GVK and resolve (with pods: live state). */
   resolve(obj: string, pods?: string | undefined | null): string
   /**
@@ -121,6 +126,11 @@ export declare class NativeDefinition {
   /** Gang-scheduling groups of the workload's pods. */
   gangGroups(obj: string, pods: string): string
   /**
+   * `sourceMap` of a text, with the pod templates of the objects this
+   * definition covers; questions may name a `component` (and `instance`).
+   */
+  sourceMap(text: string, queries?: string | undefined | null): string
+  /**
    * Gang-scheduling groups with the pods (and owners) given as several
    * inputs, such as the pages of list responses.
    */
@@ -175,11 +185,11 @@ export declare function errorCodes(): string
 /** Run one jq expression on an input: every output. */
 export declare function evaluate(expression: string, input: string, limits?: string | undefined | null): string
 
-/** Millicores as cores, by the engine's one rule (`26.5`, `0.5`). */
-export declare function humanCpu(millis: number): string
-
-/** Bytes as people read them, by the engine's one rule (`1.9Gi`, `512Mi`). */
-export declare function humanMemory(bytes: number): string
+/**
+ * Every amount of a value (results: resolved, attributions), written for
+ * people: `{millicores: {n: text}, bytes: {n: text}}`.
+ */
+export declare function humanAmounts(value: string, limits?: string | undefined | null): string
 
 /**
  * The controller owner kinds the objects of `items` (pods and the
@@ -199,6 +209,13 @@ export declare function parseBytes(bytes: Uint8Array, limits?: string | undefine
  * definitions of the same root GVK), choosing the definition by GVK.
  */
 export declare function resolveAny(obj: string, defs: Array<NativeDefinition>, pods?: string | undefined | null, limits?: string | undefined | null): string
+
+/**
+ * Where things are in a YAML/JSON text: `{objects, places}` (every
+ * object of the text, the answer to each question of `queries`, a
+ * JSON array of paths or `{path, document?, object?, span?, nearest?}`).
+ */
+export declare function sourceMap(text: string, queries?: string | undefined | null, limits?: string | undefined | null): string
 
 /**
  * GPU and pod totals of a listing (the JSON array `list_workloads`

@@ -56,6 +56,12 @@ fn main() {
             schemars::schema_for!(workload_lens::ClusterDefinitionWarning),
         ),
         ("Usage", schemars::schema_for!(workload_lens::Usage)),
+        // sourceMap and humanAmounts (the playground's editor and cards).
+        ("SourceMap", schemars::schema_for!(workload_lens::SourceMap)),
+        (
+            "HumanAmounts",
+            schemars::schema_for!(workload_lens::HumanAmounts),
+        ),
         ("OwnerKind", schemars::schema_for!(workload_lens::OwnerKind)),
     ];
     for (name, schema) in more {

@@ -346,41 +346,9 @@ pub fn with_cluster_definitions(
     Ok(engine.with_cluster_definitions(&objects))
 }
 
-/// A host number (JavaScript's) as a u64 count: integral part, negative and
-/// NaN as 0, beyond u64 saturated.
-fn host_count(n: f64) -> u64 {
-    if n.is_nan() || n <= 0.0 {
-        0
-    } else {
-        // `as` saturates at u64::MAX and truncates the fraction.
-        n as u64
-    }
-}
-
-/// Bytes for people ([`workload_lens::human_memory`]), from a host number.
-pub fn human_memory(bytes: f64) -> String {
-    workload_lens::human_memory(host_count(bytes))
-}
-
-/// Millicores for people ([`workload_lens::human_cpu`]), from a host number.
-pub fn human_cpu(millis: f64) -> String {
-    workload_lens::human_cpu(host_count(millis))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn host_numbers_become_counts() {
-        assert_eq!(human_memory(2e9), "1.9Gi");
-        assert_eq!(human_memory(-5.0), "0");
-        assert_eq!(human_memory(f64::NAN), "0");
-        assert_eq!(human_memory(f64::INFINITY), "16Ei");
-        assert_eq!(human_memory(1536.7), "1.5Ki");
-        assert_eq!(human_cpu(26_500.0), "26.5");
-        assert_eq!(human_cpu(0.9), "0");
-    }
 
     #[test]
     fn error_classes() {

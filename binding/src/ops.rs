@@ -11,14 +11,27 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use workload_lens::{
     ApiResource, Attribution, CompiledDefinition, Engine, Error, ErrorCode, GangReport,
-    GangStructure, Gvk, Limits, ListOptions, OwnerKind, Resolved, Status, StatusExplanation,
-    UpdateRequest, UpdateResult, WorkloadSummary,
+    GangStructure, Gvk, HumanAmounts, Limits, ListOptions, OwnerKind, Resolved, SourceMap,
+    SourceQuery, Status, StatusExplanation, UpdateRequest, UpdateResult, WorkloadSummary,
 };
 use workload_lens::{DefinitionVerdict, Result};
 
 use crate::{Input, Session, all_objects, empty_engine, limits, value_from_binding_json};
 
 type Def = Arc<CompiledDefinition>;
+
+/// The questions of a source map from their JSON (`None`: none).
+fn queries(json: Option<&str>) -> Result<Vec<SourceQuery>> {
+    let Some(json) = json else {
+        return Ok(Vec::new());
+    };
+    serde_json::from_str(json).map_err(|e| {
+        let m = format!(
+            "the questions must be a JSON array of paths or {{path, document, object, component, instance, span, expression, nearest}}: {e}"
+        );
+        Error::new(ErrorCode::Usage, m)
+    })
+}
 
 /// Module-level operations.
 pub mod free {
@@ -44,6 +57,16 @@ pub mod free {
     pub fn parse_bytes(bytes: &[u8], limits_json: Option<&str>) -> Result<Vec<Value>> {
         let docs = workload_lens::source::parse_documents_bytes(bytes, &limits(limits_json)?)?;
         Ok(docs.into_iter().map(|d| d.value).collect())
+    }
+
+    /// Where things are in a YAML/JSON text ([`workload_lens::source_map`]),
+    /// with the questions of `queries_json`.
+    pub fn source_map(
+        text: &str,
+        queries_json: Option<&str>,
+        limits_json: Option<&str>,
+    ) -> Result<SourceMap> {
+        workload_lens::source_map(text, &queries(queries_json)?, &limits(limits_json)?)
     }
 
     /// Validate every definition of a text: the verdicts of
@@ -129,6 +152,13 @@ pub mod limited {
             .map_err(|_| Error::new(ErrorCode::JqCompile, "the expression is not valid Unicode"))?;
         let input = input.value(limits)?;
         workload_lens::evaluate(expression, &input, limits)
+    }
+
+    /// Every amount of a value, written for people
+    /// ([`workload_lens::human_amounts`]); the value is read within the
+    /// call's limits.
+    pub fn human_amounts(limits: &Limits, value: Input<'_>) -> Result<HumanAmounts> {
+        Ok(workload_lens::human_amounts(&value.value(limits)?))
     }
 
     /// [`workload_lens::missing_owners`] of the objects of `items` (list
@@ -310,6 +340,12 @@ pub mod definition {
         d.gang_groups(&obj, &pods.objects(l)?)
     }
 
+    /// [`CompiledDefinition::source_map`] of a text, with the questions of
+    /// `queries_json`.
+    pub fn source_map(d: &D, text: &str, queries_json: Option<&str>) -> Result<SourceMap> {
+        d.source_map(text, &queries(queries_json)?)
+    }
+
     /// [`gang_groups`] with the pods (and owners) of several inputs, such as
     /// the pages of list responses.
     pub fn gang_groups_pages(d: &D, obj: Input<'_>, pages: Vec<Input<'_>>) -> Result<GangReport> {
@@ -365,6 +401,12 @@ pub mod catalog {
     /// The engine's limits.
     pub fn limits(e: &Engine) -> Result<Limits> {
         Ok(*e.limits())
+    }
+
+    /// [`Engine::source_map`] of a text, with the questions of
+    /// `queries_json`.
+    pub fn source_map(e: &Engine, text: &str, queries_json: Option<&str>) -> Result<SourceMap> {
+        e.source_map(text, &queries(queries_json)?)
     }
 
     /// Resolve with the definition chosen by the object's GVK (with

@@ -53,6 +53,10 @@ macro_rules! for_each_operation {
                 all parse "parse" (text: text, limits: opt_text = None) -> json;
                 #[doc = " Like `parse`, for bytes (invalid UTF-8 is a located parse error)."]
                 all parse_bytes "parseBytes" (bytes: bytes, limits: opt_text = None) -> json;
+                #[doc = " Where things are in a YAML/JSON text: `{objects, places}` (every"]
+                #[doc = " object of the text, the answer to each question of `queries`, a"]
+                #[doc = " JSON array of paths or `{path, document?, object?, span?, nearest?}`)."]
+                all source_map "sourceMap" (text: text, queries: opt_text = None, limits: opt_text = None) -> json;
                 #[doc = " Validate every definition of a text: `[{name, valid, gvk?, findings}]`."]
                 all validate "validate" (text: text, limits: opt_text = None) -> json;
                 #[doc = " Every error code with the name of its error class: `[{code, class}]`."]
@@ -66,6 +70,9 @@ macro_rules! for_each_operation {
             limited {
                 #[doc = " Run one jq expression on an input: every output."]
                 all evaluate "evaluate" (expression: expression, input: json_value) -> value;
+                #[doc = " Every amount of a value (results: resolved, attributions), written for"]
+                #[doc = " people: `{millicores: {n: text}, bytes: {n: text}}`."]
+                all human_amounts "humanAmounts" (value: json_value) -> json;
                 #[doc = " The controller owner kinds the objects of `items` (pods and the"]
                 #[doc = " owners fetched so far) reference but do not hold, without those of"]
                 #[doc = " `skip` (a JSON array of `{apiVersion, kind}`): `[{apiVersion, kind}]`."]
@@ -107,6 +114,9 @@ macro_rules! for_each_operation {
                 all attribute_pods "attributePods" (obj: opt_object, pods: object) -> value;
                 #[doc = " Gang-scheduling groups of the workload's pods."]
                 all gang_groups "gangGroups" (obj: object, pods: object) -> value;
+                #[doc = " `sourceMap` of a text, with the pod templates of the objects this"]
+                #[doc = " definition covers; questions may name a `component` (and `instance`)."]
+                all source_map "sourceMap" (text: text, queries: opt_text = None) -> json;
                 #[doc = " Gang-scheduling groups with the pods (and owners) given as several"]
                 #[doc = " inputs, such as the pages of list responses."]
                 native gang_groups_pages "gangGroupsPages" (obj: object, pages: objects) -> value;
@@ -128,6 +138,9 @@ macro_rules! for_each_operation {
                 all definitions "definitions" () -> definitions;
                 #[doc = " The engine's limits, as JSON (camelCase)."]
                 all limits "limits" () -> json;
+                #[doc = " `sourceMap` of a text, with the pod templates of each object a"]
+                #[doc = " definition of the catalog covers."]
+                all source_map "sourceMap" (text: text, queries: opt_text = None) -> json;
                 #[doc = " Choose the definition by GVK and resolve (with pods: live state)."]
                 all resolve "resolve" (obj: object, pods: opt_object = None) -> value;
                 #[doc = " Resolve with the pods (and owners) given as several inputs, such as"]

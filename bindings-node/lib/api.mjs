@@ -181,6 +181,14 @@ export function makeApi(source, hooks = {}) {
     return owner;
   };
 
+  /** The questions of a source map (an array of paths or query objects) as
+   * JSON; `null` for none. */
+  function queriesOf(queries) {
+    if (queries === undefined || queries === null) return null;
+    if (!Array.isArray(queries)) throw new TypeError(`queries must be an array of paths or {path, document, object, component, instance, span, expression, nearest}, not ${kindOf(queries)}`);
+    return toJson(queries);
+  }
+
   /** Served resources (an array of ApiResource objects) as JSON. */
   function servedOf(served) {
     if (!Array.isArray(served)) throw new TypeError(`the served resources must be an array of {group, version, kind, plural, ...}, not ${kindOf(served)}`);
@@ -321,6 +329,16 @@ export function makeApi(source, hooks = {}) {
       const o = objOf(obj);
       const p = podsOf(pods);
       return parsed(() => this.#n().gangGroups(o, p));
+    }
+
+    /** `sourceMap` of a text, with where each component instance's pod
+     * template is in each object this definition covers (`podTemplates`);
+     * a question may name a `component` (and `instance`) and a path in its
+     * pod template, as resolve's errors do (`location.objectPath`). */
+    sourceMap(text, queries) {
+      const t = textOf(text, 'the text');
+      const q = queriesOf(queries);
+      return parsed(() => this.#n().sourceMap(t, q));
     }
 
     /** The structure gang scheduling works on: `components`, `leaves`,
@@ -486,6 +504,14 @@ export function makeApi(source, hooks = {}) {
       return parsed(() => this.#n().resolve(o, p));
     }
 
+    /** `sourceMap` of a text, with the pod templates of each object a
+     * definition of the catalog covers (see Definition#sourceMap). */
+    sourceMap(text, queries) {
+      const t = textOf(text, 'the text');
+      const q = queriesOf(queries);
+      return parsed(() => this.#n().sourceMap(t, q));
+    }
+
     /** Resolve with every pod of the workload's namespace and their owners
      * (`items`: the pages of list responses, or objects): the pods of other
      * workloads are left out, and those that look like this workload's but
@@ -637,6 +663,23 @@ export function makeApi(source, hooks = {}) {
     return parsed(() => raw().parse(text, l));
   }
 
+  /** Where things are in a YAML/JSON text, as the engine reads it:
+   * `{objects, places}` (every object of the text; one answer per question,
+   * `null` when the path is not in the text). */
+  function sourceMap(text, queries, limits) {
+    const t = textOf(text, 'the text');
+    const q = queriesOf(queries);
+    const l = limitsOf(limits);
+    return parsed(() => raw().sourceMap(t, q, l));
+  }
+
+  /** Every amount of a result (or of an array of results), written for
+   * people by the engine: `{millicores: {n: text}, bytes: {n: text}}`. */
+  function humanAmounts(value) {
+    const v = toJson(value);
+    return parsed(() => raw().humanAmounts(v, null));
+  }
+
   function limits(options) {
     const l = limitsOf(options);
     return parsed(() => raw().checkLimits(l));
@@ -677,6 +720,8 @@ export function makeApi(source, hooks = {}) {
     validate,
     evaluate,
     parse,
+    sourceMap,
+    humanAmounts,
     limits,
     defaultLimits,
     missingOwners,

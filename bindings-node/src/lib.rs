@@ -279,15 +279,3 @@ pub fn resolve_any(
 pub fn panic_for_tests(message: String) -> napi::Result<()> {
     entry(|| -> Out<()> { panic!("{message}") })
 }
-
-/// Bytes as people read them, by the engine's one rule (`1.9Gi`, `512Mi`).
-#[napi]
-pub fn human_memory(bytes: f64) -> String {
-    binding::human_memory(bytes)
-}
-
-/// Millicores as cores, by the engine's one rule (`26.5`, `0.5`).
-#[napi]
-pub fn human_cpu(millis: f64) -> String {
-    binding::human_cpu(millis)
-}

@@ -441,6 +441,13 @@ function run(wl, c, group, attempt) {
     return results.map((r) => ({ valid: r.valid, findings: r.findings.map(findingValue) }));
   }
 
+  if (op === 'sourceMap') {
+    if (typeof c.objectText !== 'string') throw new CannotRun('sourceMap needs objectText (a string)');
+    if (c.definition === undefined || c.definition === null) return attempt(() => wl.sourceMap(c.objectText, c.queries ?? null, limits));
+    const def = definitionOf(wl, c, group, limits, attempt);
+    return attempt(() => def.sourceMap(c.objectText, c.queries ?? null));
+  }
+
   const d = definitionOf(wl, c, group, limits, attempt);
   if (op === 'resolve') {
     const obj = objectOf(wl, c, limits, attempt);

@@ -107,6 +107,17 @@ export async function everything(jobsetText: string, podsText: string): Promise<
   const gvk: string | null | undefined = val[0]!.gvk;
   const outs: wl.JsonValue[] = wl.evaluate('.a', { a: 1 }, { maxOutputs: 3 });
   const docs: wl.JsonValue[] = wl.parse('a: 1');
+  const sm: wl.SourceMap = wl.sourceMap('a: 1', ['a', { path: 'a', span: [0, 1], nearest: true }], { maxSteps: 9 });
+  const place = sm.places[0];
+  const line: number | undefined = place?.value.start.line;
+  const spanAt: number | undefined = place?.span?.start.offset;
+  const templates: wl.PodTemplatePlace[] = d.sourceMap(jobsetText, [{ object: 0, component: 'c', path: 'spec' }]).objects[0]!.podTemplates;
+  const catalogMap: wl.SourceMap = c.sourceMap(jobsetText);
+  const amounts: wl.HumanAmounts = wl.humanAmounts([catalogMap]);
+  const cores: string | undefined = amounts.millicores['500'];
+  void [line, spanAt, templates, cores];
+  // @ts-expect-error: a question needs a path
+  wl.sourceMap('a: 1', [{ document: 1 }]);
   const lim: Limits = wl.limits({ maxSteps: 5 });
   const def: Limits = wl.defaultLimits();
 

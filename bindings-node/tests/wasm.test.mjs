@@ -66,19 +66,20 @@ test('the WASM build: init, same results and errors as native, recovery from a t
 test('amounts for people: the addon and the WASM build write them alike (the CLI\'s rule)', { skip }, async () => {
   const wl = await import('workload-lens/wasm');
   await wl.init(readFileSync(join(PKG, 'wasm', 'workload_lens_wasm_bg.wasm')));
-  const raw = createRequire(import.meta.url)('../native.cjs');
-  const glue = await import('../wasm/workload_lens_wasm.js');
-  assert.equal(raw.humanMemory(2e9), '1.9Gi');
-  assert.equal(raw.humanCpu(26500), '26.5');
-  // Generated amounts, both builds: bytes up to 2^53 and every small count.
+  const h = native.humanAmounts({ cpuMillis: 26500, memoryBytes: 2e9 });
+  assert.deepEqual(h, { millicores: { 26500: '26.5' }, bytes: { 2000000000: '1.9Gi' } });
+  // Generated amounts, both builds: bytes up to 2^53 and every small count;
+  // what is not a count (negative, a fraction) is not an amount.
   let x = 0x2545f491;
-  const values = [0, 1, 1023, 1024, 1536, 2 ** 53, -1, Number.NaN, 1.5];
+  const values = [0, 1, 1023, 1024, 1536, 2 ** 53, -1, 1.5];
   for (let i = 0; i < 5000; i++) {
     x = (x * 1103515245 + 12345) % 2147483648;
     values.push(Math.floor((x / 2147483648) * 2 ** (x % 53)));
   }
-  for (const v of values) {
-    assert.equal(glue.humanMemory(v), raw.humanMemory(v), `memory ${v}`);
-    assert.equal(glue.humanCpu(v), raw.humanCpu(v), `cpu ${v}`);
-  }
+  const results = values.map((v) => ({ resources: { cpuMillis: v, memoryBytes: v, ephemeralStorageBytes: v } }));
+  const all = native.humanAmounts(results);
+  assert.deepEqual(wl.humanAmounts(results), all);
+  assert.equal(all.millicores['-1'], undefined);
+  assert.equal(all.bytes['1.5'], undefined);
+  assert.equal(all.bytes[String(2 ** 53)], '8Pi');
 });

@@ -175,6 +175,14 @@ export type PatchOp =
  * via the `definition` "OwnerStateKind".
  */
 export type OwnerStateKind = 'orphaned' | 'unreadable';
+/**
+ * Which part of a pod template a definition's expression points at (see
+ * [`PodTemplatePlace`]).
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "TemplatePart".
+ */
+export type TemplatePart = 'template' | 'spec' | 'metadata' | 'fragment';
 
 /**
  * Every engine result type (not a value itself).
@@ -192,6 +200,8 @@ export interface EngineTypes {
   WorkloadSummary?: WorkloadSummary;
   ClusterDefinitionWarning?: ClusterDefinitionWarning;
   Usage?: Usage;
+  SourceMap?: SourceMap;
+  HumanAmounts?: HumanAmounts;
   OwnerKind?: OwnerKind;
 }
 /**
@@ -1384,6 +1394,177 @@ export interface UsageRow {
    * Workloads that did not resolve (not added to pods and GPUs).
    */
   errors: number;
+}
+/**
+ * Where things are in a text: every object, and the answer to every
+ * question, in the order asked (see [`source_map`]).
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "SourceMap".
+ */
+export interface SourceMap {
+  /**
+   * Every object of the text, in order.
+   */
+  objects: SourceObject[];
+  /**
+   * One answer per question, in the order asked: `null` when the path
+   * is not in the text (or does not parse, or names an object or a
+   * pod template there is not).
+   */
+  places: (SourcePlace | null)[];
+}
+/**
+ * One object of the text (a document, an item of a list document, an
+ * element of an array), in the order the engine reads objects
+ * (`read_objects`: pods, workloads, definitions).
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "SourceObject".
+ */
+export interface SourceObject {
+  /**
+   * The document (index in the text, counting empty documents).
+   */
+  document: number;
+  /**
+   * The object's path in its document: `""` for the whole document,
+   * `items[2]` for an item of a list, `[2]` for an element of an array.
+   */
+  path: string;
+  value: TextSpan;
+  /**
+   * With a definition that covers the object: where each component
+   * instance's pod template (or its parts) is, for each expression of
+   * the definition that is a path in the object. Empty otherwise.
+   */
+  podTemplates: PodTemplatePlace[];
+}
+/**
+ * A range of a text, `[start, end)`.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "TextSpan".
+ */
+export interface TextSpan {
+  start: TextPosition;
+  end: TextPosition;
+}
+/**
+ * A position in a text.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "TextPosition".
+ */
+export interface TextPosition {
+  /**
+   * 1-based line.
+   */
+  line: number;
+  /**
+   * 1-based column, in characters (as [`crate::Location::column`]).
+   */
+  column: number;
+  /**
+   * 0-based byte offset in the text (UTF-8).
+   */
+  offset: number;
+}
+/**
+ * Where a component instance's pod template (or a part of it) is in the
+ * object.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "PodTemplatePlace".
+ */
+export interface PodTemplatePlace {
+  /**
+   * The component.
+   */
+  component: string;
+  /**
+   * The instance id (absent for a component of one instance).
+   */
+  instance?: string | null;
+  /**
+   * The definition field whose expression points here
+   * (`spec.structureDefinition.childComponents[0].specDefinition.podTemplateSpecPath`).
+   */
+  field: string;
+  part: TemplatePart;
+  /**
+   * The path from the document's root.
+   */
+  path: string;
+  /**
+   * The key, as written (absent for a sequence element).
+   */
+  key?: TextSpan | null;
+  value: TextSpan;
+}
+/**
+ * Where a value is: the answer to a [`SourceQuery`].
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "SourcePlace".
+ */
+export interface SourcePlace {
+  /**
+   * The document (index in the text, counting empty documents).
+   */
+  document: number;
+  /**
+   * The path of the value from the document's root (for a question
+   * about an object or a pod template: the whole path).
+   */
+  path: string;
+  /**
+   * False when the path asked for is not in the text and this is its
+   * nearest ancestor that is (a question with `nearest`).
+   */
+  exact: boolean;
+  /**
+   * The key of a mapping entry, as written (with its quotes); absent for
+   * the root and for sequence elements.
+   */
+  key?: TextSpan | null;
+  value: TextSpan;
+  /**
+   * The text of the byte range asked for (`span`) of the string value.
+   * Absent when none was asked for, the value is not a string, or its
+   * written form is one the engine does not follow back (a block scalar
+   * with an indentation indicator).
+   */
+  span?: TextSpan | null;
+}
+/**
+ * Every amount of a value, written for people (see [`human_amounts`]):
+ * per unit, each number met and its text.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "HumanAmounts".
+ */
+export interface HumanAmounts {
+  /**
+   * Millicores and their cores (`26500`: `26.5`).
+   */
+  millicores: {
+    /**
+     * This interface was referenced by `undefined`'s JSON-Schema definition
+     * via the `patternProperty` "^\d+$".
+     */
+    [k: string]: string | undefined;
+  };
+  /**
+   * Bytes and their binary units (`2000000000`: `1.9Gi`).
+   */
+  bytes: {
+    /**
+     * This interface was referenced by `undefined`'s JSON-Schema definition
+     * via the `patternProperty` "^\d+$".
+     */
+    [k: string]: string | undefined;
+  };
 }
 /**
  * An owner kind to fetch: the controller of a pod (or of another owner)

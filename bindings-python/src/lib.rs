@@ -419,7 +419,8 @@ mod _native {
     use super::{
         _panic_for_tests, PyCatalog, PyDefinition, PySession, catalog_sources, check_limits,
         cli_main, compile, compile_all, compile_object, compile_one_object, default_limits,
-        error_codes, evaluate, missing_owners, parse, parse_bytes, rebuild, usage, validate,
+        error_codes, evaluate, human_amounts, missing_owners, parse, parse_bytes, rebuild,
+        source_map, usage, validate,
     };
 
     #[pymodule_init]

@@ -445,6 +445,15 @@ def _run(case: Dict[str, Any], group: Dict[str, Any]) -> Any:
         results = _attempt(wl.validate, text, limits=limits)
         return [{"valid": r["valid"], "findings": [finding_value(f) for f in r["findings"]]} for r in results]
 
+    if op == "sourceMap":
+        text = case.get("objectText")
+        if not isinstance(text, str):
+            raise CannotRun("sourceMap needs objectText (a string)")
+        queries = case.get("queries")
+        if case.get("definition") is None:
+            return _attempt(wl.source_map, text, queries, limits=limits)
+        return _attempt(_definition_of(case, group, limits).source_map, text, queries)
+
     d = _definition_of(case, group, limits)
     if op == "resolve":
         obj = _object_of(case, limits)

@@ -285,16 +285,3 @@ pub fn resolve_any(
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
 }
-
-/// Bytes as people read them, by the engine's one rule (`1.9Gi`, `512Mi`):
-/// what the playground shows next to the exact numbers of the results.
-#[wasm_bindgen(js_name = humanMemory)]
-pub fn human_memory(bytes: f64) -> String {
-    binding::human_memory(bytes)
-}
-
-/// Millicores as cores, by the engine's one rule (`26.5`, `0.5`).
-#[wasm_bindgen(js_name = humanCpu)]
-pub fn human_cpu(millis: f64) -> String {
-    binding::human_cpu(millis)
-}

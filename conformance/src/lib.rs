@@ -47,7 +47,7 @@ pub struct Case {
     pub name: String,
     /// Operation: `evaluate`, `validate`, `resolve`, `status`, `update`,
     /// `suspend`, `resume`, `attribute`, `gang`, `gangStructure`,
-    /// `subtreeScale`, `parse`.
+    /// `subtreeScale`, `parse`, `sourceMap`.
     pub op: String,
     /// Why the case exists (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -93,6 +93,10 @@ pub struct Case {
     /// the map is answered 404 with a `Status` body.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<Value>,
+    /// The questions of `sourceMap`: paths, or `{path, document, object,
+    /// component, instance, span, expression, nearest}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queries: Option<Value>,
     /// Limits overriding the defaults (camelCase names).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<Value>,
@@ -351,6 +355,20 @@ fn read_value_as_bindings_do(v: &Value, engine: &Engine) -> Result<Value, Error>
     engine.read_object(&v.to_string())
 }
 
+/// The questions of a `sourceMap` case, read as the bindings read them (a
+/// question that is not one is a usage error).
+fn queries_of(case: &Case) -> Result<Vec<workload_lens::SourceQuery>, Error> {
+    match &case.queries {
+        None => Ok(Vec::new()),
+        Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
+            Error::new(
+                workload_lens::ErrorCode::Usage,
+                format!("the questions must be paths or query objects: {e}"),
+            )
+        }),
+    }
+}
+
 fn object_of(case: &Case, engine: &Engine) -> Result<Result<Value, Error>, String> {
     if let Some(t) = object_text(case)? {
         return Ok(engine.read_object(t));
@@ -444,6 +462,13 @@ pub fn run_expanded(case: &Case, group: &Group) -> Result<Value, String> {
             json!(docs.into_iter().map(|d| d.value).collect::<Vec<_>>())
         }
         "cluster" => return cluster_case(case, group, limits),
+        "sourceMap" if case.definition.is_none() => {
+            let text = object_text(case)?.ok_or("sourceMap needs objectText")?;
+            let queries = attempt!(queries_of(case));
+            to_value(&attempt!(workload_lens::source_map(
+                text, &queries, &limits
+            )))
+        }
         "validate" => {
             let text = match &case.definition {
                 Some(Value::Object(o)) if o.contains_key("text") && o.len() == 1 => {
@@ -537,6 +562,11 @@ pub fn run_expanded(case: &Case, group: &Group) -> Result<Value, String> {
                 }
                 "compile" => {
                     json!({"name": def.name(), "warnings": def.warnings().iter().map(finding_value).collect::<Vec<_>>()})
+                }
+                "sourceMap" => {
+                    let text = object_text(case)?.ok_or("sourceMap needs objectText")?;
+                    let queries = attempt!(queries_of(case));
+                    to_value(&attempt!(def.source_map(text, &queries)))
                 }
                 other => return Err(format!("unknown op {other}")),
             }

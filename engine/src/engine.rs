@@ -17,7 +17,7 @@ use crate::model::Gvk;
 use crate::resolved::Attribution;
 use crate::resolved::{Resolved, Status};
 use crate::source;
-use crate::source::InputObjects;
+use crate::source::{InputObjects, SourceMap, SourceQuery};
 use crate::status::StatusExplanation;
 use crate::update::{UpdateRequest, UpdateResult};
 use crate::verdict::ValidationReport;
@@ -305,6 +305,32 @@ impl Engine {
     /// ```
     pub fn read_input(&self, text: &str) -> Result<InputObjects> {
         source::read_input(text, &self.limits)
+    }
+
+    /// Where things are in a YAML/JSON text: every object of it and the
+    /// answer to each question ([`crate::source::source_map`]), and, for
+    /// each object a definition of the engine covers, where its component
+    /// instances' pod templates are (see
+    /// [`CompiledDefinition::source_map`]).
+    ///
+    /// ```
+    /// use workload_lens::{Engine, SourceQuery};
+    ///
+    /// let engine = Engine::new()?;
+    /// let text = include_str!("../../examples/jobset.yaml");
+    /// let map = engine.source_map(text, &[SourceQuery::path("spec.replicatedJobs[1].name")])?;
+    /// let templates = &map.objects[0].pod_templates;
+    /// assert!(templates.iter().any(|t| t.component == "replicatedjob"));
+    /// let name = map.places[0].as_ref().unwrap();
+    /// assert_eq!(&text[name.value.start.offset..name.value.end.offset], "worker");
+    /// # Ok::<(), workload_lens::Error>(())
+    /// ```
+    pub fn source_map(&self, text: &str, queries: &[SourceQuery]) -> Result<SourceMap> {
+        let of = |object: &Value| match self.definition_for(object) {
+            Ok(d) => d.template_paths(object),
+            Err(_) => Ok(None),
+        };
+        source::source_map_with(text, queries, &self.limits, Some(&of))
     }
 
     /// Resolve a workload with its definition.

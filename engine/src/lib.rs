@@ -104,10 +104,16 @@ pub use resolved::{
     Attribution, Component, Condition, DefinitionRef, Instance, Live, PodAttribution, PodFinding,
     Resolved, Scale, Status, Totals, TreeNode, WorkloadRef, WorkloadStatus,
 };
-pub use resources::ResourceSummary;
+pub use resources::{
+    AMOUNT_FIELDS, AmountUnit, HumanAmounts, ResourceSummary, amount_unit, human_amounts,
+};
 #[cfg(feature = "schema")]
 pub use schema::{error_schema, explanation_schema, resolved_schema};
-pub use source::{InputObjects, InputShape, SourceDocument, SpanIndex, parse_documents, read_text};
+pub use source::{
+    InputObjects, InputShape, PodTemplatePlace, SourceDocument, SourceMap, SourceObject,
+    SourcePlace, SourceQuery, SpanIndex, TemplatePart, TextPosition, TextSpan, parse_documents,
+    read_text, source_map,
+};
 pub use status::{
     CategoryExplanation, Check, ComponentStatusExplanation, ConditionsExplanation, Criterion,
     MatcherExplanation, Outcome, PhaseExplanation, StatusExplanation,

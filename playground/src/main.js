@@ -9,7 +9,7 @@ import { lintGutter, setDiagnostics } from '@codemirror/lint';
 import { EngineClient } from './engine.js';
 import { encodeState, decodeState } from './state.js';
 import { caseGroup, toYaml } from './export.js';
-import { locateField, mapSpan } from './locate.js';
+import { fieldQuery, keyOf, objectQueries, rangeOf, restOfLine } from './places.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -42,12 +42,13 @@ const plural = (n, word) => `${fmtInt(n)} ${noun(n, word)}`;
 /**
  * CPU (millicores, as cores) and memory (bytes, in binary units) as the
  * engine writes them for people: the worker sends the text of every amount
- * of the result (`r.human`), so the page and the CLI read alike (`26.5`,
+ * of the result (`r.human`, the engine's `humanAmounts`: which fields are
+ * amounts and how they read), so the page and the CLI read alike (`26.5`,
  * `1.9Gi`). An amount missing from the table (none should be) shows exactly.
  */
-let human = { cpu: {}, memory: {} };
-const fmtCpu = (m) => (typeof m === 'number' ? human.cpu[m] ?? `${m}m` : '–');
-const fmtBytes = (b) => (typeof b === 'number' ? human.memory[b] ?? `${b}` : '–');
+let human = { millicores: {}, bytes: {} };
+const fmtCpu = (m) => (typeof m === 'number' ? human.millicores[m] ?? `${m}m` : '–');
+const fmtBytes = (b) => (typeof b === 'number' ? human.bytes[b] ?? `${b}` : '–');
 /** Text with a line-break opportunity after each `.` and `/` inside a word, so that a long field path wraps at its steps. */
 const breakable = (text) => String(text).split(/(?<=[./])(?=\S)/).flatMap((part, i) => (i ? [h('wbr'), part] : [part]));
 const extended = (r) => Object.entries(r?.extended ?? {}).map(([k, v]) => `${k}: ${v}`).join(', ');
@@ -286,67 +287,35 @@ function inputsChangedUrlOnly() {
 
 // ---------------------------------------------------------------- diagnostics
 
-function rangeFor(view, loc = {}) {
+/**
+ * The editor range of a location: the engine's place of it (`place`, from
+ * the worker's source maps: the jq span inside an expression, else the key
+ * and the rest of its line), else the error's own line and column, else the
+ * first line.
+ */
+function rangeFor(view, loc = {}, place = null) {
   const doc = view.state.doc;
-  const clampLine = (n) => Math.min(Math.max(1, n), doc.lines);
-  let f = null;
-  if (loc.field) {
-    f = locateField(doc.toString(), loc.field);
-    if (f && loc.line && f.line !== loc.line - 1) f = null; // trust the engine's line
-    if (f && loc.span && loc.expression) {
-      const r = mapSpan(doc, f.value, loc.expression, loc.span);
-      if (r) return r;
-    }
-  }
+  if (place?.span) return rangeOf(doc, place.span);
   if (loc.line) {
-    const line = doc.line(clampLine(loc.line));
+    const line = doc.line(Math.min(Math.max(1, loc.line), doc.lines));
     const from = line.from + Math.min(Math.max(0, (loc.column ?? 1) - 1), line.length);
     const rest = line.text.slice(from - line.from);
     const word = /^[^\s:]*/.exec(rest)[0].length || rest.trimEnd().length || 0;
     return { from, to: from + word };
   }
-  if (f) {
-    const line = doc.line(f.line + 1);
-    return { from: line.from + f.column, to: line.from + line.text.trimEnd().length };
-  }
-  if (loc.objectPath) {
-    const o = locateField(doc.toString(), loc.objectPath);
-    if (o) {
-      const line = doc.line(o.line + 1);
-      return { from: line.from + o.column, to: line.from + line.text.trimEnd().length };
-    }
-  }
+  if (place) return restOfLine(doc, (place.key ?? place.value).start);
   const first = doc.line(1);
   return { from: 0, to: first.to };
 }
 
-/** The range of pod `at` (a path such as `items[2]`) in document `doc` of the pods text. */
-function podRange(text, doc, at) {
-  const lines = text.split('\n');
-  let start = 0;
-  let n = 0;
-  let seenContent = false;
-  for (let i = 0; i < lines.length && n < doc; i++) {
-    if (/^---(\s|$)/.test(lines[i])) {
-      if (seenContent) n++;
-      start = i + 1;
-      seenContent = false;
-    } else if (lines[i].trim() && !lines[i].trimStart().startsWith('#')) seenContent = true;
-  }
-  let end = lines.findIndex((l, i) => i >= start && /^---(\s|$)/.test(l) && lines.slice(start, i).some((x) => x.trim() && !x.trimStart().startsWith('#')));
-  if (end < 0) end = lines.length;
-  const offset = lines.slice(0, start).reduce((a, l) => a + l.length + 1, 0);
-  const part = lines.slice(start, end).join('\n');
-  const f = at ? locateField(part, at) : null;
-  const line = f ? f.line : part.split('\n').findIndex((l) => l.trim() && !l.trimStart().startsWith('#') && !/^---/.test(l));
-  const l = Math.max(0, line);
-  const pl = part.split('\n');
-  const from = offset + pl.slice(0, l).reduce((a, x) => a + x.length + 1, 0) + (f ? f.column : 0);
-  return { from, to: offset + pl.slice(0, l).reduce((a, x) => a + x.length + 1, 0) + (pl[l] ?? '').trimEnd().length };
-}
+/** The engine's place of a location in the definition text (from the last result). */
+const fieldPlace = (r, loc) => (loc?.field ? r?.places?.definition?.[keyOf(fieldQuery(loc))] ?? null : null);
+/** The engine's place of a location in the object text: in its component's pod template, else from the object's root. */
+const objectPlace = (r, loc) => (loc?.objectPath === undefined ? null
+  : objectQueries(loc).map((q) => r?.places?.object?.[keyOf(q)]).find(Boolean) ?? null);
 
-function diag(view, severity, message, loc, source) {
-  const r = rangeFor(view, loc ?? {});
+function diag(view, severity, message, loc, source, place = null) {
+  const r = rangeFor(view, loc ?? {}, place);
   return { ...r, severity, message, source };
 }
 
@@ -386,18 +355,19 @@ function buildDiagnostics(r) {
   const d = { definition: [], object: [], pods: [] };
   const defView = editors.definition;
   for (const f of r.findings ?? []) {
-    d.definition.push(diag(defView, f.severity === 'warning' ? 'warning' : 'error', `${f.message}`, f.location, f.code));
+    d.definition.push(diag(defView, f.severity === 'warning' ? 'warning' : 'error', `${f.message}`, f.location, f.code, fieldPlace(r, f.location)));
   }
   const defErr = r.definitionError;
-  if (defErr && defErr.code !== 'validation') d.definition.push(diag(defView, 'error', describeError(defErr), defErr.location, defErr.code));
+  if (defErr && defErr.code !== 'validation') d.definition.push(diag(defView, 'error', describeError(defErr), defErr.location, defErr.code, fieldPlace(r, defErr.location)));
   if (r.objectError) d.object.push(diag(editors.object, 'error', describeError(r.objectError), r.objectError.location, r.objectError.code));
   if (r.podsError) d.pods.push(diag(editors.pods, 'error', describeError(r.podsError), r.podsError.location, r.podsError.code));
-  // Findings about single pods (not a pod, no name, ...) at the pod's place.
-  const podsText = getText(editors.pods);
+  // Findings about single pods (not a pod, no name, ...) at the pod's place:
+  // the engine reads the pods in the attribution's order and says where each is.
+  const podsDoc = editors.pods.state.doc;
   (r.attribution?.pods ?? []).forEach((x, i) => {
     if (!x.findings?.length) return;
-    const [doc, at] = r.podOrigins?.[i] ?? [0, ''];
-    const { from, to } = podRange(podsText, doc, at);
+    const span = r.places?.pods?.[i];
+    const { from, to } = span ? restOfLine(podsDoc, span.start) : { from: 0, to: podsDoc.line(1).to };
     for (const f of x.findings) d.pods.push({ from, to, severity: 'warning', message: `${x.name ? `${x.name}: ` : ''}${f.message ?? f}`, source: f.code });
   });
   const seen = new Set();
@@ -405,9 +375,9 @@ function buildDiagnostics(r) {
     if (!e || seen.has(problemKey(e))) continue;
     seen.add(problemKey(e));
     if (e.code === 'invalid_object' || e.code === 'no_definition' || (!e.location?.field && e.location?.objectPath)) {
-      d.object.push(diag(editors.object, 'error', describeError(e), { objectPath: e.location?.objectPath }, e.code));
+      d.object.push(diag(editors.object, 'error', describeError(e), {}, e.code, objectPlace(r, e.location)));
     } else if (e.location?.field) {
-      d.definition.push(diag(defView, 'error', describeError(e), e.location, e.code));
+      d.definition.push(diag(defView, 'error', describeError(e), e.location, e.code, fieldPlace(r, e.location)));
     }
   }
   for (const name of Object.keys(d)) d[name] = distinct(d[name]);
@@ -550,10 +520,10 @@ function renderComponents(r) {
 
 function goToField(field) {
   const view = editors.definition;
-  const f = locateField(getText(view), field);
-  if (!f) return;
-  const line = view.state.doc.line(f.line + 1);
-  view.dispatch({ selection: { anchor: line.from + f.column, head: line.from + line.text.trimEnd().length }, scrollIntoView: true });
+  const place = fieldPlace(app.result, { field });
+  if (!place) return;
+  const { from, to } = restOfLine(view.state.doc, (place.key ?? place.value).start);
+  view.dispatch({ selection: { anchor: from, head: to }, scrollIntoView: true });
   view.focus();
 }
 
@@ -687,7 +657,7 @@ function rescopePods(r) {
 function render(r) {
   if (rescopePods(r)) return;
   app.result = r;
-  human = r.human ?? { cpu: {}, memory: {} };
+  human = r.human ?? { millicores: {}, bytes: {} };
   showDiagnostics(buildDiagnostics(r));
   const first = r.definitionError ?? r.objectError ?? r.resolveError;
   if (first) {

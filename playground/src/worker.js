@@ -7,33 +7,10 @@
 //   -> {type: 'run', id, definition, object, pods}
 //   <- {type: 'result', id, ms, findings, definitionError, objectError,
 //       podsError, resolved, resolveError, explanation, explainError,
-//       attribution, gang, gangError, podsApiError, object, podItems, podOrigins}
+//       attribution, gang, gangError, podsApiError, object, podItems,
+//       human, places}
 import * as wl from '../../bindings-node/browser.mjs';
-// The same module instance browser.mjs initialises: its formatters of
-// amounts for people (the engine's one rule, which the CLI uses too).
-import * as glue from '../../bindings-node/wasm/workload_lens_wasm.js';
-
-/**
- * Every CPU and memory amount in a result, written for people by the
- * engine: {cpu: {millis: text}, memory: {bytes: text}}. The page shows
- * these; the results keep the exact numbers (the JSON tab, the export).
- */
-function humanAmounts(...values) {
-  const human = { cpu: {}, memory: {} };
-  const seen = new Set();
-  const walk = (v) => {
-    if (!v || typeof v !== 'object' || seen.has(v)) return;
-    seen.add(v);
-    if (Array.isArray(v)) return v.forEach(walk);
-    for (const [k, x] of Object.entries(v)) {
-      if (typeof x === 'number' && k === 'cpuMillis') human.cpu[x] ??= glue.humanCpu(x);
-      else if (typeof x === 'number' && (k === 'memoryBytes' || k === 'ephemeralStorageBytes')) human.memory[x] ??= glue.humanMemory(x);
-      else walk(x);
-    }
-  };
-  values.forEach(walk);
-  return human;
-}
+import { fieldQuery, keyOf, objectQueries } from './places.js';
 
 let cached = { text: null, def: null, error: null };
 
@@ -108,24 +85,20 @@ function run(msg) {
 
   const podsText = msg.pods ?? '';
   let pods = null;
+  let podObjects = [];
   if (podsText.trim() !== '') {
     const p = attempt(() => wl.parse(podsText));
     if (p.error) out.podsError = p.error;
     else {
       // The engine reads the pods text itself (documents; List, PodList and
-      // other lists; arrays; one pod). Here only where each pod came from, by
-      // the same rules, to show findings about a pod at its place.
+      // other lists; arrays; one pod), and says where each pod is.
       const docs = p.value;
-      const isList = (v) => v !== null && typeof v === 'object' && typeof v.kind === 'string'
-        && v.kind.endsWith('List') && Array.isArray(v.items);
-      out.podOrigins = [];
-      docs.forEach((v, doc) => {
-        const list = Array.isArray(v) ? v : isList(v) ? v.items : null;
-        if (!list) out.podOrigins.push([doc, '']);
-        else list.forEach((_, i) => out.podOrigins.push([doc, Array.isArray(v) ? `[${i}]` : `items[${i}]`]));
-      });
-      // The pods as given, for the exported case (one list document: itself).
-      out.podItems = docs.length === 1 && (Array.isArray(docs[0]) || isList(docs[0])) ? docs[0] : docs;
+      const m = attempt(() => wl.sourceMap(podsText));
+      podObjects = m.value?.objects ?? [];
+      // The pods as given, for the exported case: one list document (every
+      // pod is an item of it, or it has none) as itself.
+      const oneList = docs.length === 1 && podObjects.every((o) => o.path !== '');
+      out.podItems = oneList ? docs[0] : docs;
       pods = podsText;
     }
   }
@@ -150,9 +123,52 @@ function run(msg) {
       else out.gang = g.value;
     }
   }
-  out.human = humanAmounts(out.resolved, out.attribution);
+  // Every amount of the results, written for people by the engine (the
+  // page shows these; the results keep the exact numbers).
+  const h = attempt(() => wl.humanAmounts([out.resolved ?? null, out.attribution ?? null]));
+  out.human = h.value ?? { millicores: {}, bytes: {} };
+  out.places = locate(msg, out, d.def, podObjects);
   out.ms = Math.round((performance.now() - t0) * 10) / 10;
   return out;
+}
+
+/**
+ * Where the result's locations are in the three texts, from the engine's
+ * source maps: `definition` and `object` map a question's key (places.js)
+ * to the engine's place; `pods` holds each pod's span, in the order the
+ * engine reads the pods (the attribution's order). A text the engine cannot
+ * read has no places (the page then uses the errors' own line and column).
+ */
+function locate(msg, out, def, podObjects) {
+  const places = { definition: {}, object: {}, pods: podObjects.map((o) => o.value) };
+  const ask = (questions, text, map) => {
+    if (questions.size === 0) return;
+    const m = attempt(() => map(text, [...questions.values()]));
+    if (!m.value) return;
+    [...questions.keys()].forEach((k, i) => {
+      if (m.value.places[i]) places[k.startsWith('d') ? 'definition' : 'object'][k.slice(1)] = m.value.places[i];
+    });
+  };
+  const errors = [out.definitionError, out.resolveError, out.explainError, out.explanation?.error, out.podsApiError, out.gangError]
+    .filter(Boolean);
+  const inDefinition = new Map();
+  const addField = (loc) => {
+    if (!loc?.field) return;
+    const q = fieldQuery(loc);
+    inDefinition.set(`d${keyOf(q)}`, q);
+  };
+  (out.findings ?? []).forEach((f) => addField(f.location));
+  errors.forEach((e) => addField(e.location));
+  for (const cat of out.explanation?.categories ?? []) for (const m of cat.matchers) addField({ field: m.field });
+  ask(inDefinition, msg.definition, (t, q) => wl.sourceMap(t, q));
+
+  const inObject = new Map();
+  for (const e of errors) {
+    if (e.location?.objectPath === undefined) continue;
+    for (const q of objectQueries(e.location)) inObject.set(`o${keyOf(q)}`, q);
+  }
+  ask(inObject, msg.object, (t, q) => (def ? def.sourceMap(t, q) : wl.sourceMap(t, q)));
+  return places;
 }
 
 self.onmessage = async (ev) => {

@@ -184,15 +184,16 @@ test('amounts read as the CLI writes them: cores as decimals, memory in binary u
   await nextRun(page, n);
   assert.equal(await page.textContent('#card-mem .card-value'), '2.8Gi');
   assert.equal(await page.textContent('#card-cpu .card-value'), '25.5');
-  // The same text as the engine's formatter in Node (one rule for every front end).
+  // The same text as the engine writes it in Node (one rule for every front end).
   const wl = await import(pathToFileURL(path.join(root, 'bindings-node', 'browser.mjs')).href);
   await wl.init();
-  const glue = await import(pathToFileURL(path.join(root, 'bindings-node', 'wasm', 'workload_lens_wasm.js')).href);
-  assert.equal(glue.humanMemory(3e9), '2.8Gi');
+  const amounts = wl.humanAmounts([{ memoryBytes: 3e9 }, { memoryBytes: 1e9 }, { cpuMillis: 8500 }]);
+  assert.equal(amounts.bytes[3e9], '2.8Gi');
   const leader = await page.$$eval('#resources tbody tr[data-instance="leader"] > *', (cells) => cells.map((c) => c.textContent));
-  assert.equal(leader[6], glue.humanMemory(1e9));
+  assert.equal(leader[6], amounts.bytes[1e9]);
   assert.equal(leader[6], '953.7Mi');
-  assert.equal(leader[5], glue.humanCpu(8500));
+  assert.equal(leader[5], amounts.millicores[8500]);
+  assert.equal(leader[5], '8.5');
   assert.match(leader[3], /8\.5 CPU · 953\.7Mi/);
   await page.screenshot({ path: path.join(shots, 'amounts.png') });
   assert.deepEqual(page.errors, []);
@@ -277,6 +278,54 @@ test('an invalid expression gets a diagnostic at its place', async () => {
   });
   assert.equal(syntax.line, line);
   await page.screenshot({ path: path.join(shots, 'diagnostic.png') });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('an error about a pod field is at that field of the instance\'s pod template; links move the cursor there', async () => {
+  const page = await open();
+  await pickJobSetExample(page);
+  // The worker's pod template (the second) asks for `8 cores` of CPU: not a quantity.
+  const object = await page.evaluate(() => window.__playground.inputs().object);
+  const at = object.indexOf('cpu: "8"', object.indexOf('- name: worker'));
+  const bad = `${object.slice(0, at)}cpu: "8 cores"${object.slice(at + 'cpu: "8"'.length)}`;
+  const want = bad.slice(0, at).split('\n').length;
+  let n = await runs(page);
+  await page.evaluate((t) => window.__playground.setInputs({ ...window.__playground.inputs(), object: t }), bad);
+  await nextRun(page, n);
+  await page.waitForFunction(() => window.__playground.diagnostics().object.length > 0);
+  const [d] = await page.evaluate(() => window.__playground.diagnostics().object);
+  assert.equal(d.severity, 'error');
+  assert.equal(d.source, 'conversion');
+  assert.equal(d.line, want);
+  assert.equal(d.text, 'cpu: "8 cores"');
+  // The problem list's entry moves the cursor to that line.
+  const cursorLine = (editor) => page.evaluate((e) => {
+    const v = window.__playground.editors[e];
+    return v.state.doc.lineAt(v.state.selection.main.head).number;
+  }, editor);
+  const link = page.locator('#problems .problem-link', { hasText: 'Object' }).first();
+  assert.match(await link.textContent(), new RegExp(`Object ${want}:23`));
+  await link.click();
+  assert.equal(await cursorLine('object'), want);
+  assert.equal(await page.evaluate(() => {
+    const v = window.__playground.editors.object;
+    return v.state.sliceDoc(v.state.selection.main.from, v.state.selection.main.to);
+  }), 'cpu: "8 cores"');
+  await page.screenshot({ path: path.join(shots, 'object-error.png') });
+
+  // Back to a valid object; a matcher's "show in definition" goes to the matcher.
+  n = await runs(page);
+  await page.evaluate((t) => window.__playground.setInputs({ ...window.__playground.inputs(), object: t }), object);
+  await nextRun(page, n);
+  await page.waitForFunction(() => window.__playground.diagnostics().object.length === 0);
+  await page.click('#tab-status');
+  const definition = await page.evaluate(() => window.__playground.inputs().definition);
+  const lines = definition.split('\n');
+  const running = lines.findIndex((l) => /^\s+running:$/.test(l));
+  await page.locator('button[aria-label^="Show matcher 1 of Running"]').click();
+  assert.equal(await cursorLine('definition'), running + 2);
+  assert.match(lines[running + 1], /^\s+- byExpression:$/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

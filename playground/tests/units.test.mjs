@@ -1,13 +1,14 @@
 // Unit tests of the page's pure helpers (no browser): the YAML emitter of the
-// case export round-trips through the engine's reader, and definition fields
-// are found in YAML text.
+// case export round-trips through the engine's reader, and the engine's
+// source map positions become the right editor ranges.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { toYaml } from '../src/export.js';
-import { locateField, fieldSegments } from '../src/locate.js';
+import { Text } from '@codemirror/state';
+import { fieldQuery, keyOf, objectQueries, rangeOf, restOfLine } from '../src/places.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const wl = await import(pathToFileURL(path.join(root, 'bindings-node', 'browser.mjs')).href);
@@ -37,23 +38,41 @@ test('catalog definitions survive as literal blocks', () => {
   }
 });
 
-test('locateField finds block and flow fields', () => {
-  assert.deepEqual(fieldSegments('spec.a[1].b'), ['spec', 'a', 1, 'b']);
+test('places: the engine\'s positions become editor ranges, jq spans inside folded blocks too', () => {
   const src = readFileSync(path.join(root, 'definitions', 'jobset-x-k8s-io-jobset-v1alpha2.yaml'), 'utf8');
-  const lines = src.split('\n');
-  const at = (f) => {
-    const l = locateField(src, f);
-    return l && lines[l.line].slice(l.column);
-  };
-  assert.match(at('spec.structureDefinition.childComponents[0].instanceIdPath'), /^instanceIdPath: \.spec\.replicatedJobs\[\]\.name/);
-  assert.match(at('spec.structureDefinition.rootComponent.statusDefinition.statusMappings.running[0].byExpression.expression'), /^expression: >-/);
-  assert.match(at('spec.structureDefinition.rootComponent.statusDefinition.statusMappings.completed[0]'), /^- byConditions:/);
-  assert.match(at('spec.structureDefinition.rootComponent.statusDefinition.statusMappings.completed[0].byConditions[0].status'), /^status: "True"/);
-  assert.match(at('spec.structureDefinition.rootComponent.suspendDefinition.suspendActions[0].value'), /^value: "true"/);
-  const flow = 'spec:\n  root: {name: r, kind: {group: a, version: v1}}\n  list:\n  - a: 1\n  - b: 2\n';
-  const f = locateField(flow, 'spec.root.kind.version');
-  assert.equal(flow.split('\n')[f.line].slice(f.column, f.column + 8), 'version:');
-  const g = locateField(flow, 'spec.list[1].b');
-  assert.equal(flow.split('\n')[g.line].slice(g.column), 'b: 2');
-  assert.deepEqual(locateField(flow, 'spec.nothing'), locateField(flow, 'spec'));
+  const doc = Text.of(src.split('\n'));
+  const slice = (r) => doc.sliceString(r.from, r.to);
+  const running = 'spec.structureDefinition.rootComponent.statusDefinition.statusMappings.running[0].byExpression.expression';
+  const [expression] = wl.evaluate(`.${running}`, wl.parse(src)[0]);
+  const at = expression.indexOf('any(');
+  const questions = [
+    fieldQuery({ field: running }),
+    fieldQuery({ field: running, span: [at, at + 3], expression }),
+    fieldQuery({ field: running, span: [at, at + 3], expression: 'another' }),
+    fieldQuery({ field: 'spec.structureDefinition.childComponents[0].instanceIdPath' }),
+    fieldQuery({ field: 'spec.structureDefinition.childComponents[0].nothing.here' }),
+  ];
+  const [key, span, other, ids, near] = wl.sourceMap(src, questions).places;
+  assert.match(slice(restOfLine(doc, key.key.start)), /^expression: >-$/);
+  // On the second line of the folded block.
+  assert.equal(slice(rangeOf(doc, span.span)), 'any');
+  assert.equal(doc.lineAt(rangeOf(doc, span.span).from).number, 51);
+  assert.equal(other.span, undefined);
+  assert.match(slice(restOfLine(doc, ids.key.start)), /^instanceIdPath: \.spec\.replicatedJobs\[\]\.name/);
+  assert.equal(near.exact, false);
+  assert.equal(near.path, 'spec.structureDefinition.childComponents[0]');
+  // The same location gives the same question (the worker's key is the page's).
+  assert.equal(keyOf(fieldQuery({ field: running })), keyOf(questions[0]));
+});
+
+test('places: columns count characters, the editor UTF-16 code units', () => {
+  const src = 'a: "😀 é"\nb: [x, "日本", y]\n';
+  const doc = Text.of(src.split('\n'));
+  const [y] = wl.sourceMap(src, ['b[2]']).places;
+  assert.equal(doc.sliceString(rangeOf(doc, y.value).from, rangeOf(doc, y.value).to), 'y');
+  const [e] = wl.sourceMap(src, [{ path: 'a', span: [5, 7], expression: '😀 é' }]).places;
+  assert.equal(doc.sliceString(rangeOf(doc, e.span).from, rangeOf(doc, e.span).to), 'é');
+  // Objects and pod templates: questions in a component's pod template first.
+  assert.deepEqual(objectQueries({ objectPath: 'spec' }), [{ object: 0, path: 'spec', nearest: true }]);
+  assert.deepEqual(objectQueries({ objectPath: 'spec.x', component: 'c', instance: 'i' }).map((q) => q.component), ['c', undefined]);
 });

@@ -40,8 +40,11 @@ from .types import (
     ClusterDefinitionWarning,
     GangReport,
     GangStructure,
+    HumanAmounts,
     OwnerKind,
     Resolved,
+    SourceMap,
+    SourceQuery,
     Usage,
     WorkloadSummary,
 )
@@ -58,11 +61,13 @@ __all__ = [
     "compile_all",
     "default_limits",
     "evaluate",
+    "human_amounts",
     "limits",
     "lookup",
     "missing_owners",
     "parse",
     "resolve",
+    "source_map",
     "usage",
     "validate",
 ]
@@ -255,6 +260,17 @@ def _inputs(inputs: Any, what: str) -> List[Any]:
             f"{what} must be list texts, list objects or objects (or an iterable of them), "
             f"not {type(inputs).__name__}"
         ) from None
+
+
+def _queries(queries: Optional[Iterable[SourceQuery]]) -> Optional[str]:
+    """The questions of a source map as JSON: paths (``str``) or mappings
+    (``{"path", "document", "object", "component", "instance", "span",
+    "expression", "nearest"}``)."""
+    if queries is None:
+        return None
+    if isinstance(queries, (str, bytes, Mapping)):
+        raise TypeError("queries must be an iterable of paths or mappings (one question: [query])")
+    return _dumps(list(queries))
 
 
 def _served(served: Any) -> str:
@@ -451,6 +467,15 @@ class Definition:
         r: Dict[str, Any] = self._native.gang_groups(_object(obj), _pods(pods))
         return r
 
+    def source_map(self, text: Union[str, bytes], queries: Optional[Iterable[SourceQuery]] = None) -> SourceMap:
+        """:func:`source_map` of a text, with, for each object this
+        definition covers, where each component instance's pod template is
+        (``podTemplates``); a question may name a ``component`` (and
+        ``instance``) and a path in its pod template, as errors of
+        :meth:`resolve` do (``location["objectPath"]``)."""
+        r: SourceMap = _loads(self._native.source_map(_text(text, "text"), _queries(queries)))
+        return r
+
     def gang_groups_pages(self, obj: Any, pages: Iterable[Any]) -> GangReport:
         """:meth:`gang_groups` with the pods (and their owners) given as
         several inputs, such as the raw pages of list responses."""
@@ -617,6 +642,13 @@ class Catalog:
         ``pods``: including the live state)."""
         o, p = _object(obj), None if pods is None else _pods(pods)
         r: Dict[str, Any] = self._native.resolve(o, p)
+        return r
+
+    def source_map(self, text: Union[str, bytes], queries: Optional[Iterable[SourceQuery]] = None) -> SourceMap:
+        """:func:`source_map` of a text, with the pod templates of each
+        object a definition of the catalog covers (see
+        :meth:`Definition.source_map`)."""
+        r: SourceMap = _loads(self._native.source_map(_text(text, "text"), _queries(queries)))
         return r
 
     def resolve_pages(self, obj: Any, pages: Iterable[Any]) -> Dict[str, Any]:
@@ -818,6 +850,40 @@ def parse(
     """Every document of a YAML/JSON text, read as the engine reads objects
     (empty documents are skipped)."""
     r: List[Any] = _loads(_native.parse(_text(text, "text"), _limits_json(limits, limit_options)))
+    return r
+
+
+def source_map(
+    text: Union[str, bytes],
+    queries: Optional[Iterable[SourceQuery]] = None,
+    *,
+    limits: Optional[Mapping[str, int]] = None,
+    **limit_options: int,
+) -> SourceMap:
+    """Where things are in a YAML/JSON text, as the engine reads it:
+    ``{"objects", "places"}``. ``objects`` is every object of the text
+    (documents, list items, array elements, in the order the engine reads
+    them) with its ``document``, ``path`` and ``value`` span; ``places`` has
+    one answer per question, ``None`` when the path is not in the text. A
+    question is a path (in the first document) or a mapping ``{"path", "document",
+    "object", "span", "expression", "nearest"}``; the answer has the ``key`` and ``value``
+    spans and, for ``span`` (a byte range of the string value, such as an
+    error's ``location["span"]`` in its ``expression``), where that part is
+    in the text. Positions are ``{"line", "column", "offset"}`` (1-based
+    line and column in characters, 0-based byte offset)."""
+    r: SourceMap = _loads(
+        _native.source_map(_text(text, "text"), _queries(queries), _limits_json(limits, limit_options))
+    )
+    return r
+
+
+def human_amounts(value: Any) -> HumanAmounts:
+    """Every amount in a result (or several: a list of them), written for
+    people by the engine's one rule: ``{"millicores": {"26500": "26.5"},
+    "bytes": {"2000000000": "1.9Gi"}}``. The amounts are the fields the
+    engine names (``cpuMillis``, ``memoryBytes``,
+    ``ephemeralStorageBytes``); the results keep their exact numbers."""
+    r: HumanAmounts = _loads(_native.human_amounts(value))
     return r
 
 

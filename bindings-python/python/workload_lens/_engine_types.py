@@ -28,6 +28,7 @@ __all__ = [
     "GangReport",
     "GangStructure",
     "Gvk",
+    "HumanAmounts",
     "Instance",
     "Live",
     "Location",
@@ -42,13 +43,19 @@ __all__ = [
     "PodAttribution",
     "PodFinding",
     "PodGang",
+    "PodTemplatePlace",
     "Quantity",
     "Resolved",
     "ResourceSummary",
     "Scale",
+    "SourceMap",
+    "SourceObject",
+    "SourcePlace",
     "Status",
     "StatusExplanation",
     "SubGroupState",
+    "TextPosition",
+    "TextSpan",
     "Topology",
     "Totals",
     "TreeNode",
@@ -278,6 +285,15 @@ class Gvk(TypedDict, total=False):
     kind: str
 
 
+class HumanAmounts(TypedDict):
+    """Every amount of a value, written for people (see [`human_amounts`]):
+    per unit, each number met and its text.
+    """
+
+    millicores: Dict[str, Any]
+    bytes: Dict[str, Any]
+
+
 class _InstanceRequired(TypedDict):
     id: str
     present: bool
@@ -419,6 +435,23 @@ class PodGang(_PodGangRequired, total=False):
     groupName: Optional[str]
 
 
+class _PodTemplatePlaceRequired(TypedDict):
+    component: str
+    field: str
+    part: Literal["template", "spec", "metadata", "fragment"]
+    path: str
+    value: TextSpan
+
+
+class PodTemplatePlace(_PodTemplatePlaceRequired, total=False):
+    """Where a component instance's pod template (or a part of it) is in the
+    object.
+    """
+
+    instance: Optional[str]
+    key: Optional[TextSpan]
+
+
 class _ResolvedRequired(TypedDict):
     apiVersion: str
     kind: str
@@ -462,6 +495,41 @@ class Scale(TypedDict, total=False):
     maxReplicas: Optional[int]
 
 
+class SourceMap(TypedDict):
+    """Where things are in a text: every object, and the answer to every
+    question, in the order asked (see [`source_map`]).
+    """
+
+    objects: List[SourceObject]
+    places: List[Optional[SourcePlace]]
+
+
+class SourceObject(TypedDict):
+    """One object of the text (a document, an item of a list document, an
+    element of an array), in the order the engine reads objects
+    (`read_objects`: pods, workloads, definitions).
+    """
+
+    document: int
+    path: str
+    value: TextSpan
+    podTemplates: List[PodTemplatePlace]
+
+
+class _SourcePlaceRequired(TypedDict):
+    document: int
+    path: str
+    exact: bool
+    value: TextSpan
+
+
+class SourcePlace(_SourcePlaceRequired, total=False):
+    """Where a value is: the answer to a [`SourceQuery`]."""
+
+    key: Optional[TextSpan]
+    span: Optional[TextSpan]
+
+
 class _StatusRequired(TypedDict):
     conditions: List[Condition]
     matchedStatuses: List[Literal["Resuming", "Suspending", "Suspended", "Running", "Failed", "Completed", "Initializing", "Degraded", "Undefined"]]
@@ -502,6 +570,21 @@ class SubGroupState(_SubGroupStateRequired, total=False):
     """A subgroup of a `podGroup`."""
 
     topology: Optional[Topology]
+
+
+class TextPosition(TypedDict):
+    """A position in a text."""
+
+    line: int
+    column: int
+    offset: int
+
+
+class TextSpan(TypedDict):
+    """A range of a text, `[start, end)`."""
+
+    start: TextPosition
+    end: TextPosition
 
 
 class Topology(TypedDict, total=False):

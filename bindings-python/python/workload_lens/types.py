@@ -24,9 +24,16 @@ from ._engine_types import (
     GangCandidate,
     GangReport,
     GangStructure,
+    HumanAmounts,
     Location,
     OwnerKind,
+    PodTemplatePlace,
+    SourceMap,
+    SourceObject,
+    SourcePlace,
     StatusExplanation,
+    TextPosition,
+    TextSpan,
     UpdateResult,
     Usage,
     UsageRow,
@@ -43,16 +50,25 @@ __all__ = [
     "GangCandidate",
     "GangReport",
     "GangStructure",
+    "HumanAmounts",
     "KubeObject",
     "KubernetesModel",
     "LimitOptions",
     "Limits",
     "Location",
     "OwnerKind",
+    "PodTemplatePlace",
     "Pods",
     "Resolved",
     "Source",
+    "SourceMap",
+    "SourceObject",
+    "SourcePlace",
+    "SourceQuery",
+    "SourceQueryFields",
     "StatusExplanation",
+    "TextPosition",
+    "TextSpan",
     "UpdateResult",
     "Usage",
     "UsageRow",
@@ -87,6 +103,29 @@ Source = Union[str, bytes, Mapping[str, Any], "os.PathLike[str]"]
 
 #: A JSON value (as returned by ``evaluate`` and ``parse``).
 JSON = Any
+
+
+class SourceQueryFields(TypedDict, total=False):
+    """A question to ``source_map``: where the value at ``path`` is, from the
+    root of document ``document`` (by default the first), of object ``object`` (an
+    index in ``objects``), or of the pod template of ``component``
+    (``instance``) in that object (with a definition). ``span``: a byte
+    range of the string value to find in the text (only when the value is
+    ``expression``, when given: an error's ``location``); ``nearest``:
+    answer with the nearest ancestor in the text when the path is not."""
+
+    path: str
+    document: int
+    object: int
+    component: str
+    instance: str
+    span: List[int]
+    expression: str
+    nearest: bool
+
+
+#: A question to ``source_map``: a path (in the first document) or its fields.
+SourceQuery = Union[str, SourceQueryFields]
 
 #: The resolved structure (``docs/resolved.schema.json`` in the repository).
 #: A plain dict type, as before the types were generated (code that annotates

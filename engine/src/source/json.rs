@@ -3,9 +3,9 @@
 
 use super::document::SourceDocument;
 use super::errors::{at_position, depth_error, nodes_error};
-use super::scan::scan_json;
+use super::scan::scan_json_with;
 use super::spans::SpanIndex;
-use super::yaml::parse_yaml;
+use super::yaml::parse_yaml_with;
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits::Limits;
 use serde_json::{Map, Number, Value};
@@ -15,12 +15,25 @@ use serde_json::{Map, Number, Value};
 // ---------------------------------------------------------------------------
 
 pub(super) fn parse_json_text(text: &str, limits: &Limits) -> Result<Vec<SourceDocument>> {
+    parse_json(text, limits, false)
+}
+
+/// [`parse_json_text`], whose indices also record where each value's text
+/// is (the source map's reading: the careful reader, always).
+pub(super) fn parse_json_text_with_extents(
+    text: &str,
+    limits: &Limits,
+) -> Result<Vec<SourceDocument>> {
+    parse_json(text, limits, true)
+}
+
+fn parse_json(text: &str, limits: &Limits, extents: bool) -> Result<Vec<SourceDocument>> {
     // The fast reader: one pass of serde_json, within the limits, no
     // positions (they are found from the text when first asked). Anything
     // it does not accept (broken JSON, a duplicate key, a limit, YAML that
     // starts like JSON) is read by the careful reader below, whose errors
     // carry the position and path.
-    if let Ok(value) = read_json_counted(text, limits) {
+    if !extents && let Ok(value) = read_json_counted(text, limits) {
         if value.is_null() {
             return Ok(Vec::new());
         }
@@ -30,7 +43,7 @@ pub(super) fn parse_json_text(text: &str, limits: &Limits) -> Result<Vec<SourceD
             spans: SpanIndex::lazy_json(text, limits),
         }]);
     }
-    let scan = scan_json(text, limits)?;
+    let scan = scan_json_with(text, limits, extents)?;
     match serde_json::from_str::<Value>(text) {
         Ok(value) => {
             if !scan.complete {
@@ -54,11 +67,11 @@ pub(super) fn parse_json_text(text: &str, limits: &Limits) -> Result<Vec<SourceD
                 // serde_json's own fixed nesting limit (128); the text is
                 // within `maxDepth` (the scan checked), so read it as YAML,
                 // which has no fixed limit.
-                return parse_yaml(text, limits)
+                return parse_yaml_with(text, limits, extents)
                     .map_err(|_| at_position(depth_error(limits), 0, line, column, ""));
             }
             if scan.yaml_hint {
-                return parse_yaml(text, limits);
+                return parse_yaml_with(text, limits, extents);
             }
             let msg = match msg.rsplit_once(" at line ") {
                 Some((m, _)) => m.to_string(),

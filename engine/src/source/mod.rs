@@ -69,9 +69,11 @@
 mod document;
 mod errors;
 mod json;
+mod map;
 mod objects;
 pub(crate) mod path;
 mod read;
+mod scalar;
 mod scan;
 mod spans;
 mod tree;
@@ -80,6 +82,11 @@ mod yaml;
 pub use document::SourceDocument;
 pub(crate) use json::check_value_limits;
 pub use json::{HostRead, read_host_value};
+pub use map::{
+    PodTemplatePlace, SourceMap, SourceObject, SourcePlace, SourceQuery, TemplatePart,
+    TextPosition, TextSpan, source_map,
+};
+pub(crate) use map::{TemplatePath, source_map_with};
 pub(crate) use objects::read_input;
 pub use objects::{InputObjects, InputShape};
 pub(crate) use objects::{SourceItem, split_into, type_name};

@@ -5,7 +5,7 @@
 
 use super::document::SourceDocument;
 use super::errors::{check_input_size, utf8_error};
-use super::json::{self, parse_json_text};
+use super::json::{self, parse_json_text, parse_json_text_with_extents};
 use super::yaml::YamlStream;
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits::Limits;
@@ -51,10 +51,35 @@ pub(crate) fn document_stream<'a, 'l>(
     text: &'a str,
     limits: &'l Limits,
 ) -> Result<DocumentStream<'a, 'l>> {
+    stream(text, limits, false)
+}
+
+/// [`document_stream`], whose documents' indices also record where each
+/// value's text is: the key's and the value's byte ranges, and how a string
+/// is written (the source map's reading, [`super::map`]).
+pub(super) fn document_stream_with_extents<'a, 'l>(
+    text: &'a str,
+    limits: &'l Limits,
+) -> Result<DocumentStream<'a, 'l>> {
+    stream(text, limits, true)
+}
+
+fn stream<'a, 'l>(
+    text: &'a str,
+    limits: &'l Limits,
+    extents: bool,
+) -> Result<DocumentStream<'a, 'l>> {
     check_input_size(text.len(), limits)?;
     let trimmed = text.trim_start();
     let inner = if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        StreamInner::Read(parse_json_text(text, limits)?.into_iter())
+        let docs = if extents {
+            parse_json_text_with_extents(text, limits)?
+        } else {
+            parse_json_text(text, limits)?
+        };
+        StreamInner::Read(docs.into_iter())
+    } else if extents {
+        StreamInner::Yaml(Box::new(YamlStream::with_extents(text, limits)))
     } else {
         StreamInner::Yaml(Box::new(YamlStream::new(text, limits)))
     };

@@ -5,7 +5,7 @@
 
 use super::errors::{at_position, depth_error, nodes_error};
 use super::path::{Segment, push_step};
-use super::tree::{Built, clamp_u32};
+use super::tree::{Built, Style, clamp_u32};
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits::Limits;
 use serde_json::Value;
@@ -176,6 +176,8 @@ pub(super) struct JsonFrame {
     index: usize,
     /// Node and key of the entry whose key was just read.
     entry: Option<(u32, Box<str>)>,
+    /// Byte offset of the `[` or `{`.
+    start: usize,
 }
 
 /// The path of the open containers of `stack`, then `last`, in the spelling
@@ -256,13 +258,31 @@ impl Cursor<'_> {
 /// Positions, depth, node count and duplicate keys of a JSON text, in one
 /// iterative pass. Syntax errors are left to serde_json (the scan just stops).
 pub(super) fn scan_json(text: &str, limits: &Limits) -> Result<JsonScan> {
+    scan_json_with(text, limits, false)
+}
+
+/// [`scan_json`], recording too where each value's text is when `extents`
+/// (the source map's reading).
+pub(super) fn scan_json_with(text: &str, limits: &Limits, extents: bool) -> Result<JsonScan> {
     let mut cur = Cursor {
         bytes: text.as_bytes(),
         i: 0,
         line: 1,
         column: 1,
     };
-    let mut built = Built::default();
+    let mut built = if extents {
+        Built::with_extents()
+    } else {
+        Built::default()
+    };
+    // The extent of a container that closes at the current byte.
+    let close = |built: &mut Built, frame: Option<JsonFrame>, at: usize| {
+        if let Some(f) = frame
+            && extents
+        {
+            built.set_value_extent(f.node, (f.start, at + 1), Style::Other);
+        }
+    };
     let mut stack: Vec<JsonFrame> = Vec::new();
     let mut state = JsonState::Value;
     let mut nodes = 0usize;
@@ -286,8 +306,8 @@ pub(super) fn scan_json(text: &str, limits: &Limits) -> Result<JsonScan> {
         match state {
             JsonState::Value | JsonState::ValueOrEnd => {
                 if state == JsonState::ValueOrEnd && c == b']' {
+                    close(&mut built, stack.pop(), cur.i);
                     cur.advance_to(cur.i + 1);
-                    stack.pop();
                     after_value(&mut stack, &mut state, &mut done);
                     continue;
                 }
@@ -325,6 +345,7 @@ pub(super) fn scan_json(text: &str, limits: &Limits) -> Result<JsonScan> {
                             step,
                             index: 0,
                             entry: None,
+                            start: cur.i,
                         });
                         state = if object {
                             JsonState::KeyOrEnd
@@ -335,6 +356,9 @@ pub(super) fn scan_json(text: &str, limits: &Limits) -> Result<JsonScan> {
                     }
                     b'"' => {
                         let Some(end) = cur.string_end() else { break };
+                        if extents {
+                            built.set_value_extent(node, (cur.i, end), Style::Json);
+                        }
                         cur.advance_to(end);
                         after_value(&mut stack, &mut state, &mut done);
                     }
@@ -367,6 +391,9 @@ pub(super) fn scan_json(text: &str, limits: &Limits) -> Result<JsonScan> {
                             yaml_hint = true;
                             break;
                         }
+                        if extents {
+                            built.set_value_extent(node, (cur.i, j), Style::Other);
+                        }
                         cur.advance_to(j);
                         after_value(&mut stack, &mut state, &mut done);
                     }
@@ -374,8 +401,8 @@ pub(super) fn scan_json(text: &str, limits: &Limits) -> Result<JsonScan> {
             }
             JsonState::KeyOrEnd | JsonState::Key => {
                 if state == JsonState::KeyOrEnd && c == b'}' {
+                    close(&mut built, stack.pop(), cur.i);
                     cur.advance_to(cur.i + 1);
-                    stack.pop();
                     after_value(&mut stack, &mut state, &mut done);
                     continue;
                 }
@@ -412,6 +439,9 @@ pub(super) fn scan_json(text: &str, limits: &Limits) -> Result<JsonScan> {
                     Segment::Key(key.clone()),
                     (clamp_u32(pos.0), clamp_u32(pos.1)),
                 );
+                if extents {
+                    built.set_key_extent(node, (cur.i, end));
+                }
                 let Some(top) = stack.last_mut() else { break };
                 top.entry = Some((node, key));
                 cur.advance_to(end);
@@ -434,8 +464,8 @@ pub(super) fn scan_json(text: &str, limits: &Limits) -> Result<JsonScan> {
                         JsonState::Value
                     };
                 } else if (c == b'}' && top.object) || (c == b']' && !top.object) {
+                    close(&mut built, stack.pop(), cur.i);
                     cur.advance_to(cur.i + 1);
-                    stack.pop();
                     after_value(&mut stack, &mut state, &mut done);
                 } else {
                     break;

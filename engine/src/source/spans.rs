@@ -4,7 +4,7 @@ use std::sync::{Arc, OnceLock};
 
 use super::path::{Segment, parse_path};
 use super::scan::{locate_json, scan_json};
-use super::tree::Built;
+use super::tree::{Built, Style};
 use crate::Limits;
 use crate::error::Location;
 
@@ -80,6 +80,34 @@ impl SpanIndex {
     /// An empty index.
     pub fn new() -> Self {
         SpanIndex::default()
+    }
+
+    /// An empty index that also records where each node's text is (the
+    /// source map's reading).
+    pub(super) fn with_extents() -> Self {
+        SpanIndex {
+            inner: Inner::Built(Arc::new(Built::with_extents())),
+        }
+    }
+
+    /// The nodes as a reader built them (`None`: a lazy JSON index).
+    pub(super) fn built(&self) -> Option<&Built> {
+        match &self.inner {
+            Inner::Built(b) => Some(b),
+            Inner::Lazy(..) => None,
+        }
+    }
+
+    /// Record the byte range of the key of `node` (when extents are
+    /// recorded).
+    pub(super) fn set_key_extent(&mut self, node: u32, range: (usize, usize)) {
+        self.built_mut().set_key_extent(node, range);
+    }
+
+    /// Record the byte range and style of the value of `node` (when
+    /// extents are recorded).
+    pub(super) fn set_value_extent(&mut self, node: u32, range: (usize, usize), style: Style) {
+        self.built_mut().set_value_extent(node, range, style);
     }
 
     /// The index of nodes a reader built.

@@ -13,6 +13,43 @@ pub(super) struct Built {
     positions: Vec<(u32, u32)>,
     /// `(parent node, step)` → child node. Node 0 is the root.
     children: HashMap<(u32, Segment), u32>,
+    /// Where every node's text is, when the reader was asked for it (the
+    /// source map's reading, [`super::map`]); `None` otherwise: the other
+    /// readers keep one position per node.
+    extents: Option<Vec<Extent>>,
+}
+
+/// Where one node's text is: the byte ranges `[start, end)` of its key (a
+/// mapping entry) and of its value, as the reader saw them, and how a
+/// string value is written. A range is `None` when the node has no text of
+/// its own (no key: the root, a sequence element; no value: content of a
+/// merge key).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Extent {
+    pub(super) key: Option<(u32, u32)>,
+    pub(super) value: Option<(u32, u32)>,
+    pub(super) style: Style,
+}
+
+/// How a scalar is written in the text: what lies between its source and
+/// its value (quotes, escapes, folded lines, indentation).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) enum Style {
+    /// Not a scalar (a sequence, a mapping, an alias).
+    #[default]
+    Other,
+    /// A YAML plain scalar.
+    Plain,
+    /// A YAML single-quoted scalar (`''` is a quote).
+    SingleQuoted,
+    /// A YAML double-quoted scalar (escapes, escaped line breaks).
+    DoubleQuoted,
+    /// A YAML literal block scalar (`|`).
+    Literal,
+    /// A YAML folded block scalar (`>`).
+    Folded,
+    /// A JSON string.
+    Json,
 }
 
 pub(super) fn clamp_u32(n: usize) -> u32 {
@@ -20,6 +57,60 @@ pub(super) fn clamp_u32(n: usize) -> u32 {
 }
 
 impl Built {
+    /// An empty index that also records where each node's text is.
+    pub(super) fn with_extents() -> Self {
+        Built {
+            extents: Some(Vec::new()),
+            ..Built::default()
+        }
+    }
+
+    /// Whether the index records extents.
+    pub(super) fn has_extents(&self) -> bool {
+        self.extents.is_some()
+    }
+
+    /// Record the byte range of the key of `node`.
+    pub(super) fn set_key_extent(&mut self, node: u32, range: (usize, usize)) {
+        if let Some(e) = self.extent_mut(node) {
+            e.key = Some((clamp_u32(range.0), clamp_u32(range.1)));
+        }
+    }
+
+    /// Record the byte range and style of the value of `node`.
+    pub(super) fn set_value_extent(&mut self, node: u32, range: (usize, usize), style: Style) {
+        if let Some(e) = self.extent_mut(node) {
+            e.value = Some((clamp_u32(range.0), clamp_u32(range.1)));
+            e.style = style;
+        }
+    }
+
+    fn extent_mut(&mut self, node: u32) -> Option<&mut Extent> {
+        self.extents.as_mut()?.get_mut(node as usize)
+    }
+
+    /// Where the text of `node` is (`None`: extents are not recorded).
+    pub(super) fn extent(&self, node: u32) -> Option<Extent> {
+        self.extents.as_ref()?.get(node as usize).copied()
+    }
+
+    /// The deepest node on `segments` from `node` and how many steps
+    /// lead there.
+    pub(super) fn deepest_from(&self, mut node: u32, segments: &[Segment]) -> (u32, usize) {
+        for (found, segment) in segments.iter().enumerate() {
+            match self.children.get(&(node, segment.clone())) {
+                Some(&child) => node = child,
+                None => return (node, found),
+            }
+        }
+        (node, segments.len())
+    }
+
+    /// Number of nodes (with or without a position).
+    pub(super) fn nodes(&self) -> usize {
+        self.positions.len()
+    }
+
     /// True when no position is known.
     pub(super) fn is_empty(&self) -> bool {
         !self.positions.iter().any(|&(l, _)| l != 0)
@@ -71,7 +162,7 @@ impl Built {
             return false;
         }
         if self.positions.is_empty() {
-            self.positions.push((0, 0));
+            self.alloc((0, 0));
         }
         let mut node = 0u32;
         for segment in segments {
@@ -145,13 +236,16 @@ impl Built {
         let id = clamp_u32(self.positions.len());
         if id != u32::MAX {
             self.positions.push(pos);
+            if let Some(e) = &mut self.extents {
+                e.push(Extent::default());
+            }
         }
         id
     }
 
     pub(super) fn set_root(&mut self, pos: (usize, usize)) -> u32 {
         if self.positions.is_empty() {
-            self.positions.push((0, 0));
+            self.alloc((0, 0));
         }
         self.set_position(0, pos);
         0

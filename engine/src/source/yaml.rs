@@ -4,7 +4,7 @@ use super::document::SourceDocument;
 use super::errors::{at_position, depth_error, nodes_error};
 use super::path::{Segment, push_index_step, push_key_step};
 use super::spans::SpanIndex;
-use super::tree::clamp_u32;
+use super::tree::{Style, clamp_u32};
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits::Limits;
 use serde_json::{Map, Number, Value};
@@ -17,8 +17,14 @@ use std::collections::HashMap;
 // YAML
 // ---------------------------------------------------------------------------
 
-pub(super) fn parse_yaml(text: &str, limits: &Limits) -> Result<Vec<SourceDocument>> {
-    let mut stream = YamlStream::new(text, limits);
+/// Every document of a YAML text; with `extents`, indices that also record
+/// where each value's text is.
+pub(super) fn parse_yaml_with(
+    text: &str,
+    limits: &Limits,
+    extents: bool,
+) -> Result<Vec<SourceDocument>> {
+    let mut stream = YamlStream::reading(text, limits, extents);
     let mut docs = Vec::new();
     while let Some(doc) = stream.next_document() {
         docs.push(doc?);
@@ -36,13 +42,23 @@ pub(super) struct YamlStream<'a, 'l> {
 
 impl<'a, 'l> YamlStream<'a, 'l> {
     pub(super) fn new(text: &'a str, limits: &'l Limits) -> Self {
+        Self::reading(text, limits, false)
+    }
+
+    /// A stream whose documents' indices also record where each value's
+    /// text is (the source map's reading).
+    pub(super) fn with_extents(text: &'a str, limits: &'l Limits) -> Self {
+        Self::reading(text, limits, true)
+    }
+
+    fn reading(text: &'a str, limits: &'l Limits, extents: bool) -> Self {
         let mut options = granit_parser::Options::default();
         options.emit_comments = false;
         options.flow_nesting_limit = limits.max_depth;
         options.block_nesting_limit = limits.max_depth;
         YamlStream {
             parser: Parser::new_from_str_with_options(text, options),
-            builder: YamlBuilder::new(limits),
+            builder: YamlBuilder::new(limits, extents),
             ended: false,
         }
     }
@@ -114,6 +130,11 @@ pub(super) struct Frame {
     aliases_at_start: usize,
     bytes_at_start: usize,
     child_height: usize,
+    /// Byte offset where the collection starts, whether it is a flow
+    /// collection (`[`, `{`), and where its last value ends: its extent.
+    start: usize,
+    flow: bool,
+    last_end: usize,
 }
 
 pub(super) struct YamlBuilder<'l> {
@@ -129,14 +150,31 @@ pub(super) struct YamlBuilder<'l> {
     /// Bytes of scalar text read so far, alias expansions included: aliases
     /// of a big scalar must not multiply it past `maxInputBytes`.
     bytes: usize,
+    /// Whether the indices record where each value's text is.
+    extents: bool,
 }
 
 pub(super) fn position_of(span: &Span) -> (usize, usize) {
     (span.start.line(), span.start.col() + 1)
 }
 
+/// The byte range of a span (the parser reads a `str`, so it has one).
+fn byte_range(span: &Span) -> (usize, usize) {
+    span.byte_range().map_or((0, 0), |r| (r.start, r.end))
+}
+
+fn style_of(style: ScalarStyle) -> Style {
+    match style {
+        ScalarStyle::Plain => Style::Plain,
+        ScalarStyle::SingleQuoted => Style::SingleQuoted,
+        ScalarStyle::DoubleQuoted => Style::DoubleQuoted,
+        ScalarStyle::Literal => Style::Literal,
+        ScalarStyle::Folded => Style::Folded,
+    }
+}
+
 impl<'l> YamlBuilder<'l> {
-    fn new(limits: &'l Limits) -> Self {
+    fn new(limits: &'l Limits, extents: bool) -> Self {
         YamlBuilder {
             limits,
             docs: Vec::new(),
@@ -148,6 +186,7 @@ impl<'l> YamlBuilder<'l> {
             nodes: 0,
             aliases: 0,
             bytes: 0,
+            extents,
         }
     }
 
@@ -196,7 +235,11 @@ impl<'l> YamlBuilder<'l> {
                         "",
                     ));
                 }
-                self.spans = SpanIndex::new();
+                self.spans = if self.extents {
+                    SpanIndex::with_extents()
+                } else {
+                    SpanIndex::new()
+                };
                 self.anchors.clear();
                 self.stack.clear();
                 self.root = None;
@@ -380,7 +423,11 @@ impl<'l> YamlBuilder<'l> {
             }
         };
         self.count_node(span)?;
-        self.slot_node(span);
+        let node = self.slot_node(span);
+        if self.extents {
+            self.spans
+                .set_value_extent(node, byte_range(span), style_of(style));
+        }
         if anchor != 0 {
             self.anchors.insert(
                 anchor,
@@ -393,7 +440,7 @@ impl<'l> YamlBuilder<'l> {
                 },
             );
         }
-        self.attach(value, 0, span)
+        self.attach(value, 0, span, byte_range(span).1)
     }
 
     /// Use a resolved scalar as the pending key of the current mapping.
@@ -445,6 +492,9 @@ impl<'l> YamlBuilder<'l> {
             Segment::Key(key.clone().into()),
             (clamp_u32(line), clamp_u32(column)),
         );
+        if self.extents {
+            self.spans.set_key_extent(node, byte_range(span));
+        }
         if let Some(Frame {
             kind: FrameKind::Map { key: slot, .. },
             ..
@@ -480,6 +530,7 @@ impl<'l> YamlBuilder<'l> {
         } else {
             FrameKind::Seq(Vec::new())
         };
+        let (start, end) = byte_range(span);
         self.stack.push(Frame {
             kind,
             node,
@@ -488,6 +539,9 @@ impl<'l> YamlBuilder<'l> {
             aliases_at_start: self.aliases,
             bytes_at_start: self.bytes,
             child_height: 0,
+            start,
+            flow: end > start,
+            last_end: start,
         });
         Ok(())
     }
@@ -510,6 +564,17 @@ impl<'l> YamlBuilder<'l> {
             }
         };
         let height = frame.child_height + 1;
+        // A flow collection ends with its `]` or `}`; a block one with its
+        // last value (its end event comes at the next token).
+        let end = if frame.flow {
+            byte_range(span).1
+        } else {
+            frame.last_end
+        };
+        if self.extents {
+            self.spans
+                .set_value_extent(frame.node, (frame.start, end), Style::Other);
+        }
         if frame.anchor != 0 {
             self.anchors.insert(
                 frame.anchor,
@@ -522,7 +587,7 @@ impl<'l> YamlBuilder<'l> {
                 },
             );
         }
-        self.attach(value, height, span)
+        self.attach(value, height, span, end)
     }
 
     fn alias(&mut self, id: usize, span: &Span) -> Result<()> {
@@ -572,16 +637,23 @@ impl<'l> YamlBuilder<'l> {
         if key_position {
             return self.set_key(value, span);
         }
-        self.slot_node(span);
-        self.attach(value, height, span)
+        let node = self.slot_node(span);
+        if self.extents {
+            self.spans
+                .set_value_extent(node, byte_range(span), Style::Other);
+        }
+        self.attach(value, height, span, byte_range(span).1)
     }
 
-    fn attach(&mut self, value: Value, height: usize, span: &Span) -> Result<()> {
+    /// Add a complete value (whose text ends at byte `end`) to the open
+    /// collection, or make it the document's root.
+    fn attach(&mut self, value: Value, height: usize, span: &Span, end: usize) -> Result<()> {
         let Some(top) = self.stack.last_mut() else {
             self.root = Some(value);
             return Ok(());
         };
         top.child_height = top.child_height.max(height);
+        top.last_end = top.last_end.max(end);
         let merge_ok = match &mut top.kind {
             FrameKind::Seq(items) => {
                 items.push(value);

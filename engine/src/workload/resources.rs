@@ -235,6 +235,118 @@ pub struct ResourceSummary {
     pub extended: BTreeMap<String, Quantity>,
 }
 
+/// What the number of an amount counts (see [`AMOUNT_FIELDS`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum AmountUnit {
+    /// Thousandths of a CPU core.
+    Millicores,
+    /// Bytes (memory, storage).
+    Bytes,
+}
+
+impl AmountUnit {
+    /// The amount for people, by the engine's one rule
+    /// ([`crate::human_cpu`], [`crate::human_memory`]): `26.5`, `1.9Gi`.
+    pub fn human(self, n: u64) -> String {
+        match self {
+            AmountUnit::Millicores => crate::human::cpu(n),
+            AmountUnit::Bytes => crate::human::memory(n),
+        }
+    }
+
+    /// `millicores` or `bytes`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AmountUnit::Millicores => "millicores",
+            AmountUnit::Bytes => "bytes",
+        }
+    }
+}
+
+/// The fields of the engine's results that hold an amount, with its unit:
+/// the counts of a [`ResourceSummary`] (in `Resolved`: every instance's
+/// `resources` and `podResources`, every component's and the workload's
+/// `totals.resources`; in an `Attribution`, each pod's). A front end that
+/// writes amounts for people finds them by these names
+/// ([`amount_unit`], [`crate::human_amounts`]) rather than by rules of its
+/// own. `gpu` is a count of devices, not an amount; `extended` holds
+/// quantities as Kubernetes writes them.
+pub const AMOUNT_FIELDS: [(&str, AmountUnit); 3] = [
+    ("cpuMillis", AmountUnit::Millicores),
+    ("memoryBytes", AmountUnit::Bytes),
+    ("ephemeralStorageBytes", AmountUnit::Bytes),
+];
+
+/// The unit of the amount a result field holds (`cpuMillis`:
+/// millicores); `None` when the field does not hold one.
+///
+/// ```
+/// use workload_lens::{AmountUnit, amount_unit};
+/// assert_eq!(amount_unit("memoryBytes"), Some(AmountUnit::Bytes));
+/// assert_eq!(amount_unit("gpu"), None);
+/// ```
+pub fn amount_unit(field: &str) -> Option<AmountUnit> {
+    AMOUNT_FIELDS
+        .iter()
+        .find_map(|&(name, unit)| (name == field).then_some(unit))
+}
+
+/// Every amount of a value, written for people (see [`human_amounts`]):
+/// per unit, each number met and its text.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct HumanAmounts {
+    /// Millicores and their cores (`26500`: `26.5`).
+    pub millicores: BTreeMap<u64, String>,
+    /// Bytes and their binary units (`2000000000`: `1.9Gi`).
+    pub bytes: BTreeMap<u64, String>,
+}
+
+/// Every amount in a value (an engine result as JSON: a `Resolved`, an
+/// `Attribution`, several of them in an array), written for people: each
+/// number held by a field of [`AMOUNT_FIELDS`], at any depth, by its unit.
+/// The results keep their exact numbers; a front end shows these texts
+/// (the playground's cards and tables, as the CLI's tables write them).
+///
+/// Linear in the value, without recursion: one visit per node (a value a
+/// binding read within `maxInputNodes` and `maxDepth`), one entry per
+/// distinct amount.
+///
+/// ```
+/// use workload_lens::human_amounts;
+/// let r = serde_json::json!({"totals": {"resources": {"gpu": 4, "cpuMillis": 26500, "memoryBytes": 2000000000u64}}});
+/// let h = human_amounts(&r);
+/// assert_eq!(h.millicores[&26500], "26.5");
+/// assert_eq!(h.bytes[&2_000_000_000], "1.9Gi");
+/// ```
+pub fn human_amounts(value: &Value) -> HumanAmounts {
+    let mut out = HumanAmounts::default();
+    let mut todo = vec![value];
+    while let Some(v) = todo.pop() {
+        match v {
+            Value::Array(items) => todo.extend(items),
+            Value::Object(members) => {
+                for (k, x) in members {
+                    match (amount_unit(k), x.as_u64()) {
+                        (Some(unit), Some(n)) => {
+                            let texts = match unit {
+                                AmountUnit::Millicores => &mut out.millicores,
+                                AmountUnit::Bytes => &mut out.bytes,
+                            };
+                            texts.entry(n).or_insert_with(|| unit.human(n));
+                        }
+                        _ => todo.push(x),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 impl ResourceSummary {
     /// Summarizes a resource list: `nvidia.com/gpu`, `cpu`, `memory` and
     /// `ephemeral-storage` become rounded-up integer counts; every other
@@ -902,6 +1014,28 @@ mod tests {
         ]});
         let result = request(spec);
         assert_eq!(result, list(&[("cpu", "1"), ("nvidia.com/gpu", "3")]));
+    }
+
+    #[test]
+    fn amount_fields_are_the_summary_counts() {
+        let summary = serde_json::to_value(ResourceSummary::default()).unwrap();
+        let counts: Vec<&str> = summary
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .filter(|k| *k != "gpu")
+            .collect();
+        let fields: Vec<&str> = AMOUNT_FIELDS.iter().map(|(f, _)| *f).collect();
+        assert_eq!(counts, fields);
+        assert_eq!(amount_unit("cpuMillis"), Some(AmountUnit::Millicores));
+        assert_eq!(
+            amount_unit("ephemeralStorageBytes"),
+            Some(AmountUnit::Bytes)
+        );
+        assert_eq!(amount_unit("extended"), None);
+        assert_eq!(AmountUnit::Millicores.human(26_500), "26.5");
+        assert_eq!(AmountUnit::Bytes.human(2_000_000_000), "1.9Gi");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! fragments; validated, compiled, read (resolve) and written (update).
 
 mod compile;
+mod places;
 mod read;
 mod validate;
 mod write;
