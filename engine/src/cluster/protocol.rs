@@ -1455,23 +1455,13 @@ impl ClusterSession {
 
 /// A non-empty string of an object's metadata.
 fn meta_text<'v>(object: &'v Value, key: &str) -> Option<&'v str> {
-    object
-        .get("metadata")?
-        .get(key)?
-        .as_str()
-        .filter(|s| !s.is_empty())
+    super::meta_str(object, key).filter(|s| !s.is_empty())
 }
 
 /// The uid the controller owner reference of an object names.
 fn controller_uid(object: &Value) -> Option<&str> {
-    object
-        .get("metadata")?
-        .get("ownerReferences")?
-        .as_array()?
-        .iter()
-        .find(|r| r.get("controller").and_then(Value::as_bool) == Some(true))?
-        .get("uid")?
-        .as_str()
+    super::controller(object)
+        .map(|(_, _, uid)| uid)
         .filter(|s| !s.is_empty())
 }
 
