@@ -899,3 +899,46 @@ fn live_gang_groups_leave_out_look_alikes_whatever_the_order() {
         );
     }
 }
+
+/// A live listing's owner states are walked once per owner: 1,000 pods
+/// under one chain of 100,000 owners (10x a large namespace's objects)
+/// whose top is gone are all flagged orphaned, at the chain's top.
+#[test]
+fn owner_states_walk_each_owner_once() {
+    use workload_lens::{ListOptions, OwnerStateKind};
+    let engine = Engine::new().unwrap();
+    let n = 100_000;
+    let owners: Vec<Value> = (0..n)
+        .map(|i| {
+            owned(
+                "ex.test/v1",
+                "Link",
+                &format!("l{i}"),
+                &format!("link-{i}"),
+                ("ex.test/v1", "Link", &format!("link-{}", i + 1)),
+            )
+        })
+        .collect();
+    let pods: Vec<Value> = (0..1_000)
+        .map(|i| {
+            pod(
+                &format!("p{i}"),
+                json!({}),
+                Some(("ex.test/v1", "Link", "link-0")),
+            )
+        })
+        .collect();
+    let live = ListOptions {
+        top_level_only: true,
+        owners_complete: true,
+        ..ListOptions::default()
+    };
+    let rows = engine.list_workloads(&pods, &owners, &live);
+    assert_eq!(rows.len(), 1_000);
+    let top = format!("link-{n}");
+    assert!(rows.iter().all(|r| {
+        r.owner
+            .as_ref()
+            .is_some_and(|o| o.state == OwnerStateKind::Orphaned && o.uid == top)
+    }));
+}

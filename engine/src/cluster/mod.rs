@@ -311,42 +311,61 @@ pub struct OwnerKind {
 /// Where `object`'s controller chain, followed by uid through `by_uid`,
 /// ends at an owner that is not there: that owner, `unreadable` when its
 /// kind is among `unreadable`, else `orphaned`. None when the chain ends
-/// at an object without a controller (or loops).
-fn owner_state(
-    object: &Value,
-    by_uid: &HashMap<&str, &Value>,
+/// at an object without a controller (or loops). Memoized by uid in
+/// `memo`, so each owner is walked once whatever the objects below it.
+fn owner_state<'a>(
+    object: &'a Value,
+    by_uid: &HashMap<&'a str, &'a Value>,
     unreadable: &[OwnerKind],
+    memo: &mut HashMap<&'a str, Option<OwnerState>>,
 ) -> Option<OwnerState> {
     let mut current = object;
-    let mut seen: HashSet<&str> = HashSet::new();
-    loop {
-        let r = controller_ref(current)?;
-        let text = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or_default();
-        let uid = r.get("uid").and_then(Value::as_str)?;
-        if !seen.insert(uid) {
-            return None;
+    let mut walked: Vec<&'a str> = Vec::new();
+    let mut seen: HashSet<&'a str> = HashSet::new();
+    let verdict = loop {
+        let Some(r) = controller_ref(current) else {
+            break None;
+        };
+        let Some(uid) = r.get("uid").and_then(Value::as_str) else {
+            break None;
+        };
+        if let Some(known) = memo.get(uid) {
+            break known.clone();
         }
+        if !seen.insert(uid) {
+            break None;
+        }
+        walked.push(uid);
         match by_uid.get(uid) {
             Some(next) => current = next,
-            None => {
-                let (api_version, kind) = (text("apiVersion"), text("kind"));
-                let group = |a: &str| a.split_once('/').map_or("", |(g, _)| g).to_string();
-                let hidden = unreadable
-                    .iter()
-                    .any(|k| k.kind == kind && group(&k.api_version) == group(api_version));
-                return Some(OwnerState {
-                    state: if hidden {
-                        OwnerStateKind::Unreadable
-                    } else {
-                        OwnerStateKind::Orphaned
-                    },
-                    api_version: api_version.to_string(),
-                    kind: kind.to_string(),
-                    name: text("name").to_string(),
-                    uid: uid.to_string(),
-                });
-            }
+            None => break Some(missing_owner(r, uid, unreadable)),
         }
+    };
+    for uid in walked {
+        memo.insert(uid, verdict.clone());
+    }
+    verdict
+}
+
+/// The state of an object whose controller reference `r` (of `uid`) names
+/// an owner that is not there.
+fn missing_owner(r: &Value, uid: &str, unreadable: &[OwnerKind]) -> OwnerState {
+    let text = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or_default();
+    let (api_version, kind) = (text("apiVersion"), text("kind"));
+    let group = |a: &str| a.split_once('/').map_or("", |(g, _)| g).to_string();
+    let hidden = unreadable
+        .iter()
+        .any(|k| k.kind == kind && group(&k.api_version) == group(api_version));
+    OwnerState {
+        state: if hidden {
+            OwnerStateKind::Unreadable
+        } else {
+            OwnerStateKind::Orphaned
+        },
+        api_version: api_version.to_string(),
+        kind: kind.to_string(),
+        name: text("name").to_string(),
+        uid: uid.to_string(),
     }
 }
 
@@ -362,19 +381,13 @@ fn controller_ref(object: &Value) -> Option<&Value> {
 
 /// The controller owner reference of an object: (apiVersion, kind, uid).
 fn controller(object: &Value) -> Option<(&str, &str, &str)> {
-    object
-        .get("metadata")?
-        .get("ownerReferences")?
-        .as_array()?
-        .iter()
-        .find(|r| r.get("controller").and_then(Value::as_bool) == Some(true))
-        .and_then(|r| {
-            Some((
-                r.get("apiVersion")?.as_str()?,
-                r.get("kind")?.as_str()?,
-                r.get("uid")?.as_str()?,
-            ))
-        })
+    controller_ref(object).and_then(|r| {
+        Some((
+            r.get("apiVersion")?.as_str()?,
+            r.get("kind")?.as_str()?,
+            r.get("uid")?.as_str()?,
+        ))
+    })
 }
 
 fn uid(object: &Value) -> Option<&str> {
@@ -645,6 +658,7 @@ impl Engine {
             .collect();
         let mut controlled: HashMap<&str, bool> = HashMap::new();
         let complete = options.owners_complete;
+        let mut states: HashMap<&str, Option<OwnerState>> = HashMap::new();
         let mut rows: Vec<WorkloadSummary> = objects
             .iter()
             .filter(|o| {
@@ -654,7 +668,7 @@ impl Engine {
             .map(|o| {
                 let mut row = self.summarize(o);
                 if complete {
-                    row.owner = owner_state(o, &by_uid, &options.unreadable);
+                    row.owner = owner_state(o, &by_uid, &options.unreadable, &mut states);
                 }
                 row
             })
@@ -698,6 +712,7 @@ impl Engine {
         complete: bool,
     ) -> bool {
         let mut walked: Vec<&'a str> = Vec::new();
+        let mut seen: HashSet<&'a str> = HashSet::new();
         let mut current = object;
         let verdict = loop {
             let Some((api_version, kind, owner)) = controller(current) else {
@@ -713,7 +728,7 @@ impl Engine {
             if let Some(&v) = memo.get(owner) {
                 break v;
             }
-            if walked.contains(&owner) {
+            if !seen.insert(owner) {
                 break false;
             }
             walked.push(owner);
