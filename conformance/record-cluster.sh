@@ -45,6 +45,8 @@ run admin "$kc" describe jobset/llama -n lens-train
 run admin "$kc" describe lws/vllm -n lens-serve
 run admin "$kc" get -n lens-account
 run admin "$kc" describe raycluster/ray-tune -n lens-account
+run admin "$kc" get -n lens-scale
+run admin "$kc" get RayCluster.v1alpha1.ray.io -n lens-scale
 run viewer "$viewer" get -n lens-train
 run viewer "$viewer" get pytorchjobs -n lens-train
 run viewer "$viewer" get -n lens-account

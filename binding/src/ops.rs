@@ -111,6 +111,10 @@ pub mod free {
             gpus: u64,
             #[serde(default)]
             error: Option<Value>,
+            #[serde(default)]
+            statuses: Vec<String>,
+            #[serde(default)]
+            live: Option<workload_lens::LivePods>,
         }
         let rows: Vec<Row> = serde_json::from_str(rows_json).map_err(|e| {
             let m = format!("rows must be a listing's JSON array: {e}");
@@ -128,11 +132,17 @@ pub mod free {
                 definition: None,
                 origin: None,
                 phase: None,
-                statuses: Vec::new(),
+                statuses: r
+                    .statuses
+                    .iter()
+                    .filter_map(|s| workload_lens::WorkloadStatus::parse(s))
+                    .collect(),
                 pods: r.pods,
                 gpus: r.gpus,
                 error: r.error.map(|_| Error::new(ErrorCode::Usage, "")),
                 owner: None,
+                declared_pods: None,
+                live: r.live,
             })
             .collect();
         Ok(workload_lens::usage(&rows))

@@ -158,7 +158,7 @@ macro_rules! for_each_operation {
                 native find_type "findType" (token: text, served: text) -> json;
                 #[doc = " The served resources a definition covers."]
                 native covered_types "coveredTypes" (served: text) -> json;
-                #[doc = " One summary row per object of `objects` (newest first), with"]
+                #[doc = " One summary row per object of `objects` (by namespace and name), with"]
                 #[doc = " `owners` to follow controller chains through; `options` is"]
                 #[doc = " `{topLevelOnly, phases}` as JSON."]
                 native list_workloads "listWorkloads" (objects: objects, owners: objects, options: opt_text = None) -> json;

@@ -195,7 +195,7 @@ export class Cluster {
   /**
    * The workloads of one type (a kind, plural, short name or
    * kind.version.group), or of every covered type (`allTypes`: top-level
-   * only), newest first: `{workloads, warnings, forbidden}`.
+   * only), by namespace and name: `{workloads, warnings, forbidden}`.
    */
   async list(type, options = {}) {
     if (isPlainObject(type) && options && Object.keys(options).length === 0) {

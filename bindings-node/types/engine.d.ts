@@ -529,6 +529,14 @@ export interface Live {
    * The nodes they run on (sorted, unique).
    */
   nodes: string[];
+  /**
+   * For an autoscaled instance (one with `minReplicas` or
+   * `maxReplicas` and no `replicas`) whose pods' owners were given: the count the objects
+   * it scales declare now, which is then the instance's
+   * `desiredReplicas` (see docs/definition-format.md, "Live counts of
+   * autoscaled instances").
+   */
+  scale?: LiveScale | null;
 }
 /**
  * One pod, attributed.
@@ -597,6 +605,27 @@ export interface PodFinding {
    * What happened.
    */
   message: string;
+}
+/**
+ * The live count of an autoscaled instance.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "LiveScale".
+ */
+export interface LiveScale {
+  /**
+   * The current desired count: what the scaled objects' `spec.replicas`
+   * add up to, within `minReplicas` and `maxReplicas`.
+   */
+  replicas: number;
+  /**
+   * The count the workload declares (`replicas`, else `minReplicas`).
+   */
+  declared: number;
+  /**
+   * The objects scaled, as `Kind/name` (sorted by uid).
+   */
+  scaledBy: string[];
 }
 /**
  * Pod and resource totals.
@@ -1296,6 +1325,17 @@ export interface WorkloadSummary {
    * there: the object is shown as a workload of its own, and says why.
    */
   owner?: OwnerState | null;
+  /**
+   * The count the object itself declares, when it differs from `pods`:
+   * an autoscaled instance counts what the objects it scales declare now
+   * (its minimum stays here). Only with the pods and their owners.
+   */
+  declaredPods?: number | null;
+  /**
+   * The workload's pods that exist, when the pods were read (a live
+   * listing): what they hold, beside what the workload declares.
+   */
+  live?: LivePods | null;
 }
 /**
  * Why a listed object's controller chain could not be followed to the
@@ -1322,6 +1362,33 @@ export interface OwnerState {
    * Its `uid`.
    */
   uid: string;
+}
+/**
+ * The pods of a listed workload that exist (their controller chains lead
+ * to it by uid), and have not finished: phase Pending, Running or
+ * Unknown. Succeeded and Failed pods hold nothing and are not counted.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "LivePods".
+ */
+export interface LivePods {
+  /**
+   * Pods that have not finished.
+   */
+  pods: number;
+  /**
+   * Of those, the ready ones.
+   */
+  ready: number;
+  /**
+   * GPUs those pods request: held on their nodes, or waiting to be
+   * (`pendingGpus`).
+   */
+  gpus: number;
+  /**
+   * Of `gpus`, those of pods not scheduled to a node yet.
+   */
+  pendingGpus: number;
 }
 /**
  * Something a cluster operation left out, and why. `reason` is stable:
@@ -1357,18 +1424,32 @@ export interface ClusterDefinitionWarning {
 export interface Usage {
   /**
    * One row per namespace (cluster-scoped workloads under `""`), most
-   * GPUs first, then by name.
+   * GPUs first (declared, then held), then by name.
    */
   byNamespace: UsageRow[];
   /**
    * One row per kind (`Kind.group`, or `Kind` for the core group), most
-   * GPUs first, then by name.
+   * GPUs first (declared, then held), then by name.
    */
   byType: UsageRow[];
   total: UsageRow;
+  /**
+   * Whether the pods were read (`heldPods`, `heldGpus` and
+   * `pendingGpus` mean something).
+   */
+  podsRead: boolean;
 }
 /**
- * GPUs and pods requested by a group of workloads (`top`).
+ * GPUs and pods of a group of workloads (`top`): what the active ones
+ * declare, and what the pods that exist hold.
+ *
+ * The rule, the same for every type: a workload whose matched statuses
+ * include Suspended, Suspending, Completed or Failed is *inactive*, and
+ * declares nothing here, whatever its structure says (a suspended JobSet
+ * keeps its replica counts, a suspended InferenceService drops them: both
+ * count 0). Its GPUs are in `inactiveGpus` instead. What its pods still
+ * hold (pods being torn down, a finished job's pods not yet gone) is in
+ * `heldGpus` like any other pod's.
  *
  * This interface was referenced by `EngineTypes`'s JSON-Schema
  * via the `definition` "UsageRow".
@@ -1383,13 +1464,33 @@ export interface UsageRow {
    */
   workloads: number;
   /**
-   * Desired pods.
+   * Desired pods of the active workloads.
    */
   pods: number;
   /**
-   * GPUs the desired pods request.
+   * GPUs the desired pods of the active workloads request.
    */
   gpus: number;
+  /**
+   * Inactive workloads (Suspended, Suspending, Completed or Failed).
+   */
+  inactive: number;
+  /**
+   * GPUs the inactive workloads' structure declares (not in `gpus`).
+   */
+  inactiveGpus: number;
+  /**
+   * Pods that exist and have not finished (with the pods read).
+   */
+  heldPods: number;
+  /**
+   * GPUs those pods request: on their nodes, or waiting for one.
+   */
+  heldGpus: number;
+  /**
+   * Of `heldGpus`, those of pods not scheduled yet.
+   */
+  pendingGpus: number;
   /**
    * Workloads that did not resolve (not added to pods and GPUs).
    */

@@ -95,9 +95,16 @@ enum Command {
     /// GPU and pod requests in the cluster, by namespace and by type
     #[command(
         after_help = EXIT_CODES_HELP,
-        long_about = "Add up the GPUs and pods that the workloads in the cluster request (their \
-            desired pods, through their definitions), by namespace and by type: every type a \
-            definition covers (top-level workloads only), or one TYPE."
+        long_about = "Add up the GPUs and pods of the workloads in the cluster, by namespace \
+            and by type: every type a definition covers (top-level workloads only), or one \
+            TYPE.\n\n\
+            PODS and GPUS are what the active workloads declare (their desired pods, through \
+            their definitions; an autoscaled instance counts what its autoscaler runs now). A \
+            workload that is Suspended, Suspending, Completed or Failed is inactive and \
+            declares nothing, whatever its type: INACTIVE counts them and INACTIVE-GPUS what \
+            they would declare. LIVE-PODS and HELD-GPUS are the pods that exist and have not \
+            finished (whatever their workload's status) and the GPUs they request; \
+            PENDING-GPUS are those of pods not scheduled yet."
     )]
     Top(TopArgs),
     /// Update a workload through its definition (values, suspend, resume)
@@ -228,6 +235,10 @@ struct TopArgs {
     target: Option<String>,
     #[command(flatten)]
     scope: ScopeArgs,
+    /// Add up only workloads with this matched status (Running, Failed,
+    /// Pending, ...; case-insensitive); repeatable
+    #[arg(long = "phase", value_name = "STATUS")]
+    phases: Vec<String>,
     /// Output format: human (two tables), json or yaml
     #[arg(long, short = 'o', value_enum, default_value = "human")]
     output: Format,
@@ -522,10 +533,12 @@ fn top_command(args: TopArgs, limits: &Limits) -> Result<u8, Failure> {
     let TopArgs {
         target,
         scope: s,
+        phases,
         output,
         cluster: c,
     } = args;
-    let sc = scope(target, None, s, &c);
+    let mut sc = scope(target, None, s, &c);
+    sc.phases = phases;
     let (text, warnings) = cluster::get::top(&sc, output, limits)?;
     print_with_warnings(&text, &warnings)
 }

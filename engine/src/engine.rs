@@ -242,6 +242,12 @@ impl Engine {
         self.defs.iter().find(|d| d.name() == name)
     }
 
+    /// Whether a definition was written for exactly this group, version and
+    /// kind (not only for another version of the kind).
+    pub(crate) fn covers_exactly(&self, gvk: &Gvk) -> bool {
+        self.by_gvk.contains_key(gvk)
+    }
+
     /// The definition for a GVK: the exact GVK, else (a manifest written at
     /// another served version) the latest added for the same group and kind.
     pub fn lookup(&self, gvk: &Gvk) -> Option<&Arc<CompiledDefinition>> {

@@ -81,8 +81,8 @@ pub use cluster::protocol::{
     MAX_GROUP_VERSIONS, MAX_LIST_PAGES, MAX_ORPHANS, MAX_OWNER_ROUNDS, Reply, Request,
 };
 pub use cluster::{
-    ApiResource, ClusterDefinitionWarning, ClusterWarning, ListOptions, OwnerKind, OwnerState,
-    OwnerStateKind, Usage, UsageRow, WorkloadSummary, missing_owners, usage,
+    ApiResource, ClusterDefinitionWarning, ClusterWarning, ListOptions, LivePods, OwnerKind,
+    OwnerState, OwnerStateKind, Usage, UsageRow, WorkloadSummary, inactive, missing_owners, usage,
 };
 pub use compile::CompiledDefinition;
 pub use definition::Origin;
@@ -101,8 +101,8 @@ pub use patch::PatchOp;
 pub use patch::apply as apply_patch;
 pub use quantity::{Quantity, QuantityError, QuantityFormat};
 pub use resolved::{
-    Attribution, Component, Condition, DefinitionRef, Instance, Live, PodAttribution, PodFinding,
-    Resolved, Scale, Status, Totals, TreeNode, WorkloadRef, WorkloadStatus,
+    Attribution, Component, Condition, DefinitionRef, Instance, Live, LiveScale, PodAttribution,
+    PodFinding, Resolved, Scale, Status, Totals, TreeNode, WorkloadRef, WorkloadStatus,
 };
 pub use resources::{
     AMOUNT_FIELDS, AmountUnit, HumanAmounts, ResourceSummary, amount_unit, human_amounts,

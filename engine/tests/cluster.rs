@@ -191,7 +191,7 @@ fn owned(api_version: &str, kind: &str, name: &str, uid: &str, owner: (&str, &st
 }
 
 #[test]
-fn listings_are_newest_first_with_totals_and_statuses() {
+fn listings_are_by_namespace_and_name_with_totals_and_statuses() {
     let engine = Engine::new().unwrap();
     let mut running = jobset("b-running", "u-b", "2026-12-02T00:00:00Z");
     running["status"] = json!({"conditions": [], "replicatedJobsStatus": [
@@ -201,9 +201,14 @@ fn listings_are_newest_first_with_totals_and_statuses() {
         running,
         jobset("c-new", "u-c", "2026-12-03T00:00:00Z"),
     ];
+    let mut other_ns = jobset("a-other", "u-o", "2026-12-04T00:00:00Z");
+    other_ns["metadata"]["namespace"] = json!("team-b");
+    let mut objects = objects;
+    objects.insert(0, other_ns);
+    // As kubectl orders them: by namespace, then name.
     let rows = engine.list_workloads(&objects, &[], &top());
     let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
-    assert_eq!(names, ["c-new", "b-running", "a-old"]);
+    assert_eq!(names, ["a-old", "b-running", "c-new", "a-other"]);
     for r in &rows {
         assert_eq!((r.pods, r.gpus), (3, 12), "{}", r.name);
         assert_eq!(
@@ -527,7 +532,8 @@ fn phase_filters_and_usage() {
     broken["spec"]["replicatedJobs"] = json!("not a list");
     let objects = vec![running, other, broken];
     let all = engine.list_workloads(&objects, &[], &ListOptions::default());
-    let statuses = format!("{:?}", all[0].statuses[0]);
+    let run = all.iter().find(|r| r.name == "run").unwrap();
+    let statuses = format!("{:?}", run.statuses[0]);
     let only = ListOptions {
         phases: vec![statuses.to_uppercase()],
         ..ListOptions::default()
@@ -560,14 +566,16 @@ fn phase_filters_and_usage() {
             u.total.gpus,
             u.total.errors
         ),
-        (3, 6, 24, 1)
+        (3, 3, 12, 1)
     );
-    let ns: Vec<(&str, u64, u64)> = u
+    // The completed JobSet declares nothing: inactive.
+    assert_eq!((u.total.inactive, u.total.inactive_gpus), (1, 12));
+    let ns: Vec<(&str, u64, u64, u64)> = u
         .by_namespace
         .iter()
-        .map(|r| (r.key.as_str(), r.workloads, r.gpus))
+        .map(|r| (r.key.as_str(), r.workloads, r.gpus, r.inactive_gpus))
         .collect();
-    assert_eq!(ns, [("ml-team", 2, 12), ("team-b", 1, 12)]);
+    assert_eq!(ns, [("ml-team", 2, 12, 0), ("team-b", 1, 0, 12)]);
     assert_eq!(u.by_type.len(), 1);
     assert_eq!(u.by_type[0].key, "JobSet.jobset.x-k8s.io");
 }
@@ -941,4 +949,246 @@ fn owner_states_walk_each_owner_once() {
             .as_ref()
             .is_some_and(|o| o.state == OwnerStateKind::Orphaned && o.uid == top)
     }));
+}
+
+#[test]
+fn types_are_read_at_the_version_their_definition_was_written_for() {
+    let engine = Engine::new().unwrap();
+    // The server prefers v1alpha1 (say, an older release's CRD); the
+    // catalog's RayCluster is written for v1: v1 is read.
+    let mut v1 = res("ray.io", "v1", "RayCluster", "rayclusters", &[]);
+    v1.preferred = false;
+    let served = vec![
+        res("ray.io", "v1alpha1", "RayCluster", "rayclusters", &[]),
+        v1,
+    ];
+    let covered: Vec<String> = engine
+        .covered_types(&served)
+        .iter()
+        .map(|r| r.qualified())
+        .collect();
+    assert_eq!(covered, ["RayCluster.v1.ray.io"]);
+    assert_eq!(
+        engine.find_type("rayclusters", &served).unwrap().version,
+        "v1"
+    );
+    // Asked for by version, that version it is.
+    assert_eq!(
+        engine
+            .find_type("RayCluster.v1alpha1.ray.io", &served)
+            .unwrap()
+            .version,
+        "v1alpha1"
+    );
+    // Only a version no definition names is served: the preferred one.
+    let only_old = vec![res("ray.io", "v1alpha1", "RayCluster", "rayclusters", &[])];
+    assert_eq!(engine.covered_types(&only_old)[0].version, "v1alpha1");
+}
+
+/// An InferenceService whose predictor runs between 2 and 4 pods of 1 GPU,
+/// with the Deployment it scales (at `replicas`), its ReplicaSet, and
+/// `pods` of the ReplicaSet.
+fn autoscaled(replicas: i64, pods: usize) -> (Value, Vec<Value>, Vec<Value>) {
+    let isvc = json!({
+        "apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService",
+        "metadata": {"name": "llm", "namespace": "ml-team", "uid": "isvc"},
+        "spec": {"predictor": {"minReplicas": 2, "maxReplicas": 4, "model": {
+            "modelFormat": {"name": "huggingface"},
+            "resources": {"limits": {"nvidia.com/gpu": "1"}}}}},
+        "status": {"conditions": [{"type": "Ready", "status": "True"}]}
+    });
+    let mut deploy = owned(
+        "apps/v1",
+        "Deployment",
+        "llm-predictor",
+        "deploy",
+        ("serving.kserve.io/v1beta1", "InferenceService", "isvc"),
+    );
+    deploy["spec"]["replicas"] = json!(replicas);
+    let mut rs = owned(
+        "apps/v1",
+        "ReplicaSet",
+        "llm-predictor-1",
+        "rs",
+        ("apps/v1", "Deployment", "deploy"),
+    );
+    rs["spec"]["replicas"] = json!(replicas);
+    let labels = json!({"serving.kserve.io/inferenceservice": "llm", "component": "predictor"});
+    let pods = (0..pods)
+        .map(|i| {
+            let mut p = pod(
+                &format!("llm-{i}"),
+                labels.clone(),
+                Some(("apps/v1", "ReplicaSet", "rs")),
+            );
+            p["spec"]["containers"][0]["resources"] = json!({"limits": {"nvidia.com/gpu": "1"}});
+            p["spec"]["nodeName"] = json!("n");
+            p["status"]["conditions"] = json!([{"type": "Ready", "status": "True"}]);
+            p
+        })
+        .collect();
+    (isvc, vec![deploy, rs], pods)
+}
+
+#[test]
+fn an_autoscaled_instance_counts_what_the_object_it_scales_declares() {
+    let engine = Engine::new().unwrap();
+    let (isvc, owners, pods) = autoscaled(3, 3);
+    let mut items = pods.clone();
+    items.extend(owners.iter().cloned());
+    let r = engine.resolve_in_namespace(&isvc, &items).unwrap();
+    let predictor = &r
+        .components
+        .iter()
+        .find(|c| c.name == "predictor")
+        .unwrap()
+        .instances[0];
+    assert_eq!(predictor.desired_replicas, 3);
+    assert_eq!(predictor.scale.unwrap().min_replicas, Some(2));
+    let scale = predictor.live.as_ref().unwrap().scale.as_ref().unwrap();
+    assert_eq!((scale.replicas, scale.declared), (3, 2));
+    assert_eq!(scale.scaled_by, ["Deployment/llm-predictor"]);
+    assert_eq!((r.totals.pods, r.totals.resources.gpu), (3, 3));
+    // Without the owners nothing says what the autoscaler wants: declared.
+    let r = engine.resolve_with_pods(&isvc, &pods).unwrap();
+    assert_eq!(r.totals.pods, 2);
+    // Statically, declared.
+    assert_eq!(engine.resolve(&isvc).unwrap().totals.pods, 2);
+    // Within minReplicas and maxReplicas.
+    for (replicas, want) in [(10, 4), (0, 2), (4, 4)] {
+        let (isvc, owners, pods) = autoscaled(replicas, 1);
+        let mut items = pods;
+        items.extend(owners);
+        let r = engine.resolve_in_namespace(&isvc, &items).unwrap();
+        assert_eq!(r.totals.pods, want, "spec.replicas {replicas}");
+    }
+}
+
+#[test]
+fn live_listings_count_each_workloads_pods_once() {
+    let engine = Engine::new().unwrap();
+    let (isvc, owners, mut pods) = autoscaled(3, 3);
+    // A finished pod holds nothing; a pod whose chain leads to no listed
+    // workload is no row's.
+    pods[2]["status"]["phase"] = json!("Succeeded");
+    pods.push(pod(
+        "stray",
+        json!({}),
+        Some(("apps/v1", "ReplicaSet", "gone")),
+    ));
+    let mut pending = pod("llm-p", json!({}), Some(("apps/v1", "ReplicaSet", "rs")));
+    pending["spec"]["containers"][0]["resources"] = json!({"limits": {"nvidia.com/gpu": "1"}});
+    pending["status"]["phase"] = json!("Pending");
+    pods.push(pending);
+    let rows = engine.list_workloads_with_pods(
+        std::slice::from_ref(&isvc),
+        &owners,
+        Some(&pods),
+        &ListOptions::default(),
+    );
+    let row = &rows[0];
+    assert_eq!((row.pods, row.gpus, row.declared_pods), (3, 3, Some(2)));
+    let live = row.live.unwrap();
+    assert_eq!(
+        (live.pods, live.ready, live.gpus, live.pending_gpus),
+        (3, 2, 3, 1)
+    );
+    // Without pods, nothing live and the declared count.
+    let rows = engine.list_workloads(
+        std::slice::from_ref(&isvc),
+        &owners,
+        &ListOptions::default(),
+    );
+    assert_eq!(
+        (rows[0].pods, rows[0].live, rows[0].declared_pods),
+        (2, None, None)
+    );
+}
+
+#[test]
+fn a_leader_pod_that_owns_workers_is_counted_once() {
+    // A LeaderWorkerSet: StatefulSet vllm (of the LWS) → leader pod vllm-0,
+    // which controls StatefulSet vllm-0 → worker pod vllm-0-1.
+    let engine = Engine::new().unwrap();
+    let lws = json!({
+        "apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+        "metadata": {"name": "vllm", "namespace": "ml-team", "uid": "lws"},
+        "spec": {"replicas": 1, "leaderWorkerTemplate": {"size": 2,
+            "workerTemplate": {"spec": {"containers": [{"name": "w", "image": "i"}]}}}}
+    });
+    let sts = owned(
+        "apps/v1",
+        "StatefulSet",
+        "vllm",
+        "sts",
+        ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", "lws"),
+    );
+    let leader = pod(
+        "vllm-0",
+        json!({"leaderworkerset.sigs.k8s.io/name": "vllm"}),
+        Some(("apps/v1", "StatefulSet", "sts")),
+    );
+    let group = owned(
+        "apps/v1",
+        "StatefulSet",
+        "vllm-0",
+        "sts-0",
+        ("v1", "Pod", "uid-vllm-0"),
+    );
+    let worker = pod(
+        "vllm-0-1",
+        json!({"leaderworkerset.sigs.k8s.io/name": "vllm"}),
+        Some(("apps/v1", "StatefulSet", "sts-0")),
+    );
+    let rows = engine.list_workloads_with_pods(
+        std::slice::from_ref(&lws),
+        &[sts, group],
+        Some(&[leader, worker]),
+        &ListOptions::default(),
+    );
+    assert_eq!(rows[0].live.unwrap().pods, 2);
+}
+
+#[test]
+fn live_listings_walk_each_owner_once_at_10x() {
+    // 20,000 pods under one ReplicaSet (10x a large serving fleet's): each
+    // owner is walked once, and the row resolves within its budget.
+    let engine = Engine::new().unwrap();
+    let (isvc, owners, pods) = autoscaled(4, 20_000);
+    let rows = engine.list_workloads_with_pods(
+        std::slice::from_ref(&isvc),
+        &owners,
+        Some(&pods),
+        &ListOptions::default(),
+    );
+    match (&rows[0].error, rows[0].live) {
+        (None, Some(live)) => assert_eq!(live.pods, 20_000),
+        (Some(e), _) => assert_eq!(e.code(), ErrorCode::Limit, "{e}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn top_counts_what_inactive_workloads_declare_apart() {
+    let mut running = jobset("a", "ua", "t");
+    running["status"] = json!({"conditions": []});
+    let mut suspended = jobset("b", "ub", "t");
+    suspended["spec"]["suspend"] = json!(true);
+    suspended["status"] = json!({"conditions": [{"type": "Suspended", "status": "True"}]});
+    let engine = Engine::new().unwrap();
+    let rows = engine.list_workloads(&[running, suspended], &[], &ListOptions::default());
+    let statuses: Vec<_> = rows.iter().map(|r| r.statuses.clone()).collect();
+    assert!(
+        statuses[1].contains(&WorkloadStatus::Suspended),
+        "{statuses:?}"
+    );
+    assert!(workload_lens::inactive(&rows[1].statuses));
+    assert!(!workload_lens::inactive(&rows[0].statuses));
+    let u = workload_lens::usage(&rows);
+    assert_eq!(u.total.workloads, 2);
+    assert_eq!(u.total.inactive, 1);
+    assert_eq!(u.total.gpus, rows[0].gpus);
+    assert_eq!(u.total.inactive_gpus, rows[1].gpus);
+    assert!(rows[1].gpus > 0);
+    assert!(!u.pods_read);
 }

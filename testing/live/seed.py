@@ -56,6 +56,7 @@ KINDS = {
     ("apiextensions.k8s.io", "CustomResourceDefinition"): ("customresourcedefinitions", False),
     ("lens.test", "Flaky"): ("flakies", True),
     ("trainer.kubeflow.org", "TrainJob"): ("trainjobs", True),
+    ("serving.kserve.io", "InferenceService"): ("inferenceservices", True),
 }
 
 PAGING_NAMESPACE = "lens-paging"

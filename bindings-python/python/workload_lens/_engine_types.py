@@ -31,6 +31,8 @@ __all__ = [
     "HumanAmounts",
     "Instance",
     "Live",
+    "LivePods",
+    "LiveScale",
     "Location",
     "MatcherExplanation",
     "OwnerKind",
@@ -311,12 +313,36 @@ class Instance(_InstanceRequired, total=False):
     live: Optional[Live]
 
 
-class Live(TypedDict):
-    """Live state of one instance, from its pods."""
-
+class _LiveRequired(TypedDict):
     pods: List[PodAttribution]
     ready: int
     nodes: List[str]
+
+
+class Live(_LiveRequired, total=False):
+    """Live state of one instance, from its pods."""
+
+    scale: Optional[LiveScale]
+
+
+class LivePods(TypedDict):
+    """The pods of a listed workload that exist (their controller chains lead
+    to it by uid), and have not finished: phase Pending, Running or
+    Unknown. Succeeded and Failed pods hold nothing and are not counted.
+    """
+
+    pods: int
+    ready: int
+    gpus: int
+    pendingGpus: int
+
+
+class LiveScale(TypedDict):
+    """The live count of an autoscaled instance."""
+
+    replicas: int
+    declared: int
+    scaledBy: List[str]
 
 
 class Location(TypedDict, total=False):
@@ -622,15 +648,31 @@ class Usage(TypedDict):
     byNamespace: List[UsageRow]
     byType: List[UsageRow]
     total: UsageRow
+    podsRead: bool
 
 
 class UsageRow(TypedDict):
-    """GPUs and pods requested by a group of workloads (`top`)."""
+    """GPUs and pods of a group of workloads (`top`): what the active ones
+    declare, and what the pods that exist hold.
+
+    The rule, the same for every type: a workload whose matched statuses
+    include Suspended, Suspending, Completed or Failed is *inactive*, and
+    declares nothing here, whatever its structure says (a suspended JobSet
+    keeps its replica counts, a suspended InferenceService drops them: both
+    count 0). Its GPUs are in `inactiveGpus` instead. What its pods still
+    hold (pods being torn down, a finished job's pods not yet gone) is in
+    `heldGpus` like any other pod's.
+    """
 
     key: str
     workloads: int
     pods: int
     gpus: int
+    inactive: int
+    inactiveGpus: int
+    heldPods: int
+    heldGpus: int
+    pendingGpus: int
     errors: int
 
 
@@ -667,6 +709,8 @@ class WorkloadSummary(_WorkloadSummaryRequired, total=False):
     phase: Optional[str]
     error: Optional[EngineError]
     owner: Optional[OwnerState]
+    declaredPods: Optional[int]
+    live: Optional[LivePods]
 
 
 #: One JSON Patch operation.

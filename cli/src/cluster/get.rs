@@ -101,6 +101,7 @@ fn query(scope: &Scope, cluster: &Cluster) -> Result<ListQuery, Failure> {
         label_selector: scope.selector.clone(),
         phases: scope.phases.clone(),
         chunk_size: scope.chunk_size,
+        pods: true,
         served: None,
     })
 }
@@ -472,6 +473,8 @@ impl<'a> Watch<'a> {
         let c = &self.listed.cluster;
         let query = ListQuery {
             served: Some(self.listed.listing.served.clone()),
+            // Only the lists' versions are used.
+            pods: false,
             ..self.listed.query.clone()
         };
         let session = self
@@ -521,8 +524,13 @@ pub fn top(
         Format::Yaml => output::yaml(&usage)?,
         Format::Human => format!(
             "{}\n{}",
-            usage_table("NAMESPACE", &usage.by_namespace, &usage.total),
-            usage_table("TYPE", &usage.by_type, &usage.total)
+            usage_table(
+                "NAMESPACE",
+                &usage.by_namespace,
+                &usage.total,
+                usage.pods_read
+            ),
+            usage_table("TYPE", &usage.by_type, &usage.total, usage.pods_read)
         ),
     };
     Ok((text, warnings))
@@ -532,32 +540,40 @@ fn usage_table(
     first: &str,
     rows: &[workload_lens::UsageRow],
     total: &workload_lens::UsageRow,
+    pods_read: bool,
 ) -> String {
-    let mut t = vec![vec![
-        first.to_string(),
-        "WORKLOADS".into(),
-        "PODS".into(),
-        "GPUS".into(),
-    ]];
-    for r in rows {
-        t.push(vec![
-            output::escape(if r.key.is_empty() {
-                "<cluster>"
-            } else {
-                &r.key
-            })
-            .into_owned(),
+    let mut head = vec![first, "WORKLOADS", "PODS", "GPUS"];
+    if pods_read {
+        head.extend(["LIVE-PODS", "HELD-GPUS", "PENDING-GPUS"]);
+    }
+    head.extend(["INACTIVE", "INACTIVE-GPUS"]);
+    let cells = |key: String, r: &workload_lens::UsageRow| {
+        let mut row = vec![
+            key,
             r.workloads.to_string(),
             r.pods.to_string(),
             r.gpus.to_string(),
-        ]);
+        ];
+        if pods_read {
+            row.extend([
+                r.held_pods.to_string(),
+                r.held_gpus.to_string(),
+                r.pending_gpus.to_string(),
+            ]);
+        }
+        row.extend([r.inactive.to_string(), r.inactive_gpus.to_string()]);
+        row
+    };
+    let mut t = vec![head.into_iter().map(String::from).collect::<Vec<_>>()];
+    for r in rows {
+        let key = if r.key.is_empty() {
+            "<cluster>"
+        } else {
+            &r.key
+        };
+        t.push(cells(output::escape(key).into_owned(), r));
     }
-    t.push(vec![
-        "TOTAL".into(),
-        total.workloads.to_string(),
-        total.pods.to_string(),
-        total.gpus.to_string(),
-    ]);
+    t.push(cells("TOTAL".into(), total));
     columns(&t, 3)
 }
 

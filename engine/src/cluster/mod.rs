@@ -9,7 +9,7 @@
 //!   (`get --all-types`).
 //! - [`Engine::with_cluster_definitions`]: definitions stored in the cluster
 //!   (Karta and ResourceInterface objects) override the catalog.
-//! - [`Engine::list_workloads`]: one summary row per workload, newest first,
+//! - [`Engine::list_workloads`]: one summary row per workload, by namespace and name,
 //!   optionally only those no covered object controls.
 //! - [`missing_owners`]: the owner kinds to fetch before attributing pods
 //!   through their controller chains.
@@ -154,6 +154,33 @@ pub struct WorkloadSummary {
     /// there: the object is shown as a workload of its own, and says why.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub owner: Option<OwnerState>,
+    /// The count the object itself declares, when it differs from `pods`:
+    /// an autoscaled instance counts what the objects it scales declare now
+    /// (its minimum stays here). Only with the pods and their owners.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declared_pods: Option<u64>,
+    /// The workload's pods that exist, when the pods were read (a live
+    /// listing): what they hold, beside what the workload declares.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live: Option<LivePods>,
+}
+
+/// The pods of a listed workload that exist (their controller chains lead
+/// to it by uid), and have not finished: phase Pending, Running or
+/// Unknown. Succeeded and Failed pods hold nothing and are not counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct LivePods {
+    /// Pods that have not finished.
+    pub pods: u64,
+    /// Of those, the ready ones.
+    pub ready: u64,
+    /// GPUs those pods request: held on their nodes, or waiting to be
+    /// (`pendingGpus`).
+    pub gpus: u64,
+    /// Of `gpus`, those of pods not scheduled to a node yet.
+    pub pending_gpus: u64,
 }
 
 /// Why a listed object's controller chain could not be followed to the
@@ -214,7 +241,16 @@ pub struct ListOptions {
     pub unreadable: Vec<OwnerKind>,
 }
 
-/// GPUs and pods requested by a group of workloads (`top`).
+/// GPUs and pods of a group of workloads (`top`): what the active ones
+/// declare, and what the pods that exist hold.
+///
+/// The rule, the same for every type: a workload whose matched statuses
+/// include Suspended, Suspending, Completed or Failed is *inactive*, and
+/// declares nothing here, whatever its structure says (a suspended JobSet
+/// keeps its replica counts, a suspended InferenceService drops them: both
+/// count 0). Its GPUs are in `inactiveGpus` instead. What its pods still
+/// hold (pods being torn down, a finished job's pods not yet gone) is in
+/// `heldGpus` like any other pod's.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
@@ -223,10 +259,20 @@ pub struct UsageRow {
     pub key: String,
     /// Workloads.
     pub workloads: u64,
-    /// Desired pods.
+    /// Desired pods of the active workloads.
     pub pods: u64,
-    /// GPUs the desired pods request.
+    /// GPUs the desired pods of the active workloads request.
     pub gpus: u64,
+    /// Inactive workloads (Suspended, Suspending, Completed or Failed).
+    pub inactive: u64,
+    /// GPUs the inactive workloads' structure declares (not in `gpus`).
+    pub inactive_gpus: u64,
+    /// Pods that exist and have not finished (with the pods read).
+    pub held_pods: u64,
+    /// GPUs those pods request: on their nodes, or waiting for one.
+    pub held_gpus: u64,
+    /// Of `heldGpus`, those of pods not scheduled yet.
+    pub pending_gpus: u64,
     /// Workloads that did not resolve (not added to pods and GPUs).
     pub errors: u64,
 }
@@ -237,21 +283,45 @@ pub struct UsageRow {
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
     /// One row per namespace (cluster-scoped workloads under `""`), most
-    /// GPUs first, then by name.
+    /// GPUs first (declared, then held), then by name.
     pub by_namespace: Vec<UsageRow>,
     /// One row per kind (`Kind.group`, or `Kind` for the core group), most
-    /// GPUs first, then by name.
+    /// GPUs first (declared, then held), then by name.
     pub by_type: Vec<UsageRow>,
     /// Everything.
     pub total: UsageRow,
+    /// Whether the pods were read (`heldPods`, `heldGpus` and
+    /// `pendingGpus` mean something).
+    pub pods_read: bool,
+}
+
+/// Is a workload with these statuses inactive ([`UsageRow`])?
+pub fn inactive(statuses: &[WorkloadStatus]) -> bool {
+    statuses.iter().any(|s| {
+        matches!(
+            s,
+            WorkloadStatus::Suspended
+                | WorkloadStatus::Suspending
+                | WorkloadStatus::Completed
+                | WorkloadStatus::Failed
+        )
+    })
 }
 
 /// Add up a listing by namespace and by type.
 pub fn usage(rows: &[WorkloadSummary]) -> Usage {
     fn add(row: &mut UsageRow, w: &WorkloadSummary) {
         row.workloads += 1;
+        if let Some(l) = &w.live {
+            row.held_pods = row.held_pods.saturating_add(l.pods);
+            row.held_gpus = row.held_gpus.saturating_add(l.gpus);
+            row.pending_gpus = row.pending_gpus.saturating_add(l.pending_gpus);
+        }
         if w.error.is_some() {
             row.errors += 1;
+        } else if inactive(&w.statuses) {
+            row.inactive += 1;
+            row.inactive_gpus = row.inactive_gpus.saturating_add(w.gpus);
         } else {
             row.pods = row.pods.saturating_add(w.pods);
             row.gpus = row.gpus.saturating_add(w.gpus);
@@ -259,7 +329,12 @@ pub fn usage(rows: &[WorkloadSummary]) -> Usage {
     }
     fn sorted(map: BTreeMap<String, UsageRow>) -> Vec<UsageRow> {
         let mut v: Vec<UsageRow> = map.into_values().collect();
-        v.sort_by(|a, b| b.gpus.cmp(&a.gpus).then_with(|| a.key.cmp(&b.key)));
+        v.sort_by(|a, b| {
+            b.gpus
+                .cmp(&a.gpus)
+                .then_with(|| b.held_gpus.cmp(&a.held_gpus))
+                .then_with(|| a.key.cmp(&b.key))
+        });
         v
     }
     let mut ns: BTreeMap<String, UsageRow> = BTreeMap::new();
@@ -293,6 +368,7 @@ pub fn usage(rows: &[WorkloadSummary]) -> Usage {
         by_namespace: sorted(ns),
         by_type: sorted(ty),
         total,
+        pods_read: rows.iter().any(|w| w.live.is_some()),
     }
 }
 
@@ -370,7 +446,7 @@ fn missing_owner(r: &Value, uid: &str, unreadable: &[OwnerKind]) -> OwnerState {
 }
 
 /// The controller owner reference of an object.
-fn controller_ref(object: &Value) -> Option<&Value> {
+pub(crate) fn controller_ref(object: &Value) -> Option<&Value> {
     object
         .get("metadata")?
         .get("ownerReferences")?
@@ -480,7 +556,7 @@ impl Engine {
         }
         let chosen: Vec<&ApiResource> = by_group_kind
             .values()
-            .map(|v| v.iter().find(|r| r.preferred).copied().unwrap_or(v[0]))
+            .map(|v| self.version_to_read(v))
             .collect();
         // Several groups: a built-in group (no dot: core, apps, batch) wins,
         // as in kubectl, whose discovery order lists them first (`jobs` is
@@ -543,17 +619,67 @@ impl Engine {
     /// (the preferred version, else the first given), sorted by kind and
     /// group: what `get --all-types` lists.
     pub fn covered_types(&self, served: &[ApiResource]) -> Vec<ApiResource> {
-        let mut by_group_kind: BTreeMap<(String, String), &ApiResource> = BTreeMap::new();
+        let mut by_group_kind: BTreeMap<(&str, &str), Vec<&ApiResource>> = BTreeMap::new();
         for r in served.iter().filter(|r| self.lookup(&gvk_of(r)).is_some()) {
-            let key = (r.kind.clone(), r.group.clone());
-            match by_group_kind.get(&key) {
-                Some(old) if old.preferred || !r.preferred => {}
-                _ => {
-                    by_group_kind.insert(key, r);
-                }
-            }
+            by_group_kind
+                .entry((r.kind.as_str(), r.group.as_str()))
+                .or_default()
+                .push(r);
         }
-        by_group_kind.into_values().cloned().collect()
+        by_group_kind
+            .into_values()
+            .map(|v| self.version_to_read(&v).clone())
+            .collect()
+    }
+
+    /// Which of the served versions of one group and kind (non-empty) to
+    /// read: a version a definition was written for (the group's preferred
+    /// one among several, else the first), so that no field the server
+    /// drops at another version is lost; else the preferred version, else
+    /// the first (the object then resolves through a definition written
+    /// for another version, and the listing warns).
+    fn version_to_read<'r>(&self, versions: &[&'r ApiResource]) -> &'r ApiResource {
+        let exact: Vec<&'r ApiResource> = versions
+            .iter()
+            .copied()
+            .filter(|r| self.covers_exactly(&gvk_of(r)))
+            .collect();
+        let pool = if exact.is_empty() { versions } else { &exact };
+        pool.iter()
+            .copied()
+            .find(|r| r.preferred)
+            .unwrap_or(pool[0])
+    }
+
+    /// The warning for a type read at a version no definition was written
+    /// for (the user named that version, or the server serves no other):
+    /// the objects resolve through the definition of another version, and
+    /// fields the server drops at the version read are not counted.
+    pub(crate) fn version_warning(&self, r: &ApiResource) -> Option<ClusterWarning> {
+        let gvk = gvk_of(r);
+        if self.covers_exactly(&gvk) {
+            return None;
+        }
+        let def = self.lookup(&gvk)?;
+        let written = def.root_gvk().version;
+        Some(ClusterWarning {
+            reason: "version".into(),
+            object: type_name(r),
+            message: format!(
+                "{} is read at {}, but its definition ({}) was written for {written}: fields \
+                 the server leaves out at {} are not counted (ask for {} to read it at that \
+                 version)",
+                r.kind,
+                r.version,
+                def.name(),
+                r.version,
+                ApiResource {
+                    version: written.clone(),
+                    ..r.clone()
+                }
+                .qualified()
+            ),
+        })
     }
 
     /// This engine with the definitions stored in a cluster (Karta and
@@ -631,8 +757,8 @@ impl Engine {
 
     /// One summary per object: its name and type, definition, statuses,
     /// desired pods and GPUs (an object that does not resolve gets a row
-    /// with its error). Sorted newest first, then by namespace, kind and
-    /// name.
+    /// with its error). Sorted as kubectl sorts a listing: by namespace,
+    /// then name (then kind and apiVersion).
     ///
     /// With `options.phases`, only workloads with one of those matched
     /// statuses are kept. With `options.top_level_only`, an object is left out when an object in its
@@ -650,6 +776,25 @@ impl Engine {
         owners: &[Value],
         options: &ListOptions,
     ) -> Vec<WorkloadSummary> {
+        self.list_workloads_with_pods(objects, owners, None, options)
+    }
+
+    /// [`Engine::list_workloads`], with the pods of the namespaces listed:
+    /// each pod goes to the nearest listed workload its controller chain
+    /// leads to by uid (through `objects` and `owners`), and each row then
+    /// resolves with its pods ([`Engine::resolve_in_namespace`]): its
+    /// [`WorkloadSummary::live`] counts them, and an autoscaled instance
+    /// counts what the objects it scales declare now
+    /// ([`WorkloadSummary::declared_pods`] keeps the declared count). A pod
+    /// whose chain leads to no listed workload is no row's. A listed Pod is
+    /// its own.
+    pub fn list_workloads_with_pods(
+        &self,
+        objects: &[Value],
+        owners: &[Value],
+        pods: Option<&[Value]>,
+        options: &ListOptions,
+    ) -> Vec<WorkloadSummary> {
         let phases: Vec<String> = options.phases.iter().map(|p| p.to_lowercase()).collect();
         let by_uid: HashMap<&str, &Value> = objects
             .iter()
@@ -659,14 +804,25 @@ impl Engine {
         let mut controlled: HashMap<&str, bool> = HashMap::new();
         let complete = options.owners_complete;
         let mut states: HashMap<&str, Option<OwnerState>> = HashMap::new();
-        let mut rows: Vec<WorkloadSummary> = objects
+        let listed: Vec<&Value> = objects
             .iter()
             .filter(|o| {
                 !options.top_level_only
                     || !self.covered_controller(o, &by_uid, &mut controlled, complete)
             })
-            .map(|o| {
-                let mut row = self.summarize(o);
+            .collect();
+        let mut by_row = pods.map(|pods| pods_by_row(&listed, pods, &by_uid));
+        let mut rows: Vec<WorkloadSummary> = listed
+            .iter()
+            .enumerate()
+            .map(|(i, o)| {
+                let mut row = match by_row.as_mut() {
+                    Some(by_row) => {
+                        let items = std::mem::take(&mut by_row[i]);
+                        self.summarize_live(o, &items)
+                    }
+                    None => self.summarize(o),
+                };
                 if complete {
                     row.owner = owner_state(o, &by_uid, &options.unreadable, &mut states);
                 }
@@ -679,14 +835,63 @@ impl Engine {
                         .any(|s| phases.contains(&format!("{s:?}").to_lowercase()))
             })
             .collect();
+        // As kubectl orders a listing: by namespace, then name (then kind,
+        // for several types).
         rows.sort_by(|a, b| {
-            b.created
-                .cmp(&a.created)
-                .then_with(|| a.namespace.cmp(&b.namespace))
-                .then_with(|| a.kind.cmp(&b.kind))
+            a.namespace
+                .cmp(&b.namespace)
                 .then_with(|| a.name.cmp(&b.name))
+                .then_with(|| a.kind.cmp(&b.kind))
+                .then_with(|| a.api_version.cmp(&b.api_version))
         });
         rows
+    }
+
+    /// The summary row of one object resolved with its pods and the owners
+    /// between them (`items`, as [`pods_by_row`] gathers them).
+    fn summarize_live(&self, object: &Value, items: &[Value]) -> WorkloadSummary {
+        let mut row = self.summary_head(object);
+        let resolved = if items.is_empty() {
+            self.resolve(object)
+        } else {
+            self.resolve_in_namespace(object, items)
+        };
+        match resolved {
+            Ok(r) => {
+                let mut live = LivePods::default();
+                let pods = r
+                    .components
+                    .iter()
+                    .flat_map(|c| &c.instances)
+                    .filter_map(|i| i.live.as_ref())
+                    .flat_map(|l| &l.pods)
+                    .chain(r.unattributed_pods.iter().flatten());
+                for p in pods.filter(|p| p.phase != "Succeeded" && p.phase != "Failed") {
+                    live.pods += 1;
+                    live.ready += u64::from(p.ready);
+                    live.gpus = live.gpus.saturating_add(p.resources.gpu);
+                    if p.node.is_none() {
+                        live.pending_gpus = live.pending_gpus.saturating_add(p.resources.gpu);
+                    }
+                }
+                let declared: u64 = r
+                    .components
+                    .iter()
+                    .flat_map(|c| &c.instances)
+                    .map(|i| match i.live.as_ref().and_then(|l| l.scale.as_ref()) {
+                        Some(s) if i.present => s.declared,
+                        _ => i.desired_replicas,
+                    })
+                    .fold(0, u64::saturating_add);
+                if declared != r.totals.pods {
+                    row.declared_pods = Some(declared);
+                }
+                row.live = Some(live);
+                self.fill(&mut row, r);
+            }
+            Err(e) => row.error = Some(e),
+        }
+        row
     }
 
     /// Is the object's controller of a type a definition covers? Then
@@ -745,6 +950,26 @@ impl Engine {
 
     /// The summary row of one object.
     pub fn summarize(&self, object: &Value) -> WorkloadSummary {
+        let mut row = self.summary_head(object);
+        match self.resolve(object) {
+            Ok(r) => self.fill(&mut row, r),
+            Err(e) => row.error = Some(e),
+        }
+        row
+    }
+
+    /// A row's statuses and totals from the resolved workload.
+    fn fill(&self, row: &mut WorkloadSummary, r: crate::Resolved) {
+        if let Some(s) = r.status {
+            row.phase = s.phase;
+            row.statuses = s.matched_statuses;
+        }
+        row.pods = r.totals.pods;
+        row.gpus = r.totals.resources.gpu;
+    }
+
+    /// A row's identity and definition, before it resolves.
+    fn summary_head(&self, object: &Value) -> WorkloadSummary {
         let mut row = WorkloadSummary {
             name: meta_str(object, "name").unwrap_or_default().to_string(),
             namespace: meta_str(object, "namespace").map(str::to_string),
@@ -768,24 +993,103 @@ impl Engine {
             gpus: 0,
             error: None,
             owner: None,
+            declared_pods: None,
+            live: None,
         };
         if let Ok(d) = self.definition_for(object) {
             row.definition = Some(d.name().to_string());
             row.origin = Some(d.origin());
         }
-        match self.resolve(object) {
-            Ok(r) => {
-                if let Some(s) = r.status {
-                    row.phase = s.phase;
-                    row.statuses = s.matched_statuses;
-                }
-                row.pods = r.totals.pods;
-                row.gpus = r.totals.resources.gpu;
-            }
-            Err(e) => row.error = Some(e),
-        }
         row
     }
+}
+
+/// `plural.group`, or `plural` for the core group.
+pub(crate) fn type_name(r: &ApiResource) -> String {
+    if r.group.is_empty() {
+        r.plural.clone()
+    } else {
+        format!("{}.{}", r.plural, r.group)
+    }
+}
+
+/// Per listed object (same order): its pods and the owners between them
+/// and it, as [`Engine::resolve_in_namespace`] takes them. A pod goes to
+/// the nearest listed object its controller chain leads to by uid through
+/// `by_uid` (a listed Pod is its own); the chains are memoized by uid, so
+/// each owner is walked once whatever the pods below it.
+fn pods_by_row(
+    listed: &[&Value],
+    pods: &[Value],
+    by_uid: &HashMap<&str, &Value>,
+) -> Vec<Vec<Value>> {
+    let rows: HashMap<&str, usize> = listed
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| Some((uid(o)?, i)))
+        .collect();
+    // Pods are owners too: a LeaderWorkerSet's worker StatefulSet is
+    // controlled by its group's leader pod.
+    let mut owners: HashMap<&str, &Value> = by_uid.clone();
+    for p in pods {
+        if let Some(u) = uid(p) {
+            owners.entry(u).or_insert(p);
+        }
+    }
+    let mut out: Vec<Vec<Value>> = vec![Vec::new(); listed.len()];
+    // Per row, the uids already in its items (a leader pod is both a pod
+    // and an owner: given once).
+    let mut added: Vec<HashSet<&str>> = vec![HashSet::new(); listed.len()];
+    // Per uid walked: the row its chain leads to (None: none).
+    let mut memo: HashMap<&str, Option<usize>> = HashMap::new();
+    for pod in pods {
+        let Some(pod_uid) = uid(pod) else { continue };
+        if let Some(&i) = rows.get(pod_uid) {
+            if added[i].insert(pod_uid) {
+                out[i].push(pod.clone());
+            }
+            continue;
+        }
+        let mut walked: Vec<&str> = Vec::new();
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut current: &Value = pod;
+        let row = loop {
+            let Some((_, _, owner)) = controller(current) else {
+                break None;
+            };
+            if let Some(&i) = rows.get(owner) {
+                break Some(i);
+            }
+            if let Some(&known) = memo.get(owner) {
+                break known;
+            }
+            if !seen.insert(owner) {
+                break None;
+            }
+            let Some(&next) = owners.get(owner) else {
+                break None;
+            };
+            walked.push(owner);
+            current = next;
+        };
+        for &w in &walked {
+            memo.insert(w, row);
+        }
+        let Some(i) = row else { continue };
+        if added[i].insert(pod_uid) {
+            out[i].push(pod.clone());
+        }
+        // The owners between the pod and the row, each once per row (those
+        // above a memoized owner were added with the pod that walked them).
+        for w in walked {
+            if added[i].insert(w)
+                && let Some(&o) = owners.get(w)
+            {
+                out[i].push(o.clone());
+            }
+        }
+    }
+    out
 }
 
 fn gvk_of(r: &ApiResource) -> Gvk {

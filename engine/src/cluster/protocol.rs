@@ -39,7 +39,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::api::{self, Page};
-use super::{ApiResource, ClusterWarning, ListOptions, OwnerKind, OwnerStateKind, WorkloadSummary};
+use super::{
+    ApiResource, ClusterWarning, ListOptions, OwnerKind, OwnerStateKind, WorkloadSummary, type_name,
+};
 use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::Gvk;
@@ -167,10 +169,21 @@ pub struct ListQuery {
     /// Objects per list page (0: one page).
     #[serde(default = "default_chunk")]
     pub chunk_size: usize,
+    /// Read the pods of the namespaces listed too (and the owners between
+    /// them and the workloads), so that each row says which of its pods
+    /// exist, are ready and hold GPUs ([`WorkloadSummary::live`]), and
+    /// autoscaled counts are current. Default true; false lists only the
+    /// workloads.
+    #[serde(default = "yes")]
+    pub pods: bool,
     /// The served resources, when the front end kept them from an earlier
     /// discovery: discovery is then skipped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub served: Option<Vec<ApiResource>>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for ListQuery {
@@ -183,6 +196,7 @@ impl Default for ListQuery {
             phases: Vec::new(),
             all_types: false,
             chunk_size: DEFAULT_CHUNK_SIZE,
+            pods: true,
             served: None,
         }
     }
@@ -265,7 +279,7 @@ pub struct Discovery {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Listing {
-    /// One row per workload, newest first.
+    /// One row per workload, by namespace, then name (as kubectl orders them).
     pub workloads: Vec<WorkloadSummary>,
     /// What was left out, and why.
     pub warnings: Vec<ClusterWarning>,
@@ -496,6 +510,9 @@ pub struct ClusterSession {
     resource: Option<ApiResource>,
     pods: Vec<Value>,
     owners: Vec<Value>,
+    /// What a listing reading pods keeps of the objects it dropped: their
+    /// identity, controller and `spec.replicas`, for the pods' chains.
+    stubs: Vec<Value>,
     tried: Vec<OwnerKind>,
     rounds: usize,
     /// What a top-level listing dropped as controlled.
@@ -545,6 +562,7 @@ impl ClusterSession {
             resource: None,
             pods: Vec::new(),
             owners: Vec::new(),
+            stubs: Vec::new(),
             tried: Vec::new(),
             rounds: 0,
             dropped: Vec::new(),
@@ -660,7 +678,8 @@ impl ClusterSession {
             object,
             resource,
             pods,
-            owners,
+            mut owners,
+            stubs,
             definitions,
             unreadable,
             ..
@@ -676,7 +695,9 @@ impl ClusterSession {
                     owners_complete: walked,
                     unreadable,
                 };
-                let workloads = engine.list_workloads(&objects, &owners, &options);
+                owners.extend(stubs);
+                let pods = q.pods.then_some(pods.as_slice());
+                let workloads = engine.list_workloads_with_pods(&objects, &owners, pods, &options);
                 let mut warnings = warnings;
                 warnings.extend(workloads.iter().filter_map(owner_warning));
                 ClusterOutcome::Listing(Box::new(Listing {
@@ -952,6 +973,16 @@ impl ClusterSession {
             }
         };
         let mut items = page.items;
+        let reading_pods = matches!(&self.op, ClusterOp::List(q) if q.pods);
+        if let Role::Type(_) = stream.role
+            && reading_pods
+            && is_pods(&stream.resource)
+        {
+            // The listing's pods come with the Pod type's list.
+            let pods: Vec<Value> = items.iter().filter(|o| is_pod(o)).cloned().collect();
+            self.keep(&pods, path, || list_what(&stream))?;
+            self.pods.extend(pods);
+        }
         if let Role::Type(i) = stream.role
             && matches!(&self.op, ClusterOp::List(q) if top_level(q))
         {
@@ -960,9 +991,13 @@ impl ClusterSession {
             // remembered in case its controller is not there.
             let engine = self.engine.as_ref().unwrap_or(&self.base);
             let mut dropped = Vec::new();
+            let mut stubs = Vec::new();
             items.retain(|o| {
                 if !engine.controlled_by_covered(o) {
                     return true;
+                }
+                if reading_pods && !is_pod(o) {
+                    stubs.push(stub(o));
                 }
                 if let (Some(uid), Some(controller)) = (meta_text(o, "uid"), controller_uid(o)) {
                     dropped.push(Dropped {
@@ -976,7 +1011,9 @@ impl ClusterSession {
                 false
             });
             self.keep(&dropped, path, || list_what(&stream))?;
+            self.keep(&stubs, path, || list_what(&stream))?;
             self.dropped.extend(dropped);
+            self.stubs.extend(stubs);
         }
         self.keep(&items, path, || list_what(&stream))?;
         match stream.role {
@@ -1256,6 +1293,12 @@ impl ClusterSession {
                     Some(t) => vec![self.engine().find_type(t, &self.served)?],
                     None => self.engine().covered_types(&self.served),
                 };
+                let versions: Vec<ClusterWarning> = self
+                    .types
+                    .iter()
+                    .filter_map(|r| self.engine().version_warning(r))
+                    .collect();
+                self.warnings.extend(versions);
                 self.resource_versions = vec![String::new(); self.types.len()];
                 if let Some(name) = &q.name {
                     if q.type_.is_none() {
@@ -1279,6 +1322,9 @@ impl ClusterSession {
             }
             ClusterOp::Describe(q) => {
                 let resource = self.engine().find_type(&q.type_, &self.served)?;
+                if let Some(w) = self.engine().version_warning(&resource) {
+                    self.warnings.push(w);
+                }
                 self.push(Fetch::Object {
                     resource,
                     namespace: q.namespace.clone(),
@@ -1311,19 +1357,26 @@ impl ClusterSession {
                         ),
                     ));
                 }
-                if top_level(&q) {
+                if top_level(&q) || q.pods {
                     self.tried = self.types.iter().map(owner_kind).collect();
+                }
+                if q.pods && !self.types.iter().any(is_pods) {
+                    let namespace = self
+                        .objects
+                        .first()
+                        .filter(|_| q.name.is_some())
+                        .and_then(|o| meta_text(o, "namespace"))
+                        .map(str::to_string)
+                        .or_else(|| q.namespace.clone());
+                    if let Some(pods) = self.pods_resource() {
+                        self.list(pods, namespace, Role::Pods);
+                    }
                 }
                 Ok(())
             }
             ClusterOp::Describe(_) => {
                 let namespace = self.object_namespace();
-                let pods = self
-                    .served
-                    .iter()
-                    .find(|r| r.group.is_empty() && r.kind == "Pod")
-                    .cloned();
-                match pods {
+                match self.pods_resource() {
                     Some(pods) => self.list(pods, namespace, Role::Pods),
                     None => self.warnings.push(ClusterWarning {
                         reason: "no_crd".into(),
@@ -1347,6 +1400,11 @@ impl ClusterSession {
                 Ok(())
             }
         }
+    }
+
+    /// The served resource of pods (core v1).
+    fn pods_resource(&self) -> Option<ApiResource> {
+        self.served.iter().find(|r| is_pods(r)).cloned()
     }
 
     fn object_namespace(&self) -> Option<String> {
@@ -1413,7 +1471,7 @@ impl ClusterSession {
     /// none (or the rounds are used up): the walk is over.
     fn owner_round(&mut self) -> bool {
         let walk = match &self.op {
-            ClusterOp::List(q) => top_level(q) && q.name.is_none(),
+            ClusterOp::List(q) => (top_level(q) && q.name.is_none()) || q.pods,
             ClusterOp::Describe(_) => !self.pods.is_empty(),
             ClusterOp::Discover | ClusterOp::Definitions(_) => false,
         };
@@ -1422,19 +1480,25 @@ impl ClusterSession {
         }
         self.rounds += 1;
         let listing = matches!(self.op, ClusterOp::List(_));
-        let items = match &self.op {
-            ClusterOp::Describe(_) => self.pods.iter().chain(&self.owners),
-            _ => self.objects.iter().chain(&self.owners),
+        let items: Vec<&Value> = match &self.op {
+            ClusterOp::Describe(_) => self.pods.iter().chain(&self.owners).collect(),
+            _ => self
+                .objects
+                .iter()
+                .chain(&self.owners)
+                .chain(&self.stubs)
+                .chain(&self.pods)
+                .collect(),
         };
-        let engine = self.engine.as_ref().unwrap_or(&self.base);
         let missing: Vec<OwnerKind> = super::missing_owners(items, &self.tried)
             .into_iter()
-            // In a listing, a covered controller ends a chain by itself.
+            // In a listing, a listed type's objects are all there already.
             .filter(|k| {
                 !listing
-                    || engine
-                        .lookup(&Gvk::from_api_version(&k.api_version, &k.kind))
-                        .is_none()
+                    || !self.types.iter().any(|t| {
+                        t.kind == k.kind
+                            && t.group == Gvk::from_api_version(&k.api_version, &k.kind).group
+                    })
             })
             .collect();
         let namespace = self.object_namespace();
@@ -1463,6 +1527,45 @@ fn controller_uid(object: &Value) -> Option<&str> {
     super::controller(object)
         .map(|(_, _, uid)| uid)
         .filter(|s| !s.is_empty())
+}
+
+/// Is this the core group's Pod resource?
+fn is_pods(r: &ApiResource) -> bool {
+    r.group.is_empty() && r.kind == "Pod"
+}
+
+/// Is this object a Pod?
+fn is_pod(o: &Value) -> bool {
+    o.get("kind").and_then(Value::as_str) == Some("Pod")
+        && o.get("apiVersion").and_then(Value::as_str) == Some("v1")
+}
+
+/// What a listing keeps of an object it drops: what a pod's controller
+/// chain and the live count of an autoscaled instance read of it.
+fn stub(o: &Value) -> Value {
+    let meta = o.get("metadata");
+    let pick = |k: &str| meta.and_then(|m| m.get(k)).cloned().unwrap_or(Value::Null);
+    let mut m = serde_json::Map::new();
+    for k in ["name", "namespace", "uid"] {
+        let v = pick(k);
+        if !v.is_null() {
+            m.insert(k.into(), v);
+        }
+    }
+    if let Some(r) = super::controller_ref(o) {
+        m.insert("ownerReferences".into(), Value::Array(vec![r.clone()]));
+    }
+    let mut out = serde_json::Map::new();
+    for k in ["apiVersion", "kind"] {
+        if let Some(v) = o.get(k) {
+            out.insert(k.into(), v.clone());
+        }
+    }
+    out.insert("metadata".into(), Value::Object(m));
+    if let Some(n) = o.pointer("/spec/replicas").filter(|v| v.is_i64()) {
+        out.insert("spec".into(), serde_json::json!({ "replicas": n }));
+    }
+    Value::Object(out)
 }
 
 fn request(path: String) -> Request {
@@ -1516,15 +1619,6 @@ fn owner_kind(r: &ApiResource) -> OwnerKind {
     OwnerKind {
         api_version: r.api_version(),
         kind: r.kind.clone(),
-    }
-}
-
-/// `plural.group`, or `plural` for the core group.
-pub(crate) fn type_name(r: &ApiResource) -> String {
-    if r.group.is_empty() {
-        r.plural.clone()
-    } else {
-        format!("{}.{}", r.plural, r.group)
     }
 }
 

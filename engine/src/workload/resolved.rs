@@ -427,4 +427,25 @@ pub struct Live {
     pub ready: u64,
     /// The nodes they run on (sorted, unique).
     pub nodes: Vec<String>,
+    /// For an autoscaled instance (one with `minReplicas` or
+    /// `maxReplicas` and no `replicas`) whose pods' owners were given: the count the objects
+    /// it scales declare now, which is then the instance's
+    /// `desiredReplicas` (see docs/definition-format.md, "Live counts of
+    /// autoscaled instances").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<LiveScale>,
+}
+
+/// The live count of an autoscaled instance.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct LiveScale {
+    /// The current desired count: what the scaled objects' `spec.replicas`
+    /// add up to, within `minReplicas` and `maxReplicas`.
+    pub replicas: u64,
+    /// The count the workload declares (`replicas`, else `minReplicas`).
+    pub declared: u64,
+    /// The objects scaled, as `Kind/name` (sorted by uid).
+    pub scaled_by: Vec<String>,
 }

@@ -482,7 +482,7 @@ impl CompiledDefinition {
     fn resolve_live(&self, obj: &Value, pods: &[Value], namespace_mode: bool) -> Result<Resolved> {
         let _call = crate::budget::Call::enter(&self.limits);
         let mut r = self.resolve(obj)?;
-        let att = self.attribute_pods_in(Some(obj), pods, namespace_mode)?;
+        let (att, sources) = self.attribute_indexed(Some(obj), pods, namespace_mode)?;
         // Where each pod goes, through maps of components by name and of
         // instances by id (resolve keeps the definition's component order).
         let slots: Vec<Option<(usize, usize)>> = {
@@ -522,7 +522,8 @@ impl CompiledDefinition {
         let mut stray = Vec::new();
         // The nodes of each instance, sorted and made unique once at the end.
         let mut touched: Vec<(usize, usize)> = Vec::new();
-        for (p, slot) in att.pods.into_iter().zip(slots) {
+        let mut by_instance = super::scaled::PodsByInstance::new();
+        for ((p, slot), source) in att.pods.into_iter().zip(slots).zip(sources) {
             let Some((ci, ii)) = slot else {
                 if p.findings.iter().any(|f| f.is_stray()) {
                     stray.push(p);
@@ -538,6 +539,7 @@ impl CompiledDefinition {
                     pods: Vec::new(),
                     ready: 0,
                     nodes: Vec::new(),
+                    scale: None,
                 }
             });
             if p.ready {
@@ -547,6 +549,7 @@ impl CompiledDefinition {
                 live.nodes.push(n.clone());
             }
             live.pods.push(p);
+            by_instance.entry((ci, ii)).or_default().push(source);
         }
         for (ci, ii) in touched {
             if let Some(live) = r.components[ci].instances[ii].live.as_mut() {
@@ -564,11 +567,13 @@ impl CompiledDefinition {
                     pods: Vec::new(),
                     ready: 0,
                     nodes: Vec::new(),
+                    scale: None,
                 });
             }
         }
         r.unattributed_pods = Some(rest);
         r.stray_pods = stray;
+        super::scaled::apply(&mut r, ownership::uid_of(obj), pods, &by_instance)?;
         Ok(r)
     }
 }

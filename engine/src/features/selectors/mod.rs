@@ -5,6 +5,7 @@
 mod attribute;
 mod compile;
 mod ownership;
+mod scaled;
 mod validate;
 
 pub(crate) use attribute::*;

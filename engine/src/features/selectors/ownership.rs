@@ -76,7 +76,7 @@ fn group_of(api_version: &str) -> &str {
 }
 
 /// The controller owner reference of an object (`controller: true`).
-fn controller_ref(obj: &Value) -> Option<&Value> {
+pub(crate) fn controller_ref(obj: &Value) -> Option<&Value> {
     obj.get("metadata")?
         .get("ownerReferences")?
         .as_array()?
@@ -198,6 +198,10 @@ impl<'a> Ownership<'a> {
     /// remembered with the verdict, so each is walked once per call
     /// whatever the number of pods below it.
     fn chain(&mut self, pod: &'a Value) -> Result<Verdict> {
+        // A Pod workload is its own pod.
+        if self.uid.is_some() && uid_of(pod) == self.uid {
+            return Ok(Verdict::Ours);
+        }
         let mut walked: Vec<&'a str> = Vec::new();
         let mut seen: HashSet<&'a str> = HashSet::new();
         let mut current = pod;
