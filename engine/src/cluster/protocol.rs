@@ -171,6 +171,11 @@ pub struct ListQuery {
     /// discovery: discovery is then skipped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub served: Option<Vec<ApiResource>>,
+    /// Do not read the definitions stored in the cluster (Karta and
+    /// ResourceInterface objects), nor warn about them: the engine's own
+    /// definitions are used as they are.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skip_definitions: bool,
 }
 
 impl Default for ListQuery {
@@ -184,6 +189,7 @@ impl Default for ListQuery {
             all_types: false,
             chunk_size: DEFAULT_CHUNK_SIZE,
             served: None,
+            skip_definitions: false,
         }
     }
 }
@@ -208,6 +214,9 @@ pub struct DescribeQuery {
     /// The served resources, as in [`ListQuery::served`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub served: Option<Vec<ApiResource>>,
+    /// As [`ListQuery::skip_definitions`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skip_definitions: bool,
 }
 
 /// What `Cluster.engine()` reads in the bindings: the definitions stored
@@ -1180,6 +1189,9 @@ impl ClusterSession {
                         continue;
                     }
                     self.stage = Stage::Definitions;
+                    if self.skips_definitions() {
+                        continue;
+                    }
                     for (group, kind) in DEFINITION_TYPES {
                         let found = self
                             .served
@@ -1225,8 +1237,17 @@ impl ClusterSession {
         Ok(())
     }
 
+    /// The query asks not to read the cluster's definitions.
+    fn skips_definitions(&self) -> bool {
+        match &self.op {
+            ClusterOp::List(q) => q.skip_definitions,
+            ClusterOp::Describe(q) => q.skip_definitions,
+            ClusterOp::Discover | ClusterOp::Definitions(_) => false,
+        }
+    }
+
     fn use_definitions(&mut self) {
-        if self.definition_types == 0 {
+        if self.definition_types == 0 && !self.skips_definitions() {
             self.warnings.push(ClusterWarning {
                 reason: "no_crd".into(),
                 object: "kartas.run.ai".into(),
