@@ -65,12 +65,29 @@ fn ok(o: &Output) -> String {
 
 /// The rows of a table: the cells of each line after the header, for the
 /// scenario's namespaces (other suites and the watch test add objects
-/// elsewhere).
+/// elsewhere). The cells of a `get` table are given as NAME, NAMESPACE,
+/// then the rest: its NAMESPACE column (first, with `-A`) is put second,
+/// and a table of one namespace (no NAMESPACE column) gets `-` there.
 fn rows(table: &str) -> Vec<Vec<String>> {
+    let header: Vec<&str> = table
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect();
+    let get_table = header.contains(&"PHASE");
     table
         .lines()
         .skip(1)
         .map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .map(|mut r| {
+            if get_table && header.first() == Some(&"NAMESPACE") && r.len() > 1 {
+                r.swap(0, 1);
+            } else if get_table && header.get(1) != Some(&"NAMESPACE") {
+                r.insert(1.min(r.len()), "-".to_string());
+            }
+            r
+        })
         .filter(|r| {
             r.get(1)
                 .is_none_or(|ns| !ns.starts_with("lens-") || SCENARIO.contains(&ns.as_str()))
@@ -94,13 +111,19 @@ fn json_of(o: &Output) -> Value {
 fn get_one_type_in_a_namespace() {
     let Some(d) = live_dir() else { return };
     let out = ok(&wl(&d, &["get", "jobsets", "-n", "lens-train"]));
+    // One namespace: no NAMESPACE column, as kubectl.
     let header: Vec<&str> = out.lines().next().unwrap().split_whitespace().collect();
-    assert_eq!(
-        header,
-        ["NAME", "NAMESPACE", "PHASE", "PODS", "GPUS", "AGE"]
-    );
+    assert_eq!(header, ["NAME", "PHASE", "PODS", "GPUS", "AGE"]);
     let r = rows(&out);
     let llama = r.iter().find(|r| r[0] == "llama").expect("llama listed");
+    assert_eq!(llama[1..5], ["-", "Running", "5", "12"]);
+    // Every namespace: NAMESPACE first.
+    let all = ok(&wl(&d, &["get", "jobsets", "-A"]));
+    assert!(all.starts_with("NAMESPACE "), "{all}");
+    let llama = rows(&all)
+        .into_iter()
+        .find(|r| r[0] == "llama")
+        .expect("llama listed");
     assert_eq!(llama[1..5], ["lens-train", "Running", "5", "12"]);
     let old = r
         .iter()
@@ -781,6 +804,165 @@ fn top_adds_up_gpus_and_pods() {
     );
 }
 
+/// Issue 32: kubectl's output options.
+#[test]
+fn kubectl_output_options() {
+    let Some(d) = live_dir() else { return };
+    // -o name: kind.group/name.
+    let out = ok(&wl(&d, &["get", "-n", "lens-serve", "-o", "name"]));
+    let mut n: Vec<&str> = out.lines().collect();
+    n.sort();
+    assert_eq!(
+        n,
+        [
+            "deployment.apps/web",
+            "leaderworkerset.leaderworkerset.x-k8s.io/vllm",
+            "raycluster.ray.io/ray-a"
+        ]
+    );
+    // --no-headers, --sort-by in its spellings.
+    let out = ok(&wl(
+        &d,
+        &[
+            "get",
+            "jobsets",
+            "-n",
+            "lens-train",
+            "--no-headers",
+            "--sort-by",
+            "name",
+        ],
+    ));
+    let first: Vec<&str> = out.lines().map(|l| l.split(' ').next().unwrap()).collect();
+    assert_eq!(first, ["llama", "old-api"], "{out}");
+    for by in ["{.metadata.name}", ".metadata.name", "NAME"] {
+        let v = json_of(&wl(
+            &d,
+            &[
+                "get",
+                "jobsets",
+                "-n",
+                "lens-paging",
+                "--sort-by",
+                by,
+                "-o",
+                "json",
+            ],
+        ));
+        assert_eq!(v["items"][0]["name"], "page-00", "{by}");
+        assert_eq!(v["items"][22]["name"], "page-22", "{by}");
+    }
+    let v = json_of(&wl(
+        &d,
+        &["get", "-n", "lens-train", "--sort-by", "gpus", "-o", "json"],
+    ));
+    let gpus: Vec<u64> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["gpus"].as_u64().unwrap())
+        .collect();
+    assert!(gpus.windows(2).all(|w| w[0] <= w[1]), "{gpus:?}");
+    let out = ok(&wl(&d, &["top", "-n", "lens-train", "--no-headers"]));
+    assert!(out.starts_with("lens-train "), "{out}");
+    assert!(!out.contains("WORKLOADS"), "{out}");
+}
+
+/// Issue 32: several names in one `get`; one not found is an error line,
+/// the others are printed, exit 6; the cluster's warnings once.
+#[test]
+fn several_names_in_one_get() {
+    let Some(d) = live_dir() else { return };
+    let o = wl(
+        &d,
+        &[
+            "get",
+            "jobsets",
+            "llama",
+            "nope",
+            "old-api",
+            "-n",
+            "lens-train",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
+    assert_eq!(names(&stdout(&o)), ["llama", "old-api"]);
+    let err = stderr(&o);
+    assert!(
+        err.lines().any(|l| l
+            == "Error from server (NotFound): JobSet 'nope' not found in namespace lens-train"),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("warning: definition Karta/lens-test-broken")
+            .count(),
+        1,
+        "{err}"
+    );
+    // TYPE/NAME of two types: a TYPE column; JSON is {items, count}.
+    let out = ok(&wl(
+        &d,
+        &["get", "jobset/llama", "pytorchjob/bert", "-n", "lens-train"],
+    ));
+    assert!(out.lines().next().unwrap().contains("TYPE"), "{out}");
+    assert_eq!(names(&out), ["bert", "llama"]);
+    let v = json_of(&wl(
+        &d,
+        &[
+            "get",
+            "jobset/llama",
+            "jobset/old-api",
+            "-n",
+            "lens-train",
+            "-o",
+            "json",
+        ],
+    ));
+    assert_eq!(v["count"], 2);
+    let o = wl(&d, &["get", "jobset/llama", "llama", "-n", "lens-train"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+/// Issue 32: `--no-cluster-definitions` reads none of the cluster's
+/// definitions: no warning about the invalid Karta, and ray-a resolves
+/// through the catalog.
+#[test]
+fn without_the_clusters_definitions() {
+    let Some(d) = live_dir() else { return };
+    let o = wl(&d, &["get", "-n", "lens-serve", "-o", "wide"]);
+    assert!(stderr(&o).contains("lens-test-broken"), "{}", stderr(&o));
+    let o = wl(
+        &d,
+        &[
+            "get",
+            "-n",
+            "lens-serve",
+            "-o",
+            "wide",
+            "--no-cluster-definitions",
+        ],
+    );
+    let out = ok(&o);
+    assert_eq!(stderr(&o), "");
+    let ray = rows(&out).into_iter().find(|r| r[0] == "ray-a").unwrap();
+    assert_eq!(ray[7..9], ["ray-io-raycluster-v1", "catalog"], "{out}");
+    let o = wl(
+        &d,
+        &[
+            "describe",
+            "jobset/llama",
+            "-n",
+            "lens-train",
+            "--no-cluster-definitions",
+        ],
+    );
+    ok(&o);
+    assert!(!stderr(&o).contains("lens-test-broken"), "{}", stderr(&o));
+    let o = wl(&d, &["top", "-A", "--no-cluster-definitions"]);
+    ok(&o);
+    assert!(!stderr(&o).contains("lens-test-broken"), "{}", stderr(&o));
+}
+
 /// Create and change objects through the API with the admin token.
 struct Api {
     rt: tokio::runtime::Runtime,
@@ -901,11 +1083,7 @@ fn watch_prints_a_row_when_the_phase_changes() {
     }));
     let gpus = next("the GPU row");
     let cells: Vec<&str> = gpus.split_whitespace().collect();
-    assert_eq!(
-        cells[0..5],
-        ["watched", ns, "Completed", "3", "3"],
-        "{gpus}"
-    );
+    assert_eq!(cells[0..4], ["watched", "Completed", "3", "3"], "{gpus}");
     let _ = child.kill();
     let _ = child.wait();
     // Leave nothing for the suites that list every namespace after this one.
