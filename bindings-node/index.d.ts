@@ -330,6 +330,8 @@ export interface ClusterListQuery {
   chunkSize?: number;
   /** The served resources of an earlier discovery: discovery is skipped. */
   served?: ApiResource[];
+  /** Do not read (nor warn about) the definitions stored in the cluster. */
+  skipDefinitions?: boolean;
 }
 /** A query of the cluster protocol's `describe`. */
 export interface ClusterDescribeQuery {
@@ -338,6 +340,7 @@ export interface ClusterDescribeQuery {
   namespace?: string;
   chunkSize?: number;
   served?: ApiResource[];
+  skipDefinitions?: boolean;
 }
 /** A query of the cluster protocol's `definitions` (the Karta and ResourceInterface objects in the cluster). */
 export interface ClusterDefinitionsQuery {

@@ -197,6 +197,12 @@ pub fn report(f: &Failure) {
     }
 }
 
+/// Print one error line on stderr as it is (escaped), for errors that do
+/// not end the command (`get a b`: `Error from server (NotFound): ...`).
+pub fn error_line(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{}", escape(&one_line(line)));
+}
+
 /// Whether `c` must not reach a terminal raw: C0 controls (newline and tab
 /// included), DEL, C1 controls, and the invisible characters that reorder
 /// or break lines (bidirectional overrides, embeddings and isolates, the

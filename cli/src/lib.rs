@@ -21,13 +21,13 @@ mod output;
 mod update;
 mod validate;
 
-use clap::{ArgGroup, Parser, Subcommand};
+use clap::{ArgGroup, CommandFactory, Parser, Subcommand};
 use workload_lens::Limits;
 
 use failure::{EXIT_CODES_HELP, EXIT_OK, Failure, report};
 use input::InputPath;
-use output::Format;
 pub use output::GetOutput;
+use output::{Format, SortKey, parse_sort_key};
 use update::{Action, UpdateFormat};
 
 #[derive(Debug, Parser)]
@@ -77,11 +77,13 @@ enum Command {
     #[command(
         after_help = EXIT_CODES_HELP,
         long_about = "List the workloads of a type (or of every type a definition covers) in \
-            the cluster of the current kubeconfig context: NAME, NAMESPACE, PHASE (the matched \
-            statuses), PODS (desired), GPUS (requested by the desired pods) and AGE, newest \
-            first.\n\n\
+            the cluster of the current kubeconfig context: NAMESPACE (with -A), NAME, PHASE \
+            (the matched statuses), PODS (desired), GPUS (requested by the desired pods) and \
+            AGE, newest first (--sort-by FIELD sorts them otherwise).\n\n\
             TYPE is a kind, plural, singular or short name (case-insensitive), or \
-            kind.version.group when it is ambiguous; TYPE/NAME (or TYPE NAME) gets one. \
+            kind.version.group when it is ambiguous; TYPE/NAME (or TYPE NAME) gets one, and \
+            TYPE NAME NAME... or TYPE/NAME TYPE/NAME... several (a name not found is an error \
+            line on stderr, the others are printed, exit 6). \
             Without TYPE (or with --all-types), every covered type is listed, and an object is \
             left out when an object of a covered type controls it (a JobSet's Jobs are not \
             listed beside it).\n\n\
@@ -139,6 +141,15 @@ enum Command {
             definition as YAML (or JSON with -o json); exit 4 if there is none."
     )]
     Definitions(DefinitionsArgs),
+    /// Print a shell completion script (bash, zsh or fish)
+    #[command(
+        long_about = "Print the completion script of SHELL on stdout: subcommands, options \
+            and their values.\n\n\
+            bash:  source <(workload-lens completion bash)\n\
+            zsh:   workload-lens completion zsh > \"${fpath[1]}/_workload-lens\"\n\
+            fish:  workload-lens completion fish > ~/.config/fish/completions/workload-lens.fish"
+    )]
+    Completion(CompletionArgs),
     /// Print the JSON Schema of the resolved structure (or of errors)
     #[command(
         after_help = EXIT_CODES_HELP,
@@ -200,12 +211,13 @@ struct DescribeArgs {
 // `get`: workloads in the cluster.
 #[derive(Debug, clap::Args)]
 struct GetArgs {
-    /// TYPE, TYPE/NAME, or nothing for every covered type
+    /// TYPE, TYPE NAME..., TYPE/NAME..., or nothing for every covered type
     #[arg(value_name = "TYPE[/NAME]")]
     target: Option<String>,
-    /// NAME, when the first argument is a TYPE
+    /// NAMEs, when the first argument is a TYPE; more TYPE/NAMEs when it
+    /// is a TYPE/NAME
     #[arg(value_name = "NAME")]
-    name: Option<String>,
+    names: Vec<String>,
     #[command(flatten)]
     scope: ScopeArgs,
     /// Keep only workloads with this matched status (Running, Failed,
@@ -216,9 +228,20 @@ struct GetArgs {
     #[arg(long, conflicts_with = "target")]
     all_types: bool,
     /// Output format: human (a table), wide (plus the definition and its
-    /// origin), json or yaml ({items, count}; one object for TYPE/NAME)
+    /// origin), name (kind.group/name per row), json or yaml ({items,
+    /// count}; one object for TYPE/NAME; with --watch, one
+    /// {type, object} event per line or document)
     #[arg(long, short = 'o', value_enum, default_value = "human")]
     output: GetOutput,
+    /// Sort the rows by FIELD: name, namespace, kind, type, phase, pods,
+    /// gpus, created (oldest first), age (newest first), or the JSONPaths
+    /// {.metadata.name}, {.metadata.namespace},
+    /// {.metadata.creationTimestamp} [default: newest first]
+    #[arg(long, value_name = "FIELD", value_parser = parse_sort_key)]
+    sort_by: Option<SortKey>,
+    /// Print the table without its header
+    #[arg(long)]
+    no_headers: bool,
     /// After the list, print a row whenever a workload's phase or GPUs
     /// change (until interrupted)
     #[arg(long, short = 'w')]
@@ -242,6 +265,9 @@ struct TopArgs {
     /// Output format: human (two tables), json or yaml
     #[arg(long, short = 'o', value_enum, default_value = "human")]
     output: Format,
+    /// Print the tables without their headers
+    #[arg(long)]
+    no_headers: bool,
     #[command(flatten)]
     cluster: ClusterArgs,
 }
@@ -304,6 +330,14 @@ struct DefinitionsArgs {
     output: Option<Format>,
 }
 
+// `completion`: a shell's completion script.
+#[derive(Debug, clap::Args)]
+struct CompletionArgs {
+    /// The shell
+    #[arg(value_enum)]
+    shell: clap_complete::Shell,
+}
+
 // `schema`: the JSON Schemas.
 #[derive(Debug, clap::Args)]
 struct SchemaArgs {
@@ -322,9 +356,14 @@ struct ClusterArgs {
     /// The kubeconfig context [default: the current context]
     #[arg(long, value_name = "NAME")]
     context: Option<String>,
-    /// Give up on a request after this many seconds
+    /// Give up on connecting, or on a request, after this many seconds
     #[arg(long, value_name = "SECONDS", default_value = "30")]
     request_timeout: u64,
+    /// Do not read the definitions stored in the cluster (Karta and
+    /// ResourceInterface objects), nor warn about them: the catalog and
+    /// --definition files only
+    #[arg(long)]
+    no_cluster_definitions: bool,
 }
 
 /// Which workloads `get` and `top` read.
@@ -385,13 +424,13 @@ fn connect_options(c: &ClusterArgs) -> cluster::ConnectOptions {
 #[cfg(feature = "cluster")]
 fn scope(
     target: Option<String>,
-    name: Option<String>,
+    names: Vec<String>,
     s: ScopeArgs,
     c: &ClusterArgs,
 ) -> cluster::get::Scope {
     cluster::get::Scope {
         target,
-        name,
+        names,
         namespace: s.namespace,
         all_namespaces: s.all_namespaces,
         selector: s.selector,
@@ -401,6 +440,7 @@ fn scope(
         definitions: paths(&s.definitions),
         connect: connect_options(c),
         timings: s.timings,
+        skip_definitions: c.no_cluster_definitions,
     }
 }
 
@@ -438,6 +478,7 @@ fn execute(cli: Cli) -> Result<u8, Failure> {
         Command::Update(args) => update_command(args, &limits),
         Command::Validate(args) => validate_command(args, &limits),
         Command::Definitions(args) => definitions_command(args, &limits),
+        Command::Completion(args) => completion_command(&args),
         Command::Schema(args) => schema_command(&args),
     }
 }
@@ -470,10 +511,11 @@ fn describe_command(args: DescribeArgs, limits: &Limits) -> Result<u8, Failure> 
         {
             let sc = cluster::get::Scope {
                 target: Some(file),
-                name,
+                names: name.into_iter().collect(),
                 namespace,
                 definitions: paths(&definitions),
                 connect: connect_options(&cluster),
+                skip_definitions: cluster.no_cluster_definitions,
                 ..cluster::get::Scope::default()
             };
             let (text, warnings) = cluster::get::describe(&sc, view, output, limits)?;
@@ -512,19 +554,36 @@ fn describe_command(args: DescribeArgs, limits: &Limits) -> Result<u8, Failure> 
 fn get_command(args: GetArgs, limits: &Limits) -> Result<u8, Failure> {
     let GetArgs {
         target,
-        name,
+        names,
         scope: s,
         phases,
         all_types,
         output,
+        sort_by,
+        no_headers,
         watch,
         cluster: c,
     } = args;
-    let mut sc = scope(target, name, s, &c);
+    let mut sc = scope(target, names, s, &c);
     sc.phases = phases;
     sc.all_types = all_types;
-    let (text, warnings) = cluster::get::get(&sc, output, watch, limits)?;
-    print_with_warnings(&text, &warnings)
+    let view = cluster::get::View {
+        format: output,
+        sort_by,
+        no_headers,
+        watch,
+    };
+    let got = cluster::get::get(&sc, &view, limits)?;
+    output::print(&got.text)?;
+    for e in &got.not_found {
+        failure::error_line(e);
+    }
+    cluster::print_warnings(&got.warnings);
+    Ok(if got.not_found.is_empty() {
+        EXIT_OK
+    } else {
+        failure::EXIT_NOT_FOUND
+    })
 }
 
 /// `top`: the requests of the cluster's workloads.
@@ -535,11 +594,12 @@ fn top_command(args: TopArgs, limits: &Limits) -> Result<u8, Failure> {
         scope: s,
         phases,
         output,
+        no_headers,
         cluster: c,
     } = args;
-    let mut sc = scope(target, None, s, &c);
+    let mut sc = scope(target, Vec::new(), s, &c);
     sc.phases = phases;
-    let (text, warnings) = cluster::get::top(&sc, output, limits)?;
+    let (text, warnings) = cluster::get::top(&sc, output, no_headers, limits)?;
     print_with_warnings(&text, &warnings)
 }
 
@@ -587,6 +647,20 @@ fn definitions_command(args: DefinitionsArgs, limits: &Limits) -> Result<u8, Fai
         limits,
     )?;
     output::print(&text)?;
+    Ok(EXIT_OK)
+}
+
+/// `completion`: the completion script of a shell, made by clap_complete
+/// from the command's own definition.
+fn completion_command(args: &CompletionArgs) -> Result<u8, Failure> {
+    let mut script = Vec::new();
+    clap_complete::generate(
+        args.shell,
+        &mut Cli::command(),
+        "workload-lens",
+        &mut script,
+    );
+    output::print(&String::from_utf8_lossy(&script))?;
     Ok(EXIT_OK)
 }
 

@@ -34,11 +34,60 @@ pub enum GetOutput {
     Human,
     /// The table plus the definition and its origin
     Wide,
+    /// `kind.group/name` per row, as kubectl's `-o name`
+    Name,
     /// {items, count} (one object for TYPE/NAME)
     Json,
     /// As json, in YAML
     #[value(alias = "yml")]
     Yaml,
+}
+
+/// `get --sort-by FIELD`: which field of the rows sorts them (ascending,
+/// ties in the engine's order). Presentation only: the rows are the
+/// engine's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKey {
+    Name,
+    Namespace,
+    Kind,
+    /// `Kind.group`, the TYPE column.
+    Type,
+    Phase,
+    Pods,
+    Gpus,
+    /// The creation time, oldest first.
+    Created,
+    /// The AGE column, youngest first.
+    Age,
+}
+
+/// The fields `--sort-by` accepts, as the usage error lists them.
+pub const SORT_FIELDS: &str = "name, namespace, kind, type, phase, pods, gpus, created, age, \
+    {.metadata.name}, {.metadata.namespace}, {.metadata.creationTimestamp}";
+
+/// Read a `--sort-by` FIELD: a field of the row (`name`, `.name`,
+/// `{.name}`, any case) or the kubectl JSONPath of the same field
+/// (`{.metadata.name}`, `.metadata.creationTimestamp`).
+pub fn parse_sort_key(field: &str) -> Result<SortKey, String> {
+    let f = field.trim();
+    let f = f
+        .strip_prefix('{')
+        .and_then(|f| f.strip_suffix('}'))
+        .unwrap_or(f);
+    let f = f.strip_prefix('.').unwrap_or(f).to_ascii_lowercase();
+    Ok(match f.as_str() {
+        "name" | "metadata.name" => SortKey::Name,
+        "namespace" | "metadata.namespace" => SortKey::Namespace,
+        "kind" => SortKey::Kind,
+        "type" => SortKey::Type,
+        "phase" | "statuses" => SortKey::Phase,
+        "pods" => SortKey::Pods,
+        "gpus" => SortKey::Gpus,
+        "created" | "metadata.creationtimestamp" => SortKey::Created,
+        "age" => SortKey::Age,
+        _ => return Err(format!("unknown field; the fields are {SORT_FIELDS}")),
+    })
 }
 
 thread_local! {
@@ -190,6 +239,31 @@ mod tests {
             columns(&rows, 1),
             "\\x1b]0;pwned\\x07 x\nok               y\n"
         );
+    }
+
+    #[test]
+    fn sort_fields_in_every_spelling() {
+        for (f, k) in [
+            ("name", SortKey::Name),
+            ("NAME", SortKey::Name),
+            (".metadata.name", SortKey::Name),
+            ("{.metadata.name}", SortKey::Name),
+            ("{.metadata.namespace}", SortKey::Namespace),
+            ("namespace", SortKey::Namespace),
+            (".kind", SortKey::Kind),
+            ("type", SortKey::Type),
+            ("phase", SortKey::Phase),
+            ("{.pods}", SortKey::Pods),
+            ("gpus", SortKey::Gpus),
+            ("created", SortKey::Created),
+            (".metadata.creationTimestamp", SortKey::Created),
+            ("{.metadata.creationTimestamp}", SortKey::Created),
+            ("age", SortKey::Age),
+        ] {
+            assert_eq!(parse_sort_key(f), Ok(k), "{f}");
+        }
+        let e = parse_sort_key("{.spec.replicas}").unwrap_err();
+        assert!(e.contains("name, namespace, kind"), "{e}");
     }
 
     #[test]

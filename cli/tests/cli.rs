@@ -1821,3 +1821,155 @@ fn output_is_plain_text_for_pipes() {
         .stdout(predicate::str::contains("\u{1b}[").not())
         .stderr(predicate::str::is_empty());
 }
+
+// ---------------------------------------------------- kubectl-grade options
+
+#[test]
+fn completion_scripts_for_bash_zsh_and_fish() {
+    for shell in ["bash", "zsh", "fish"] {
+        let r = run(&["completion", shell]);
+        assert_exit(&r, 0);
+        for sub in ["get", "describe", "top", "completion"] {
+            assert!(r.stdout.contains(sub), "{shell}: no {sub}");
+        }
+        assert!(r.stdout.contains("no-headers"), "{shell}");
+    }
+    // The bash script parses and defines its completion function.
+    if Path::new("/bin/bash").exists() || Path::new("/usr/bin/bash").exists() {
+        let script = run(&["completion", "bash"]).stdout;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("completion.bash");
+        std::fs::write(&file, script).unwrap();
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "source '{}' && complete -p workload-lens",
+                file.display()
+            ))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains("workload-lens"));
+    }
+    let r = run(&["completion", "tcsh"]);
+    assert_exit(&r, 2);
+}
+
+#[test]
+fn sort_by_names_the_fields_it_knows() {
+    let r = run(&["get", "jobsets", "--sort-by", "{.spec.replicas}"]);
+    assert_exit(&r, 2);
+    assert!(
+        r.stderr.contains("unknown field")
+            && r.stderr.contains("{.metadata.creationTimestamp}")
+            && r.stderr.contains("gpus"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[cfg(feature = "cluster")]
+#[test]
+fn a_missing_kubeconfig_and_an_unknown_context_say_what_is_wrong() {
+    let r = run(&["get", "jobsets", "--kubeconfig", "/nonexistent/kubeconfig"]);
+    assert_exit(&r, 7);
+    assert_one_error(
+        &r,
+        "cannot read the kubeconfig /nonexistent/kubeconfig: No such file",
+    );
+    assert!(
+        !r.stderr.contains("'\"") && !r.stderr.contains("\\\""),
+        "{}",
+        r.stderr
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let kc = dir.path().join("kubeconfig");
+    std::fs::write(
+        &kc,
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: \
+         https://127.0.0.1:1\nusers:\n- name: u\n  user: {}\ncontexts:\n- name: a\n  context:\n    \
+         cluster: c\n    user: u\n- name: b\n  context:\n    cluster: c\n    user: u\n\
+         current-context: a\n",
+    )
+    .unwrap();
+    let kc = kc.to_str().unwrap();
+    let r = run(&["get", "jobsets", "--kubeconfig", kc, "--context", "nosuch"]);
+    assert_exit(&r, 7);
+    assert_one_error(
+        &r,
+        &format!("context \"nosuch\" not found in kubeconfig {kc} (contexts: a, b)"),
+    );
+    let r = run(&[
+        "get",
+        "-o",
+        "json",
+        "--kubeconfig",
+        kc,
+        "--context",
+        "nosuch",
+    ]);
+    assert_exit(&r, 7);
+    assert_eq!(json(&r.stdout)["error"], "no_config");
+}
+
+/// A server that accepts connections and never answers: `--request-timeout`
+/// bounds connecting (the TLS handshake waits for it), not a fixed 10 s.
+#[cfg(feature = "cluster")]
+#[test]
+fn request_timeout_bounds_connecting() {
+    use std::time::{Duration, Instant};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for s in listener.incoming().map_while(Result::ok) {
+            held.push(s);
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let kc = dir.path().join("kubeconfig");
+    std::fs::write(
+        &kc,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: \
+             https://127.0.0.1:{port}\n    insecure-skip-tls-verify: true\nusers:\n- name: u\n  \
+             user: {{token: t}}\ncontexts:\n- name: a\n  context:\n    cluster: c\n    user: u\n\
+             current-context: a\n"
+        ),
+    )
+    .unwrap();
+    let kc = kc.to_str().unwrap().to_string();
+    let timed = |seconds: &'static str| {
+        let kc = kc.clone();
+        std::thread::spawn(move || {
+            let start = Instant::now();
+            let r = run(&[
+                "get",
+                "jobsets",
+                "--kubeconfig",
+                &kc,
+                "--request-timeout",
+                seconds,
+            ]);
+            (r, start.elapsed())
+        })
+    };
+    // Both at once: the test takes the longer one's time.
+    let (short, long) = (timed("2"), timed("12"));
+    let (r, took) = short.join().unwrap();
+    assert_exit(&r, 7);
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert!(
+        r.stderr
+            .contains(&format!("cannot reach https://127.0.0.1:{port}")),
+        "{}",
+        r.stderr
+    );
+    let (r, took) = long.join().unwrap();
+    assert_exit(&r, 7);
+    assert!(took > Duration::from_secs(11), "{took:?}");
+}

@@ -65,12 +65,51 @@ fn ok(o: &Output) -> String {
 
 /// The rows of a table: the cells of each line after the header, for the
 /// scenario's namespaces (other suites and the watch test add objects
-/// elsewhere).
+/// elsewhere). The cells of a `get` table are given as NAME, NAMESPACE,
+/// then the rest: its NAMESPACE column (first, with `-A`) is put second,
+/// and a table of one namespace (no NAMESPACE column) gets `-` there. The
+/// live columns (READY, HELD-GPUS) are left out: [`live_cells`] reads them.
 fn rows(table: &str) -> Vec<Vec<String>> {
+    let full: Vec<&str> = table
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect();
+    let live: Vec<usize> = full
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| full.contains(&"PHASE") && matches!(**h, "READY" | "HELD-GPUS"))
+        .map(|(i, _)| i)
+        .rev()
+        .collect();
+    let header: Vec<&str> = full
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !live.contains(i))
+        .map(|(_, h)| *h)
+        .collect();
+    let get_table = header.contains(&"PHASE");
     table
         .lines()
         .skip(1)
         .map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .map(|mut r| {
+            for &i in &live {
+                if i < r.len() {
+                    r.remove(i);
+                }
+            }
+            r
+        })
+        .map(|mut r| {
+            if get_table && header.first() == Some(&"NAMESPACE") && r.len() > 1 {
+                r.swap(0, 1);
+            } else if get_table && header.get(1) != Some(&"NAMESPACE") {
+                r.insert(1.min(r.len()), "-".to_string());
+            }
+            r
+        })
         .filter(|r| {
             r.get(1)
                 .is_none_or(|ns| !ns.starts_with("lens-") || SCENARIO.contains(&ns.as_str()))
@@ -79,6 +118,31 @@ fn rows(table: &str) -> Vec<Vec<String>> {
 }
 
 const SCENARIO: [&str; 3] = ["lens-train", "lens-serve", "lens-paging"];
+
+/// Per NAME of a `get` table: its READY cell and, with `-o wide`, its
+/// HELD-GPUS cell.
+fn live_cells(table: &str) -> Vec<(String, String, Option<String>)> {
+    let header: Vec<&str> = table
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect();
+    let at = |h: &str| header.iter().position(|x| *x == h);
+    let (name, ready, held) = (at("NAME").unwrap(), at("READY").unwrap(), at("HELD-GPUS"));
+    table
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .map(|c| {
+            (
+                c[name].to_string(),
+                c[ready].to_string(),
+                held.map(|h| c[h].to_string()),
+            )
+        })
+        .collect()
+}
 
 fn names(table: &str) -> Vec<String> {
     let mut n: Vec<String> = rows(table).into_iter().map(|r| r[0].clone()).collect();
@@ -94,13 +158,26 @@ fn json_of(o: &Output) -> Value {
 fn get_one_type_in_a_namespace() {
     let Some(d) = live_dir() else { return };
     let out = ok(&wl(&d, &["get", "jobsets", "-n", "lens-train"]));
+    // One namespace: no NAMESPACE column, as kubectl.
     let header: Vec<&str> = out.lines().next().unwrap().split_whitespace().collect();
-    assert_eq!(
-        header,
-        ["NAME", "NAMESPACE", "PHASE", "PODS", "GPUS", "AGE"]
+    assert_eq!(header, ["NAME", "PHASE", "READY", "PODS", "GPUS", "AGE"]);
+    // READY: ready pods of the desired ones (llama's second worker of
+    // worker-1 is Pending).
+    let ready = live_cells(&out);
+    assert!(
+        ready.contains(&("llama".into(), "4/5".into(), None)),
+        "{ready:?}"
     );
     let r = rows(&out);
     let llama = r.iter().find(|r| r[0] == "llama").expect("llama listed");
+    assert_eq!(llama[1..5], ["-", "Running", "5", "12"]);
+    // Every namespace: NAMESPACE first.
+    let all = ok(&wl(&d, &["get", "jobsets", "-A"]));
+    assert!(all.starts_with("NAMESPACE "), "{all}");
+    let llama = rows(&all)
+        .into_iter()
+        .find(|r| r[0] == "llama")
+        .expect("llama listed");
     assert_eq!(llama[1..5], ["lens-train", "Running", "5", "12"]);
     let old = r
         .iter()
@@ -145,11 +222,15 @@ fn all_namespaces_and_paging() {
     let paged = ok(&wl(&d, &["get", "jobsets", "-A", "--chunk-size", "5"]));
     assert_eq!(rows(&one).len(), 25, "{one}");
     assert_eq!(names(&one), names(&paged));
-    // Newest first: the paging JobSets were created last.
-    assert!(rows(&one)[0][0].starts_with("page-"), "{one}");
-    // The seed gives every top-level workload its own second: llama is
-    // the oldest JobSet.
-    assert_eq!(rows(&one)[24][0], "llama", "{one}");
+    // As kubectl orders them: by namespace, then name.
+    let order: Vec<(String, String)> = rows(&one)
+        .into_iter()
+        .map(|r| (r[1].clone(), r[0].clone()))
+        .collect();
+    let mut sorted = order.clone();
+    sorted.sort();
+    assert_eq!(order, sorted, "{one}");
+    assert_eq!(rows(&one)[0][0], "page-00", "{one}");
     let v = json_of(&wl(
         &d,
         &[
@@ -749,9 +830,41 @@ fn top_adds_up_gpus_and_pods() {
     let (by_ns, by_type) = out.split_once("\n\n").unwrap();
     let ns = rows(by_ns);
     let row = |n: &str| ns.iter().find(|r| r[0] == n).cloned().unwrap_or_default();
-    assert_eq!(row("lens-train")[1..], ["4", "12", "18"], "{out}");
-    assert_eq!(row("lens-serve")[1..], ["3", "11", "8"], "{out}");
-    assert_eq!(row("lens-paging")[1..], ["23", "23", "23"], "{out}");
+    // WORKLOADS PODS GPUS (declared by active workloads), LIVE-PODS
+    // HELD-GPUS PENDING-GPUS (the pods that exist), INACTIVE INACTIVE-GPUS.
+    // lens-train: llama's 5 pods hold 12 GPUs (2 of them pending), bert's
+    // 4 pods 4, the stray Job's pod 4 (its template declares none).
+    assert_eq!(
+        row("lens-train")[1..],
+        ["4", "12", "18", "10", "20", "2", "0", "0"],
+        "{out}"
+    );
+    assert_eq!(
+        row("lens-serve")[1..],
+        ["3", "11", "8", "11", "8", "0", "0", "0"],
+        "{out}"
+    );
+    assert_eq!(
+        row("lens-paging")[1..],
+        ["23", "23", "23", "0", "0", "0", "0", "0"],
+        "{out}"
+    );
+    // lens-scale: the autoscaled InferenceService counts the 3 pods its
+    // autoscaler runs (declared minimum 2); the suspended JobSet declares
+    // nothing (its 4 GPUs are INACTIVE-GPUS).
+    let scale = rows(&ok(&wl(&d, &["top", "-n", "lens-scale"])));
+    assert_eq!(
+        scale[0][1..],
+        ["3", "6", "11", "3", "3", "0", "1", "4"],
+        "{scale:?}"
+    );
+    let suspended = rows(&ok(&wl(
+        &d,
+        &["top", "-n", "lens-scale", "--phase", "suspended"],
+    )));
+    assert_eq!(suspended[0][1..], ["1", "0", "0", "0", "0", "0", "1", "4"]);
+    let o = wl(&d, &["top", "-A", "--phase", "Bogus"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert_eq!(ns.last().unwrap()[0], "TOTAL");
     // Most GPUs first.
     assert_eq!(ns[0][0], "lens-paging", "{out}");
@@ -779,6 +892,165 @@ fn top_adds_up_gpus_and_pods() {
             ("Job.batch", 0)
         ]
     );
+}
+
+/// Issue 32: kubectl's output options.
+#[test]
+fn kubectl_output_options() {
+    let Some(d) = live_dir() else { return };
+    // -o name: kind.group/name.
+    let out = ok(&wl(&d, &["get", "-n", "lens-serve", "-o", "name"]));
+    let mut n: Vec<&str> = out.lines().collect();
+    n.sort();
+    assert_eq!(
+        n,
+        [
+            "deployment.apps/web",
+            "leaderworkerset.leaderworkerset.x-k8s.io/vllm",
+            "raycluster.ray.io/ray-a"
+        ]
+    );
+    // --no-headers, --sort-by in its spellings.
+    let out = ok(&wl(
+        &d,
+        &[
+            "get",
+            "jobsets",
+            "-n",
+            "lens-train",
+            "--no-headers",
+            "--sort-by",
+            "name",
+        ],
+    ));
+    let first: Vec<&str> = out.lines().map(|l| l.split(' ').next().unwrap()).collect();
+    assert_eq!(first, ["llama", "old-api"], "{out}");
+    for by in ["{.metadata.name}", ".metadata.name", "NAME"] {
+        let v = json_of(&wl(
+            &d,
+            &[
+                "get",
+                "jobsets",
+                "-n",
+                "lens-paging",
+                "--sort-by",
+                by,
+                "-o",
+                "json",
+            ],
+        ));
+        assert_eq!(v["items"][0]["name"], "page-00", "{by}");
+        assert_eq!(v["items"][22]["name"], "page-22", "{by}");
+    }
+    let v = json_of(&wl(
+        &d,
+        &["get", "-n", "lens-train", "--sort-by", "gpus", "-o", "json"],
+    ));
+    let gpus: Vec<u64> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["gpus"].as_u64().unwrap())
+        .collect();
+    assert!(gpus.windows(2).all(|w| w[0] <= w[1]), "{gpus:?}");
+    let out = ok(&wl(&d, &["top", "-n", "lens-train", "--no-headers"]));
+    assert!(out.starts_with("lens-train "), "{out}");
+    assert!(!out.contains("WORKLOADS"), "{out}");
+}
+
+/// Issue 32: several names in one `get`; one not found is an error line,
+/// the others are printed, exit 6; the cluster's warnings once.
+#[test]
+fn several_names_in_one_get() {
+    let Some(d) = live_dir() else { return };
+    let o = wl(
+        &d,
+        &[
+            "get",
+            "jobsets",
+            "llama",
+            "nope",
+            "old-api",
+            "-n",
+            "lens-train",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
+    assert_eq!(names(&stdout(&o)), ["llama", "old-api"]);
+    let err = stderr(&o);
+    assert!(
+        err.lines().any(|l| l
+            == "Error from server (NotFound): JobSet 'nope' not found in namespace lens-train"),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("warning: definition Karta/lens-test-broken")
+            .count(),
+        1,
+        "{err}"
+    );
+    // TYPE/NAME of two types: a TYPE column; JSON is {items, count}.
+    let out = ok(&wl(
+        &d,
+        &["get", "jobset/llama", "pytorchjob/bert", "-n", "lens-train"],
+    ));
+    assert!(out.lines().next().unwrap().contains("TYPE"), "{out}");
+    assert_eq!(names(&out), ["bert", "llama"]);
+    let v = json_of(&wl(
+        &d,
+        &[
+            "get",
+            "jobset/llama",
+            "jobset/old-api",
+            "-n",
+            "lens-train",
+            "-o",
+            "json",
+        ],
+    ));
+    assert_eq!(v["count"], 2);
+    let o = wl(&d, &["get", "jobset/llama", "llama", "-n", "lens-train"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+/// Issue 32: `--no-cluster-definitions` reads none of the cluster's
+/// definitions: no warning about the invalid Karta, and ray-a resolves
+/// through the catalog.
+#[test]
+fn without_the_clusters_definitions() {
+    let Some(d) = live_dir() else { return };
+    let o = wl(&d, &["get", "-n", "lens-serve", "-o", "wide"]);
+    assert!(stderr(&o).contains("lens-test-broken"), "{}", stderr(&o));
+    let o = wl(
+        &d,
+        &[
+            "get",
+            "-n",
+            "lens-serve",
+            "-o",
+            "wide",
+            "--no-cluster-definitions",
+        ],
+    );
+    let out = ok(&o);
+    assert_eq!(stderr(&o), "");
+    let ray = rows(&out).into_iter().find(|r| r[0] == "ray-a").unwrap();
+    assert_eq!(ray[7..9], ["ray-io-raycluster-v1", "catalog"], "{out}");
+    let o = wl(
+        &d,
+        &[
+            "describe",
+            "jobset/llama",
+            "-n",
+            "lens-train",
+            "--no-cluster-definitions",
+        ],
+    );
+    ok(&o);
+    assert!(!stderr(&o).contains("lens-test-broken"), "{}", stderr(&o));
+    let o = wl(&d, &["top", "-A", "--no-cluster-definitions"]);
+    ok(&o);
+    assert!(!stderr(&o).contains("lens-test-broken"), "{}", stderr(&o));
 }
 
 /// Create and change objects through the API with the admin token.
@@ -901,9 +1173,11 @@ fn watch_prints_a_row_when_the_phase_changes() {
     }));
     let gpus = next("the GPU row");
     let cells: Vec<&str> = gpus.split_whitespace().collect();
+    // NAME PHASE READY PODS GPUS: a row of the watch has no READY (the
+    // watch follows the workloads, not their pods).
     assert_eq!(
         cells[0..5],
-        ["watched", ns, "Completed", "3", "3"],
+        ["watched", "Completed", "-", "3", "3"],
         "{gpus}"
     );
     let _ = child.kill();
@@ -962,3 +1236,100 @@ fn the_live_examples_of_the_readme_are_what_the_cli_prints() {
 /// Held by the tests that add objects a listing of every namespace would
 /// show, and by those that show such a listing.
 static EVERY_NAMESPACE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+#[test]
+fn autoscaled_counts_versions_and_held_pods() {
+    let Some(d) = live_dir() else { return };
+    // The InferenceService's autoscaler runs 3 pods (the Deployment it
+    // scales says 3); the object declares its minimum, 2.
+    let v = json_of(&wl(
+        &d,
+        &["get", "isvc/llm", "-n", "lens-scale", "-o", "json"],
+    ));
+    assert_eq!(
+        (
+            v["pods"].as_u64(),
+            v["gpus"].as_u64(),
+            v["declaredPods"].as_u64()
+        ),
+        (Some(3), Some(3), Some(2)),
+        "{v}"
+    );
+    assert_eq!(
+        v["live"],
+        json!({"pods": 3, "ready": 3, "gpus": 3, "pendingGpus": 0})
+    );
+    let out = ok(&wl(&d, &["get", "isvc", "-n", "lens-scale"]));
+    assert!(
+        live_cells(&out).contains(&("llm".into(), "3/3".into(), None)),
+        "{out}"
+    );
+    // Read at v1 (the definition's version): numOfHosts counts.
+    let o = wl(
+        &d,
+        &[
+            "get",
+            "rayclusters/ray-multi",
+            "-n",
+            "lens-scale",
+            "-o",
+            "json",
+        ],
+    );
+    let v = json_of(&o);
+    assert_eq!(
+        (v["pods"].as_u64(), v["gpus"].as_u64()),
+        (Some(3), Some(8)),
+        "{v}"
+    );
+    assert!(!stderr(&o).contains("read at"), "{}", stderr(&o));
+    // Asked for at v1alpha1, the server drops numOfHosts: a warning says so.
+    let o = wl(
+        &d,
+        &[
+            "get",
+            "RayCluster.v1alpha1.ray.io/ray-multi",
+            "-n",
+            "lens-scale",
+            "-o",
+            "json",
+        ],
+    );
+    let v = json_of(&o);
+    assert_eq!(
+        (v["pods"].as_u64(), v["gpus"].as_u64()),
+        (Some(2), Some(4)),
+        "{v}"
+    );
+    let err = stderr(&o);
+    assert!(
+        err.contains("warning: RayCluster is read at v1alpha1, but its definition")
+            && err.contains("RayCluster.v1.ray.io"),
+        "{err}"
+    );
+    // Every pod that has not finished is counted once, in the admin's view
+    // and in the viewer's (whose JobSet sft stands alone): the scenario's
+    // namespaces hold 28.
+    let scenario = |v: &Value| -> u64 {
+        v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| {
+                r["namespace"].as_str().is_some_and(|n| {
+                    SCENARIO.contains(&n) || n == "lens-account" || n == "lens-scale"
+                })
+            })
+            .map(|r| r["live"]["pods"].as_u64().unwrap())
+            .sum()
+    };
+    let admin = json_of(&wl(&d, &["get", "-A", "-o", "json"]));
+    assert_eq!(scenario(&admin), 28, "{admin}");
+    let viewer = d.join("kubeconfig-viewer");
+    let viewer = json_of(&wl_as(
+        &d,
+        viewer.to_str().unwrap(),
+        &["get", "-A", "-o", "json"],
+    ));
+    assert_eq!(scenario(&viewer), 28);
+}

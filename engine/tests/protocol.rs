@@ -451,6 +451,7 @@ fn a_described_workload_that_does_not_exist_is_not_found() {
         namespace: Some("ml".into()),
         chunk_size: 500,
         served: None,
+        skip_definitions: false,
     }));
     drive(&mut session, &server, |_| None);
     let e = session.finish().unwrap_err();
@@ -631,4 +632,83 @@ fn an_unknown_phase_is_refused_before_any_request() {
         ..ListQuery::default()
     }));
     assert_eq!(ok.requests().len(), 2);
+}
+
+/// `skipDefinitions`: the definition CRDs are served, but neither read nor
+/// warned about; without them served, no `no_crd` warning either.
+#[test]
+fn a_query_may_skip_the_clusters_definitions() {
+    let mut server = discovery();
+    let mut groups: Value = serde_json::from_str(match &server["/apis"] {
+        Reply::Http { body, .. } => body,
+        _ => unreachable!(),
+    })
+    .unwrap();
+    groups["groups"].as_array_mut().unwrap().push(
+        json!({"name": "run.ai", "versions": [{"version": "v1alpha1"}], "preferredVersion": {"version": "v1alpha1"}}),
+    );
+    let bare = server.clone();
+    server.insert("/apis".into(), Reply::ok(groups.to_string()));
+    server.insert(
+        "/apis/run.ai/v1alpha1".into(),
+        Reply::ok(
+            json!({"resources": [{"name": "kartas", "singularName": "karta", "namespaced": false, "kind": "Karta"}]})
+                .to_string(),
+        ),
+    );
+    let list = |skip: bool| {
+        ClusterOp::List(ListQuery {
+            type_: Some("jobsets".into()),
+            namespace: Some("ml".into()),
+            skip_definitions: skip,
+            ..ListQuery::default()
+        })
+    };
+    let empty = |p: &str| {
+        (p.contains("/jobsets") || p.contains("/kartas"))
+            .then(|| Reply::ok(r#"{"kind":"List","metadata":{"resourceVersion":"7"},"items":[]}"#))
+    };
+    for (srv, skip, karta_read, warned) in [
+        (&server, false, true, false),
+        (&server, true, false, false),
+        (&bare, false, false, true),
+        (&bare, true, false, false),
+    ] {
+        let mut session = engine().cluster_session(list(skip));
+        let made = drive(&mut session, srv, empty);
+        assert_eq!(
+            made.iter().any(|p| p.contains("kartas")),
+            karta_read,
+            "{made:?}"
+        );
+        let Ok(ClusterOutcome::Listing(l)) = session.finish() else {
+            panic!("not a listing")
+        };
+        assert_eq!(
+            l.warnings.iter().any(|w| w.reason == "no_crd"),
+            warned,
+            "skip {skip}: {:?}",
+            l.warnings
+        );
+    }
+    let mut session = engine().cluster_session(ClusterOp::Describe(DescribeQuery {
+        type_: "jobset".into(),
+        name: "nope".into(),
+        namespace: Some("ml".into()),
+        chunk_size: 500,
+        served: None,
+        skip_definitions: true,
+    }));
+    let made = drive(&mut session, &server, |_| None);
+    assert!(!made.iter().any(|p| p.contains("kartas")), "{made:?}");
+    let op: ClusterOp =
+        serde_json::from_value(json!({"list": {"type": "jobsets", "skipDefinitions": true}}))
+            .unwrap();
+    assert!(matches!(
+        op,
+        ClusterOp::List(ListQuery {
+            skip_definitions: true,
+            ..
+        })
+    ));
 }

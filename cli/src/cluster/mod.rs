@@ -109,6 +109,57 @@ pub fn machine_failure(mut f: Failure, reason: &str, format: Format) -> Failure 
     f
 }
 
+/// The kubeconfig and the file(s) it was read from (for messages):
+/// `--kubeconfig FILE`, else `$KUBECONFIG` (several files merged), else
+/// `~/.kube/config`; none when there is no such file (then the in-cluster
+/// service account is tried).
+fn read_kubeconfig(path: Option<&str>) -> Result<Option<(Kubeconfig, String)>, String> {
+    use kube::config::KubeconfigError as E;
+    let unreadable = |e: &E| match e {
+        E::ReadConfig(io, p) => format!("cannot read the kubeconfig {}: {io}", p.display()),
+        e => error_chain(e),
+    };
+    if let Some(p) = path {
+        return Kubeconfig::read_from(p)
+            .map(|kc| Some((kc, p.to_string())))
+            .map_err(|e| match e {
+                E::ReadConfig(..) => unreadable(&e),
+                e => format!("kubeconfig {p}: {}", error_chain(&e)),
+            });
+    }
+    let from_env = std::env::var("KUBECONFIG").ok().filter(|v| !v.is_empty());
+    match Kubeconfig::read() {
+        Ok(kc) => {
+            let file = from_env.unwrap_or_else(|| "~/.kube/config".into());
+            Ok(Some((kc, file)))
+        }
+        // No $KUBECONFIG and no ~/.kube/config: maybe in a pod.
+        Err(E::FindPath) => Ok(None),
+        Err(E::ReadConfig(io, _))
+            if from_env.is_none() && io.kind() == std::io::ErrorKind::NotFound =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(unreadable(&e)),
+    }
+}
+
+/// `--context NAME` names a context of the kubeconfig.
+fn check_context(kc: &Kubeconfig, context: &str, file: &str) -> Result<(), String> {
+    if kc.contexts.iter().any(|c| c.name == context) {
+        return Ok(());
+    }
+    let names: Vec<&str> = kc.contexts.iter().map(|c| c.name.as_str()).collect();
+    Err(format!(
+        "context \"{context}\" not found in kubeconfig {file} (contexts: {})",
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    ))
+}
+
 impl Cluster {
     /// Connect with `--kubeconfig`/`--context`, else the usual order
     /// (`$KUBECONFIG`, `~/.kube/config`, the in-cluster service account).
@@ -122,18 +173,20 @@ impl Cluster {
             ..KubeConfigOptions::default()
         };
         let config = rt.block_on(async {
-            match &options.kubeconfig {
-                Some(path) => {
-                    let kc = Kubeconfig::read_from(path).map_err(|e| {
-                        format!("cannot read the kubeconfig {path}: {}", error_chain(&e))
-                    })?;
+            match read_kubeconfig(options.kubeconfig.as_deref())? {
+                Some((kc, file)) => {
+                    if let Some(c) = &options.context {
+                        check_context(&kc, c, &file)?;
+                    }
                     kube::Config::from_custom_kubeconfig(kc, &kube_options)
                         .await
-                        .map_err(|e| format!("kubeconfig {path}: {}", error_chain(&e)))
+                        .map_err(|e| format!("kubeconfig {file}: {}", error_chain(&e)))
                 }
-                None if options.context.is_some() => kube::Config::from_kubeconfig(&kube_options)
-                    .await
-                    .map_err(|e| error_chain(&e)),
+                None if options.context.is_some() => Err(format!(
+                    "--context {}: no kubeconfig (give --kubeconfig FILE, set KUBECONFIG, or \
+                     write ~/.kube/config)",
+                    options.context.as_deref().unwrap_or_default()
+                )),
                 None => kube::Config::infer().await.map_err(|e| {
                     format!(
                         "no cluster configured ({}); give --kubeconfig FILE, set KUBECONFIG, \
@@ -145,9 +198,12 @@ impl Cluster {
         });
         let mut config = config
             .map_err(|m| machine_failure(Failure::new(EXIT_UNREACHABLE, m), "no_config", format))?;
+        // --request-timeout bounds connecting (TCP and TLS) as well as each
+        // read: a server that accepts and never answers fails after it.
         let timeout = options.timeout.unwrap_or(Duration::from_secs(30));
-        config.connect_timeout = Some(timeout.min(Duration::from_secs(10)));
+        config.connect_timeout = Some(timeout);
         config.read_timeout = Some(timeout);
+        config.write_timeout = Some(timeout);
         let namespace = config.default_namespace.clone();
         let server = config.cluster_url.to_string();
         let server = server.trim_end_matches('/').to_string();

@@ -180,6 +180,11 @@ pub struct ListQuery {
     /// discovery: discovery is then skipped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub served: Option<Vec<ApiResource>>,
+    /// Do not read the definitions stored in the cluster (Karta and
+    /// ResourceInterface objects), nor warn about them: the engine's own
+    /// definitions are used as they are.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skip_definitions: bool,
 }
 
 fn yes() -> bool {
@@ -198,6 +203,7 @@ impl Default for ListQuery {
             chunk_size: DEFAULT_CHUNK_SIZE,
             pods: true,
             served: None,
+            skip_definitions: false,
         }
     }
 }
@@ -222,6 +228,9 @@ pub struct DescribeQuery {
     /// The served resources, as in [`ListQuery::served`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub served: Option<Vec<ApiResource>>,
+    /// As [`ListQuery::skip_definitions`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skip_definitions: bool,
 }
 
 /// What `Cluster.engine()` reads in the bindings: the definitions stored
@@ -1217,6 +1226,9 @@ impl ClusterSession {
                         continue;
                     }
                     self.stage = Stage::Definitions;
+                    if self.skips_definitions() {
+                        continue;
+                    }
                     for (group, kind) in DEFINITION_TYPES {
                         let found = self
                             .served
@@ -1262,8 +1274,17 @@ impl ClusterSession {
         Ok(())
     }
 
+    /// The query asks not to read the cluster's definitions.
+    fn skips_definitions(&self) -> bool {
+        match &self.op {
+            ClusterOp::List(q) => q.skip_definitions,
+            ClusterOp::Describe(q) => q.skip_definitions,
+            ClusterOp::Discover | ClusterOp::Definitions(_) => false,
+        }
+    }
+
     fn use_definitions(&mut self) {
-        if self.definition_types == 0 {
+        if self.definition_types == 0 && !self.skips_definitions() {
             self.warnings.push(ClusterWarning {
                 reason: "no_crd".into(),
                 object: "kartas.run.ai".into(),
