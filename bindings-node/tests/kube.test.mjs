@@ -133,7 +133,8 @@ live('allTypes: every covered type, top-level only', async () => {
   assert.equal(byName(serve.workloads, 'web').kind, 'Deployment');
   const all = await admin().list({ allTypes: true, allNamespaces: true });
   // lens-account: a TrainJob, a RayCluster, an orphaned pod, a pod of its own.
-  assert.equal(all.workloads.length, 34);
+  // lens-scale: an InferenceService, a RayCluster, a suspended JobSet.
+  assert.equal(all.workloads.length, 37);
   assert.deepEqual(all.forbidden, []);
 });
 
@@ -228,13 +229,30 @@ live('user definitions win over the cluster\'s', async () => {
 
 live('usage: GPUs and pods by namespace and type', async () => {
   const u = await admin().usage({ allNamespaces: true });
-  assert.deepEqual(u.total, { key: '', workloads: 34, pods: 52, gpus: 60, errors: 0 });
+  // Declared by the active workloads; the suspended JobSet's 4 GPUs apart;
+  // what the 28 pods that exist hold.
+  assert.deepEqual(u.total, {
+    key: '', workloads: 37, pods: 58, gpus: 71, inactive: 1, inactiveGpus: 4,
+    heldPods: 28, heldGpus: 34, pendingGpus: 3, errors: 0,
+  });
+  assert.equal(u.podsRead, true);
   assert.deepEqual(u.byNamespace.map((r) => [r.key, r.workloads, r.gpus]),
-    [['lens-paging', 23, 23], ['lens-train', 4, 18], ['lens-account', 4, 11], ['lens-serve', 3, 8]]);
+    [['lens-paging', 23, 23], ['lens-train', 4, 18], ['lens-account', 4, 11], ['lens-scale', 3, 11], ['lens-serve', 3, 8]]);
   assert.equal(u.byType[0].key, 'JobSet.jobset.x-k8s.io');
   assert.deepEqual(u.forbidden, []);
   const one = await admin().usage('jobsets', { namespace: 'lens-train' });
   assert.deepEqual([one.total.workloads, one.total.gpus], [2, 14]);
+});
+
+live('autoscaled counts and versions, as the engine reads them', async () => {
+  const [llm] = (await admin().list('inferenceservices', { namespace: 'lens-scale' })).workloads;
+  assert.deepEqual([llm.pods, llm.gpus, llm.declaredPods], [3, 3, 2]);
+  assert.deepEqual(llm.live, { pods: 3, ready: 3, gpus: 3, pendingGpus: 0 });
+  const old = await admin().list('RayCluster.v1alpha1.ray.io', { namespace: 'lens-scale' });
+  assert.deepEqual(old.workloads.map((w) => [w.name, w.pods, w.gpus]), [['ray-multi', 2, 4]]);
+  assert.deepEqual(old.warnings.filter((w) => w.object === 'rayclusters.ray.io').map((w) => w.reason), ['version']);
+  const now = await admin().list('rayclusters', { namespace: 'lens-scale' });
+  assert.deepEqual(now.workloads.map((w) => [w.name, w.pods, w.gpus]), [['ray-multi', 3, 8]]);
 });
 
 live('the viewer: pytorchjobs forbidden, the other types listed and the forbidden one reported', async () => {

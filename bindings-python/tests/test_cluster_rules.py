@@ -104,14 +104,15 @@ def test_covered_types() -> None:
     assert wl.Catalog(bundled=False).covered_types(SERVED) == []
 
 
-def test_listing_rows_newest_first_from_pages() -> None:
+def test_listing_rows_by_namespace_and_name_from_pages() -> None:
     running = jobset("b-running", "u-b", "2026-12-02T00:00:00Z")
     running["status"] = {"conditions": [], "replicatedJobsStatus": [
         {"name": "leader", "active": 1, "ready": 1}, {"name": "worker", "active": 2, "ready": 2}]}
     pages = [page("JobSetList", [jobset("a-old", "u-a", "2026-11-01T00:00:00Z"), running], "tok"),
              page("JobSetList", [jobset("c-new", "u-c", "2026-12-03T00:00:00Z")])]
     rows = wl.Catalog().list_workloads(pages)
-    assert [r["name"] for r in rows] == ["c-new", "b-running", "a-old"]
+    # As kubectl orders them: by namespace, then name.
+    assert [r["name"] for r in rows] == ["a-old", "b-running", "c-new"]
     for r in rows:
         assert (r["pods"], r["gpus"]) == (3, 12)
         assert r["definition"] == "jobset-x-k8s-io-jobset-v1alpha2"
@@ -165,7 +166,7 @@ def test_phases() -> None:
     c = wl.Catalog()
     objects = [running, other, broken]
     everything = c.list_workloads(objects)
-    first = everything[0]["statuses"][0]
+    first = next(r for r in everything if r["name"] == "run")["statuses"][0]
     assert [r["name"] for r in c.list_workloads(objects, phases=[first.upper()])] == ["run"]
     assert [r["name"] for r in c.list_workloads(objects, phases=("completed", "Suspended"))] == ["other"]
     assert c.list_workloads(objects, phases=["Suspended"]) == []
@@ -173,12 +174,16 @@ def test_phases() -> None:
         c.list_workloads(objects, phases="Running")
 
     u = wl.usage(everything)
-    assert (u["total"]["workloads"], u["total"]["pods"], u["total"]["gpus"], u["total"]["errors"]) == (3, 6, 24, 1)
-    assert [(r["key"], r["workloads"], r["gpus"]) for r in u["byNamespace"]] == [("ml-team", 2, 12), ("team-b", 1, 12)]
+    assert (u["total"]["workloads"], u["total"]["pods"], u["total"]["gpus"], u["total"]["errors"]) == (3, 3, 12, 1)
+    # The Completed JobSet is inactive: it declares nothing.
+    assert (u["total"]["inactive"], u["total"]["inactiveGpus"]) == (1, 12)
+    assert [(r["key"], r["workloads"], r["gpus"]) for r in u["byNamespace"]] == [("ml-team", 2, 12), ("team-b", 1, 0)]
     assert [r["key"] for r in u["byType"]] == ["JobSet.jobset.x-k8s.io"]
     assert u["total"]["key"] == ""
-    assert wl.usage([]) == {"byNamespace": [], "byType": [],
-                            "total": {"key": "", "workloads": 0, "pods": 0, "gpus": 0, "errors": 0}}
+    assert wl.usage([]) == {"byNamespace": [], "byType": [], "podsRead": False,
+                            "total": {"key": "", "workloads": 0, "pods": 0, "gpus": 0, "inactive": 0,
+                                      "inactiveGpus": 0, "heldPods": 0, "heldGpus": 0, "pendingGpus": 0,
+                                      "errors": 0}}
 
 
 def test_missing_owners() -> None:

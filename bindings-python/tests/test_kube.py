@@ -106,11 +106,12 @@ def test_list_all_namespaces(cluster: "Cluster") -> None:
     rows = cluster.list("jobsets", all_namespaces=True).workloads
     # lens-account's sft is a JobSet too (a TrainJob's: one type asked for,
     # every object of it is listed).
-    assert len(rows) == 26
-    assert {r["namespace"] for r in rows} == {"lens-train", "lens-paging", "lens-account"}
-    # Newest first (the engine's order).
-    created = [r["created"] for r in rows]
-    assert created == sorted(created, reverse=True)
+    # and lens-scale's suspended JobSet paused.
+    assert len(rows) == 27
+    assert {r["namespace"] for r in rows} == {"lens-train", "lens-paging", "lens-account", "lens-scale"}
+    # By namespace, then name (the engine's order, as kubectl's).
+    keys = [(r["namespace"], r["name"]) for r in rows]
+    assert keys == sorted(keys)
 
 
 def test_default_namespace_is_the_contexts(cluster: "Cluster") -> None:
@@ -143,8 +144,9 @@ def test_all_types_lists_top_level_workloads_only(cluster: "Cluster") -> None:
     assert [(r["kind"], r["name"]) for r in sorted(serve.workloads, key=lambda r: r["name"])] == [
         ("RayCluster", "ray-a"), ("LeaderWorkerSet", "vllm"), ("Deployment", "web")]
     every = cluster.list(all_types=True, all_namespaces=True)
-    # lens-account: a TrainJob, a RayCluster, an orphaned pod, a pod of its own.
-    assert len(every.workloads) == 4 + 3 + 23 + 4
+    # lens-account: a TrainJob, a RayCluster, an orphaned pod, a pod of its own;
+    # lens-scale: an InferenceService, a RayCluster, a suspended JobSet.
+    assert len(every.workloads) == 4 + 3 + 23 + 4 + 3
     assert every.forbidden == []
     with pytest.raises(wl.UsageError):
         cluster.list()
@@ -389,13 +391,39 @@ def test_api_client_and_context(live_dir: Path, tmp_path: Path) -> None:
 def test_usage(cluster: "Cluster") -> None:
     u = cluster.usage(all_types=True, all_namespaces=True)
     ns = {r["key"]: (r["workloads"], r["gpus"]) for r in u["byNamespace"]}
-    assert ns == {"lens-paging": (23, 23), "lens-train": (4, 18), "lens-serve": (3, 8), "lens-account": (4, 11)}
-    assert (u["total"]["workloads"], u["total"]["gpus"], u["total"]["errors"]) == (34, 60, 0)
+    assert ns == {
+        "lens-paging": (23, 23),
+        "lens-train": (4, 18),
+        "lens-serve": (3, 8),
+        "lens-account": (4, 11),
+        "lens-scale": (3, 11),
+    }
+    assert (u["total"]["workloads"], u["total"]["gpus"], u["total"]["errors"]) == (37, 71, 0)
+    # What the pods hold, and what the suspended JobSet would declare.
+    t = u["total"]
+    assert (t["heldPods"], t["heldGpus"], t["pendingGpus"]) == (28, 34, 3)
+    assert (t["inactive"], t["inactiveGpus"]) == (1, 4)
+    assert u["podsRead"] is True
     u = cluster.usage("jobsets", namespace="lens-train")
     assert (u["total"]["workloads"], u["total"]["pods"], u["total"]["gpus"]) == (2, 7, 14)
     listing = cluster.list("jobsets", namespace="lens-train")
     assert {k: v for k, v in u.items() if k not in ("warnings", "forbidden")} == wl.usage(listing.workloads)
     assert (u["warnings"], u["forbidden"]) == (listing.warnings, listing.forbidden)
+
+
+def test_autoscaled_counts_and_versions(cluster: "Cluster") -> None:
+    """The engine's live rules, as the CLI reads them: the autoscaled
+    InferenceService wants what its Deployment says (3; declared 2), and a
+    type asked for at another version warns."""
+    listing = cluster.list("inferenceservices", namespace="lens-scale")
+    (llm,) = listing.workloads
+    assert (llm["pods"], llm["gpus"], llm["declaredPods"]) == (3, 3, 2)
+    assert llm["live"] == {"pods": 3, "ready": 3, "gpus": 3, "pendingGpus": 0}
+    old = cluster.list("RayCluster.v1alpha1.ray.io", namespace="lens-scale")
+    assert [(w["name"], w["pods"], w["gpus"]) for w in old.workloads] == [("ray-multi", 2, 4)]
+    assert [w["reason"] for w in old.warnings if w["object"] == "rayclusters.ray.io"] == ["version"]
+    new = cluster.list("rayclusters", namespace="lens-scale")
+    assert [(w["name"], w["pods"], w["gpus"]) for w in new.workloads] == [("ray-multi", 3, 8)]
 
 
 def test_usage_says_what_it_left_out(viewer: "Cluster") -> None:

@@ -121,7 +121,7 @@ class ClusterUsage(Usage):
 
 
 class Listing(NamedTuple):
-    """A listing: the engine's rows (newest first), the warnings, and the
+    """A listing: the engine's rows (by namespace and name), the warnings, and the
     types (``plural.group``) that could not be listed while others were."""
 
     workloads: List[WorkloadSummary]
@@ -415,7 +415,7 @@ class Cluster:
         )
         u = _usage(listing.workloads)
         return ClusterUsage(
-            byNamespace=u["byNamespace"], byType=u["byType"], total=u["total"],
+            byNamespace=u["byNamespace"], byType=u["byType"], total=u["total"], podsRead=u["podsRead"],
             warnings=listing.warnings, forbidden=listing.forbidden,
         )
 
