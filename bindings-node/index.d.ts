@@ -304,7 +304,7 @@ export class Catalog {
    * not compile, or define a type another already did, are left out with a warning (native build only).
    */
   withClusterDefinitions(objects: Items): { catalog: Catalog; warnings: ClusterDefinitionWarning[] };
-  /** One summary row per object, newest first (native build only). */
+  /** One summary row per object, by namespace, then name (native build only). */
   listWorkloads(objects: Items, options?: ListWorkloadsOptions): WorkloadSummary[];
   /**
    * Start one operation of the engine's cluster protocol with this catalog's definitions (native build only).

@@ -55,7 +55,7 @@ export declare class NativeCatalog {
   /** The served resources a definition covers. */
   coveredTypes(served: string): string
   /**
-   * One summary row per object of `objects` (newest first), with
+   * One summary row per object of `objects` (by namespace and name), with
    * `owners` to follow controller chains through; `options` is
    * `{topLevelOnly, phases}` as JSON.
    */

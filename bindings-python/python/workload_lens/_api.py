@@ -705,7 +705,7 @@ class Catalog:
     ) -> List[WorkloadSummary]:
         """One summary row per object (name, namespace, uid, apiVersion,
         kind, created, definition, origin, phase, statuses, pods, gpus,
-        error), newest first. ``objects`` and ``owners`` are list texts
+        error), by namespace, then name. ``objects`` and ``owners`` are list texts
         (raw pages of list responses), list objects or objects. With
         ``top_level_only``, objects whose controller chain (followed by UID
         through objects and owners) holds a covered type are left out; with

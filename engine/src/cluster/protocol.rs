@@ -988,7 +988,11 @@ impl ClusterSession {
             && is_pods(&stream.resource)
         {
             // The listing's pods come with the Pod type's list.
-            let pods: Vec<Value> = items.iter().filter(|o| is_pod(o)).cloned().collect();
+            let pods: Vec<Value> = items
+                .iter()
+                .filter(|o| is_pod(o))
+                .map(without_managed_fields)
+                .collect();
             self.keep(&pods, path, || list_what(&stream))?;
             self.pods.extend(pods);
         }
@@ -1032,6 +1036,9 @@ impl ClusterSession {
                 if let Some(rv) = self.resource_versions.get_mut(i) {
                     *rv = page.resource_version;
                 }
+            }
+            Role::Pods if matches!(self.op, ClusterOp::List(_)) => {
+                self.pods.extend(items.iter().map(without_managed_fields))
             }
             Role::Pods => self.pods.extend(items),
             Role::Owners => self.owners.extend(items),
@@ -1559,6 +1566,17 @@ fn is_pods(r: &ApiResource) -> bool {
 fn is_pod(o: &Value) -> bool {
     o.get("kind").and_then(Value::as_str) == Some("Pod")
         && o.get("apiVersion").and_then(Value::as_str) == Some("v1")
+}
+
+/// A pod as a listing keeps it: without `metadata.managedFields`, the
+/// server's bookkeeping of who wrote which field (often the largest part of
+/// a pod, and read by no rule).
+fn without_managed_fields(o: &Value) -> Value {
+    let mut o = o.clone();
+    if let Some(Value::Object(m)) = o.get_mut("metadata") {
+        m.remove("managedFields");
+    }
+    o
 }
 
 /// What a listing keeps of an object it drops: what a pod's controller
