@@ -287,13 +287,15 @@ fn what_a_session_keeps_is_charged_to_max_cluster_bytes() {
 
 /// Objects dropped as their page is read (what a covered workload
 /// controls, in a listing of every type) are not kept, so not charged:
-/// ten times the limit of them passes.
+/// ten times the limit of them passes. (A listing that reads the pods keeps
+/// a stub of each, for the pods' controller chains: charged, and small.)
 #[test]
 fn what_a_session_drops_is_not_charged() {
     let server = discovery();
     let mut session = keeping(100_000).cluster_session(ClusterOp::List(ListQuery {
         namespace: Some("ml".into()),
         chunk_size: 10,
+        pods: false,
         ..ListQuery::default()
     }));
     let made = drive(&mut session, &server, |path| {
@@ -416,6 +418,7 @@ fn served_resources_given_skip_discovery() {
         type_: Some("jobsets".into()),
         namespace: Some("ml".into()),
         served: Some(d.served.clone()),
+        pods: false,
         ..ListQuery::default()
     }));
     let first: Vec<&str> = session.requests().iter().map(|r| r.path.as_str()).collect();
@@ -661,6 +664,7 @@ fn a_query_may_skip_the_clusters_definitions() {
             type_: Some("jobsets".into()),
             namespace: Some("ml".into()),
             skip_definitions: skip,
+            pods: false,
             ..ListQuery::default()
         })
     };
@@ -711,4 +715,94 @@ fn a_query_may_skip_the_clusters_definitions() {
             ..
         })
     ));
+}
+
+/// A listing reads the pods of the namespace listed and the owners between
+/// them and the workloads (Jobs, for a listing of JobSets); the pods are
+/// what `live` counts. A pods list the identity may not read is a warning:
+/// the rows then count no live pods, and the warning says why.
+#[test]
+fn a_listing_reads_the_pods_and_the_owners_between() {
+    let server = discovery();
+    let jobset = json!({"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+        "metadata": {"name": "js", "namespace": "ml", "uid": "js"},
+        "spec": {"replicatedJobs": [{"name": "w", "replicas": 1, "template": {"spec": {
+            "parallelism": 2, "completions": 2, "template": {"spec": {"containers": [
+                {"name": "c", "image": "i", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}}}}]}});
+    let job = json!({"apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {"name": "js-w-0", "namespace": "ml", "uid": "job",
+            "ownerReferences": [{"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+                "name": "js", "uid": "js", "controller": true}]}});
+    let pod = |name: &str, ready: &str| {
+        json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "ml", "uid": name,
+                "labels": {"jobset.sigs.k8s.io/jobset-name": "js",
+                    "jobset.sigs.k8s.io/replicatedjob-name": "w"},
+                "managedFields": [{"manager": "kubelet"}],
+                "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": "js-w-0",
+                    "uid": "job", "controller": true}]},
+            "spec": {"nodeName": "n", "containers": [{"name": "c", "image": "i",
+                "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+            "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": ready}]}})
+    };
+    let list = |kind: &str, items: Vec<Value>| {
+        Reply::ok(
+            json!({"kind": format!("{kind}List"), "metadata": {}, "items": items}).to_string(),
+        )
+    };
+    let query = ClusterOp::List(ListQuery {
+        type_: Some("jobsets".into()),
+        namespace: Some("ml".into()),
+        ..ListQuery::default()
+    });
+    let mut session = engine().cluster_session(query.clone());
+    let made = drive(&mut session, &server, |p| {
+        if p.contains("/jobsets?") {
+            Some(list("JobSet", vec![jobset.clone()]))
+        } else if p.contains("/pods?") {
+            Some(list("Pod", vec![pod("p0", "True"), pod("p1", "False")]))
+        } else if p.contains("/jobs?") {
+            Some(list("Job", vec![job.clone()]))
+        } else {
+            None
+        }
+    });
+    assert!(
+        made.contains(&"/api/v1/namespaces/ml/pods?limit=500".to_string()),
+        "{made:?}"
+    );
+    assert!(
+        made.contains(&"/apis/batch/v1/namespaces/ml/jobs?limit=500".to_string()),
+        "{made:?}"
+    );
+    let Ok(ClusterOutcome::Listing(l)) = session.finish() else {
+        panic!("not a listing")
+    };
+    let live = l.workloads[0].live.expect("live");
+    assert_eq!((live.pods, live.ready, live.gpus), (2, 1, 2));
+    // Pods the identity may not list: a warning, and nothing live.
+    let mut session = engine().cluster_session(query);
+    drive(&mut session, &server, |p| {
+        if p.contains("/jobsets?") {
+            Some(list("JobSet", vec![jobset.clone()]))
+        } else if p.contains("/pods?") {
+            Some(Reply::status(
+                403,
+                r#"{"kind":"Status","message":"pods is forbidden"}"#,
+            ))
+        } else {
+            None
+        }
+    });
+    let Ok(ClusterOutcome::Listing(l)) = session.finish() else {
+        panic!("not a listing")
+    };
+    assert_eq!(l.workloads[0].live.map(|l| l.pods), Some(0));
+    assert!(
+        l.warnings
+            .iter()
+            .any(|w| w.reason == "forbidden" && w.object == "pods"),
+        "{:?}",
+        l.warnings
+    );
 }
