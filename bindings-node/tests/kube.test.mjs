@@ -102,9 +102,13 @@ live('kubeconfig and context: the context\'s namespace is the default one; an un
 
 live('list across all namespaces', async () => {
   const { workloads } = await admin().list('jobsets', { allNamespaces: true });
-  // lens-account's sft is a JobSet too (a TrainJob's).
-  assert.equal(workloads.length, 26);
-  assert.deepEqual(names(workloads), ['llama', 'old-api', 'sft', ...PAGES].sort());
+  // lens-account's sft is a JobSet too (a TrainJob's), and lens-scale's
+  // paused (suspended).
+  assert.equal(workloads.length, 27);
+  assert.deepEqual(names(workloads), ['llama', 'old-api', 'paused', 'sft', ...PAGES].sort());
+  // By namespace, then name, as kubectl orders them.
+  const keys = workloads.map((w) => `${w.namespace}/${w.name}`);
+  assert.deepEqual(keys, [...keys].sort());
 });
 
 live('label selector', async () => {

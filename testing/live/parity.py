@@ -38,8 +38,8 @@ const out = {
   usage: await c.usage(undefined, { allNamespaces: true }),
 };
 for (const k of ['llama', 'vllm']) out[k] = { resolved: out[k].resolved, gang: out[k].gang };
-const { byNamespace, byType, total } = out.usage;
-out.usage = { byNamespace, byType, total };
+const { byNamespace, byType, total, podsRead } = out.usage;
+out.usage = { byNamespace, byType, total, podsRead };
 process.stdout.write(JSON.stringify(out));
 """
 
@@ -63,7 +63,7 @@ def main() -> int:
     }
     for k in ("llama", "vllm"):
         py[k] = {"resolved": py[k].resolved, "gang": py[k].gang}
-    py["usage"] = {k: py["usage"][k] for k in ("byNamespace", "byType", "total")}
+    py["usage"] = {k: py["usage"][k] for k in ("byNamespace", "byType", "total", "podsRead")}
     rust = {
         "all": cli(binary, "get", "-A")["items"],
         "train": cli(binary, "get", "jobsets", "-n", "lens-train", "--phase", "running")["items"],
