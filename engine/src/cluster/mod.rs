@@ -15,6 +15,7 @@
 //!   through their controller chains.
 
 pub(crate) mod api;
+pub(crate) mod events;
 pub(crate) mod protocol;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
