@@ -243,7 +243,7 @@ impl Newest {
     fn trim(&mut self) {
         // Newest first; among equal times, the later listed first.
         self.kept
-            .sort_unstable_by(|a, b| (b.0, b.1).cmp(&(a.0, a.1)));
+            .sort_unstable_by_key(|k| std::cmp::Reverse((k.0, k.1)));
         self.kept.truncate(MAX_EVENTS);
     }
 
@@ -286,7 +286,7 @@ mod tests {
     #[test]
     fn involved_are_the_workload_its_pods_and_the_owners_between() {
         let workload = item("JobSet", "js", None);
-        let items = vec![
+        let items = [
             item("Pod", "p1", Some("job")),
             item("Job", "job", Some("js")),
             item("Pod", "other", Some("job2")),
