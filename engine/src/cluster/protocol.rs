@@ -376,6 +376,14 @@ impl Description {
         self.engine
             .gang_groups_in_namespace(&self.object, &self.items)
     }
+
+    /// What controls the workload (its controller owner reference), as
+    /// `Kind/name`; `None` for a top-level workload.
+    pub fn controlled_by(&self) -> Option<String> {
+        let r = super::controller_ref(&self.object)?;
+        let text = |k: &str| r.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
+        Some(format!("{}/{}", text("kind")?, text("name").unwrap_or("<unnamed>")))
+    }
 }
 
 impl ClusterOutcome {
