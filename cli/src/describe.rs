@@ -300,11 +300,17 @@ fn read_pods(engine: &Engine, path: &InputPath, limits: &Limits) -> Result<Vec<V
         .map_err(|e| Failure::engine(&e).context(&format!("--pods {name}")))
 }
 
-/// `--pods` output for `-o json|yaml`.
+/// Live output for `-o json|yaml`: `{resolved, gang}`, and from a cluster
+/// `events` and `eventsLeftOut` too.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct LiveReport<'a> {
     resolved: &'a Resolved,
     gang: Option<&'a GangReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    events: Option<&'a [workload_lens::WorkloadEvent]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    events_left_out: Option<usize>,
 }
 
 /// The gang groups of live mode.
@@ -408,9 +414,12 @@ fn live(
     if format != Format::Human {
         check_tree_depth(&r)?;
     }
+    let cluster = cluster_view(source);
     let report = LiveReport {
         resolved: &r,
         gang: gang_report,
+        events: cluster.as_ref().map(|c| c.events),
+        events_left_out: cluster.as_ref().map(|c| c.events_left_out),
     };
     match format {
         Format::Human => Ok(render(
@@ -418,7 +427,7 @@ fn live(
             Some(&LiveView {
                 gang: &gang,
                 view,
-                cluster: cluster_view(source),
+                cluster,
             }),
         )),
         Format::Json => output::json(&report),
@@ -634,7 +643,9 @@ fn events_table(c: &ClusterView<'_>) -> String {
     for e in c.events {
         let last = event_age(e.last_time.as_deref(), c.now);
         let age = match (e.count, e.first_time.as_deref()) {
-            (n, Some(first)) if n > 1 => format!("{last} (x{n} over {})", event_age(Some(first), c.now)),
+            (n, Some(first)) if n > 1 => {
+                format!("{last} (x{n} over {})", event_age(Some(first), c.now))
+            }
             (n, None) if n > 1 => format!("{last} (x{n})"),
             _ => last,
         };

@@ -382,7 +382,11 @@ impl Description {
     pub fn controlled_by(&self) -> Option<String> {
         let r = super::controller_ref(&self.object)?;
         let text = |k: &str| r.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
-        Some(format!("{}/{}", text("kind")?, text("name").unwrap_or("<unnamed>")))
+        Some(format!(
+            "{}/{}",
+            text("kind")?,
+            text("name").unwrap_or("<unnamed>")
+        ))
     }
 }
 
