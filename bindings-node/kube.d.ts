@@ -79,7 +79,32 @@ export interface Description {
   /** The workload resolved with the live pods of its namespace (attributed through their controller chains). */
   resolved: Resolved;
   gang: GangReport;
+  /**
+   * The last events of the workload, of its pods and of the owners between them (by
+   * `involvedObject.uid`), newest first, at most 10; empty when events may not be listed (a warning says so).
+   */
+  events: WorkloadEvent[];
+  /** How many more such events there were (older than those kept). */
+  eventsLeftOut: number;
   warnings: ClusterWarning[];
+}
+
+/** One event of a described workload, as kubectl's Events table shows it. */
+export interface WorkloadEvent {
+  /** `Normal` or `Warning` (`""` when absent). */
+  type: string;
+  reason: string;
+  message: string;
+  /** `source.component`, else `reportingController` (`""` when neither). */
+  from: string;
+  /** The object it is about, `Kind/name`. */
+  object: string;
+  /** How many times it happened. */
+  count: number;
+  /** When it last happened, as the server wrote it. */
+  lastTime?: string;
+  /** When it first happened. */
+  firstTime?: string;
 }
 
 /** A live cluster. */

@@ -47,9 +47,11 @@ run admin "$kc" get -n lens-account
 run admin "$kc" describe raycluster/ray-tune -n lens-account
 run admin "$kc" get -n lens-scale
 run admin "$kc" get RayCluster.v1alpha1.ray.io -n lens-scale
+run admin "$kc" describe deployment/web -n lens-serve
 run viewer "$viewer" get -n lens-train
 run viewer "$viewer" get pytorchjobs -n lens-train
 run viewer "$viewer" get -n lens-account
+run viewer "$viewer" describe jobset/llama -n lens-train
 "$venv/bin/python" - "$dir" "$root/conformance/servers" <<'PY'
 import json, os, sys
 

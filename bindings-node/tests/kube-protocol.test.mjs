@@ -109,7 +109,7 @@ function viaKube(cluster, op) {
     if (q.namespace === undefined || q.served !== undefined || q.chunkSize !== undefined) return null;
     return {
       call: () => cluster.describe(q.type, q.name, { namespace: q.namespace }),
-      pick: ({ object, resolved, gang, warnings }) => ({ object, resolved, gang, warnings }),
+      pick: ({ object, resolved, gang, events, eventsLeftOut, warnings }) => ({ object, resolved, gang, events, eventsLeftOut, warnings }),
     };
   }
   return null;

@@ -198,6 +198,17 @@ live('describe: live pods through the owner chain; the stray pod is not counted'
   assert.ok(warnings.every((w) => w.reason === 'invalid'), JSON.stringify(warnings));
 });
 
+live('describe: the last events of the workload, its pods and Jobs, newest first (not the stray pod\'s)', async () => {
+  const { events, eventsLeftOut } = await admin().describe('jobset', 'llama', { namespace: 'lens-train' });
+  assert.deepEqual(events.map((e) => [e.reason, e.object]), [
+    ['FailedScheduling', 'Pod/llama-worker-1-1-q8h3v'],
+    ['SuccessfulCreate', 'Job/llama-worker-1'],
+    ['BackoffLimitExceeded', 'Pod/llama-worker-1-1-f5w7n'],
+  ]);
+  assert.equal(events[0].count, 4);
+  assert.equal(eventsLeftOut, 0);
+});
+
 live('describe through a longer chain: LWS -> StatefulSet -> leader Pod -> StatefulSet -> worker Pod', async () => {
   const { resolved } = await admin().describe('lws', 'vllm', { namespace: 'lens-serve' });
   const pods = resolved.components.flatMap((c) => c.instances.flatMap((i) => i.live?.pods ?? []));

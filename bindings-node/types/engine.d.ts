@@ -336,6 +336,11 @@ export interface Condition {
    * Message, when a non-empty string.
    */
   message?: string | null;
+  /**
+   * `lastTransitionTime` of the condition object (the Kubernetes
+   * convention; not renamed by the definition), when a non-empty string.
+   */
+  lastTransitionTime?: string | null;
 }
 /**
  * One component.
@@ -574,6 +579,11 @@ export interface PodAttribution {
    * unschedulable condition, `status.reason`), when there is one.
    */
   reason?: string | null;
+  /**
+   * What the scheduler said of a pod it could not place (the message of
+   * its `PodScheduled` condition when that is `False`), when there is one.
+   */
+  message?: string | null;
   /**
    * The `Ready` condition is `True`.
    */

@@ -228,6 +228,14 @@ def test_describe_counts_pods_by_ownership(cluster: "Cluster", scenario: Dict[st
     members = [m for g in d.gang["groups"] for m in g["members"]]
     assert sorted(members) == sorted(attributed)
     assert [w["reason"] for w in d.warnings] == ["invalid"]
+    # The last events of llama, its pods and Jobs, newest first; the stray
+    # pod's event (another workload's) is left out.
+    assert [(e["reason"], e["object"]) for e in d.events] == [
+        ("FailedScheduling", "Pod/llama-worker-1-1-q8h3v"),
+        ("SuccessfulCreate", "Job/llama-worker-1"),
+        ("BackoffLimitExceeded", "Pod/llama-worker-1-1-f5w7n"),
+    ]
+    assert d.events_left_out == 0
 
 
 def test_describe_chains_through_pods_and_statefulsets(cluster: "Cluster") -> None:

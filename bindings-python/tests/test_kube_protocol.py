@@ -83,6 +83,10 @@ def test_a_description_is_the_protocols() -> None:
     assert d.object == expect["outcome"]["object"]
     assert d.resolved == expect["outcome"]["resolved"]
     assert d.gang == expect["outcome"]["gang"]
+    # The last events of llama, its pods and Jobs (not the stray pod's).
+    assert d.events == expect["outcome"]["events"]
+    assert d.events_left_out == expect["outcome"]["eventsLeftOut"] == 0
+    assert [e["reason"] for e in d.events] == ["FailedScheduling", "SuccessfulCreate", "BackoffLimitExceeded"]
 
 
 def test_failures_are_the_engines_errors() -> None:

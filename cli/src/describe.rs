@@ -38,18 +38,61 @@ pub struct ViewOptions {
     pub component_limit: Option<usize>,
 }
 
-/// Describe one object live with its pods (and the pods' owners, among
-/// them): what `describe TYPE/NAME` shows; `age` goes in the header.
+/// Describe a workload read from a cluster (its namespace's pods, their
+/// owners and its events): what `describe TYPE/NAME` shows; `now` (seconds
+/// since the epoch) gives the ages.
 #[cfg(feature = "cluster")]
 pub fn live_described(
-    engine: &Engine,
-    obj: &Value,
-    pods: &[Value],
+    d: &workload_lens::Description,
     view: ViewOptions,
-    age: Option<String>,
+    now: i64,
     format: Format,
 ) -> Result<String, Failure> {
-    live(engine, obj, false, pods, view, age, format)
+    live(&Source::Cluster(d, now), false, view, format)
+}
+
+/// Where live mode's pods come from.
+enum Source<'a> {
+    /// `--pods`: the pods given.
+    Given {
+        engine: &'a Engine,
+        obj: &'a Value,
+        pods: &'a [Value],
+    },
+    /// A cluster: the namespace's pods, as the engine read them, and the
+    /// time now (seconds since the epoch).
+    #[cfg(feature = "cluster")]
+    Cluster(&'a workload_lens::Description, i64),
+}
+
+impl Source<'_> {
+    fn object(&self) -> &Value {
+        match self {
+            Source::Given { obj, .. } => obj,
+            #[cfg(feature = "cluster")]
+            Source::Cluster(d, _) => &d.object,
+        }
+    }
+
+    fn in_cluster(&self) -> bool {
+        !matches!(self, Source::Given { .. })
+    }
+
+    fn resolved(&self) -> Result<Resolved, Error> {
+        match self {
+            Source::Given { engine, obj, pods } => engine.resolve_with_pods(obj, pods),
+            #[cfg(feature = "cluster")]
+            Source::Cluster(d, _) => d.resolved(),
+        }
+    }
+
+    fn gang(&self) -> Result<GangReport, Error> {
+        match self {
+            Source::Given { engine, obj, pods } => engine.gang_groups(obj, pods),
+            #[cfg(feature = "cluster")]
+            Source::Cluster(d, _) => d.gang(),
+        }
+    }
 }
 
 /// Run `describe`; returns the text for stdout.
@@ -86,7 +129,12 @@ pub fn run(
             )));
         };
         let pods = read_pods(&engine, pods, limits)?;
-        return live(&engine, obj, collection, &pods, options.view, None, format);
+        let source = Source::Given {
+            engine: &engine,
+            obj,
+            pods: &pods,
+        };
+        return live(&source, collection, options.view, format);
     }
     describe_each(&engine, &objects, collection, options.strict, format)
 }
@@ -252,11 +300,17 @@ fn read_pods(engine: &Engine, path: &InputPath, limits: &Limits) -> Result<Vec<V
         .map_err(|e| Failure::engine(&e).context(&format!("--pods {name}")))
 }
 
-/// `--pods` output for `-o json|yaml`.
+/// Live output for `-o json|yaml`: `{resolved, gang}`, and from a cluster
+/// `events` and `eventsLeftOut` too.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct LiveReport<'a> {
     resolved: &'a Resolved,
     gang: Option<&'a GangReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    events: Option<&'a [workload_lens::WorkloadEvent]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    events_left_out: Option<usize>,
 }
 
 /// The gang groups of live mode.
@@ -270,38 +324,77 @@ enum Gang {
 struct LiveView<'a> {
     gang: &'a Gang,
     view: ViewOptions,
-    /// How long ago the object was created (cluster mode).
-    age: Option<String>,
+    /// What a cluster adds: the header block and the events.
+    cluster: Option<ClusterView<'a>>,
+}
+
+/// What `describe TYPE/NAME` shows besides the resolved workload.
+struct ClusterView<'a> {
+    /// How long ago the object was created.
+    age: String,
+    labels: Vec<String>,
+    annotations: usize,
+    controlled_by: Option<String>,
+    events: &'a [workload_lens::WorkloadEvent],
+    events_left_out: usize,
+    /// Seconds since the epoch, for the events' ages.
+    now: i64,
+}
+
+#[cfg(feature = "cluster")]
+fn cluster_view<'a>(source: &Source<'a>) -> Option<ClusterView<'a>> {
+    let Source::Cluster(d, now) = source else {
+        return None;
+    };
+    let meta = d.object.get("metadata");
+    let labels = meta
+        .and_then(|m| m.get("labels"))
+        .and_then(Value::as_object)
+        .map(|l| {
+            l.iter()
+                .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let annotations = meta
+        .and_then(|m| m.get("annotations"))
+        .and_then(Value::as_object)
+        .map_or(0, |a| a.len());
+    Some(ClusterView {
+        age: crate::cluster::age(
+            meta.and_then(|m| m.get("creationTimestamp"))
+                .and_then(Value::as_str),
+            *now,
+        ),
+        labels,
+        annotations,
+        controlled_by: d.controlled_by(),
+        events: &d.events,
+        events_left_out: d.events_left_out,
+        now: *now,
+    })
+}
+
+#[cfg(not(feature = "cluster"))]
+fn cluster_view<'a>(_: &Source<'a>) -> Option<ClusterView<'a>> {
+    None
 }
 
 /// Describe one object with its pods.
 fn live(
-    engine: &Engine,
-    obj: &Value,
+    source: &Source<'_>,
     collection: bool,
-    pods: &[Value],
     view: ViewOptions,
-    age: Option<String>,
     format: Format,
 ) -> Result<String, Failure> {
+    let obj = source.object();
     let fail = |e: &Error| object_failure(e, obj, collection.then_some(1), format);
-    // Cluster mode (an age is known) gives the namespace's every pod.
-    let resolved = if age.is_some() {
-        engine.resolve_in_namespace(obj, pods)
-    } else {
-        engine.resolve_with_pods(obj, pods)
-    };
-    let r = match resolved {
+    let r = match source.resolved() {
         Ok(r) => r,
         Err(e) => return Err(fail(&e)?),
     };
     resolution_warnings(&r);
-    let gang = if age.is_some() {
-        engine.gang_groups_in_namespace(obj, pods)
-    } else {
-        engine.gang_groups(obj, pods)
-    };
-    let gang = match gang {
+    let gang = match source.gang() {
         Ok(g) => Gang::Groups(g),
         Err(e) if e.code() == ErrorCode::Limit => return Err(fail(&e)?),
         // The tree is still right; only the groups are unknown.
@@ -311,7 +404,7 @@ fn live(
         Gang::Groups(g) => Some(g),
         Gang::Failed(_) => None,
     };
-    pod_warnings(&r, gang_report, age.is_some());
+    pod_warnings(&r, gang_report, source.in_cluster());
     if let Gang::Failed(message) = &gang {
         warn(&format!(
             "{}/{}: gang groups not computed: {message}",
@@ -321,9 +414,12 @@ fn live(
     if format != Format::Human {
         check_tree_depth(&r)?;
     }
+    let cluster = cluster_view(source);
     let report = LiveReport {
         resolved: &r,
         gang: gang_report,
+        events: cluster.as_ref().map(|c| c.events),
+        events_left_out: cluster.as_ref().map(|c| c.events_left_out),
     };
     match format {
         Format::Human => Ok(render(
@@ -331,7 +427,7 @@ fn live(
             Some(&LiveView {
                 gang: &gang,
                 view,
-                age,
+                cluster,
             }),
         )),
         Format::Json => output::json(&report),
@@ -399,10 +495,14 @@ fn render(r: &Resolved, live: Option<&LiveView<'_>>) -> String {
         "definition: {} ({})",
         r.definition.name, r.definition.origin
     ));
-    if let Some(age) = live.and_then(|l| l.age.as_ref()) {
-        header.push(format!("age: {age}"));
+    let cluster = live.and_then(|l| l.cluster.as_ref());
+    if let Some(c) = cluster {
+        header.push(format!("age: {}", c.age));
     }
     out.push_str(&columns(&[header], 3));
+    if let Some(c) = cluster {
+        out.push_str(&header_block(c));
+    }
     if live.is_none() {
         out.push_str("(file mode: no live pods)\n");
     }
@@ -427,6 +527,13 @@ fn render(r: &Resolved, live: Option<&LiveView<'_>>) -> String {
         out.push('\n');
         out.push_str(&output::escape(&line));
         out.push('\n');
+        if !status.conditions.is_empty() {
+            out.push_str("\nConditions:\n");
+            out.push_str(&conditions_table(&status.conditions));
+        }
+    }
+    if live.is_some() {
+        out.push_str(&pending_table(r));
     }
 
     if let Some(unattributed) = r.unattributed_pods.as_ref().filter(|u| !u.is_empty()) {
@@ -453,7 +560,123 @@ fn render(r: &Resolved, live: Option<&LiveView<'_>>) -> String {
 
     out.push_str("\nResources:\n");
     out.push_str(&resources_table(r));
+    if let Some(c) = cluster {
+        out.push_str(&events_table(c));
+    }
     out
+}
+
+/// Labels, annotations and the controller, below the header line (kubectl
+/// style).
+fn header_block(c: &ClusterView<'_>) -> String {
+    let mut rows = Vec::new();
+    let mut labels = c.labels.iter();
+    rows.push(vec![
+        "Labels:".to_string(),
+        labels.next().cloned().unwrap_or_else(|| "<none>".into()),
+    ]);
+    rows.extend(labels.map(|l| vec![String::new(), l.clone()]));
+    rows.push(vec!["Annotations:".into(), c.annotations.to_string()]);
+    rows.push(vec![
+        "Controlled By:".into(),
+        c.controlled_by.clone().unwrap_or_else(|| "<none>".into()),
+    ]);
+    columns(&rows, 2)
+}
+
+/// The workload's conditions: type, status, reason, last transition and
+/// message, in the object's order.
+fn conditions_table(conditions: &[workload_lens::Condition]) -> String {
+    let none = || "<none>".to_string();
+    let mut rows = vec![
+        ["TYPE", "STATUS", "REASON", "LAST TRANSITION", "MESSAGE"]
+            .map(String::from)
+            .to_vec(),
+    ];
+    for c in conditions {
+        rows.push(vec![
+            if c.type_.is_empty() {
+                none()
+            } else {
+                c.type_.clone()
+            },
+            c.status.clone().unwrap_or_else(none),
+            c.reason.clone().unwrap_or_else(none),
+            c.last_transition_time.clone().unwrap_or_else(none),
+            c.message.clone().unwrap_or_default(),
+        ]);
+    }
+    columns(&rows, 3)
+}
+
+/// The workload's pods the scheduler could not place, with what it said.
+fn pending_table(r: &Resolved) -> String {
+    let pods: Vec<&PodAttribution> = placed_pods(r)
+        .chain(r.unattributed_pods.iter().flatten())
+        .filter(|p| p.message.is_some())
+        .collect();
+    if pods.is_empty() {
+        return String::new();
+    }
+    let mut rows = vec![["NAME", "REASON", "MESSAGE"].map(String::from).to_vec()];
+    for p in pods {
+        rows.push(vec![
+            pod_name(Some(&p.name)).to_string(),
+            p.reason.clone().unwrap_or_else(|| "<none>".into()),
+            p.message.clone().unwrap_or_default(),
+        ]);
+    }
+    format!("\nNot scheduled:\n{}", columns(&rows, 3))
+}
+
+/// kubectl's Events table, with the object each event is about: the newest
+/// first, then how many older ones are left out.
+fn events_table(c: &ClusterView<'_>) -> String {
+    if c.events.is_empty() {
+        return "\nEvents: <none>\n".into();
+    }
+    let mut rows = vec![
+        ["TYPE", "REASON", "AGE", "FROM", "OBJECT", "MESSAGE"]
+            .map(String::from)
+            .to_vec(),
+    ];
+    for e in c.events {
+        let last = event_age(e.last_time.as_deref(), c.now);
+        let age = match (e.count, e.first_time.as_deref()) {
+            (n, Some(first)) if n > 1 => {
+                format!("{last} (x{n} over {})", event_age(Some(first), c.now))
+            }
+            (n, None) if n > 1 => format!("{last} (x{n})"),
+            _ => last,
+        };
+        rows.push(vec![
+            e.type_.clone(),
+            e.reason.clone(),
+            age,
+            e.from.clone(),
+            e.object.clone(),
+            e.message.clone(),
+        ]);
+    }
+    let mut out = format!("\nEvents:\n{}", columns(&rows, 3));
+    if c.events_left_out > 0 {
+        out.push_str(&format!(
+            "... and {} older event{}\n",
+            c.events_left_out,
+            if c.events_left_out == 1 { "" } else { "s" }
+        ));
+    }
+    out
+}
+
+#[cfg(feature = "cluster")]
+fn event_age(at: Option<&str>, now: i64) -> String {
+    crate::cluster::age(at, now)
+}
+
+#[cfg(not(feature = "cluster"))]
+fn event_age(_: Option<&str>, _: i64) -> String {
+    "<unknown>".into()
 }
 
 fn unattributed_table(pods: &[PodAttribution]) -> String {

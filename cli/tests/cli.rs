@@ -99,6 +99,34 @@ fn assert_one_error(r: &Run, needle: &str) {
 
 // ---------------------------------------------------------------- describe
 
+/// Issue 32: a failed PyTorchJob says why in the human output (it was only
+/// in `-o json`): its conditions, with reason, last transition and message.
+#[test]
+fn describe_shows_the_conditions_with_their_messages() {
+    let r = run(&[
+        "describe",
+        "../definitions/fixtures/kubeflow-org-pytorchjob-v1/failed.yaml",
+    ]);
+    assert_exit(&r, 0);
+    let conditions = r
+        .stdout
+        .split("\nConditions:\n")
+        .nth(1)
+        .expect("conditions");
+    let lines: Vec<&str> = conditions.lines().take_while(|l| !l.is_empty()).collect();
+    assert_eq!(
+        lines[0].split_whitespace().collect::<Vec<_>>(),
+        ["TYPE", "STATUS", "REASON", "LAST", "TRANSITION", "MESSAGE"]
+    );
+    assert_eq!(lines.len(), 4, "{}", r.stdout);
+    assert!(
+        lines[3].starts_with("Failed    True     PyTorchJobFailed    2026-11-30T10:00:00Z   ")
+            && lines[3].ends_with("is failed because 1 Worker replica(s) failed."),
+        "{}",
+        r.stdout
+    );
+}
+
 #[test]
 fn describe_example_human() {
     let r = run(&["describe", EXAMPLE]);

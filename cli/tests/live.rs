@@ -458,6 +458,133 @@ fn describe_limits_and_owner_chains_through_pods() {
     assert!(out.contains("ray-head"), "{out}");
 }
 
+/// Issue 32's kubectl-grade describe: labels, Controlled By, conditions,
+/// the pods not scheduled and the last events (testing/live/fixtures/
+/// 70-events.yaml), of the workload, its pods and the owners between them
+/// only; and the noise gone: no empty `replicaset` row, no look-alikes for a
+/// bare Pod, the workload's own owner pod never "not this workload's".
+#[test]
+fn describe_shows_labels_conditions_and_events_without_noise() {
+    let Some(d) = live_dir() else { return };
+    let out = ok(&wl(&d, &["describe", "jobset/llama", "-n", "lens-train"]));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[1], "Labels:         team=llm", "{out}");
+    assert_eq!(lines[3], "Controlled By:  <none>", "{out}");
+    assert!(out.contains("StartupPolicyCompleted   True     StartupPolicyCompleted   2026-01-01T00:00:00Z   all replicated jobs have started"), "{out}");
+    let not_scheduled = out.split("Not scheduled:").nth(1).expect("not scheduled");
+    assert!(
+        not_scheduled.contains("llama-worker-1-1-q8h3v   Unschedulable   0/8 nodes are available"),
+        "{out}"
+    );
+    let events: Vec<&str> = out
+        .split("\nEvents:\n")
+        .nth(1)
+        .expect("events")
+        .lines()
+        .skip(1)
+        .collect();
+    // Newest first: the scheduler's (last at 00:05), the Job's, the kubelet's.
+    assert_eq!(events.len(), 3, "{out}");
+    assert!(
+        events[0].starts_with("Warning   FailedScheduling")
+            && events[0].contains("(x4 over ")
+            && events[0].contains("Pod/llama-worker-1-1-q8h3v"),
+        "{out}"
+    );
+    assert!(
+        events[1].contains("SuccessfulCreate") && events[1].contains("Job/llama-worker-1"),
+        "{out}"
+    );
+    assert!(events[2].contains("BackoffLimitExceeded"), "{out}");
+    // The stray pod's event, and bert's, are other workloads'.
+    assert!(
+        !out.contains("Unhealthy") && !out.contains("PyTorchJobRunning"),
+        "{out}"
+    );
+    let v = json_of(&wl(
+        &d,
+        &["describe", "jobset/llama", "-n", "lens-train", "-o", "json"],
+    ));
+    assert_eq!(v["events"].as_array().map(Vec::len), Some(3), "{v}");
+    assert_eq!(v["events"][0]["reason"], "FailedScheduling");
+    assert_eq!(v["events"][0]["count"], 4);
+    assert_eq!(v["eventsLeftOut"], 0);
+
+    // A Deployment: no empty replicaset row; its ReplicaSet's events.
+    let out = ok(&wl(&d, &["describe", "deployment/web", "-n", "lens-serve"]));
+    assert!(
+        !out.contains("replicaset\n") && !out.contains("-- replicaset"),
+        "{out}"
+    );
+    assert!(
+        out.contains("ReplicaSet/web-6b7f9c8d4f") && out.contains("ScalingReplicaSet"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Available     True     MinimumReplicasAvailable"),
+        "{out}"
+    );
+
+    // A bare Pod: its own pod, no look-alikes among the namespace's others.
+    let o = wl(
+        &d,
+        &[
+            "describe",
+            "pod/ray-tune-gpu-worker-manual",
+            "-n",
+            "lens-account",
+        ],
+    );
+    let out = ok(&o);
+    assert!(!out.contains("Not this workload's pods"), "{out}");
+    assert!(!stderr(&o).contains("look like"), "{}", stderr(&o));
+    assert!(
+        out.contains("`-- ray-tune-gpu-worker-manual   Pending (Unschedulable)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("PodScheduled   False    Unschedulable"),
+        "{out}"
+    );
+    let out = ok(&wl(
+        &d,
+        &[
+            "describe",
+            "pod/ray-tune-gpu-worker-old",
+            "-n",
+            "lens-account",
+        ],
+    ));
+    assert!(
+        out.contains("pod                           1/1 ready"),
+        "{out}"
+    );
+
+    // An LWS group's StatefulSet: controlled by its leader pod, which is
+    // above it, not a pod "not this workload's".
+    let out = ok(&wl(
+        &d,
+        &["describe", "statefulset/vllm-0", "-n", "lens-serve"],
+    ));
+    assert!(out.contains("Controlled By:  Pod/vllm-0"), "{out}");
+    assert!(!out.contains("Not this workload's pods"), "{out}");
+    assert!(out.contains("statefulset    2/2 ready"), "{out}");
+
+    // A user who may not list events: a warning, not a failure.
+    let o = wl_as(
+        &d,
+        "kubeconfig-viewer",
+        &["describe", "jobset/llama", "-n", "lens-train"],
+    );
+    let out = ok(&o);
+    assert!(out.ends_with("\nEvents: <none>\n"), "{out}");
+    assert!(
+        stderr(&o).contains("the events in namespace lens-train could not be listed"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn not_found_unknown_and_uncovered_types() {
     let Some(d) = live_dir() else { return };

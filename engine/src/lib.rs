@@ -75,6 +75,7 @@ pub use catalog::files as catalog_files;
 pub use cluster::api::{
     code_of_status, collection_path, encode, list_request, object_path, resource_for, watch_request,
 };
+pub use cluster::events::{MAX_EVENTS, WorkloadEvent};
 pub use cluster::protocol::{
     ClusterDefinitions, ClusterOp, ClusterOutcome, ClusterSession, DEFAULT_CHUNK_SIZE,
     DefinitionsQuery, DescribeQuery, Description, Discovery, ListQuery, Listing,

@@ -747,6 +747,16 @@ fn live_look_alikes_need_the_workloads_labels_and_its_owners_are_not_pods() {
     ];
     let r = engine.resolve_in_namespace(&bare, &items).unwrap();
     assert!(r.stray_pods.is_empty(), "{:?}", r.stray_pods);
+    // ...and the Pod described is its own pod (it has no controller chain
+    // leading to itself): 1/1, not 0/1.
+    let own: Vec<&str> = r
+        .components
+        .iter()
+        .flat_map(|c| &c.instances)
+        .filter_map(|i| i.live.as_ref())
+        .flat_map(|l| l.pods.iter().map(|p| p.name.as_str()))
+        .collect();
+    assert_eq!(own, ["solo"]);
     // A LeaderWorkerSet group's StatefulSet is controlled by its leader
     // pod: described, that pod is above it, not a look-alike.
     let leader = pod(
@@ -781,6 +791,40 @@ fn live_look_alikes_need_the_workloads_labels_and_its_owners_are_not_pods() {
         .flat_map(|l| l.pods.iter().map(|p| p.name.as_str()))
         .collect();
     assert_eq!(placed, ["vllm-0-1"]);
+}
+
+/// Live, the tree leaves out components that can hold no pods: a
+/// Deployment's `replicaset` (its pods are the Deployment's own template's)
+/// would be an empty row. File mode and `components` keep it.
+#[test]
+fn live_trees_leave_out_components_that_hold_no_pods() {
+    let engine = Engine::new().unwrap();
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "ml-team", "uid": "u-dep"},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+                 "template": {"metadata": {"labels": {"app": "web"}},
+                              "spec": {"containers": [{"name": "c", "image": "i"}]}}}});
+    let rs = owned(
+        "apps/v1",
+        "ReplicaSet",
+        "web-1",
+        "u-rs",
+        ("apps/v1", "Deployment", "u-dep"),
+    );
+    let items = vec![
+        pod(
+            "web-1-a",
+            json!({"app": "web"}),
+            Some(("apps/v1", "ReplicaSet", "u-rs")),
+        ),
+        rs,
+    ];
+    let file = engine.resolve(&deployment).unwrap();
+    assert_eq!(file.tree.children.len(), 1);
+    let live = engine.resolve_in_namespace(&deployment, &items).unwrap();
+    assert!(live.tree.children.is_empty(), "{:?}", live.tree);
+    assert!(live.components.iter().any(|c| c.name == "replicaset"));
+    assert_eq!(live.totals.pods, 1);
 }
 
 /// A live listing (`owners_complete`): an object whose controller is not

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 use workload_lens::{
     ClusterOp, ClusterOutcome, ClusterSession, DefinitionsQuery, DescribeQuery, Engine, ErrorCode,
-    Limits, ListQuery, MAX_GROUP_VERSIONS, MAX_LIST_PAGES, MAX_OWNER_ROUNDS, Reply,
+    Limits, ListQuery, MAX_EVENTS, MAX_GROUP_VERSIONS, MAX_LIST_PAGES, MAX_OWNER_ROUNDS, Reply,
 };
 
 fn engine() -> Engine {
@@ -24,7 +24,8 @@ fn discovery() -> HashMap<String, Reply> {
         Reply::ok(
             json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": [
                 {"name": "pods", "singularName": "pod", "namespaced": true, "kind": "Pod", "shortNames": ["po"]},
-                {"name": "pods/status", "singularName": "", "namespaced": true, "kind": "Pod"}
+                {"name": "pods/status", "singularName": "", "namespaced": true, "kind": "Pod"},
+                {"name": "events", "singularName": "event", "namespaced": true, "kind": "Event", "shortNames": ["ev"]}
             ]})
             .to_string(),
         ),
@@ -804,5 +805,156 @@ fn a_listing_reads_the_pods_and_the_owners_between() {
             .any(|w| w.reason == "forbidden" && w.object == "pods"),
         "{:?}",
         l.warnings
+    );
+}
+
+/// A JobSet `js` (Job `js-w`, pod `js-w-0`) in a namespace with ten times
+/// [`MAX_EVENTS`] events of its own, spread over pages, and as many of
+/// another JobSet's pod: the description keeps the newest of its own only,
+/// and counts the rest; a 403 on the events is a warning.
+#[test]
+fn a_description_keeps_the_newest_events_of_the_workload_and_its_pods() {
+    let server = discovery();
+    let jobset = json!({"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+        "metadata": {"name": "js", "namespace": "ml", "uid": "js-uid"},
+        "spec": {"replicatedJobs": []}});
+    let owned = |kind: &str, name: &str, uid: &str, by: (&str, &str, &str)| {
+        json!({"apiVersion": if kind == "Pod" { "v1" } else { "batch/v1" }, "kind": kind,
+            "metadata": {"name": name, "namespace": "ml", "uid": uid,
+                "ownerReferences": [{"apiVersion": if by.0 == "Job" { "batch/v1" } else { "jobset.x-k8s.io/v1alpha2" },
+                    "kind": by.0, "name": by.1, "uid": by.2, "controller": true}]}})
+    };
+    let pods = vec![
+        owned("Pod", "js-w-0", "pod-uid", ("Job", "js-w", "job-uid")),
+        owned(
+            "Pod",
+            "other-0",
+            "other-pod",
+            ("Job", "other-w", "other-job"),
+        ),
+    ];
+    let jobs = vec![
+        owned("Job", "js-w", "job-uid", ("JobSet", "js", "js-uid")),
+        owned(
+            "Job",
+            "other-w",
+            "other-job",
+            ("JobSet", "other", "other-uid"),
+        ),
+    ];
+    let n = 10 * MAX_EVENTS;
+    let mut events = Vec::new();
+    for i in 0..n {
+        let (kind, name, uid) = [
+            ("Pod", "js-w-0", "pod-uid"),
+            ("Job", "js-w", "job-uid"),
+            ("JobSet", "js", "js-uid"),
+        ][i % 3];
+        events.push(
+            json!({"kind": "Event", "metadata": {"name": format!("e{i}"), "namespace": "ml"},
+            "involvedObject": {"kind": kind, "name": name, "uid": uid},
+            "type": if i % 2 == 0 { "Normal" } else { "Warning" }, "reason": format!("R{i}"),
+            "message": format!("event {i}"), "source": {"component": "kubelet"},
+            "lastTimestamp": format!("2026-01-01T{:02}:{:02}:00Z", i / 60, i % 60)}),
+        );
+        events.push(
+            json!({"kind": "Event", "metadata": {"name": format!("x{i}"), "namespace": "ml"},
+            "involvedObject": {"kind": "Pod", "name": "other-0", "uid": "other-pod"},
+            "type": "Warning", "reason": "Other", "message": "not js's",
+            "lastTimestamp": "2027-01-01T00:00:00Z"}),
+        );
+    }
+    let describe = || {
+        engine().cluster_session(ClusterOp::Describe(DescribeQuery {
+            type_: "jobset".into(),
+            name: "js".into(),
+            namespace: Some("ml".into()),
+            chunk_size: 7,
+            served: None,
+        }))
+    };
+    let page = |kind: &str, items: &[Value], path: &str| {
+        // `limit=7`, `continue=<offset>`.
+        let at: usize = path
+            .split("continue=")
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0);
+        let end = (at + 7).min(items.len());
+        let mut meta = json!({});
+        if end < items.len() {
+            meta["continue"] = json!(end.to_string());
+        }
+        Reply::ok(json!({"kind": kind, "metadata": meta, "items": items[at..end]}).to_string())
+    };
+    let answer = |forbid: bool| {
+        let (jobset, pods, jobs, events) =
+            (jobset.clone(), pods.clone(), jobs.clone(), events.clone());
+        move |path: &str| -> Option<Reply> {
+            if path.starts_with("/apis/jobset.x-k8s.io/v1alpha2/namespaces/ml/jobsets/js") {
+                return Some(Reply::ok(jobset.to_string()));
+            }
+            if path.starts_with("/api/v1/namespaces/ml/pods") {
+                return Some(page("PodList", &pods, path));
+            }
+            if path.starts_with("/apis/batch/v1/namespaces/ml/jobs") {
+                return Some(page("JobList", &jobs, path));
+            }
+            if path.starts_with("/api/v1/namespaces/ml/events") {
+                if forbid {
+                    return Some(Reply::status(
+                        403,
+                        r#"{"kind":"Status","message":"events is forbidden","code":403}"#,
+                    ));
+                }
+                return Some(page("EventList", &events, path));
+            }
+            None
+        }
+    };
+    let mut session = describe();
+    let made = drive(&mut session, &server, answer(false));
+    let event_pages = made.iter().filter(|p| p.contains("/events")).count();
+    assert_eq!(event_pages, (2 * n).div_ceil(7), "{made:#?}");
+    let Ok(ClusterOutcome::Description(d)) = session.finish() else {
+        panic!("not a description")
+    };
+    assert_eq!(d.events.len(), MAX_EVENTS);
+    assert_eq!(d.events_left_out, n - MAX_EVENTS);
+    let reasons: Vec<&str> = d.events.iter().map(|e| e.reason.as_str()).collect();
+    let want: Vec<String> = (n - MAX_EVENTS..n).rev().map(|i| format!("R{i}")).collect();
+    assert_eq!(reasons, want);
+    assert!(d.events.iter().all(|e| e.from == "kubelet" && e.count == 1));
+    assert_eq!(
+        d.events[0].object,
+        ["Pod/js-w-0", "Job/js-w", "JobSet/js"][(n - 1) % 3]
+    );
+    assert!(
+        d.warnings.iter().all(|w| w.object != "events"),
+        "{:?}",
+        d.warnings
+    );
+    let v = ClusterOutcome::Description(d).to_value().unwrap();
+    assert_eq!(v["events"].as_array().map(Vec::len), Some(MAX_EVENTS));
+    assert_eq!(v["eventsLeftOut"], n - MAX_EVENTS);
+    assert_eq!(v["events"][0]["lastTime"], "2026-01-01T01:39:00Z");
+
+    let mut session = describe();
+    drive(&mut session, &server, answer(true));
+    let Ok(ClusterOutcome::Description(d)) = session.finish() else {
+        panic!("a 403 on events is not a failure")
+    };
+    assert!(d.events.is_empty());
+    let w = d
+        .warnings
+        .iter()
+        .find(|w| w.object == "events")
+        .expect("a warning");
+    assert_eq!(w.reason, "forbidden");
+    assert!(
+        w.message
+            .contains("the events in namespace ml could not be listed"),
+        "{}",
+        w.message
     );
 }

@@ -11,7 +11,7 @@ as JSON values:
   Node's `list({allTypes: true, allNamespaces: true})`), sorted as listed;
 - one type in one namespace with a phase filter;
 - `describe jobset/llama` and `describe lws/vllm`: the resolved workload
-  with its live pods and the gang report;
+  with its live pods, the gang report and the last events;
 - `top -A` / `usage`.
 
 Run in the repository's `.venv` (with the package and `kubernetes`), with
@@ -37,7 +37,10 @@ const out = {
   vllm: await c.describe('lws', 'vllm', { namespace: 'lens-serve' }),
   usage: await c.usage(undefined, { allNamespaces: true }),
 };
-for (const k of ['llama', 'vllm']) out[k] = { resolved: out[k].resolved, gang: out[k].gang };
+for (const k of ['llama', 'vllm']) {
+  const d = out[k];
+  out[k] = { resolved: d.resolved, gang: d.gang, events: d.events, eventsLeftOut: d.eventsLeftOut };
+}
 const { byNamespace, byType, total, podsRead } = out.usage;
 out.usage = { byNamespace, byType, total, podsRead };
 process.stdout.write(JSON.stringify(out));
@@ -62,7 +65,8 @@ def main() -> int:
         "usage": c.usage(all_namespaces=True),
     }
     for k in ("llama", "vllm"):
-        py[k] = {"resolved": py[k].resolved, "gang": py[k].gang}
+        d = py[k]
+        py[k] = {"resolved": d.resolved, "gang": d.gang, "events": d.events, "eventsLeftOut": d.events_left_out}
     py["usage"] = {k: py["usage"][k] for k in ("byNamespace", "byType", "total", "podsRead")}
     rust = {
         "all": cli(binary, "get", "-A")["items"],

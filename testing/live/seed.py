@@ -9,7 +9,8 @@ order, and 23 small JobSets in lens-paging. The scenario is described in
 testing/live/README.md; the tests hardcode it, so keep the two in step.
 
 - ownerReferences in the fixtures name their owner without a uid; the uid of
-  the owner (created earlier: fixtures list owners first) is filled in here.
+  the owner (created earlier: fixtures list owners first) is filled in here,
+  as is the uid of an Event's involvedObject.
 - An object's `status` cannot be written at create time (status subresource):
   it is written afterwards through .../status, merged over what the server
   set at create (e.g. a pod's qosClass).
@@ -41,6 +42,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 KINDS = {
     ("", "Namespace"): ("namespaces", False),
     ("", "Pod"): ("pods", True),
+    ("", "Event"): ("events", True),
     ("batch", "Job"): ("jobs", True),
     ("apps", "Deployment"): ("deployments", True),
     ("apps", "ReplicaSet"): ("replicasets", True),
@@ -245,6 +247,14 @@ def fill_owner_uids(obj: dict, uids: dict[str, str]) -> None:
         if owner not in uids:
             raise SystemExit(f"seed: {key(obj)}: owner {owner} is not created before it (fixture order)")
         ref["uid"] = uids[owner]
+    involved = obj.get("involvedObject") if obj.get("kind") == "Event" else None
+    if involved and not involved.get("uid"):
+        group, _ = split_api_version(involved["apiVersion"])
+        _, namespaced = KINDS[(group, involved["kind"])]
+        target = f"{involved.get('namespace', '') if namespaced else ''}/{involved['kind']}/{involved['name']}"
+        if target not in uids:
+            raise SystemExit(f"seed: {key(obj)}: {target} is not created before its event (fixture order)")
+        involved["uid"] = uids[target]
 
 
 #: Kinds whose unowned objects are workloads of a listing.

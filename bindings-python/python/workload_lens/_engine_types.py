@@ -172,6 +172,7 @@ class Condition(_ConditionRequired, total=False):
     status: Optional[str]
     reason: Optional[str]
     message: Optional[str]
+    lastTransitionTime: Optional[str]
 
 
 class ConditionsExplanation(TypedDict):
@@ -435,6 +436,7 @@ class PodAttribution(_PodAttributionRequired, total=False):
     instance: Optional[str]
     replicaKey: Optional[str]
     reason: Optional[str]
+    message: Optional[str]
     node: Optional[str]
 
 

@@ -132,12 +132,18 @@ class Listing(NamedTuple):
 class Description(NamedTuple):
     """One workload: the object as read, resolved with its live pods (pods
     attributed through their controller chains by UID), its gang-scheduling
-    groups, and the warnings."""
+    groups, the warnings, and its last events: those of the workload, its
+    pods and the owners between them (by ``involvedObject.uid``), newest
+    first, at most 10 (``events_left_out`` counts the older ones). Each event
+    is ``{type, reason, message, from, object, count, lastTime?, firstTime?}``;
+    none when events may not be listed (a warning says so)."""
 
     object: Dict[str, Any]
     resolved: Resolved
     gang: GangReport
     warnings: List[ClusterWarning]
+    events: List[Dict[str, Any]] = []
+    events_left_out: int = 0
 
 
 # --- helpers ------------------------------------------------------------------
@@ -378,7 +384,7 @@ class Cluster:
         engine says which kinds to fetch), attributed by UID, so a pod that
         only carries the workload's labels is not counted (it is listed in
         ``strayPods``; other workloads' pods are left out). Also its
-        gang-scheduling groups.
+        gang-scheduling groups and its last events.
 
         Raises :class:`NotFound` when there is no such workload,
         :class:`Forbidden` when it may not be read, and as :meth:`list`."""
@@ -386,7 +392,12 @@ class Cluster:
         query = {"type": str(type), "name": str(name), "namespace": namespace or self.namespace, "served": served}
         out = self._run({"describe": query})
         return Description(
-            out["object"], out["resolved"], out["gang"], list(discovery_warnings) + out["warnings"]
+            out["object"],
+            out["resolved"],
+            out["gang"],
+            list(discovery_warnings) + out["warnings"],
+            out["events"],
+            out["eventsLeftOut"],
         )
 
     # --- usage -----------------------------------------------------------------

@@ -987,16 +987,10 @@ pub fn describe(
         Ok(_) => return Err(Failure::new(EXIT_RESOLVE, "internal: not a description")),
         Err(e) => return Err(failure(&e, format)),
     };
-    let created = d
-        .object
-        .pointer("/metadata/creationTimestamp")
-        .and_then(Value::as_str)
-        .map(|c| age(Some(c), now()));
     // The warnings about the workload and its pods go after the output,
     // first, with the cluster's.
-    let (out, about) = output::deferring(|| {
-        crate::describe::live_described(&d.engine, &d.object, &d.items, view, created, format)
-    });
+    let (out, about) =
+        output::deferring(|| crate::describe::live_described(&d, view, now(), format));
     let mut all: Vec<Warning> = about
         .into_iter()
         .map(|message| Warning {

@@ -73,21 +73,25 @@ pub fn needs_cluster(e: &Example) -> bool {
 
 /// A line of a cluster example made comparable across runs: cells
 /// separated by single spaces (column widths follow the ages), and every
-/// age (`27m`, `5s`) written as `<age>`.
+/// age (`27m`, `5s`, and in an event's `(x4 over 10m)`) written as `<age>`.
 pub fn normalize(line: &str) -> String {
     if line == "..." {
         return line.to_string();
     }
     line.split_whitespace()
-        .map(|w| {
+        .map(|word| {
+            let (w, close) = match word.strip_suffix(')') {
+                Some(w) => (w, ")"),
+                None => (word, ""),
+            };
             let digits = w.trim_end_matches(['s', 'm', 'h', 'd', 'y']);
             if w.len() == digits.len() + 1
                 && !digits.is_empty()
                 && digits.bytes().all(|b| b.is_ascii_digit())
             {
-                "<age>"
+                format!("<age>{close}")
             } else {
-                w
+                word.to_string()
             }
         })
         .collect::<Vec<_>>()

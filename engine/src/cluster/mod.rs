@@ -15,6 +15,7 @@
 //!   through their controller chains.
 
 pub(crate) mod api;
+pub(crate) mod events;
 pub(crate) mod protocol;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -811,14 +812,17 @@ impl Engine {
                     || !self.covered_controller(o, &by_uid, &mut controlled, complete)
             })
             .collect();
-        let mut by_row = pods.map(|pods| pods_by_row(&listed, pods, &by_uid));
+        let by_row = pods.map(|pods| pods_by_row(&listed, pods, &by_uid));
         let mut rows: Vec<WorkloadSummary> = listed
             .iter()
             .enumerate()
             .map(|(i, o)| {
-                let mut row = match by_row.as_mut() {
+                let mut row = match &by_row {
                     Some(by_row) => {
-                        let items = std::mem::take(&mut by_row[i]);
+                        // Copied for this row's call only: what is kept at
+                        // once is the pods given, not a copy of them all.
+                        let items: Vec<Value> =
+                            by_row[i].iter().map(|&v| v.clone()).collect();
                         self.summarize_live(o, &items)
                     }
                     None => self.summarize(o),
@@ -1018,11 +1022,11 @@ pub(crate) fn type_name(r: &ApiResource) -> String {
 /// the nearest listed object its controller chain leads to by uid through
 /// `by_uid` (a listed Pod is its own); the chains are memoized by uid, so
 /// each owner is walked once whatever the pods below it.
-fn pods_by_row(
-    listed: &[&Value],
-    pods: &[Value],
-    by_uid: &HashMap<&str, &Value>,
-) -> Vec<Vec<Value>> {
+fn pods_by_row<'a>(
+    listed: &[&'a Value],
+    pods: &'a [Value],
+    by_uid: &HashMap<&'a str, &'a Value>,
+) -> Vec<Vec<&'a Value>> {
     let rows: HashMap<&str, usize> = listed
         .iter()
         .enumerate()
@@ -1030,13 +1034,13 @@ fn pods_by_row(
         .collect();
     // Pods are owners too: a LeaderWorkerSet's worker StatefulSet is
     // controlled by its group's leader pod.
-    let mut owners: HashMap<&str, &Value> = by_uid.clone();
+    let mut owners: HashMap<&'a str, &'a Value> = by_uid.clone();
     for p in pods {
         if let Some(u) = uid(p) {
             owners.entry(u).or_insert(p);
         }
     }
-    let mut out: Vec<Vec<Value>> = vec![Vec::new(); listed.len()];
+    let mut out: Vec<Vec<&'a Value>> = vec![Vec::new(); listed.len()];
     // Per row, the uids already in its items (a leader pod is both a pod
     // and an owner: given once).
     let mut added: Vec<HashSet<&str>> = vec![HashSet::new(); listed.len()];
@@ -1046,7 +1050,7 @@ fn pods_by_row(
         let Some(pod_uid) = uid(pod) else { continue };
         if let Some(&i) = rows.get(pod_uid) {
             if added[i].insert(pod_uid) {
-                out[i].push(pod.clone());
+                out[i].push(pod);
             }
             continue;
         }
@@ -1077,7 +1081,7 @@ fn pods_by_row(
         }
         let Some(i) = row else { continue };
         if added[i].insert(pod_uid) {
-            out[i].push(pod.clone());
+            out[i].push(pod);
         }
         // The owners between the pod and the row, each once per row (those
         // above a memoized owner were added with the pod that walked them).
@@ -1085,7 +1089,7 @@ fn pods_by_row(
             if added[i].insert(w)
                 && let Some(&o) = owners.get(w)
             {
-                out[i].push(o.clone());
+                out[i].push(o);
             }
         }
     }

@@ -10,7 +10,8 @@
 //! [`ClusterSession::finish`] gives the [`ClusterOutcome`] or the error. Every rule
 //! lives here, once: discovery, the definitions stored in the cluster, which
 //! resource a type token or an owner reference names, paging, the owner
-//! walk (at most [`MAX_OWNER_ROUNDS`] rounds), which failures are warnings
+//! walk (at most [`MAX_OWNER_ROUNDS`] rounds), the events a description
+//! shows (at most [`MAX_EVENTS`](crate::MAX_EVENTS)), which failures are warnings
 //! and which end the operation, and the error code of each HTTP failure.
 //!
 //! ```
@@ -39,6 +40,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::api::{self, Page};
+use super::events::{self, Newest, WorkloadEvent};
 use super::{
     ApiResource, ClusterWarning, ListOptions, OwnerKind, OwnerStateKind, WorkloadSummary, type_name,
 };
@@ -209,7 +211,9 @@ impl Default for ListQuery {
 }
 
 /// What `describe TYPE/NAME` reads: one workload, the pods of its
-/// namespace, and the owners their controller chains go through.
+/// namespace, the owners their controller chains go through, then the
+/// namespace's events (those of the workload, its pods and the owners
+/// between them are kept).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -317,7 +321,7 @@ pub struct Listing {
 }
 
 /// One workload as read for `describe`: the object, the pods of its
-/// namespace and their owners.
+/// namespace and their owners, and its last events.
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
@@ -329,6 +333,13 @@ pub struct Description {
     #[serde(skip)]
     #[cfg_attr(feature = "schema", schemars(skip))]
     pub items: Vec<Value>,
+    /// The last events of the workload, of its pods and of the owners
+    /// between them (matched by `involvedObject.uid`), newest first, at
+    /// most [`MAX_EVENTS`](crate::MAX_EVENTS). Empty when the events could not be listed (a
+    /// warning says why).
+    pub events: Vec<WorkloadEvent>,
+    /// How many more such events there were (older than those kept).
+    pub events_left_out: usize,
     /// What was left out, and why.
     pub warnings: Vec<ClusterWarning>,
     /// The resource the type token named.
@@ -388,13 +399,26 @@ impl Description {
         self.engine
             .gang_groups_in_namespace(&self.object, &self.items)
     }
+
+    /// What controls the workload (its controller owner reference), as
+    /// `Kind/name`; `None` for a top-level workload.
+    pub fn controlled_by(&self) -> Option<String> {
+        let r = super::controller_ref(&self.object)?;
+        let text = |k: &str| r.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
+        Some(format!(
+            "{}/{}",
+            text("kind")?,
+            text("name").unwrap_or("<unnamed>")
+        ))
+    }
 }
 
 impl ClusterOutcome {
     /// The outcome as every binding returns it, as JSON: a discovery's
     /// `{served, warnings}`; a listing's `{workloads, warnings, forbidden,
     /// types, resourceVersions, namespace?, served}`; a description's
-    /// `{object, resolved, gang, warnings, resource, served}` (resolving it
+    /// `{object, resolved, gang, events, eventsLeftOut, warnings, resource,
+    /// served}` (resolving it
     /// may fail: that error is the outcome's); the definitions'
     /// `{objects, warnings, served}`.
     pub fn to_value(&self) -> Result<Value> {
@@ -430,6 +454,8 @@ enum Role {
     Pods,
     /// Owners, for the owner walk.
     Owners,
+    /// The described workload's namespace's events.
+    Events,
 }
 
 /// A list being read page by page.
@@ -488,6 +514,7 @@ enum Stage {
     Target,
     Pods,
     Owners,
+    Events,
     Orphans,
     Done,
 }
@@ -530,6 +557,10 @@ pub struct ClusterSession {
     unreadable: Vec<OwnerKind>,
     /// Bytes kept from the server's answers so far (`maxClusterBytes`).
     kept: usize,
+    /// The uids whose events a description keeps.
+    involved: HashSet<String>,
+    /// The newest of those events so far.
+    events: Newest,
 }
 
 impl Engine {
@@ -577,6 +608,8 @@ impl ClusterSession {
             dropped: Vec::new(),
             unreadable: Vec::new(),
             kept: 0,
+            involved: HashSet::new(),
+            events: Newest::default(),
         };
         if let ClusterOp::List(q) = &s.op
             && let Some(bad) = q.phases.iter().find(|p| WorkloadStatus::parse(p).is_none())
@@ -691,6 +724,7 @@ impl ClusterSession {
             stubs,
             definitions,
             unreadable,
+            events,
             ..
         } = self;
         let engine = engine.unwrap_or(base);
@@ -732,9 +766,12 @@ impl ClusterSession {
             ClusterOp::Describe(_) => {
                 let mut items = pods;
                 items.extend(owners);
+                let (events, events_left_out) = events.finish();
                 ClusterOutcome::Description(Box::new(Description {
                     object: object.unwrap_or(Value::Null),
                     items,
+                    events,
+                    events_left_out,
                     warnings,
                     resource: resource.unwrap_or_else(|| empty_resource("")),
                     served,
@@ -1028,7 +1065,10 @@ impl ClusterSession {
             self.dropped.extend(dropped);
             self.stubs.extend(stubs);
         }
-        self.keep(&items, path, || list_what(&stream))?;
+        // Events are filtered as they come, and only the newest few kept.
+        if stream.role != Role::Events {
+            self.keep(&items, path, || list_what(&stream))?;
+        }
         match stream.role {
             Role::Definitions => self.definitions.extend(items),
             Role::Type(i) => {
@@ -1042,6 +1082,13 @@ impl ClusterSession {
             }
             Role::Pods => self.pods.extend(items),
             Role::Owners => self.owners.extend(items),
+            Role::Events => {
+                for e in &items {
+                    if let Some((event, stamp)) = events::event_of(e, &self.involved) {
+                        self.events.offer(event, stamp);
+                    }
+                }
+            }
         }
         stream.pages += 1;
         match page.cont {
@@ -1200,6 +1247,13 @@ impl ClusterSession {
                         )));
                         Ok(())
                     }
+                    Role::Events => {
+                        self.warnings.push(warning(format!(
+                            "the events{place} could not be listed ({detail}, HTTP {status}): \
+                             none are shown"
+                        )));
+                        Ok(())
+                    }
                     Role::Owners => {
                         self.unreadable.push(owner_kind(&stream.resource));
                         self.warnings.push(warning(format!(
@@ -1270,9 +1324,13 @@ impl ClusterSession {
                 Stage::Owners => {
                     // A round is answered: the next, if any kind is missing.
                     if !self.owner_round() {
-                        self.stage = Stage::Orphans;
-                        self.orphans();
+                        self.stage = Stage::Events;
+                        self.list_events();
                     }
+                }
+                Stage::Events => {
+                    self.stage = Stage::Orphans;
+                    self.orphans();
                 }
                 Stage::Orphans => self.stage = Stage::Done,
                 Stage::Done => {}
@@ -1433,6 +1491,32 @@ impl ClusterSession {
     /// The served resource of pods (core v1).
     fn pods_resource(&self) -> Option<ApiResource> {
         self.served.iter().find(|r| is_pods(r)).cloned()
+    }
+
+    /// After the owner walk of a description: list the namespace's events,
+    /// to keep those of the workload, its pods and the owners between them.
+    fn list_events(&mut self) {
+        if !matches!(self.op, ClusterOp::Describe(_)) {
+            return;
+        }
+        let Some(object) = self.object.as_ref() else {
+            return;
+        };
+        self.involved = events::involved_uids(object, &self.pods, &self.owners);
+        let namespace = self.object_namespace();
+        let served = self
+            .served
+            .iter()
+            .find(|r| r.group.is_empty() && r.kind == "Event")
+            .cloned();
+        match served {
+            Some(r) => self.list(r, namespace, Role::Events),
+            None => self.warnings.push(ClusterWarning {
+                reason: "no_crd".into(),
+                object: "events".into(),
+                message: "the server serves no events: none are shown".into(),
+            }),
+        }
     }
 
     fn object_namespace(&self) -> Option<String> {

@@ -315,6 +315,10 @@ pub struct Condition {
     /// Message, when a non-empty string.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// `lastTransitionTime` of the condition object (the Kubernetes
+    /// convention; not renamed by the definition), when a non-empty string.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_transition_time: Option<String>,
 }
 
 /// A node of the component tree.
@@ -387,6 +391,10 @@ pub struct PodAttribution {
     /// unschedulable condition, `status.reason`), when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// What the scheduler said of a pod it could not place (the message of
+    /// its `PodScheduled` condition when that is `False`), when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
     /// The `Ready` condition is `True`.
     pub ready: bool,
     /// `spec.nodeName`, when scheduled.

@@ -54,7 +54,10 @@ pub(crate) fn value_text(v: &Value) -> String {
     format::to_jq_string(v)
 }
 
-fn pod_state(pod: &Value) -> (String, Option<String>, bool, Option<String>) {
+/// A pod's state: phase, reason, ready, node, and the scheduler's message.
+type PodState = (String, Option<String>, bool, Option<String>, Option<String>);
+
+fn pod_state(pod: &Value) -> PodState {
     let status = pod.get("status");
     let phase = status
         .and_then(|s| s.get("phase"))
@@ -84,10 +87,16 @@ fn pod_state(pod: &Value) -> (String, Option<String>, bool, Option<String>) {
                 .and_then(Value::as_str)
                 .map(str::to_string)
         });
-    let unschedulable = cond("PodScheduled")
-        .filter(|c| c.get("status").and_then(Value::as_str) == Some("False"))
+    let not_scheduled =
+        cond("PodScheduled").filter(|c| c.get("status").and_then(Value::as_str) == Some("False"));
+    let unschedulable = not_scheduled
         .and_then(|c| c.get("reason"))
         .and_then(Value::as_str)
+        .map(str::to_string);
+    let message = not_scheduled
+        .and_then(|c| c.get("message"))
+        .and_then(Value::as_str)
+        .filter(|m| !m.is_empty())
         .map(str::to_string);
     let reason = status
         .and_then(|s| s.get("reason"))
@@ -99,7 +108,7 @@ fn pod_state(pod: &Value) -> (String, Option<String>, bool, Option<String>) {
         .and_then(Value::as_str)
         .filter(|n| !n.is_empty())
         .map(str::to_string);
-    (phase, reason, ready, node)
+    (phase, reason, ready, node, message)
 }
 
 impl CompiledDefinition {
@@ -380,7 +389,7 @@ impl CompiledDefinition {
         let namespace = at(pod, &["metadata", "namespace"])
             .and_then(Value::as_str)
             .map(str::to_string);
-        let (phase, reason, ready, node) = pod_state(pod);
+        let (phase, reason, ready, node, message) = pod_state(pod);
         let mut a = PodAttribution {
             name,
             namespace,
@@ -389,6 +398,7 @@ impl CompiledDefinition {
             replica_key: None,
             phase,
             reason,
+            message,
             ready,
             node,
             resources: ResourceSummary::default(),
@@ -574,6 +584,38 @@ impl CompiledDefinition {
         r.unattributed_pods = Some(rest);
         r.stray_pods = stray;
         super::scaled::apply(&mut r, ownership::uid_of(obj), pods, &by_instance)?;
+        prune_podless(&mut r)?;
         Ok(r)
     }
+}
+
+/// Live, the tree keeps only the components that can hold pods: those
+/// with a pod definition and those above them. An informational component
+/// (a Deployment's `replicaset`, which defines no pods: the Deployment's
+/// own template does) has nothing live to show, and would be an empty row.
+/// `components` keeps it.
+fn prune_podless(r: &mut Resolved) -> Result<()> {
+    let owner: HashMap<&str, Option<&str>> = r
+        .components
+        .iter()
+        .map(|c| (c.name.as_str(), c.owner.as_deref()))
+        .collect();
+    let mut keep: HashSet<String> = HashSet::new();
+    for c in r.components.iter().filter(|c| c.has_pod_definition) {
+        let mut at = Some(c.name.as_str());
+        while let Some(name) = at {
+            crate::budget::steps(1)?;
+            if !keep.insert(name.to_string()) {
+                break;
+            }
+            at = owner.get(name).copied().flatten();
+        }
+    }
+    let mut stack = vec![&mut r.tree];
+    while let Some(node) = stack.pop() {
+        crate::budget::steps(1)?;
+        node.children.retain(|c| keep.contains(&c.component));
+        stack.extend(node.children.iter_mut());
+    }
+    Ok(())
 }

@@ -187,6 +187,15 @@ impl<'a> Ownership<'a> {
 
     /// The verdict of a pod: its owner chain, else its labels, else ours.
     pub(crate) fn verdict(&mut self, pod: &'a Value) -> Result<Verdict> {
+        // A Pod described as a workload is its own pod (live, it has no
+        // controller chain leading to itself).
+        if self.uid.is_some()
+            && uid_of(pod) == self.uid
+            && self.kind == "Pod"
+            && self.group.is_empty()
+        {
+            return Ok(Verdict::Ours);
+        }
         match self.chain(pod)? {
             Verdict::Unknown => {}
             v => return Ok(v),

@@ -306,6 +306,7 @@ impl CompiledDefinition {
                         status: get(&cd.status_field),
                         reason: get(&cd.reason_field),
                         message: get(&cd.message_field).filter(|m| !m.is_empty()),
+                        last_transition_time: get("lastTransitionTime").filter(|t| !t.is_empty()),
                     });
                 }
             }
