@@ -199,6 +199,7 @@ pub fn report(f: &Failure) {
 
 /// Print one error line on stderr as it is (escaped), for errors that do
 /// not end the command (`get a b`: `Error from server (NotFound): ...`).
+#[cfg(feature = "cluster")]
 pub fn error_line(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{}", escape(&one_line(line)));
 }

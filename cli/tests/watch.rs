@@ -216,10 +216,11 @@ fn a_watch_from_an_empty_list_is_aligned_and_warns_once() {
     assert_eq!(lines.len(), 2, "{out}");
     assert_eq!(
         lines[0],
-        "NAME                        PHASE          PODS   GPUS   AGE"
+        "NAME                        PHASE          READY   PODS   GPUS   AGE"
     );
+    // A row of the watch has no READY (the watch follows the workloads).
     assert!(
-        lines[1].starts_with("a-rather-long-jobset-name   Initializing   2      2      "),
+        lines[1].starts_with("a-rather-long-jobset-name   Initializing   -       2      2      "),
         "{out}"
     );
     let warned = |e: &str| e.matches("no definitions in the cluster").count();

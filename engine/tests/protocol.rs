@@ -871,6 +871,7 @@ fn a_description_keeps_the_newest_events_of_the_workload_and_its_pods() {
             namespace: Some("ml".into()),
             chunk_size: 7,
             served: None,
+            skip_definitions: false,
         }))
     };
     let page = |kind: &str, items: &[Value], path: &str| {

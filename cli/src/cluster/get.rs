@@ -1045,7 +1045,7 @@ mod tests {
         };
         assert_eq!(
             c(false, false, false).header(),
-            ["NAME", "PHASE", "PODS", "GPUS", "AGE"]
+            ["NAME", "PHASE", "READY", "PODS", "GPUS", "AGE"]
         );
         assert_eq!(
             c(true, true, true).header(),
@@ -1054,9 +1054,11 @@ mod tests {
                 "NAME",
                 "TYPE",
                 "PHASE",
+                "READY",
                 "PODS",
                 "GPUS",
                 "AGE",
+                "HELD-GPUS",
                 "DEFINITION",
                 "ORIGIN"
             ]
@@ -1065,7 +1067,8 @@ mod tests {
         let now = super::super::epoch_seconds("2026-01-01T00:10:00Z").unwrap();
         let cells = c(true, true, false).row_cells(r, now, false);
         assert_eq!(cells[..3], ["ml", "p", "Pod"]);
-        assert_eq!(cells[5..], ["2", "10m"]);
+        // READY is `-` without the pods (a row of --watch).
+        assert_eq!(cells[4..], ["-", "1", "2", "10m"]);
         let deleted = c(true, false, false).row_cells(r, now, true);
         assert_eq!(deleted[2], "Deleted");
         assert_eq!(resource_name(r), "pod/p");

@@ -821,8 +821,7 @@ impl Engine {
                     Some(by_row) => {
                         // Copied for this row's call only: what is kept at
                         // once is the pods given, not a copy of them all.
-                        let items: Vec<Value> =
-                            by_row[i].iter().map(|&v| v.clone()).collect();
+                        let items: Vec<Value> = by_row[i].iter().map(|&v| v.clone()).collect();
                         self.summarize_live(o, &items)
                     }
                     None => self.summarize(o),
