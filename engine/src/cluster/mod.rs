@@ -796,6 +796,18 @@ impl Engine {
         pods: Option<&[Value]>,
         options: &ListOptions,
     ) -> Vec<WorkloadSummary> {
+        self.list_live(objects, owners, pods.map(Pods::Values), options)
+    }
+
+    /// [`Engine::list_workloads_with_pods`], with the pods as the cluster
+    /// protocol keeps them ([`Pods`]).
+    pub(crate) fn list_live(
+        &self,
+        objects: &[Value],
+        owners: &[Value],
+        pods: Option<Pods<'_>>,
+        options: &ListOptions,
+    ) -> Vec<WorkloadSummary> {
         let phases: Vec<String> = options.phases.iter().map(|p| p.to_lowercase()).collect();
         let by_uid: HashMap<&str, &Value> = objects
             .iter()
@@ -812,16 +824,22 @@ impl Engine {
                     || !self.covered_controller(o, &by_uid, &mut controlled, complete)
             })
             .collect();
-        let by_row = pods.map(|pods| pods_by_row(&listed, pods, &by_uid));
+        let by_row = pods.map(|pods| pods_by_row(&listed, pods.links(), &by_uid));
         let mut rows: Vec<WorkloadSummary> = listed
             .iter()
             .enumerate()
             .map(|(i, o)| {
                 let mut row = match &by_row {
                     Some(by_row) => {
-                        // Copied for this row's call only: what is kept at
+                        // Made for this row's call only: what is kept at
                         // once is the pods given, not a copy of them all.
-                        let items: Vec<Value> = by_row[i].iter().map(|&v| v.clone()).collect();
+                        let items: Vec<Value> = by_row[i]
+                            .iter()
+                            .filter_map(|item| match item {
+                                Item::Pod(p) => pods.as_ref().and_then(|pods| pods.pod(*p)),
+                                Item::Owner(o) => Some((*o).clone()),
+                            })
+                            .collect();
                         self.summarize_live(o, &items)
                     }
                     None => self.summarize(o),
@@ -1016,40 +1034,86 @@ pub(crate) fn type_name(r: &ApiResource) -> String {
     }
 }
 
+/// The pods of a live listing: values, or (as the cluster protocol keeps
+/// them, to hold a large cluster's pods in a fraction of the memory) each
+/// pod's compact JSON text beside a link of it (its identity and controller
+/// reference: what the chains are walked with).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Pods<'a> {
+    /// The pods as values.
+    Values(&'a [Value]),
+    /// The pods as text, with a link of each (same order).
+    Texts {
+        links: &'a [Value],
+        texts: &'a [Box<str>],
+    },
+}
+
+impl<'a> Pods<'a> {
+    /// What the chains are walked with.
+    fn links(&self) -> &'a [Value] {
+        match self {
+            Pods::Values(v) => v,
+            Pods::Texts { links, .. } => links,
+        }
+    }
+
+    /// Pod `i` as a value (read again from its text, which the protocol
+    /// wrote: it reads).
+    fn pod(&self, i: usize) -> Option<Value> {
+        match self {
+            Pods::Values(v) => v.get(i).cloned(),
+            Pods::Texts { texts, .. } => serde_json::from_str(texts.get(i)?).ok(),
+        }
+    }
+}
+
+/// What a row's call is given: a pod (by index) or an owner.
+#[derive(Debug, Clone, Copy)]
+enum Item<'a> {
+    Pod(usize),
+    Owner(&'a Value),
+}
+
 /// Per listed object (same order): its pods and the owners between them
 /// and it, as [`Engine::resolve_in_namespace`] takes them. A pod goes to
 /// the nearest listed object its controller chain leads to by uid through
 /// `by_uid` (a listed Pod is its own); the chains are memoized by uid, so
-/// each owner is walked once whatever the pods below it.
+/// each owner is walked once whatever the pods below it. `pods` are the
+/// pods or their links (identity and controller reference).
 fn pods_by_row<'a>(
     listed: &[&'a Value],
     pods: &'a [Value],
     by_uid: &HashMap<&'a str, &'a Value>,
-) -> Vec<Vec<&'a Value>> {
+) -> Vec<Vec<Item<'a>>> {
     let rows: HashMap<&str, usize> = listed
         .iter()
         .enumerate()
         .filter_map(|(i, o)| Some((uid(o)?, i)))
         .collect();
     // Pods are owners too: a LeaderWorkerSet's worker StatefulSet is
-    // controlled by its group's leader pod.
-    let mut owners: HashMap<&'a str, &'a Value> = by_uid.clone();
-    for p in pods {
+    // controlled by its group's leader pod (given as the pod, not as the
+    // link).
+    let mut owners: HashMap<&'a str, (&'a Value, Item<'a>)> = by_uid
+        .iter()
+        .map(|(&u, &o)| (u, (o, Item::Owner(o))))
+        .collect();
+    for (i, p) in pods.iter().enumerate() {
         if let Some(u) = uid(p) {
-            owners.entry(u).or_insert(p);
+            owners.insert(u, (p, Item::Pod(i)));
         }
     }
-    let mut out: Vec<Vec<&'a Value>> = vec![Vec::new(); listed.len()];
+    let mut out: Vec<Vec<Item<'a>>> = vec![Vec::new(); listed.len()];
     // Per row, the uids already in its items (a leader pod is both a pod
     // and an owner: given once).
     let mut added: Vec<HashSet<&str>> = vec![HashSet::new(); listed.len()];
     // Per uid walked: the row its chain leads to (None: none).
     let mut memo: HashMap<&str, Option<usize>> = HashMap::new();
-    for pod in pods {
+    for (index, pod) in pods.iter().enumerate() {
         let Some(pod_uid) = uid(pod) else { continue };
         if let Some(&i) = rows.get(pod_uid) {
             if added[i].insert(pod_uid) {
-                out[i].push(pod);
+                out[i].push(Item::Pod(index));
             }
             continue;
         }
@@ -1069,7 +1133,7 @@ fn pods_by_row<'a>(
             if !seen.insert(owner) {
                 break None;
             }
-            let Some(&next) = owners.get(owner) else {
+            let Some(&(next, _)) = owners.get(owner) else {
                 break None;
             };
             walked.push(owner);
@@ -1080,15 +1144,15 @@ fn pods_by_row<'a>(
         }
         let Some(i) = row else { continue };
         if added[i].insert(pod_uid) {
-            out[i].push(pod);
+            out[i].push(Item::Pod(index));
         }
         // The owners between the pod and the row, each once per row (those
         // above a memoized owner were added with the pod that walked them).
         for w in walked {
             if added[i].insert(w)
-                && let Some(&o) = owners.get(w)
+                && let Some(&(_, item)) = owners.get(w)
             {
-                out[i].push(o);
+                out[i].push(item);
             }
         }
     }

@@ -549,6 +549,9 @@ pub struct ClusterSession {
     /// What a listing reading pods keeps of the objects it dropped: their
     /// identity, controller and `spec.replicas`, for the pods' chains.
     stubs: Vec<Value>,
+    /// A listing's pods: a link of each, and its text ([`Self::keep_pods`]).
+    pod_links: Vec<Value>,
+    pod_texts: Vec<Box<str>>,
     tried: Vec<OwnerKind>,
     rounds: usize,
     /// What a top-level listing dropped as controlled.
@@ -603,6 +606,8 @@ impl ClusterSession {
             pods: Vec::new(),
             owners: Vec::new(),
             stubs: Vec::new(),
+            pod_links: Vec::new(),
+            pod_texts: Vec::new(),
             tried: Vec::new(),
             rounds: 0,
             dropped: Vec::new(),
@@ -722,6 +727,8 @@ impl ClusterSession {
             pods,
             mut owners,
             stubs,
+            pod_links,
+            pod_texts,
             definitions,
             unreadable,
             events,
@@ -739,8 +746,11 @@ impl ClusterSession {
                     unreadable,
                 };
                 owners.extend(stubs);
-                let pods = q.pods.then_some(pods.as_slice());
-                let workloads = engine.list_workloads_with_pods(&objects, &owners, pods, &options);
+                let pods = q.pods.then_some(super::Pods::Texts {
+                    links: &pod_links,
+                    texts: &pod_texts,
+                });
+                let workloads = engine.list_live(&objects, &owners, pods, &options);
                 let mut warnings = warnings;
                 warnings.extend(workloads.iter().filter_map(owner_warning));
                 ClusterOutcome::Listing(Box::new(Listing {
@@ -946,24 +956,53 @@ impl ClusterSession {
         path: &str,
         doing: impl FnOnce() -> String,
     ) -> Result<()> {
-        let limit = self.engine().limits().max_cluster_bytes;
+        let mut doing = Some(doing);
         for v in values {
-            self.kept = self.kept.saturating_add(json_bytes(v));
-            if self.kept > limit {
-                return Err(Error::limit_error(
-                    "maxClusterBytes",
-                    format!(
-                        "the operation keeps more than the limit maxClusterBytes ({limit} bytes \
-                         as compact JSON) of the server's answers ({}); a namespace, a label \
-                         selector or one type asks for less",
-                        doing()
-                    ),
-                )
-                .at(crate::error::Location {
-                    request: Some(path.to_string()),
-                    ..Default::default()
-                }));
-            }
+            self.charge(json_bytes(v), path, || {
+                doing.take().map(|d| d()).unwrap_or_default()
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Charge `bytes` kept to `maxClusterBytes`: past the limit, a `limit`
+    /// error at the request, saying what was being read.
+    fn charge(&mut self, bytes: usize, path: &str, doing: impl FnOnce() -> String) -> Result<()> {
+        let limit = self.engine().limits().max_cluster_bytes;
+        self.kept = self.kept.saturating_add(bytes);
+        if self.kept <= limit {
+            return Ok(());
+        }
+        Err(Error::limit_error(
+            "maxClusterBytes",
+            format!(
+                "the operation keeps more than the limit maxClusterBytes ({limit} bytes as \
+                 compact JSON) of the server's answers ({}); a namespace, a label selector or \
+                 one type asks for less",
+                doing()
+            ),
+        )
+        .at(crate::error::Location {
+            request: Some(path.to_string()),
+            ..Default::default()
+        }))
+    }
+
+    /// Keep a listing's pods as they are needed later: a link of each (its
+    /// identity and controller reference, for the chains) and its compact
+    /// JSON text without `metadata.managedFields` (the server's bookkeeping
+    /// of who wrote which field, read by no rule), read again for the one
+    /// row it goes to. A large cluster's pods take a fraction of the memory
+    /// they take as values. Charged to `maxClusterBytes` as kept.
+    fn keep_pods(&mut self, pods: &[&Value], path: &str, doing: impl Fn() -> String) -> Result<()> {
+        for &pod in pods {
+            let link = stub(pod);
+            let text: Box<str> = serde_json::to_string(&without_managed_fields(pod))
+                .unwrap_or_default()
+                .into_boxed_str();
+            self.charge(json_bytes(&link) + text.len(), path, &doing)?;
+            self.pod_links.push(link);
+            self.pod_texts.push(text);
         }
         Ok(())
     }
@@ -1025,13 +1064,8 @@ impl ClusterSession {
             && is_pods(&stream.resource)
         {
             // The listing's pods come with the Pod type's list.
-            let pods: Vec<Value> = items
-                .iter()
-                .filter(|o| is_pod(o))
-                .map(without_managed_fields)
-                .collect();
-            self.keep(&pods, path, || list_what(&stream))?;
-            self.pods.extend(pods);
+            let pods: Vec<&Value> = items.iter().filter(|o| is_pod(o)).collect();
+            self.keep_pods(&pods, path, || list_what(&stream))?;
         }
         if let Role::Type(i) = stream.role
             && matches!(&self.op, ClusterOp::List(q) if top_level(q))
@@ -1065,8 +1099,10 @@ impl ClusterSession {
             self.dropped.extend(dropped);
             self.stubs.extend(stubs);
         }
-        // Events are filtered as they come, and only the newest few kept.
-        if stream.role != Role::Events {
+        // Events are filtered as they come, and only the newest few kept; a
+        // listing's pods are charged as they are kept (`keep_pods`).
+        let listing_pods = stream.role == Role::Pods && matches!(self.op, ClusterOp::List(_));
+        if stream.role != Role::Events && !listing_pods {
             self.keep(&items, path, || list_what(&stream))?;
         }
         match stream.role {
@@ -1078,7 +1114,8 @@ impl ClusterSession {
                 }
             }
             Role::Pods if matches!(self.op, ClusterOp::List(_)) => {
-                self.pods.extend(items.iter().map(without_managed_fields))
+                let pods: Vec<&Value> = items.iter().collect();
+                self.keep_pods(&pods, path, || list_what(&stream))?;
             }
             Role::Pods => self.pods.extend(items),
             Role::Owners => self.owners.extend(items),
@@ -1599,7 +1636,7 @@ impl ClusterSession {
                 .iter()
                 .chain(&self.owners)
                 .chain(&self.stubs)
-                .chain(&self.pods)
+                .chain(&self.pod_links)
                 .collect(),
         };
         let missing: Vec<OwnerKind> = super::missing_owners(items, &self.tried)
