@@ -793,10 +793,15 @@ fn instance_cells(i: &Instance, live: bool) -> Vec<String> {
         ];
     };
     vec![
-        if i.present {
-            format!("{}/{} ready", l.ready, i.desired_replicas)
-        } else {
-            "absent".to_string()
+        match (&l.scale, i.present) {
+            (_, false) => "absent".to_string(),
+            // An autoscaled instance: what its autoscaler runs now, and the
+            // count the workload declares beside it.
+            (Some(s), true) if s.declared != s.replicas => format!(
+                "{}/{} ready (autoscaled; declared {})",
+                l.ready, i.desired_replicas, s.declared
+            ),
+            _ => format!("{}/{} ready", l.ready, i.desired_replicas),
         },
         gpu_cell(i.resources.gpu),
         l.nodes.join(","),

@@ -1391,6 +1391,9 @@ fn autoscaled_counts_versions_and_held_pods() {
         live_cells(&out).contains(&("llm".into(), "3/3".into(), None)),
         "{out}"
     );
+    // describe: ready of the current count, the declared one beside it.
+    let out = ok(&wl(&d, &["describe", "isvc/llm", "-n", "lens-scale"]));
+    assert!(out.contains("3/3 ready (autoscaled; declared 2)"), "{out}");
     // Read at v1 (the definition's version): numOfHosts counts.
     let o = wl(
         &d,
