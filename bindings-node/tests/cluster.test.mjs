@@ -235,7 +235,21 @@ test('usage: totals by namespace and by type', () => {
     { name: 'd', namespace: 'y', apiVersion: 'v1', kind: 'Pod', statuses: [], pods: 0, gpus: 0, error: { code: 'x' } },
   ];
   const u = wl.usage(rows);
-  assert.deepEqual(u.total, { key: '', workloads: 4, pods: 6, gpus: 9, errors: 1 });
+  assert.deepEqual(u.total, {
+    key: '', workloads: 4, pods: 6, gpus: 9, inactive: 0, inactiveGpus: 0,
+    heldPods: 0, heldGpus: 0, pendingGpus: 0, errors: 1,
+  });
+  assert.equal(u.podsRead, false);
+  // A suspended workload declares nothing; what its pods hold is held.
+  const held = wl.usage([
+    { ...rows[0], statuses: ['Suspended'], live: { pods: 1, ready: 0, gpus: 4, pendingGpus: 4 } },
+    rows[1],
+  ]);
+  assert.deepEqual(
+    [held.total.gpus, held.total.inactive, held.total.inactiveGpus, held.total.heldGpus, held.total.pendingGpus],
+    [1, 1, 8, 4, 4],
+  );
+  assert.equal(held.podsRead, true);
   assert.deepEqual(u.byNamespace.map((r) => [r.key, r.gpus]), [['x', 8], ['y', 1]]);
   assert.deepEqual(u.byType.map((r) => r.key), ['JobSet.jobset.x-k8s.io', 'Deployment.apps', 'Pod']);
   assert.deepEqual(wl.usage([]).total.workloads, 0);

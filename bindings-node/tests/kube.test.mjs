@@ -59,7 +59,7 @@ live('types(): discovery as ApiResource objects, subresources left out, preferre
   assert.ok(types.every((r) => !r.plural.includes('/')), 'no subresources');
 });
 
-live('list one type in a namespace: rows from the engine, newest first', async () => {
+live('list one type in a namespace: rows from the engine, by namespace and name', async () => {
   const { workloads, warnings, forbidden } = await admin().list('jobsets', { namespace: 'lens-train' });
   assert.deepEqual(names(workloads), ['llama', 'old-api']);
   const llama = byName(workloads, 'llama');
