@@ -61,6 +61,7 @@ mod engine;
 mod cluster;
 
 pub use base::model;
+pub use base::time;
 use base::{budget, error, human, limits, patch, preview, quantity};
 use features::{gang, pods, scale, selectors, status, suspend};
 #[cfg(feature = "schema")]

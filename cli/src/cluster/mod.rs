@@ -388,50 +388,8 @@ pub fn age(created: Option<&str>, now: i64) -> String {
     }
 }
 
-/// Seconds since the epoch of `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`.
-pub fn epoch_seconds(t: &str) -> Option<i64> {
-    let b = t.as_bytes();
-    if b.len() < 20
-        || b[4] != b'-'
-        || b[7] != b'-'
-        || b[10] != b'T'
-        || b[13] != b':'
-        || b[16] != b':'
-    {
-        return None;
-    }
-    let n = |r: std::ops::Range<usize>| t.get(r)?.parse::<i64>().ok();
-    let (y, mo, d, h, mi, s) = (
-        n(0..4)?,
-        n(5..7)?,
-        n(8..10)?,
-        n(11..13)?,
-        n(14..16)?,
-        n(17..19)?,
-    );
-    let mut rest = &t[19..];
-    if let Some(r) = rest.strip_prefix('.') {
-        rest = r.trim_start_matches(|c: char| c.is_ascii_digit());
-    }
-    let offset = match rest {
-        "Z" | "z" => 0,
-        o if o.len() == 6 => {
-            let sign = if o.starts_with('-') { -1 } else { 1 };
-            sign * (o.get(1..3)?.parse::<i64>().ok()? * 3600
-                + o.get(4..6)?.parse::<i64>().ok()? * 60)
-        }
-        _ => return None,
-    };
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y2 = if mo <= 2 { y - 1 } else { y };
-    let era = y2.div_euclid(400);
-    let yoe = y2 - era * 400;
-    let mp = (mo + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(days * 86400 + h * 3600 + mi * 60 + s - offset)
-}
+/// Seconds since the epoch of a Kubernetes time (the engine's reading).
+pub use workload_lens::time::epoch_seconds;
 
 /// Seconds since the epoch, now.
 pub fn now() -> i64 {
@@ -446,19 +404,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn timestamps_and_ages() {
-        assert_eq!(epoch_seconds("1970-01-01T00:00:00Z"), Some(0));
-        assert_eq!(epoch_seconds("2000-03-01T00:00:00Z"), Some(951_868_800));
-        assert_eq!(epoch_seconds("2026-12-05T01:02:03Z"), Some(1_796_432_523));
-        assert_eq!(
-            epoch_seconds("2026-12-05T02:02:03+01:00"),
-            Some(1_796_432_523)
-        );
-        assert_eq!(
-            epoch_seconds("2026-12-05T01:02:03.123456Z"),
-            Some(1_796_432_523)
-        );
-        assert_eq!(epoch_seconds("yesterday"), None);
+    fn ages() {
         let t = 1_796_432_523;
         let at = |s: i64| age(Some("2026-12-05T01:02:03Z"), t + s);
         assert_eq!(at(5), "5s");

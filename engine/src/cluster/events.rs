@@ -155,71 +155,8 @@ impl Stamp {
     /// An RFC 3339 time (`2026-01-01T00:00:00Z`, `...00.123456Z`,
     /// `...00+02:00`).
     pub(crate) fn of(text: Option<&str>) -> Stamp {
-        Stamp(text.and_then(rfc3339))
+        Stamp(text.and_then(crate::time::rfc3339))
     }
-}
-
-fn rfc3339(s: &str) -> Option<(i64, u32)> {
-    let b = s.as_bytes();
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let part = s.get(r)?;
-        if part.bytes().all(|c| c.is_ascii_digit()) {
-            part.parse().ok()
-        } else {
-            None
-        }
-    };
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    if b[13] != b':' || b[16] != b':' {
-        return None;
-    }
-    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
-        return None;
-    }
-    let mut rest = &s[19..];
-    let mut nanos: u32 = 0;
-    if let Some(frac) = rest.strip_prefix('.') {
-        let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
-        if digits == 0 {
-            return None;
-        }
-        for (i, c) in frac.bytes().take(digits).enumerate() {
-            if i < 9 {
-                nanos = nanos * 10 + u32::from(c - b'0');
-            }
-        }
-        for _ in digits.min(9)..9 {
-            nanos *= 10;
-        }
-        rest = &frac[digits..];
-    }
-    let offset = match rest {
-        "Z" | "z" => 0,
-        _ => {
-            let rb = rest.as_bytes();
-            if rb.len() != 6 || rb[3] != b':' || !matches!(rb[0], b'+' | b'-') {
-                return None;
-            }
-            let oh: i64 = rest.get(1..3)?.parse().ok()?;
-            let om: i64 = rest.get(4..6)?.parse().ok()?;
-            let o = oh * 3600 + om * 60;
-            if rb[0] == b'-' { -o } else { o }
-        }
-    };
-    // Days from the civil date (proleptic Gregorian), Howard Hinnant's
-    // algorithm.
-    let y = if mo <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (mo + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some((days * 86_400 + h * 3600 + mi * 60 + sec - offset, nanos))
 }
 
 /// The newest events kept so far, and how many matched in all.
