@@ -446,15 +446,8 @@ fn missing_owner(r: &Value, uid: &str, unreadable: &[OwnerKind]) -> OwnerState {
     }
 }
 
-/// The controller owner reference of an object.
-pub(crate) fn controller_ref(object: &Value) -> Option<&Value> {
-    object
-        .get("metadata")?
-        .get("ownerReferences")?
-        .as_array()?
-        .iter()
-        .find(|r| r.get("controller").and_then(Value::as_bool) == Some(true))
-}
+/// The controller owner reference of an object (the selectors' reading).
+pub(crate) use crate::selectors::controller_ref;
 
 /// The controller owner reference of an object: (apiVersion, kind, uid).
 fn controller(object: &Value) -> Option<(&str, &str, &str)> {
