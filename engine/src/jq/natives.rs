@@ -22,6 +22,7 @@ def @base64d: tostring | if length % 4 == 0 then . else . + ("==="[:4 - length %
 def transpose: [range([.[] | length] | max) as $i | [.[][$i]]];
 def tostring: if type == "string" then . else tojson end;
 def from_entries: reduce .[] as $x ({}; . + {($x | .key // .Key // .name // .Name): ($x | if has("value") then .value else .Value end)});
+def with_entries(f): to_entries | map(f) | from_entries;
 def last(f): reduce f as $x (null; $x);
 def nth($n; f): if $n < 0 then error("nth doesn't support negative indices") else first(skip($n; f)) end;
 def @csv: map(if type == "string" then "\"" + (split("\"") | join("\"\"")) + "\"" elif type == "number" or type == "boolean" then tojson elif . == null then "" else error("\(type) (\(tojson)) is not valid in a csv row") end) | join(",");

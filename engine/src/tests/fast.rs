@@ -721,6 +721,10 @@ fn objects_and_entries_are_built_as_jaq_builds_them() {
         ".pairs | from_entries",
         ".services | with_entries(select(.value.replicas != null))",
         ".services | with_entries({key: (.key + \"-x\"), value: (.value | length)})",
+        // jaq's own `with_entries` calls its own `from_entries`, which
+        // knows only `key`: ours follows gojq (a fuzz finding).
+        ".services | with_entries({Key: (.key | ascii_upcase), value: 1})",
+        ".services | with_entries({name: .key, Value: .value})",
         ".services | map_values(.replicas // 1)",
         ".l | map_values(. * 2)",
         ".resources | with_entries(select(.value != null)) | map_values(. as $i | \
