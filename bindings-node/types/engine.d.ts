@@ -607,6 +607,7 @@ export interface PodAttribution {
 export interface PodFinding {
   /**
    * Stable code: `invalid-pod`, `other-namespace`, `other-workload`,
+   * `not-current`,
    * `no-component`, `ambiguous-component`, `no-instance`,
    * `unknown-instance`, `selector-error`, `replica-error`.
    */

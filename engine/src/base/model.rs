@@ -87,6 +87,15 @@ pub struct PodOwnership {
     /// that every pod of the workload carries.
     #[serde(default)]
     pub labels_path: String,
+    /// A jq expression over the workload object yielding a map of label
+    /// keys to values that its *current* pods carry
+    /// (`{"jobset.sigs.k8s.io/restart-attempt": (.status.restarts // 0 | tostring)}`):
+    /// a pod that carries one of these keys with another value is left
+    /// over from an earlier generation (a restart attempt) and is not one
+    /// of the workload's pods, whatever its owner chain says. Pods without
+    /// the key are not judged by it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub current_labels_path: String,
 }
 
 /// `spec.structureDefinition`.

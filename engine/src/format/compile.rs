@@ -22,6 +22,9 @@ pub struct CompiledDefinition {
     /// `spec.podOwnership.labelsPath`: the labels naming the workload on
     /// its pods.
     pub(crate) ownership: Option<Expr>,
+    /// `spec.podOwnership.currentLabelsPath`: the labels of the workload's
+    /// current pods.
+    pub(crate) current_labels: Option<Expr>,
 }
 
 const _: () = {
@@ -132,7 +135,13 @@ impl CompiledDefinition {
             limits: &effective,
             spans,
         };
-        let compiled = (|| -> Result<(Vec<Comp>, Option<crate::gang::Gang>, Option<Expr>)> {
+        type Compiled = (
+            Vec<Comp>,
+            Option<crate::gang::Gang>,
+            Option<Expr>,
+            Option<Expr>,
+        );
+        let compiled = (|| -> Result<Compiled> {
             let defs: Vec<ComponentDefinition> = definition.components().cloned().collect();
             // Owners by name, in one pass (validation guarantees the names
             // exist and there is no cycle); the tree's depth is checked
@@ -169,9 +178,17 @@ impl CompiledDefinition {
                     .map(|o| &o.labels_path),
                 "spec.podOwnership.labelsPath".into(),
             )?;
-            Ok((comps, gang, ownership))
+            let current_labels = ctx.opt(
+                definition
+                    .spec
+                    .pod_ownership
+                    .as_ref()
+                    .map(|o| &o.current_labels_path),
+                "spec.podOwnership.currentLabelsPath".into(),
+            )?;
+            Ok((comps, gang, ownership, current_labels))
         })();
-        let (comps, gang, ownership) = match compiled {
+        let (comps, gang, ownership, current_labels) = match compiled {
             Ok(c) => c,
             // Loading validates without compiling (compiling is what comes
             // next); an expression that then fails to compile because it
@@ -201,6 +218,7 @@ impl CompiledDefinition {
             warnings,
             gang,
             ownership,
+            current_labels,
         })
     }
 

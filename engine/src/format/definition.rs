@@ -988,6 +988,7 @@ mod tests {
                 }),
                 pod_ownership: Some(PodOwnership {
                     labels_path: "l".into(),
+                    ..Default::default()
                 }),
             },
             status: None,

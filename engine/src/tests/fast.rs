@@ -534,7 +534,15 @@ proptest! {
     fn the_fast_path_agrees_with_jaq_on_the_subset(code in expr(), v in value()) {
         let code = bound(&code);
         prop_assert!(Fast::classify(&code).is_some() || !must_classify(&code), "{}", code);
-        prop_assert_eq!(run(&code, &v, true), run(&code, &v, false), "{}", code);
+        let (fast, slow) = (run(&code, &v, true), run(&code, &v, false));
+        // The two spend the budget differently (the fast path evaluates a
+        // binary operator's right side first, as gojq does, and jaq skips
+        // it when the left side is empty: `.a? + ("a" * 4194305)`), so a
+        // limit met by one only is not a disagreement (as in fuzz/jq).
+        let limit = |r: &Result<Vec<Value>, EvalError>| matches!(r, Err(EvalError::Limit { .. }));
+        if !limit(&fast) && !limit(&slow) {
+            prop_assert_eq!(fast, slow, "{}", code);
+        }
     }
 }
 

@@ -351,6 +351,7 @@ impl Resolved {
 #[serde(rename_all = "camelCase")]
 pub struct PodFinding {
     /// Stable code: `invalid-pod`, `other-namespace`, `other-workload`,
+    /// `not-current`,
     /// `no-component`, `ambiguous-component`, `no-instance`,
     /// `unknown-instance`, `selector-error`, `replica-error`.
     pub code: String,
@@ -360,9 +361,13 @@ pub struct PodFinding {
 
 impl PodFinding {
     /// Does this finding make the pod another workload's (`other-namespace`,
-    /// `other-workload`), rather than an unattributed pod of this one?
+    /// `other-workload`) or a leftover of an earlier generation of this one
+    /// (`not-current`), rather than an unattributed pod of this one?
     pub fn is_stray(&self) -> bool {
-        self.code == "other-namespace" || self.code == "other-workload"
+        matches!(
+            self.code.as_str(),
+            "other-namespace" | "other-workload" | "not-current"
+        )
     }
 }
 

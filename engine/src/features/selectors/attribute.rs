@@ -317,6 +317,7 @@ impl CompiledDefinition {
                 w,
                 pods,
                 self.ownership.as_ref(),
+                self.current_labels.as_ref(),
                 &self.limits,
                 namespace_mode,
             )?),
@@ -429,14 +430,24 @@ impl CompiledDefinition {
             });
             return Ok(a);
         }
-        if let Some(owners) = owners
-            && let ownership::Verdict::Theirs(why) = owners.verdict(pod)?
-        {
-            a.findings.push(PodFinding {
-                code: "other-workload".into(),
-                message: format!("not this workload's pod: {why}"),
-            });
-            return Ok(a);
+        if let Some(owners) = owners {
+            match owners.verdict(pod)? {
+                ownership::Verdict::Theirs(why) => {
+                    a.findings.push(PodFinding {
+                        code: "other-workload".into(),
+                        message: format!("not this workload's pod: {why}"),
+                    });
+                    return Ok(a);
+                }
+                ownership::Verdict::NotCurrent(why) => {
+                    a.findings.push(PodFinding {
+                        code: "not-current".into(),
+                        message: format!("not this workload's current pod: {why}"),
+                    });
+                    return Ok(a);
+                }
+                _ => {}
+            }
         }
         match pod
             .get("spec")

@@ -9,6 +9,11 @@
 //! way was not given), the definition's `podOwnership.labelsPath` decides:
 //! the labels by which the operator names the workload on its pods. Without
 //! that declaration the pod is trusted, as the reference's library does.
+//!
+//! Whatever the chain says, a pod that carries a label of the definition's
+//! `podOwnership.currentLabelsPath` with another value than the workload's
+//! is left over from an earlier generation of it (a JobSet's earlier
+//! restart attempt, still terminating): not one of its current pods.
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::expr::Expr;
@@ -26,6 +31,9 @@ pub(crate) enum Verdict {
     Theirs(String),
     /// The chain could not be followed.
     Unknown,
+    /// The workload's by its chain or labels, but left over from an earlier
+    /// generation (`currentLabelsPath`), and why.
+    NotCurrent(String),
 }
 
 /// Alternative label sets, each a list of (key, value).
@@ -52,6 +60,8 @@ pub(crate) struct Ownership<'a> {
     name: &'a str,
     owners: HashMap<&'a str, &'a Value>,
     labels: Option<LabelSets>,
+    /// The labels of the workload's current pods (`currentLabelsPath`).
+    current: Vec<(String, String)>,
     memo: HashMap<&'a str, Verdict>,
 }
 
@@ -114,6 +124,7 @@ impl<'a> Ownership<'a> {
         workload: &'a Value,
         items: &'a [Value],
         labels_path: Option<&Expr>,
+        current_path: Option<&Expr>,
         limits: &crate::Limits,
         live: bool,
     ) -> Result<Ownership<'a>> {
@@ -126,12 +137,24 @@ impl<'a> Ownership<'a> {
                 owners.entry(uid).or_insert(item);
             }
         }
-        let labels = match labels_path {
-            None => None,
-            Some(e) => {
-                let input = Input::new(workload, limits).map_err(crate::expr::eval_error)?;
-                workload_labels(e, &input, limits)?
-            }
+        let (labels, current) = if labels_path.is_none() && current_path.is_none() {
+            (None, Vec::new())
+        } else {
+            let input = Input::new(workload, limits).map_err(crate::expr::eval_error)?;
+            let labels = match labels_path {
+                Some(e) => workload_labels(e, &input, limits, "labelsPath")?,
+                None => None,
+            };
+            // Every output's labels together (one map is the usual shape).
+            let current = match current_path {
+                Some(e) => workload_labels(e, &input, limits, "currentLabelsPath")?
+                    .unwrap_or_default()
+                    .into_iter()
+                    .flatten()
+                    .collect(),
+                None => Vec::new(),
+            };
+            (labels, current)
         };
         Ok(Ownership {
             live,
@@ -141,6 +164,7 @@ impl<'a> Ownership<'a> {
             name: text(workload, &["metadata", "name"]).unwrap_or(""),
             owners,
             labels,
+            current,
             memo: HashMap::new(),
         })
     }
@@ -196,11 +220,31 @@ impl<'a> Ownership<'a> {
         {
             return Ok(Verdict::Ours);
         }
-        match self.chain(pod)? {
-            Verdict::Unknown => {}
-            v => return Ok(v),
-        }
-        self.by_labels(pod)
+        let v = match self.chain(pod)? {
+            Verdict::Unknown => self.by_labels(pod)?,
+            v => v,
+        };
+        Ok(match v {
+            Verdict::Ours => self
+                .not_current(pod)
+                .map_or(Verdict::Ours, Verdict::NotCurrent),
+            v => v,
+        })
+    }
+
+    /// Why the pod is not one of the workload's current pods: a label of
+    /// `currentLabelsPath` with another value (`None`: it is current, or
+    /// it does not carry those labels).
+    fn not_current(&self, pod: &Value) -> Option<String> {
+        let labels = pod.get("metadata")?.get("labels")?;
+        self.current.iter().find_map(|(k, v)| {
+            let have = labels.get(k)?.as_str()?;
+            (have != v).then(|| {
+                format!(
+                    "its label {k}={have} is of an earlier generation of this workload (now {v})"
+                )
+            })
+        })
     }
 
     /// Follow the controller chain from the pod. Every owner walked is
@@ -329,12 +373,17 @@ impl<'a> Ownership<'a> {
 /// label of at least one); null outputs are skipped. No alternative at all
 /// means the workload cannot be named by labels, and pods whose chain
 /// cannot be followed are trusted.
-fn workload_labels(e: &Expr, input: &Input, limits: &crate::Limits) -> Result<Option<LabelSets>> {
+fn workload_labels(
+    e: &Expr,
+    input: &Input,
+    limits: &crate::Limits,
+    field: &str,
+) -> Result<Option<LabelSets>> {
     let outs = e.eval(input, limits)?;
     let bad = |what: String| {
         Error::new(
             ErrorCode::Conversion,
-            format!("podOwnership.labelsPath {what}"),
+            format!("podOwnership.{field} {what}"),
         )
         .at(e.location())
     };

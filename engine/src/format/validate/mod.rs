@@ -364,6 +364,14 @@ impl<'a> Validator<'a> {
                 ExprMode::Read,
                 None,
             );
+            if !o.current_labels_path.trim().is_empty() {
+                self.expr(
+                    &o.current_labels_path,
+                    "spec.podOwnership.currentLabelsPath".into(),
+                    ExprMode::Read,
+                    None,
+                );
+            }
         }
     }
 
