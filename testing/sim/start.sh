@@ -14,6 +14,8 @@
 # On failure: prints the tail of the failing log, stops everything (stop.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# SIM_OPERATORS_DIR: another place for the operator dirs (tests of these scripts).
+opdir=${SIM_OPERATORS_DIR:-$here/operators}
 root=$(cd "$here/../.." && pwd)
 usage() { echo "usage: $0 DIR [--nodes N] [--gpus-per-node G] [--gpu-product NAME] [--operators a,b]" >&2; exit 2; }
 
@@ -36,9 +38,9 @@ done
 [[ $gpus =~ ^[0-9]+$ ]] || { echo "error: --gpus-per-node must be a number, got '$gpus'" >&2; exit 2; }
 IFS=, read -r -a ops <<<"$operators"
 for op in "${ops[@]}"; do
-  if [ ! -f "$here/operators/$op/operator.sh" ]; then
-    echo "error: no operator '$op': $here/operators/$op/operator.sh does not exist" >&2
-    echo "       (known: $(ls "$here/operators" 2>/dev/null | tr '\n' ' '))" >&2
+  if [ ! -f "$opdir/$op/operator.sh" ]; then
+    echo "error: no operator '$op': $opdir/$op/operator.sh does not exist" >&2
+    echo "       (known: $(ls "$opdir" 2>/dev/null | tr '\n' ' ' | sed 's/ $//' | grep . || echo none))" >&2
     exit 2
   fi
 done
@@ -125,7 +127,7 @@ failing_log=
 for op in "${ops[@]}"; do
   step "operator $op (testing/sim/operators/$op/operator.sh start)"
   failing_log="$dir/$op.log"
-  KUBECONFIG="$kubeconfig" bash "$here/operators/$op/operator.sh" start "$dir" >&2
+  KUBECONFIG="$kubeconfig" bash "$opdir/$op/operator.sh" start "$dir" >&2
   failing_log=
 done
 step "ready: $kubeconfig"

@@ -6,6 +6,8 @@
 # status is 1 only if something had to be killed or an operator failed to stop.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# SIM_OPERATORS_DIR: another place for the operator dirs (tests of these scripts).
+opdir=${SIM_OPERATORS_DIR:-$here/operators}
 if [ $# -ne 1 ] || [ -z "$1" ]; then
   echo "usage: $0 DIR" >&2
   exit 2
@@ -16,15 +18,15 @@ rc=0
 
 ops=()
 [ -f "$dir/operators" ] && IFS=, read -r -a ops <"$dir/operators"
-for d in "$here"/operators/*/; do
+for d in "$opdir"/*/; do
   [ -f "$dir/$(basename "$d").pid" ] && ops+=("$(basename "$d")")
 done
 declare -A seen=()
 for op in "${ops[@]}"; do
   [ -n "$op" ] && [ -z "${seen[$op]:-}" ] || continue
   seen[$op]=1
-  if [ -f "$here/operators/$op/operator.sh" ]; then
-    bash "$here/operators/$op/operator.sh" stop "$dir" >&2 || { echo "error: operator $op did not stop cleanly" >&2; rc=1; }
+  if [ -f "$opdir/$op/operator.sh" ]; then
+    bash "$opdir/$op/operator.sh" stop "$dir" >&2 || { echo "error: operator $op did not stop cleanly" >&2; rc=1; }
   fi
 done
 
