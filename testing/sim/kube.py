@@ -40,7 +40,9 @@ class Kube:
 
     def call(self, method: str, path: str, body=None, query=None, content_type="application/json"):
         """One request; the decoded JSON answer, or ApiException for a non-2xx answer."""
-        if body is not None and not isinstance(body, (str, bytes)):
+        # The client serializes bodies of JSON content types itself (a string
+        # would be sent as a JSON string); YAML ones (apply) go as text.
+        if body is not None and not isinstance(body, (str, bytes)) and "json" not in content_type:
             body = json.dumps(body)
         method, url, headers, data, post = self.api.param_serialize(
             method=method,
