@@ -121,6 +121,7 @@ def main(argv: list[str]) -> int:
     wait(f"namespace {NS} gone", lambda: kube.get("v1", "Namespace", NS) is None, 120)
     kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
     wait(f"ServiceAccount default in {NS}", lambda: kube.get("v1", "ServiceAccount", "default", NS), 30)
+    say(f"namespace {NS} ready")
 
     # 1. head + 2 GPU workers
     kube.apply({"apiVersion": RV, "kind": "RayCluster", "metadata": {"name": "rc", "namespace": NS},

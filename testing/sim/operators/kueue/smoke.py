@@ -100,7 +100,7 @@ def pods_of(kube: Kube, name: str) -> list[dict]:
     return kube.list("v1", "Pod", NS, selector=f"batch.kubernetes.io/job-name={name}")
 
 
-def admitted(kube: Kube, name: str) -> dict:
+def admitted(kube: Kube, name: str, timeout: float = 30) -> dict:
     """Waits for the Job's Workload to be admitted and the Job to run unsuspended."""
     j = kube.get("batch/v1", "Job", name, NS)
     wl = wait(f"a Workload for Job {name}", lambda: workload_of(kube, j), 30)
@@ -111,7 +111,7 @@ def admitted(kube: Kube, name: str) -> dict:
         qr, ad = cond(w, "QuotaReserved"), cond(w, "Admitted")
         return w if qr and ad and qr["status"] == ad["status"] == "True" else None
 
-    wl = wait(f"Workload of {name} QuotaReserved and Admitted True", ok, 30)
+    wl = wait(f"Workload of {name} QuotaReserved and Admitted True", ok, timeout)
     show_workload(wl)
     wait(f"Job {name} unsuspended",
          lambda: kube.get("batch/v1", "Job", name, NS)["spec"].get("suspend") is False, 30)
@@ -143,6 +143,7 @@ def main(argv: list[str]) -> int:
     wait(f"namespace {NS} gone", lambda: kube.get("v1", "Namespace", NS) is None, 120)
     kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
     wait(f"ServiceAccount default in {NS}", lambda: kube.get("v1", "ServiceAccount", "default", NS), 30)
+    say(f"namespace {NS} ready")
 
     kube.apply({"apiVersion": KV, "kind": "ResourceFlavor", "metadata": {"name": "smoke-flavor"}, "spec": {}})
     kube.apply({
@@ -208,7 +209,11 @@ def main(argv: list[str]) -> int:
 
     delete(kube, "batch/v1", "Job", "hold", NS)
     say("deleted Job hold")
-    admitted(kube, "big")
+    # Its Workload (and so its quota) goes when the garbage collector deletes
+    # it. kube-controller-manager's garbage collector finds new resource types
+    # (here the Workload CRD) only in its discovery resync, every 30 s: on a
+    # cluster whose Kueue CRDs are younger than that this takes up to 30 s.
+    admitted(kube, "big", 75)
     pods_ran(kube, "big", 1)
 
     cq = kube.get(KV, "ClusterQueue", "smoke-cq")
