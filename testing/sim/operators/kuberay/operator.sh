@@ -24,11 +24,20 @@
 # loopback port (/readyz is polled, then the log line "Starting workers" of
 # the raycluster controller).
 #
-# What works without real Ray (KWOK runs no containers): RayCluster -> head and
-# worker Pods and Services; KWOK makes the pods Running and Ready, and the
-# RayCluster reaches status.state "ready". Anything that asks the Ray head's
-# dashboard (RayJob status, RayService, autoscaling) gets no answer; see
-# smoke.py and the report in the commit log for what a RayJob shows.
+# What works without real Ray (KWOK runs no containers), seen with smoke.py:
+# RayCluster -> head and worker Pods and the headless Service <name>-head-svc;
+# KWOK makes the pods Running and Ready (it runs no probes), and within a
+# second the RayCluster has status.state "ready", readyWorkerReplicas =
+# replicas, conditions HeadPodReady=True, RayClusterProvisioned=True
+# (AllPodRunningAndReadyFirstTime), RayClusterSuspended/Suspending=False.
+# Scaling a worker group follows at once. With Kueue running, a suspended
+# RayCluster with a queue label is admitted and unsuspended.
+# Anything that asks the Ray head's dashboard gets no answer (the operator
+# cannot resolve <cluster>-head-svc.<ns>.svc.cluster.local): a RayJob goes
+# Initializing -> Running, its submitter Job completes at once under KWOK,
+# and 30 s later the RayJob is Failed / FAILED, reason
+# JobDeploymentStatusTransitionGracePeriodExceeded. RayService and the
+# autoscaler would fail the same way (not tried). No flag turns these off.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../../.." && pwd)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Smoke test of KubeRay in the simulated cluster (run with the repo's venv):
 
-    target/live/venv/bin/python testing/sim/operators/kuberay/smoke.py KUBECONFIG [--keep] [--no-rayjob]
+    target/live/venv/bin/python testing/sim/operators/kuberay/smoke.py KUBECONFIG [--keep] [--no-rayjob] [--kueue]
 
 Needs a cluster with kube-controller-manager, kube-scheduler, KWOK and a fake
 node with at least 3 nvidia.com/gpu, and KubeRay started by operator.sh.
@@ -24,7 +24,13 @@ Creates namespace kuberay-smoke (removed first, and at the end unless --keep):
    ("The RayJob submitter finished at ... but the ray job did not reach
    terminal state within 30s").
 
-Prints what it sees; exit status 0 when 1 and 2 hold.
+4. (only with --kueue: Kueue runs too, started by ../kueue/operator.sh)
+   RayCluster "queued" created suspended with the label
+   kueue.x-k8s.io/queue-name (Kueue's webhook is not registered, so the test
+   does what it would have done) in a LocalQueue whose ClusterQueue has 8
+   GPUs: Kueue admits its Workload and unsuspends it, and it gets ready.
+
+Prints what it sees; exit status 0 when 1, 2 (and 4) hold.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from kubernetes.client.rest import ApiException  # noqa: E402
 
 NS = "kuberay-smoke"
 RV = "ray.io/v1"
+KV = "kueue.x-k8s.io/v1beta2"
 RAY_IMAGE = "rayproject/ray:2.46.0"
 T0 = time.monotonic()
 
@@ -108,6 +115,52 @@ def running(kube: Kube, cluster: str, node_type: str, count: int) -> list[dict]:
         ready = next((c["status"] for c in p["status"].get("conditions") or [] if c["type"] == "Ready"), None)
         say(f"  {node_type} pod {p['metadata']['name']} on {p['spec'].get('nodeName')}: {p['status']['phase']} Ready={ready}")
     return ps
+
+
+def with_kueue(kube: Kube) -> None:
+    kube.apply({"apiVersion": KV, "kind": "ResourceFlavor", "metadata": {"name": "ray-smoke-flavor"}, "spec": {}})
+    kube.apply({
+        "apiVersion": KV, "kind": "ClusterQueue", "metadata": {"name": "ray-smoke-cq"},
+        "spec": {
+            "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": NS}},
+            "resourceGroups": [{
+                "coveredResources": ["cpu", "memory", "nvidia.com/gpu"],
+                "flavors": [{"name": "ray-smoke-flavor", "resources": [
+                    {"name": "cpu", "nominalQuota": "32"},
+                    {"name": "memory", "nominalQuota": "256Gi"},
+                    {"name": "nvidia.com/gpu", "nominalQuota": "8"},
+                ]}],
+            }],
+        },
+    })
+    kube.apply({"apiVersion": KV, "kind": "LocalQueue", "metadata": {"name": "lq", "namespace": NS},
+                "spec": {"clusterQueue": "ray-smoke-cq"}})
+    spec = cluster_spec(2)
+    spec["suspend"] = True
+    kube.apply({"apiVersion": RV, "kind": "RayCluster",
+                "metadata": {"name": "queued", "namespace": NS, "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
+                "spec": spec})
+    say("RayCluster queued created (suspend: true, queue lq)")
+
+    def admitted():
+        for wl in kube.list(KV, "Workload", NS):
+            refs = wl["metadata"].get("ownerReferences") or []
+            conds = {c["type"]: c["status"] for c in (wl.get("status") or {}).get("conditions") or []}
+            if any(r.get("kind") == "RayCluster" and r.get("name") == "queued" for r in refs) \
+                    and conds.get("QuotaReserved") == conds.get("Admitted") == "True":
+                return wl
+        return None
+
+    wl = wait("Kueue to admit the Workload of RayCluster queued (is Kueue running?)", admitted, 60)
+    usage = [ps.get("resourceUsage") for ps in (wl["status"].get("admission") or {}).get("podSetAssignments") or []]
+    say(f"  Workload {wl['metadata']['name']}: QuotaReserved=True Admitted=True usage per pod set={usage}")
+    wait("RayCluster queued unsuspended", lambda: kube.get(RV, "RayCluster", "queued", NS)["spec"].get("suspend") is False, 30)
+    say("  RayCluster queued: spec.suspend false")
+    running(kube, "queued", "worker", 2)
+    try:
+        wait("RayCluster queued state ready", lambda: (kube.get(RV, "RayCluster", "queued", NS).get("status") or {}).get("state") == "ready", 60)
+    finally:
+        show_status(kube.get(RV, "RayCluster", "queued", NS))
 
 
 def main(argv: list[str]) -> int:
@@ -183,9 +236,15 @@ def main(argv: list[str]) -> int:
             if p["metadata"]["name"].startswith("rj"):
                 say(f"  pod {p['metadata']['name']}: {p['status'].get('phase')}")
 
+    if "--kueue" in argv[1:]:
+        with_kueue(kube)
+
     say("PASS")
     if not keep:
         delete(kube, "v1", "Namespace", NS)
+        if "--kueue" in argv[1:]:
+            delete(kube, KV, "ClusterQueue", "ray-smoke-cq")
+            delete(kube, KV, "ResourceFlavor", "ray-smoke-flavor")
     return 0
 
 
