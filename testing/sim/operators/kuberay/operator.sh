@@ -33,8 +33,9 @@
 # Scaling a worker group follows at once. With Kueue running, a suspended
 # RayCluster with a queue label is admitted and unsuspended.
 # Anything that asks the Ray head's dashboard gets no answer (the operator
-# cannot resolve <cluster>-head-svc.<ns>.svc.cluster.local): a RayJob goes
-# Initializing -> Running, its submitter Job completes at once under KWOK,
+# cannot resolve <cluster>-head-svc.<ns>.svc.cluster.local): a RayJob is
+# Running within 0.5 s (its own cluster is ready at once), its submitter Job
+# completes at once under KWOK,
 # and 30 s later the RayJob is Failed / FAILED, reason
 # JobDeploymentStatusTransitionGracePeriodExceeded. RayService and the
 # autoscaler would fail the same way (not tried). No flag turns these off.

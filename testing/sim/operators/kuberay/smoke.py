@@ -18,7 +18,7 @@ Creates namespace kuberay-smoke (removed first, and at the end unless --keep):
    serves the Ray dashboard under KWOK (the operator cannot even resolve the
    head Service's cluster DNS name), so the job's status cannot come from Ray.
    Seen with KubeRay v1.5.0 and KWOK's fast stages: jobDeploymentStatus
-   Initializing -> Running as soon as the cluster is ready; KubeRay creates the
+   Running within 0.5 s (its cluster is ready at once); KubeRay creates the
    submitter Job, whose pod KWOK completes at once; 30 s after that it turns
    Failed, jobStatus FAILED, reason JobDeploymentStatusTransitionGracePeriodExceeded
    ("The RayJob submitter finished at ... but the ray job did not reach
