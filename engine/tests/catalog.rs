@@ -65,6 +65,17 @@ struct FixtureExpect {
     stray: Vec<String>,
     #[serde(default)]
     gang: BTreeMap<String, i64>,
+    // Counts, for recorded fixtures (whose pod names and uids are made by
+    // the controllers): pods placed per component key, ready pods per key
+    // (keys not listed must have none), stray pods, gang minimums (sorted).
+    #[serde(default)]
+    placed: Option<BTreeMap<String, u64>>,
+    #[serde(default)]
+    ready: Option<BTreeMap<String, u64>>,
+    #[serde(default)]
+    stray_count: Option<usize>,
+    #[serde(default)]
+    gang_minimums: Option<Vec<i64>>,
 }
 
 /// `expect.yaml`, read.
@@ -107,7 +118,7 @@ fn check_fixture(
         Ok(d) => d.clone(),
         Err(e) => return vec![format!("{slug}/{state}: {e}")],
     };
-    if def.name() != slug {
+    if def.name() != slug.split('/').next().unwrap_or(slug) {
         errs.push(format!(
             "{slug}/{state}: chosen by GVK is {}, not {slug}",
             def.name()
@@ -154,6 +165,34 @@ fn check_fixture(
             instances.insert(key(c, i), (c, i));
         }
     }
+    let live_counts = |f: &dyn Fn(&workload_lens::Live) -> u64| -> BTreeMap<String, u64> {
+        instances
+            .iter()
+            .filter_map(|(k, (_, i))| i.live.as_ref().map(|l| (k.clone(), f(l))))
+            .filter(|(_, n)| *n > 0)
+            .collect()
+    };
+    if let Some(want_placed) = &want.placed {
+        let got = live_counts(&|l| l.pods.len() as u64);
+        if &got != want_placed {
+            fail(format!("placed pods {got:?}, expected {want_placed:?}"));
+        }
+    }
+    if let Some(want_ready) = &want.ready {
+        let got = live_counts(&|l| l.ready);
+        if &got != want_ready {
+            fail(format!("ready pods {got:?}, expected {want_ready:?}"));
+        }
+    }
+    if let Some(n) = want.stray_count
+        && r.stray_pods.len() != n
+    {
+        fail(format!(
+            "{} stray pods, expected {n}: {:?}",
+            r.stray_pods.len(),
+            r.stray_pods.iter().map(|p| &p.name).collect::<Vec<_>>()
+        ));
+    }
     for (k, n) in &want.replicas {
         match instances.get(k) {
             Some((_, i)) if i.desired_replicas == *n => {}
@@ -195,7 +234,10 @@ fn check_fixture(
                 return errs;
             }
         };
-        for p in &att.pods {
+        // Recorded fixtures are checked by counts (`placed`): their pod
+        // names are made by the controllers.
+        let by_name = want.placed.is_none();
+        for p in att.pods.iter().filter(|_| by_name) {
             let got = match (&p.component, &p.instance) {
                 (Some(c), Some(i)) => Some(format!("{c}/{i}")),
                 (Some(c), None) => Some(c.clone()),
@@ -213,13 +255,25 @@ fn check_fixture(
         }
         let unatt: BTreeSet<&String> = att.unattributed.iter().collect();
         let want_un: BTreeSet<&String> = want.unattributed.iter().collect();
-        if unatt != want_un {
+        if by_name && unatt != want_un {
             fail(format!("unattributed {unatt:?}, expected {want_un:?}"));
         }
         let stray: BTreeSet<&String> = att.stray.iter().collect();
         let want_stray: BTreeSet<&String> = want.stray.iter().collect();
-        if stray != want_stray {
+        if by_name && stray != want_stray {
             fail(format!("stray {stray:?}, expected {want_stray:?}"));
+        }
+        if let Some(want_min) = &want.gang_minimums {
+            match def.gang_groups(&obj, pods) {
+                Ok(g) => {
+                    let mut got: Vec<i64> = g.groups.iter().map(|g| g.min_member).collect();
+                    got.sort_unstable();
+                    if &got != want_min {
+                        fail(format!("gang minimums {got:?}, expected {want_min:?}"));
+                    }
+                }
+                Err(e) => fail(format!("gang groups failed: {e}")),
+            }
         }
         if !want.gang.is_empty() {
             match def.gang_groups(&obj, pods) {
@@ -554,4 +608,111 @@ fn every_fixture_is_the_same_through_the_fast_path_and_jaq() {
         }
     }
     assert!(compared > 100, "{compared} fixtures");
+}
+
+/// A scenario of the simulated cluster (`testing/sim/scenarios/*.yaml`):
+/// only what the replay needs, the steps' names and expectations.
+#[derive(Debug, Deserialize)]
+struct Scenario {
+    name: String,
+    definition: String,
+    steps: Vec<ScenarioStep>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ScenarioStep {
+    name: String,
+    expect: FixtureExpect,
+}
+
+/// Every step of every scenario, as the real controllers left it
+/// (recorded by `scripts/record.sh` into
+/// `definitions/fixtures/<definition>/recorded/<scenario>/<NN>-<step>.yaml`),
+/// resolves to what the scenario expects. `WORKLOAD_LENS_RECORDED=ROOT`
+/// reads the recordings from ROOT instead (the sim stage records live into
+/// a scratch dir and checks those); then only the scenarios recorded there
+/// are checked.
+#[test]
+fn every_recorded_step_resolves_as_its_scenario_expects() {
+    let live_root = std::env::var_os("WORKLOAD_LENS_RECORDED").map(std::path::PathBuf::from);
+    let rec_root = live_root
+        .clone()
+        .unwrap_or_else(|| root().join("definitions/fixtures"));
+    let mut paths: Vec<_> = std::fs::read_dir(root().join("testing/sim/scenarios"))
+        .expect("testing/sim/scenarios")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    paths.sort();
+    assert!(!paths.is_empty(), "no scenarios");
+    let mut errs = Vec::new();
+    let mut checked = 0;
+    for path in paths {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let sc: Scenario = match engine()
+            .read_object(&text)
+            .map_err(|e| e.to_string())
+            .and_then(|v| serde_json::from_value(v).map_err(|e| e.to_string()))
+        {
+            Ok(s) => s,
+            Err(e) => {
+                errs.push(format!("{}: {e}", path.display()));
+                continue;
+            }
+        };
+        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+        if sc.name != stem {
+            errs.push(format!("{}: name must be {stem}", path.display()));
+        }
+        let dir = rec_root
+            .join(&sc.definition)
+            .join("recorded")
+            .join(&sc.name);
+        if !dir.exists() {
+            if live_root.is_none() {
+                errs.push(format!(
+                    "{}: not recorded (run scripts/record.sh {})",
+                    sc.name, sc.name
+                ));
+            }
+            continue;
+        }
+        let mut expected_files = BTreeSet::new();
+        for (i, step) in sc.steps.iter().enumerate() {
+            let state = format!("{:02}-{}", i + 1, step.name);
+            for suffix in ["yaml", "pods.yaml", "events.yaml"] {
+                expected_files.insert(format!("{state}.{suffix}"));
+            }
+            if !dir.join(format!("{state}.yaml")).exists() {
+                errs.push(format!("{}: step {state} not recorded", sc.name));
+                continue;
+            }
+            let label = format!("{}/recorded/{}", sc.definition, sc.name);
+            errs.extend(check_fixture(
+                engine(),
+                &label,
+                &dir,
+                &state,
+                &step.expect,
+                &mut Vec::new(),
+            ));
+            checked += 1;
+        }
+        // No recording left over from a step that was renamed or removed.
+        let files: BTreeSet<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect();
+        for extra in files.difference(&expected_files) {
+            errs.push(format!("{}: {extra} belongs to no step", sc.name));
+        }
+    }
+    assert!(
+        errs.is_empty(),
+        "{} problem(s):\n{}",
+        errs.len(),
+        errs.join("\n")
+    );
+    assert!(checked > 0, "no recorded step was checked");
 }
