@@ -527,9 +527,44 @@ fn catalog_doc() -> String {
             details.push_str(&list.join(", "));
             details.push('\n');
         }
+        let recorded = recorded_scenarios(d.name());
+        if !recorded.is_empty() {
+            details.push_str(
+                "\nRecorded from real controllers on the simulated cluster \
+                 (`testing/sim/scenarios`, `scripts/record.sh`): ",
+            );
+            details.push_str(&recorded.join("; "));
+            details.push('\n');
+        }
     }
     out.push_str(&details);
     out
+}
+
+/// The scenarios recorded for a definition, each with its steps and what
+/// they resolve to: "`name` (step: statuses, ...)".
+fn recorded_scenarios(definition: &str) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(root().join("testing/sim/scenarios")) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    paths
+        .iter()
+        .filter_map(|p| {
+            let text = std::fs::read_to_string(p).ok()?;
+            let v = engine().read_object(&text).ok()?;
+            let sc: Scenario = serde_json::from_value(v).ok()?;
+            (sc.definition == definition).then(|| {
+                let steps: Vec<String> = sc
+                    .steps
+                    .iter()
+                    .map(|s| format!("{}: {}", s.name, s.expect.statuses.join(", ")))
+                    .collect();
+                format!("`{}` ({})", sc.name, steps.join("; "))
+            })
+        })
+        .collect()
 }
 
 #[test]
