@@ -722,6 +722,14 @@ pub struct PodGroupMember {
     /// jq filters over the pod; all must yield `true`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub filters: Vec<String>,
+    /// A workload-lens extension: a jq expression over the **workload**
+    /// yielding an object that maps instance ids of the member's component
+    /// (the pods' own instance, when the member is their component; `""`
+    /// otherwise) to the minimum member count of the groups its pods form,
+    /// instead of the component's subtree scale (for groups the component
+    /// tree cannot size, such as Grove's scaled PodGangs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_members_path: Option<String>,
 }
 
 /// `podGroup` (subgroups and topology).

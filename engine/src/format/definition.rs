@@ -974,6 +974,7 @@ mod tests {
                                 component_name: "c".into(),
                                 group_by_key_paths: vec!["k".into()],
                                 filters: vec!["f".into()],
+                                min_members_path: Some("m".into()),
                             }],
                         }]),
                         pod_group: Some(PodGroupV2 {

@@ -24,6 +24,8 @@ pub(crate) struct Member {
     pub component: usize,
     pub keys: Vec<Expr>,
     pub filters: Vec<Expr>,
+    /// `minMembersPath`: instance id -> minimum, over the workload.
+    pub min_members: Option<Expr>,
 }
 /// The size of one candidate (group, member) pair.
 const CANDIDATE_BYTES: usize = std::mem::size_of::<(usize, usize)>();
@@ -69,11 +71,14 @@ pub(crate) fn compile(ctx: &Ctx<'_>, def: &Definition, comps: &[Comp]) -> Result
                     filters.push(e);
                 }
             }
+            let min_members =
+                ctx.opt(m.min_members_path.as_ref(), format!("{mf}.minMembersPath"))?;
             members.push(Member {
                 index: mi,
                 component,
                 keys,
                 filters,
+                min_members,
             });
         }
         gang.groups.push((g.name.clone(), members));

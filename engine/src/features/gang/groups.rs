@@ -307,6 +307,8 @@ struct Members<'a> {
     /// Components by name (the first of a name, as a search would find).
     by_name: HashMap<&'a str, usize>,
     scales: Scales<'a>,
+    /// The workload (what `minMembersPath` reads).
+    workload: &'a Value,
 }
 
 impl Members<'_> {
@@ -382,6 +384,7 @@ impl CompiledDefinition {
             attributed: &attribution.pods,
             by_name,
             scales: Scales::new(self, &resolved),
+            workload,
         };
         match &gang.v2 {
             Some(v2) => self.one_pod_group(v2, cx),
@@ -491,6 +494,8 @@ impl CompiledDefinition {
         // Groups by name: the index of each in `report.groups` (order of
         // first member).
         let mut groups: HashMap<String, usize> = HashMap::new();
+        // Each member's `minMembersPath`, evaluated once, when first needed.
+        let mut minimums: HashMap<(usize, usize), HashMap<String, i64>> = HashMap::new();
         for (&pod, a) in cx.pods.iter().zip(cx.attributed) {
             crate::budget::steps(1)?;
             let mut pg = PodGang {
@@ -565,7 +570,18 @@ impl CompiledDefinition {
             crate::budget::memory(name.len())?;
             crate::budget::steps(crate::budget::byte_steps(name.len()))?;
             pg.group_name = Some(name.clone());
-            let min = cx.scales.scale(m.component, pg.instance.as_deref())?;
+            let mut min = cx.scales.scale(m.component, pg.instance.as_deref())?;
+            if let Some(e) = &m.min_members {
+                if !minimums.contains_key(&(gi, mi)) {
+                    minimums.insert((gi, mi), self.min_members(e, cx.workload)?);
+                }
+                if let Some(n) = minimums
+                    .get(&(gi, mi))
+                    .and_then(|map| map.get(pg.instance.as_deref().unwrap_or("")))
+                {
+                    min = *n;
+                }
+            }
             match groups.get(&name) {
                 Some(&gi) => {
                     if let Some(g) = report.groups.get_mut(gi) {
@@ -591,6 +607,47 @@ impl CompiledDefinition {
             report.pods.push(pg);
         }
         Ok(report)
+    }
+
+    /// A member's `minMembersPath` over the workload: one object mapping
+    /// instance ids of the member's component (`""`: none) to non-negative
+    /// integer minimums.
+    fn min_members(&self, e: &crate::expr::Expr, workload: &Value) -> Result<HashMap<String, i64>> {
+        let input = Input::new(workload, &self.limits).map_err(crate::expr::eval_error)?;
+        let outs = e.eval(&input, &self.limits)?;
+        let bad = |what: String| {
+            Error::new(ErrorCode::Conversion, format!("minMembersPath {what}")).at(e.location())
+        };
+        let [Value::Object(map)] = outs.as_slice() else {
+            return Err(bad(format!(
+                "must yield one object of instance ids to minimums, got {} outputs{}",
+                outs.len(),
+                outs.first()
+                    .map(|v| format!(" (the first {})", crate::resources::json_type(v)))
+                    .unwrap_or_default()
+            )));
+        };
+        let mut out = HashMap::with_capacity(map.len());
+        for (k, v) in map {
+            crate::budget::steps(1)?;
+            match v.as_i64().filter(|n| *n >= 0) {
+                Some(n) => {
+                    out.insert(k.clone(), n);
+                }
+                None => {
+                    let shown: String = k.chars().take(80).collect();
+                    return Err(bad(format!(
+                        "must map instance ids to non-negative integers; {shown:?} is {}",
+                        if v.is_number() {
+                            "a negative or fractional number"
+                        } else {
+                            crate::resources::json_type(v)
+                        }
+                    )));
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Is the pod one of the workload's: attributed to a component (`ci`,

@@ -62,6 +62,14 @@ impl Validator<'_> {
                     for (k, e) in m.filters.iter().enumerate() {
                         self.expr(e, path_push_index(&fp, k), ExprMode::Read, None);
                     }
+                    if let Some(e) = &m.min_members_path {
+                        self.expr(
+                            e,
+                            path_push_key(&mpath, "minMembersPath"),
+                            ExprMode::Read,
+                            None,
+                        );
+                    }
                 }
             }
         }
