@@ -572,13 +572,13 @@ impl CompiledDefinition {
             pg.group_name = Some(name.clone());
             let mut min = cx.scales.scale(m.component, pg.instance.as_deref())?;
             if let Some(e) = &m.min_members {
-                if !minimums.contains_key(&(gi, mi)) {
-                    minimums.insert((gi, mi), self.min_members(e, cx.workload)?);
-                }
-                if let Some(n) = minimums
-                    .get(&(gi, mi))
-                    .and_then(|map| map.get(pg.instance.as_deref().unwrap_or("")))
-                {
+                let map = match minimums.entry((gi, mi)) {
+                    std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
+                    std::collections::hash_map::Entry::Vacant(v) => {
+                        v.insert(self.min_members(e, cx.workload)?)
+                    }
+                };
+                if let Some(n) = map.get(pg.instance.as_deref().unwrap_or("")) {
                     min = *n;
                 }
             }
