@@ -93,13 +93,14 @@ built() { # everything of the stage is in the cache
   done
 }
 timed_build() { # WHAT COMMAND...: runs a build, says how long it took
-  local t=$(date +%s)
-  echo "sim build: $1"
+  local what=$1 t=$(date +%s)
+  shift
+  echo "sim build: $what"
   if ! "$@" >/dev/null; then
-    echo "sim build: $1 FAILED after $(($(date +%s) - t)) s" >&2
+    echo "sim build: $what FAILED after $(($(date +%s) - t)) s" >&2
     return 1
   fi
-  echo "sim build: $1 done in $(($(date +%s) - t)) s"
+  echo "sim build: $what done in $(($(date +%s) - t)) s"
 }
 build() { # [--no-kapi] [--after PID]
   local no_kapi= after= t=$(date +%s) op
