@@ -39,7 +39,9 @@
 #                replayed live and checked (scripts/sim.sh). Builds the
 #                cluster and the operators with Go on first use (cached
 #                outside the clone); WORKLOAD_LENS_SIM_OPERATORS picks the
-#                operators (default: all four)
+#                operators (default: all four; .ci/run: jobset,lws, as the
+#                other two's first builds would take a new machine past its
+#                time; their workloads are replayed by the rust stage)
 #   all          all of the above (the default)
 #
 # Each stage works alone on a new machine: first it installs what it needs
@@ -74,10 +76,11 @@
 # runs after others and anything it needs is not built, the rest of its
 # builds run in the background from the start as well, one after the other
 # and after the kube-apiserver build, niced, in one process group: kwok, then
-# the operators (scripts/sim.sh --build --no-kapi, log: target/sim-build.log,
-# each build timed); the sim stage waits for them. On a new machine that is
-# ~13 min of compiling (kueue ~6 min, jobset ~3, lws and kuberay ~2 each, kwok
-# ~1) beside the Rust, Python, Node and WASM stages.
+# the chosen operators (scripts/sim.sh --build --no-kapi, log:
+# target/sim-build.log, each build timed); the sim stage waits for them. On a
+# new machine that is ~13 min of compiling with all four operators (kueue ~6
+# min, jobset ~3, lws and kuberay ~2 each, kwok ~1), ~6 min with jobset,lws,
+# beside the Rust, Python, Node and WASM stages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
