@@ -156,17 +156,21 @@ if has live || has sim; then
   # Checked first, so that `all` does not fail only after the other stages.
   go_stages=$(for s in live sim; do has $s && printf '%s ' $s; done)
   go_stages=${go_stages% }
+  case $go_stages in
+    *" "*) go_need="the ${go_stages// / and } stages need" ;;
+    *) go_need="the $go_stages stage needs" ;;
+  esac
   if ! command -v go >/dev/null 2>&1; then
-    echo "error: the ${go_stages// / and } stage(s) need Go >= 1.26 on PATH (they build a kube-apiserver and" >&2
-    echo "       more for their tests; Go is not installed by this script). Run the other stages by name to skip them." >&2
+    echo "error: $go_need Go >= 1.26 on PATH (to build a kube-apiserver and more for the tests;" >&2
+    echo "       Go is not installed by this script). Run the other stages by name to leave $([ "${go_stages#* }" = "$go_stages" ] && echo it || echo them) out." >&2
     exit 1
   fi
   gov=$(go env GOVERSION 2>/dev/null || true)
   IFS=. read -r gomaj gomin _ <<<"${gov#go}"
   gomaj=${gomaj//[^0-9]/} gomin=${gomin//[^0-9]/}
   if [ "${gomaj:-0}" -lt 1 ] || { [ "${gomaj:-0}" -eq 1 ] && [ "${gomin:-0}" -lt 26 ]; }; then
-    echo "error: the ${go_stages// / and } stage(s) need Go >= 1.26; found '${gov:-unknown}' ($(command -v go))." >&2
-    echo "       Run the other stages by name to skip them." >&2
+    echo "error: $go_need Go >= 1.26; found '${gov:-unknown}' ($(command -v go))." >&2
+    echo "       Run the other stages by name to leave $([ "${go_stages#* }" = "$go_stages" ] && echo it || echo them) out." >&2
     exit 1
   fi
 fi
@@ -252,7 +256,7 @@ if { has live || has sim; } && ! bash testing/kube-apiserver/build.sh --cached >
   for s in rust python hostile node wasm package playground conformance; do
     if has "$s"; then
       mkdir -p target
-      stage "kube-apiserver build in the background, for the $go_stages stage(s) (testing/kube-apiserver/build.sh, log: target/kapi-build.log)"
+      stage "kube-apiserver build in the background, for the ${go_stages// / and } stage$([ "${go_stages#* }" = "$go_stages" ] || echo s) (testing/kube-apiserver/build.sh, log: target/kapi-build.log)"
       setsid -w bash testing/kube-apiserver/build.sh >target/kapi-build.log 2>&1 &
       KAPI_PID=$!
       break
