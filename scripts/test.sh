@@ -31,6 +31,17 @@
 #                kube-apiserver with a seeded scenario (scripts/live.sh,
 #                testing/live/README.md); builds the server with Go on first
 #                use (6-12 min, cached outside the clone)
+#   sim          the simulated GPU cluster (testing/sim: kube-apiserver,
+#                kube-controller-manager, kube-scheduler, 4 KWOK nodes x 8
+#                GPUs, the JobSet, LWS, Kueue and KubeRay operators) and the
+#                tests run in it: the sim's own test, each operator's smoke
+#                test and, when scripts/record.sh exists, every scenario
+#                replayed live and checked (scripts/sim.sh). Builds the
+#                cluster and the operators with Go on first use (cached
+#                outside the clone); WORKLOAD_LENS_SIM_OPERATORS picks the
+#                operators (default: all four; .ci/run: jobset,lws, as the
+#                other two's first builds would take a new machine past its
+#                time; their workloads are replayed by the rust stage)
 #   all          all of the above (the default)
 #
 # Each stage works alone on a new machine: first it installs what it needs
@@ -49,18 +60,32 @@
 #                saying so); the Go module proxy (~700 MB of modules on the
 #                first build); a venv target/live/venv with the kubernetes
 #                client; the Python and Node suites build as their stages do
+#   sim          Go >= 1.26 as for live (the same kube-apiserver build, plus
+#                kwok and the operators: ~60 MB and ~1 GB of modules); apt:
+#                openssl (the operators' webhook certificates), curl (their
+#                readiness probes), gojq (the scenario runner, scripts/record.sh),
+#                python3 and its venv module; the venv target/live/venv
 # The Debian packages of all the selected stages come in one apt run. When a
 # WASM stage runs after a Rust, Python or Node stage (as in `all`), the rest
 # of bindings-wasm/setup.sh (wasm-bindgen-cli compiles for ~3 min) runs in
 # the background meanwhile, and the first WASM stage waits for it. Likewise,
 # when the live stage runs after others and its kube-apiserver is not built
 # yet, testing/kube-apiserver/build.sh runs in the background from the start
-# (log: target/kapi-build.log), and the live stage waits for it.
+# (log: target/kapi-build.log), and the live stage waits for it; the sim
+# stage needs the same build and waits for it too. And when the sim stage
+# runs after others and anything it needs is not built, the rest of its
+# builds run in the background from the start as well, one after the other
+# and after the kube-apiserver build, niced, in one process group: kwok, then
+# the chosen operators (scripts/sim.sh --build --no-kapi, log:
+# target/sim-build.log, each build timed); the sim stage waits for them. On a
+# new machine that is ~13 min of compiling with all four operators (kueue ~6
+# min, jobset ~3, lws and kuberay ~2 each, kwok ~1), ~6 min with jobset,lws,
+# beside the Rust, Python, Node and WASM stages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
-ORDER=(rust python hostile node wasm package playground conformance live)
+ORDER=(rust python hostile node wasm package playground conformance live sim)
 usage() {
   cat <<'EOF'
 usage: bash scripts/test.sh [STAGE...]    (default: all)
@@ -75,6 +100,9 @@ stages (run in this order, whatever order they are given in):
   playground    the playground's end-to-end tests in headless Chromium (playground/test.sh)
   conformance   the Rust conformance run and the parity table of the runtimes with results
   live          live-cluster suites against a real kube-apiserver, seeded (scripts/live.sh; needs Go >= 1.26)
+  sim           the simulated GPU cluster with its operators: its own test, the operators' smoke tests, the
+                scenarios replayed live (scripts/sim.sh; needs Go >= 1.26; WORKLOAD_LENS_SIM_OPERATORS=a,b
+                picks the operators, default jobset,lws,kueue,kuberay)
   all           everything above (the default)
 
 Each stage installs what it needs and the machine lacks, and says so first.
@@ -86,7 +114,7 @@ for a in "$@"; do
   case "$a" in
     -h | --help) usage; exit 0 ;;
     all) for s in "${ORDER[@]}"; do want[$s]=1; done ;;
-    rust | python | hostile | node | wasm | package | playground | conformance | live) want[$a]=1 ;;
+    rust | python | hostile | node | wasm | package | playground | conformance | live | sim) want[$a]=1 ;;
     *) echo "error: unknown stage '$a'" >&2; usage >&2; exit 2 ;;
   esac
 done
@@ -117,11 +145,43 @@ if has rust; then
   need_apt gojq "the jq oracle of the gojq differential tests" gojq
   need_apt g++ "C++ compiler for libFuzzer, fuzz/check.sh" c++
 fi
-if has live && ! command -v go >/dev/null 2>&1; then
+if has sim; then
+  need_apt openssl "the sim's operators: their webhook certificates" openssl
+  need_apt curl "the sim's operators: their readiness probes" curl
+  need_apt gojq "the scenario runner of the sim stage, scripts/record.sh" gojq
+  need_apt python3 "the sim's scripts and tests" python3
+  python3 -c 'import ensurepip' 2>/dev/null || need_apt python3-venv "the sim's venv, target/live/venv"
+fi
+if has live || has sim; then
   # Checked first, so that `all` does not fail only after the other stages.
-  echo "error: the live stage needs Go >= 1.26 on PATH (it builds a kube-apiserver for its tests;" >&2
-  echo "       Go is not installed by this script). Run the other stages by name to skip it." >&2
-  exit 1
+  go_stages=$(for s in live sim; do has $s && printf '%s ' $s; done)
+  go_stages=${go_stages% }
+  case $go_stages in
+    *" "*) go_need="the ${go_stages// / and } stages need" ;;
+    *) go_need="the $go_stages stage needs" ;;
+  esac
+  if ! command -v go >/dev/null 2>&1; then
+    echo "error: $go_need Go >= 1.26 on PATH (to build a kube-apiserver and more for the tests;" >&2
+    echo "       Go is not installed by this script). Run the other stages by name to leave $([ "${go_stages#* }" = "$go_stages" ] && echo it || echo them) out." >&2
+    exit 1
+  fi
+  gov=$(go env GOVERSION 2>/dev/null || true)
+  IFS=. read -r gomaj gomin _ <<<"${gov#go}"
+  gomaj=${gomaj//[^0-9]/} gomin=${gomin//[^0-9]/}
+  if [ "${gomaj:-0}" -lt 1 ] || { [ "${gomaj:-0}" -eq 1 ] && [ "${gomin:-0}" -lt 26 ]; }; then
+    echo "error: $go_need Go >= 1.26; found '${gov:-unknown}' ($(command -v go))." >&2
+    echo "       Run the other stages by name to leave $([ "${go_stages#* }" = "$go_stages" ] && echo it || echo them) out." >&2
+    exit 1
+  fi
+fi
+sim_built=1
+if has sim; then
+  # Also checks WORKLOAD_LENS_SIM_OPERATORS (exit 2, saying why, when it
+  # names an unknown operator).
+  rc=0
+  bash scripts/sim.sh --cached || rc=$?
+  [ "$rc" != 2 ] || exit 2
+  [ "$rc" = 0 ] || sim_built=0
 fi
 wasm_stages=0
 if has wasm || has playground; then
@@ -187,17 +247,34 @@ if [ "$wasm_stages" = 1 ]; then
     bash bindings-wasm/setup.sh --browser
   fi
 fi
-# The live stage's kube-apiserver, when it is not built yet and other stages
-# run first: built meanwhile (downloading its modules is network-bound, and
-# the Go compiler runs at a lower priority), in a process group of its own.
+# The kube-apiserver of the live and sim stages, when it is not built yet
+# and other stages run first: built meanwhile (downloading its modules is
+# network-bound, and the Go compiler runs at a lower priority), in a process
+# group of its own.
 KAPI_PID=""
-if has live && ! bash testing/kube-apiserver/build.sh --cached >/dev/null; then
+if { has live || has sim; } && ! bash testing/kube-apiserver/build.sh --cached >/dev/null; then
   for s in rust python hostile node wasm package playground conformance; do
     if has "$s"; then
       mkdir -p target
-      stage "kube-apiserver build in the background, for the live stage (testing/kube-apiserver/build.sh, log: target/kapi-build.log)"
+      stage "kube-apiserver build in the background, for the ${go_stages// / and } stage$([ "${go_stages#* }" = "$go_stages" ] || echo s) (testing/kube-apiserver/build.sh, log: target/kapi-build.log)"
       setsid -w bash testing/kube-apiserver/build.sh >target/kapi-build.log 2>&1 &
       KAPI_PID=$!
+      break
+    fi
+  done
+fi
+# The rest of the sim stage's builds (kwok, the operators), likewise, after
+# the kube-apiserver build (never beside it: two Go builds would share the
+# 2 cores); scripts/sim.sh --build never builds the kube-apiserver with
+# --no-kapi (the job above or the live stage does).
+SIMBUILD_PID=""
+if has sim && [ "$sim_built" = 0 ]; then
+  for s in rust python hostile node wasm package playground conformance live; do
+    if has "$s"; then
+      mkdir -p target
+      stage "the sim's builds in the background, after the kube-apiserver's (scripts/sim.sh --build --no-kapi, log: target/sim-build.log)"
+      setsid -w nice bash scripts/sim.sh --build --no-kapi ${KAPI_PID:+--after "$KAPI_PID"} >target/sim-build.log 2>&1 &
+      SIMBUILD_PID=$!
       break
     fi
   done
@@ -205,23 +282,28 @@ fi
 stop_background() {
   [ -z "$SETUP_PID" ] || kill "$SETUP_PID" 2>/dev/null || true
   [ -z "$KAPI_PID" ] || kill -- "-$KAPI_PID" 2>/dev/null || true
+  [ -z "$SIMBUILD_PID" ] || kill -- "-$SIMBUILD_PID" 2>/dev/null || true
 }
 trap stop_background EXIT
 # wait_background VAR LOG WHAT: wait for the background job whose PID is in
-# VAR (none: return), then show its log; its failure ends the run.
+# VAR (none: return), then show its log; its failure ends the run (with the
+# log's last lines).
 wait_background() {
   local pid=${!1}
   [ -n "$pid" ] || return 0
   stage "$3: waiting for it"
   if ! wait "$pid"; then
-    cat "$2" >&2
-    echo "error: $3 failed" >&2
+    echo "------ last lines of $2:" >&2
+    tail -n 60 "$2" >&2
+    echo "------" >&2
+    echo "error: $3 failed (its whole log: $2)" >&2
     exit 1
   fi
   printf -v "$1" '%s' ""
   cat "$2"
 }
 wait_for_kapi() { wait_background KAPI_PID target/kapi-build.log "the kube-apiserver build (testing/kube-apiserver/build.sh)"; }
+wait_for_sim_build() { wait_background SIMBUILD_PID target/sim-build.log "the sim's builds (scripts/sim.sh --build --no-kapi)"; }
 wait_for_wasm_tools() { wait_background SETUP_PID target/wasm-setup.log "the WASM tools (bindings-wasm/setup.sh)"; }
 
 # --- the stages ---------------------------------------------------------------
@@ -304,6 +386,14 @@ if has live; then
   wait_for_kapi
   stage "live cluster: kube-apiserver, seeded scenario, CLI/Python/Node live suites (scripts/live.sh)"
   bash scripts/live.sh
+fi
+
+if has sim; then
+  # After live: the same kube-apiserver build, and the longest set-up.
+  wait_for_kapi
+  wait_for_sim_build
+  stage "simulated GPU cluster: the sim's own test, the operators' smoke tests, the scenarios (scripts/sim.sh)"
+  bash scripts/sim.sh
 fi
 
 if [ $# -eq 0 ] || [ ${#want[@]} -eq ${#ORDER[@]} ]; then

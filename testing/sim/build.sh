@@ -11,17 +11,23 @@
 #   KWOK=<path>
 # and, on stderr, what it builds and how long each build took.
 # --cached: builds nothing; exit 1 (nothing printed) if anything is missing.
+# --kwok: kwok only (leaves kapi, kcm, ksched alone; prints only KWOK=), for
+# scripts/test.sh, which builds those in a job of their own.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-cached=
-case "${1:-}" in
-  "") ;;
-  --cached) cached=1 ;;
-  *) echo "usage: $0 [--cached]" >&2; exit 2 ;;
-esac
+cached= kwok_only=
+for a in "$@"; do
+  case "$a" in
+    --cached) cached=1 ;;
+    --kwok) kwok_only=1 ;;
+    *) echo "usage: $0 [--cached] [--kwok]" >&2; exit 2 ;;
+  esac
+done
 
 t0=$(date +%s)
-if [ -n "$cached" ]; then
+if [ -n "$kwok_only" ]; then
+  :
+elif [ -n "$cached" ]; then
   kapi=$(bash "$here/../kube-apiserver/build.sh" --cached) || exit 1
 else
   echo "sim: kapi, kcm, ksched (testing/kube-apiserver/build.sh)" >&2
@@ -46,5 +52,5 @@ if [ ! -x "$kwok" ]; then
   echo "sim: kwok built in $(($(date +%s) - t1)) s" >&2
 fi
 [ -n "$cached" ] || echo "sim: build done in $(($(date +%s) - t0)) s" >&2
-echo "KUBE=$(dirname "$kapi")"
+[ -n "$kwok_only" ] || echo "KUBE=$(dirname "$kapi")"
 echo "KWOK=$kwok"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # stop.sh DIR: stops what start.sh DIR started, in this order: the operators
 # (operator.sh stop DIR of each one listed in DIR/operators or with a
-# DIR/<name>.pid), kwok, ksched, kcm, then kapi (testing/kube-apiserver/stop.sh).
+# DIR/<name>.pid, all at once), kwok, ksched, kcm, then kapi (testing/kube-apiserver/stop.sh).
 # SIGTERM, up to 10 s, then SIGKILL. Nothing running is not an error; the exit
 # status is 1 only if something had to be killed or an operator failed to stop.
 set -euo pipefail
@@ -21,13 +21,18 @@ ops=()
 for d in "$opdir"/*/; do
   [ -f "$dir/$(basename "$d").pid" ] && ops+=("$(basename "$d")")
 done
-declare -A seen=()
+# All at once: each waits for its controller's graceful shutdown (~2-3 s).
+declare -A seen=() stopping=()
 for op in "${ops[@]}"; do
   [ -n "$op" ] && [ -z "${seen[$op]:-}" ] || continue
   seen[$op]=1
   if [ -f "$opdir/$op/operator.sh" ]; then
-    bash "$opdir/$op/operator.sh" stop "$dir" >&2 || { echo "error: operator $op did not stop cleanly" >&2; rc=1; }
+    bash "$opdir/$op/operator.sh" stop "$dir" >&2 &
+    stopping[$op]=$!
   fi
+done
+for op in "${!stopping[@]}"; do
+  wait "${stopping[$op]}" || { echo "error: operator $op did not stop cleanly" >&2; rc=1; }
 done
 
 # kwok, ksched and kcm get SIGTERM at once (each only if DIR/NAME.pid still

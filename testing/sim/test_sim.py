@@ -1,9 +1,18 @@
 #!/usr/bin/env python3
-"""test_sim.py [DIR]: the simulated cluster's own test. Starts it
-(start.sh DIR --nodes 2 --gpus-per-node 8; DIR defaults to
-target/sim/test), checks the real controllers, scheduler and every kwok
-outcome of stages.yaml, and stops it again (also on failure). Run through
-test.sh (which makes the venv); exit status 0 when every check passed."""
+"""test_sim.py [DIR | --kubeconfig FILE]: the simulated cluster's own test.
+Checks the real controllers, scheduler and every kwok outcome of
+stages.yaml in namespace simtest. Run through test.sh (which makes the venv);
+exit status 0 when every check passed.
+
+  DIR (default target/sim/test): starts a sim of its own there (start.sh DIR
+      --nodes 2 --gpus-per-node 8) and stops it again (also on failure).
+  --kubeconfig FILE: uses a sim that already runs (start.sh, any node count,
+      8 GPUs a node or more, operators or not), as scripts/sim.sh does;
+      a leftover namespace simtest of an earlier run is deleted first (and
+      waited for); after the checks its deletion is requested, not waited
+      for (the namespace controller takes ~10 s; kwok removes the pods, and
+      so frees their GPUs, at once).
+"""
 
 from __future__ import annotations
 
@@ -219,12 +228,34 @@ def run(kube: Kube) -> list[str]:
     k.delete("batch/v1", "Job", "long", NS)
     c.check("Job long deleted: its pods are removed (garbage collector)", lambda: not c.pods("job-name=long"))
 
-    c.check("node Leases in kube-node-lease (kwok)", lambda: len(k.list("coordination.k8s.io/v1", "Lease", "kube-node-lease")) == 2)
+    nodes = len(k.list("v1", "Node"))
+    c.check(f"node Leases in kube-node-lease (kwok): one for each of the {nodes} nodes", lambda: nodes and len(k.list("coordination.k8s.io/v1", "Lease", "kube-node-lease")) == nodes)
     return c.failed
 
 
-def main(argv: list[str]) -> int:
-    d = pathlib.Path(argv[0]) if argv else ROOT / "target" / "sim" / "test"
+def delete_namespace(kube: Kube, wait_gone: bool) -> None:
+    """Deletes namespace simtest (no body: see the smoke tests); waits until
+    it is gone if wait_gone."""
+    ns = kube.get("v1", "Namespace", NS)
+    if ns is None:
+        return
+    if not ns["metadata"].get("deletionTimestamp"):
+        kube.call("DELETE", kube.path("v1", "Namespace", name=NS))
+    if wait_gone:
+        wait(f"namespace {NS} of an earlier run to be gone", lambda: kube.get("v1", "Namespace", NS) is None, 60)
+
+
+def shared(kubeconfig: str) -> list[str]:
+    kube = Kube(kubeconfig)
+    log(f"using the running sim of {kubeconfig}")
+    delete_namespace(kube, wait_gone=True)
+    failed = run(kube)
+    delete_namespace(kube, wait_gone=False)
+    log(f"namespace {NS}: deletion requested")
+    return failed
+
+
+def own(d: pathlib.Path) -> list[str]:
     log(f"starting the sim in {d} (2 nodes x 8 GPUs)")
     try:
         kubeconfig = subprocess.run(
@@ -238,6 +269,20 @@ def main(argv: list[str]) -> int:
     finally:
         subprocess.run(["bash", str(HERE / "stop.sh"), str(d)], check=False)
         log("sim stopped")
+    return failed
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--kubeconfig"]:
+        if len(argv) != 2:
+            print("usage: test_sim.py [DIR | --kubeconfig FILE]", file=sys.stderr)
+            return 2
+        failed = shared(argv[1])
+    elif len(argv) <= 1 and not (argv and argv[0].startswith("-")):
+        failed = own(pathlib.Path(argv[0]) if argv else ROOT / "target" / "sim" / "test")
+    else:
+        print("usage: test_sim.py [DIR | --kubeconfig FILE]", file=sys.stderr)
+        return 2
     if failed:
         log(f"{len(failed)} check(s) failed: {', '.join(failed)}")
         return 1

@@ -13,11 +13,15 @@ a LocalQueue, then:
    and Admitted True, the Job is unsuspended, its pods run.
 2. Job "hold" (2 pods x 2 GPUs, pods pinned to a node that does not exist, so
    they stay Pending and the Job never finishes) is admitted and keeps 4 GPUs
-   of quota. KWOK's fast stages complete Job pods about a second after they
-   run, so a running Job cannot be what holds the quota.
+   of quota.
 3. Job "big" (1 pod x 8 GPUs) waits: its Workload has QuotaReserved False
    with a message about insufficient quota; after "hold" is deleted it is
    admitted and its pod runs.
+
+The pods of "train" carry the annotation sim.workload-lens.dev/outcome:
+succeed (testing/sim/stages.yaml: they run a second, then succeed; without
+it this cluster's Job pods run until deleted, and stock KWOK's fast stages
+complete them anyway).
 
 Kueue's mutating webhook is not registered, so every Job is created the way
 the webhook would have left it: spec.suspend true and the label
@@ -36,6 +40,8 @@ from kubernetes.client.rest import ApiException  # noqa: E402
 
 NS = "kueue-smoke"
 KV = "kueue.x-k8s.io/v1beta2"
+# testing/sim/stages.yaml: the pod runs 1 s, then succeeds.
+SUCCEED = {"sim.workload-lens.dev/outcome": "succeed", "sim.workload-lens.dev/run-seconds": "1"}
 T0 = time.monotonic()
 
 
@@ -54,7 +60,7 @@ def delete(kube: Kube, api_version: str, kind: str, name: str, namespace: str | 
             raise
 
 
-def job(name: str, pods: int, gpus: int, node_selector: dict | None = None) -> dict:
+def job(name: str, pods: int, gpus: int, node_selector: dict | None = None, annotations: dict | None = None) -> dict:
     res = {"cpu": "1", "memory": "1Gi", "nvidia.com/gpu": str(gpus)}
     spec = {
         "restartPolicy": "Never",
@@ -67,7 +73,7 @@ def job(name: str, pods: int, gpus: int, node_selector: dict | None = None) -> d
         "apiVersion": "batch/v1", "kind": "Job",
         "metadata": {"name": name, "namespace": NS, "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
         "spec": {"suspend": True, "parallelism": pods, "completions": pods, "backoffLimit": 0,
-                 "template": {"spec": spec}},
+                 "template": {"metadata": {"annotations": annotations or {}}, "spec": spec}},
     }
 
 
@@ -120,8 +126,7 @@ def admitted(kube: Kube, name: str, timeout: float = 30) -> dict:
 
 
 def pods_ran(kube: Kube, name: str, count: int) -> None:
-    """count pods of the Job ran (Running now, or Succeeded after running: KWOK's
-    fast stages complete Job pods right away)."""
+    """count pods of the Job ran (Running now, or Succeeded after running)."""
 
     def ran():
         ps = [p for p in pods_of(kube, name) if p["status"].get("phase") in ("Running", "Succeeded")]
@@ -173,7 +178,7 @@ def main(argv: list[str]) -> int:
     say(f"LocalQueue {NS}/lq: Active=True ({c.get('reason')})")
 
     # 1. a Job that fits runs
-    kube.apply(job("train", 2, 2))
+    kube.apply(job("train", 2, 2, annotations=SUCCEED))
     admitted(kube, "train")
     pods_ran(kube, "train", 2)
 
@@ -182,7 +187,7 @@ def main(argv: list[str]) -> int:
         c = cond(wl, "Finished")
         return c if c and c["status"] == "True" else None
 
-    c = wait("Workload of train Finished (its pods complete under KWOK)", finished, 60)
+    c = wait("Workload of train Finished (its pods succeed under KWOK)", finished, 60)
     say(f"Job train done; its Workload Finished=True ({c.get('reason')}: {c.get('message')})")
 
     # 2. a Job that holds 4 GPUs of quota: admitted, but its pods cannot be placed
