@@ -62,6 +62,25 @@ for a in "${args[@]}"; do
   [ $found = 1 ] || { echo "error: no scenario named $a (testing/sim/scenarios/)" >&2; exit 2; }
 done
 
+# WORKLOAD_LENS_SIM_OPERATORS (the sim stage's operators, comma separated;
+# `none`): scenarios needing another operator are skipped, with a line.
+if [ -n "${WORKLOAD_LENS_SIM_OPERATORS:-}" ]; then
+  kept=()
+  for f in "${scenarios[@]}"; do
+    if "${py}" - "$f" "$WORKLOAD_LENS_SIM_OPERATORS" <<'PY'
+import sys, yaml
+need = yaml.safe_load(open(sys.argv[1])).get("operators") or []
+have = set(sys.argv[2].split(",")) - {"none", ""}
+sys.exit(0 if set(need) <= have else 1)
+PY
+    then kept+=("$f")
+    else echo "record: skipping $(basename "$f" .yaml) (needs operators the cluster does not run: WORKLOAD_LENS_SIM_OPERATORS=$WORKLOAD_LENS_SIM_OPERATORS)" >&2
+    fi
+  done
+  scenarios=("${kept[@]}")
+  [ ${#scenarios[@]} -gt 0 ] || { echo "record: no scenario to run" >&2; exit 0; }
+fi
+
 # The operators they need, and their versions for the fixtures' headers.
 ops=$("$py" - "${scenarios[@]}" <<'PY'
 import sys, yaml

@@ -142,8 +142,12 @@ class Scenario:
     # -- acting -----------------------------------------------------------------
 
     def pods_matching(self, selector: str) -> list[dict]:
+        """The running pods (not being deleted) a label selector matches, by name."""
         pods = self.kube.list("v1", "Pod", self.ns, selector=selector)
-        pods = [p for p in pods if not p["metadata"].get("deletionTimestamp")]
+        pods = [
+            p for p in pods
+            if not p["metadata"].get("deletionTimestamp") and (p.get("status") or {}).get("phase") == "Running"
+        ]
         return sorted(pods, key=lambda p: p["metadata"]["name"])
 
     def act(self, action) -> None:
