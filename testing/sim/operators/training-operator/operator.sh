@@ -128,7 +128,19 @@ cmd_start() {
     t0=$(date +%s%N)
 
     # kustomization.yaml in that directory is not a Kubernetes object: apply the CRD files only.
-    "$py" "$root/testing/sim/kube.py" apply "$dir/kubeconfig" "$mdir/$crd_subdir"/kubeflow.org_*.yaml \
+    # mpijobs.kubeflow.org is also the MPI operator's CRD (MPIJob v2beta1): when that one is
+    # there, MPIJob v1 is left out (its CRD and its controller).
+    local crds schemes=()
+    crds=$(ls "$mdir/$crd_subdir"/kubeflow.org_*.yaml)
+    if "$py" -c 'import sys; sys.path.insert(0, sys.argv[1]); from kube import Kube
+crd = Kube(sys.argv[2]).get("apiextensions.k8s.io/v1", "CustomResourceDefinition", "mpijobs.kubeflow.org")
+sys.exit(0 if crd and "v1" not in [v["name"] for v in crd["spec"]["versions"]] else 1)' "$root/testing/sim" "$dir/kubeconfig"; then
+        echo "$name: mpijobs.kubeflow.org is the MPI operator's (v2beta1): MPIJob v1 left out" >&2
+        crds=$(echo "$crds" | grep -v kubeflow.org_mpijobs.yaml)
+        schemes=(--enable-scheme=pytorchjob --enable-scheme=tfjob --enable-scheme=xgboostjob --enable-scheme=paddlejob --enable-scheme=jaxjob)
+    fi
+    # shellcheck disable=SC2086
+    "$py" "$root/testing/sim/kube.py" apply "$dir/kubeconfig" $crds \
         || die "applying the CRDs from $mdir/$crd_subdir failed"
 
     mkdir -p "$dir/$name-certs"
@@ -145,7 +157,7 @@ cmd_start() {
     nohup env KUBECONFIG="$dir/kubeconfig" WL_TRAINING_OPERATOR_CERT_DIR="$dir/$name-certs" \
         "$bin" --metrics-bind-address=0 --health-probe-bind-address="127.0.0.1:$probe" \
         --webhook-server-port="$hook" --leader-elect=false \
-        --kube-api-qps=100 --kube-api-burst=200 --controller-threads=2 \
+        --kube-api-qps=100 --kube-api-burst=200 --controller-threads=2 "${schemes[@]}" \
         >"$dir/$name.log" 2>&1 </dev/null &
     pid=$!
     echo "$pid" >"$dir/$name.pid"
