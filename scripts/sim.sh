@@ -49,7 +49,10 @@ py="$root/target/live/venv/bin/python"
 T0=$(date +%s)
 step() { printf '   [sim %ss] %s\n' "$(($(date +%s) - T0))" "$*"; }
 
-all_ops=(jobset lws kueue kuberay)
+# In start order: the MPI operator before the training-operator (both
+# define mpijobs.kubeflow.org; the latter then leaves its own out), JobSet
+# before Trainer (a TrainJob runs as a JobSet).
+all_ops=(jobset lws kueue kuberay mpi-operator training-operator trainer kserve argo-workflows agent-sandbox)
 ops=()
 case "${WORKLOAD_LENS_SIM_OPERATORS-default}" in
   default) ops=("${all_ops[@]}") ;;
@@ -225,7 +228,7 @@ sys.path.insert(0, sys.argv[1])
 from kube import Kube, wait
 
 kube = Kube(sys.argv[2])
-namespaces = ["simtest", "smoke-jobset", "smoke-lws", "kueue-smoke", "kuberay-smoke"]
+namespaces = ["simtest", "smoke-jobset", "smoke-lws", "kueue-smoke", "kuberay-smoke", "mpi-smoke", "to-smoke", "trainer-smoke", "kserve-smoke", "argo-smoke", "sandbox-smoke"]
 kueue = [("ClusterQueue", n) for n in ("smoke-cq", "ray-smoke-cq")] + [("ResourceFlavor", n) for n in ("smoke-flavor", "ray-smoke-flavor")]
 
 
