@@ -73,10 +73,14 @@ fn pod_state(pod: &Value) -> PodState {
             .iter()
             .find(|c| c.get("type").and_then(Value::as_str) == Some(t))
     };
-    let ready = cond("Ready")
-        .and_then(|c| c.get("status"))
-        .and_then(Value::as_str)
-        == Some("True");
+    // A pod being deleted is not ready, whatever its condition says until
+    // its containers stop (as the Job controller and EndpointSlices count).
+    let terminating = at(pod, &["metadata", "deletionTimestamp"]).is_some_and(|t| !t.is_null());
+    let ready = !terminating
+        && cond("Ready")
+            .and_then(|c| c.get("status"))
+            .and_then(Value::as_str)
+            == Some("True");
     let waiting = ["initContainerStatuses", "containerStatuses"]
         .iter()
         .filter_map(|k| status.and_then(|s| s.get(*k)).and_then(Value::as_array))
@@ -98,12 +102,17 @@ fn pod_state(pod: &Value) -> PodState {
         .and_then(Value::as_str)
         .filter(|m| !m.is_empty())
         .map(str::to_string);
-    let reason = status
+    let status_reason = status
         .and_then(|s| s.get("reason"))
         .and_then(Value::as_str)
-        .map(str::to_string)
-        .or(waiting)
-        .or(unschedulable);
+        .map(str::to_string);
+    // kubectl's reading: a pod being deleted is Terminating (unless its
+    // node was lost).
+    let reason = if terminating && status_reason.as_deref() != Some("NodeLost") {
+        Some("Terminating".to_string())
+    } else {
+        status_reason.or(waiting).or(unschedulable)
+    };
     let node = at(pod, &["spec", "nodeName"])
         .and_then(Value::as_str)
         .filter(|n| !n.is_empty())
