@@ -538,6 +538,20 @@ fn catalog_doc() -> String {
         }
     }
     out.push_str(&details);
+    // Which operators the simulated cluster runs, and why the others do
+    // not: the section of testing/sim/README.md, where it is kept.
+    if let Ok(readme) = std::fs::read_to_string(root().join("testing/sim/README.md"))
+        && let Some(start) = readme.find("\n## Operators\n")
+    {
+        let body = &readme[start + "\n## Operators\n".len()..];
+        let body = body.find("\n## ").map_or(body, |end| &body[..end]);
+        out.push_str(
+            "\n## Operators on the simulated cluster\n\n\
+             From `testing/sim/README.md` (the recorded scenarios above were made with them):\n",
+        );
+        out.push_str(body.trim_end());
+        out.push('\n');
+    }
     out
 }
 
