@@ -259,3 +259,38 @@ fn documents_after_a_breach_are_not_read() {
     assert_eq!(e.code(), ErrorCode::Parse, "{e}");
     assert_eq!(e.location().document, Some(200), "{e}");
 }
+
+#[test]
+fn current_labels_are_charged_for_every_pod() {
+    // 20,000 current labels (read from the workload) compared with each of
+    // 20,000 pods would be 4e8 comparisons: charged, they meet maxSteps.
+    let def = r#"apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: current}
+spec:
+  podOwnership:
+    currentLabelsPath: .spec.current
+  structureDefinition:
+    rootComponent:
+      name: app
+      kind: {group: example.com, version: v1, kind: App}
+      statusDefinition: {statusMappings: {}}
+      specDefinition: {podTemplateSpecPath: .spec.template}
+"#;
+    let mut engine = Engine::builder().catalog(false).build().unwrap();
+    engine.add_definitions(def).unwrap();
+    let current: serde_json::Map<String, Value> = (0..20_000)
+        .map(|i| (format!("k{i}"), Value::String(format!("v{i}"))))
+        .collect();
+    let obj = json!({"apiVersion": "example.com/v1", "kind": "App",
+        "metadata": {"name": "a", "namespace": "ns", "uid": "u"},
+        "spec": {"template": {}, "current": current}});
+    let pods: Vec<Value> = (0..20_000)
+        .map(|i| json!({"kind": "Pod", "metadata": {"name": format!("p{i}"), "namespace": "ns",
+            "labels": {"k0": "v0"}}}))
+        .collect();
+    let def = engine.definition_for(&obj).unwrap();
+    let e = def.resolve_with_pods(&obj, &pods).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Limit);
+    assert_eq!(e.limit(), Some("maxSteps"), "{e}");
+}

@@ -225,9 +225,12 @@ impl<'a> Ownership<'a> {
             v => v,
         };
         Ok(match v {
-            Verdict::Ours => self
-                .not_current(pod)
-                .map_or(Verdict::Ours, Verdict::NotCurrent),
+            Verdict::Ours => {
+                // Each pod is compared with every current label: charged.
+                crate::budget::steps(self.current.len() as u64)?;
+                self.not_current(pod)
+                    .map_or(Verdict::Ours, Verdict::NotCurrent)
+            }
             v => v,
         })
     }
