@@ -286,8 +286,10 @@ spec:
         "metadata": {"name": "a", "namespace": "ns", "uid": "u"},
         "spec": {"template": {}, "current": current}});
     let pods: Vec<Value> = (0..20_000)
-        .map(|i| json!({"kind": "Pod", "metadata": {"name": format!("p{i}"), "namespace": "ns",
-            "labels": {"k0": "v0"}}}))
+        .map(|i| {
+            json!({"kind": "Pod", "metadata": {"name": format!("p{i}"), "namespace": "ns",
+            "labels": {"k0": "v0"}}})
+        })
         .collect();
     let def = engine.definition_for(&obj).unwrap();
     let e = def.resolve_with_pods(&obj, &pods).unwrap_err();
