@@ -296,3 +296,50 @@ spec:
     assert_eq!(e.code(), ErrorCode::Limit);
     assert_eq!(e.limit(), Some("maxSteps"), "{e}");
 }
+
+#[test]
+fn min_members_maps_are_charged_per_entry() {
+    // A minMembersPath map of 50,000 entries (a Grove set has a few dozen
+    // cliques) is read entry by entry against the call's steps.
+    let def = r#"apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: sized}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: app
+      kind: {group: example.com, version: v1, kind: App}
+      statusDefinition: {statusMappings: {}}
+      specDefinition: {podTemplateSpecPath: .spec.template}
+  optimizationInstructions:
+    gangScheduling:
+      podGroups:
+        - name: all
+          members:
+            - componentName: app
+              minMembersPath: .spec.sizes
+"#;
+    let sizes: serde_json::Map<String, Value> =
+        (0..50_000).map(|i| (format!("i{i}"), json!(i))).collect();
+    let obj = json!({"apiVersion": "example.com/v1", "kind": "App",
+        "metadata": {"name": "a", "namespace": "ns", "uid": "u"},
+        "spec": {"template": {}, "sizes": sizes}});
+    let pods = vec![json!({"kind": "Pod", "metadata": {"name": "p", "namespace": "ns"}})];
+    let run = |max_steps| {
+        let mut engine = Engine::builder()
+            .limits(Limits {
+                max_steps,
+                ..Limits::default()
+            })
+            .catalog(false)
+            .build()
+            .unwrap();
+        engine.add_definitions(def).unwrap();
+        let d = engine.definition_for(&obj).unwrap().clone();
+        d.gang_groups(&obj, &pods)
+    };
+    run(Limits::default().max_steps).expect("fits the default budget");
+    let e = run(40_000).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Limit);
+    assert_eq!(e.limit(), Some("maxSteps"), "{e}");
+}
