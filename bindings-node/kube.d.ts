@@ -95,7 +95,7 @@ export interface WorkloadEvent {
   type: string;
   reason: string;
   message: string;
-  /** `source.component`, else `reportingController` (`""` when neither). */
+  /** `source.component`, else `reportingComponent`, else `reportingController` (`""` when none). */
   from: string;
   /** The object it is about, `Kind/name`. */
   object: string;

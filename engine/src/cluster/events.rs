@@ -28,8 +28,10 @@ pub struct WorkloadEvent {
     pub reason: String,
     /// Its message.
     pub message: String,
-    /// What reported it: `source.component`, else `reportingController`
-    /// (`""` when neither is set).
+    /// What reported it: `source.component`, else `reportingComponent`
+    /// (core/v1: the scheduler and other clients of the events.k8s.io API
+    /// leave `source` empty), else `reportingController` (events.k8s.io/v1)
+    /// (`""` when none is set).
     pub from: String,
     /// The object it is about, `Kind/name` (`involvedObject`).
     pub object: String,
@@ -135,6 +137,7 @@ pub(crate) fn event_of(event: &Value, uids: &HashSet<String>) -> Option<(Workloa
             reason: at("/reason").unwrap_or_default(),
             message: at("/message").or_else(|| at("/note")).unwrap_or_default(),
             from: at("/source/component")
+                .or_else(|| at("/reportingComponent"))
                 .or_else(|| at("/reportingController"))
                 .unwrap_or_default(),
             object,
@@ -248,6 +251,33 @@ mod tests {
             .map(|i| item("Owner", &format!("u{i}"), Some(&format!("u{}", i - 1))))
             .collect();
         assert_eq!(involved_uids(&workload, &[], &items).len(), n + 1);
+    }
+
+    #[test]
+    fn who_reported_it_is_read_from_each_api_s_field() {
+        let uids: HashSet<String> = ["p".to_string()].into();
+        let from = |e: Value| event_of(&e, &uids).unwrap().0.from;
+        let pod = json!({"kind": "Pod", "name": "p", "uid": "p"});
+        // As the real scheduler writes it through events.k8s.io, read at
+        // core/v1 (recorded in the simulated cluster): `source` is empty.
+        assert_eq!(
+            from(json!({"involvedObject": pod, "reason": "FailedScheduling", "source": {},
+                "eventTime": "2026-12-05T18:36:49.742271Z", "action": "Scheduling",
+                "reportingComponent": "default-scheduler", "reportingInstance": "default-scheduler-vm"})),
+            "default-scheduler"
+        );
+        // events.k8s.io/v1 names it reportingController; the older
+        // source.component wins when both are there.
+        assert_eq!(
+            from(json!({"regarding": pod, "reportingController": "kueue"})),
+            "kueue"
+        );
+        assert_eq!(
+            from(json!({"involvedObject": pod, "source": {"component": "kubelet"},
+                "reportingComponent": "other"})),
+            "kubelet"
+        );
+        assert_eq!(from(json!({"involvedObject": pod, "source": {}})), "");
     }
 
     #[test]

@@ -439,7 +439,16 @@ impl CompiledDefinition {
             });
             return Ok(a);
         }
+        // What the pod requests, also for another workload's pod (its
+        // GPUs are shown beside it); an invalid request is a finding only
+        // for a pod that is considered this workload's.
+        let requests = pod
+            .get("spec")
+            .map(|s| resources::pod_request(s).and_then(|l| ResourceSummary::try_from_list(&l)));
         if let Some(owners) = owners {
+            if let Some(Ok(summary)) = &requests {
+                a.resources = summary.clone();
+            }
             match owners.verdict(pod)? {
                 ownership::Verdict::Theirs(why) => {
                     a.findings.push(PodFinding {
@@ -458,10 +467,7 @@ impl CompiledDefinition {
                 _ => {}
             }
         }
-        match pod
-            .get("spec")
-            .map(|s| resources::pod_request(s).and_then(|l| ResourceSummary::try_from_list(&l)))
-        {
+        match requests {
             Some(Ok(summary)) => a.resources = summary,
             Some(Err(e)) => a.findings.push(PodFinding {
                 code: "invalid-pod".into(),
