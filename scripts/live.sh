@@ -9,18 +9,20 @@
 #   2. seeds it with the scenario of testing/live/README.md
 #      (testing/live/seed.py, Python venv target/live/venv with the
 #      `kubernetes` client, created when missing);
-#   3. runs the suites that exist, with KUBECONFIG=target/live/kapi/kubeconfig
-#      (admin) and WORKLOAD_LENS_LIVE_DIR=target/live/kapi (kubeconfig-viewer,
-#      server, ca.crt, tokens.csv and scenario.json, the uids, are there too):
+#   3. runs the suites (scripts/live-suites.sh live), with
+#      KUBECONFIG=target/live/kapi/kubeconfig (admin) and
+#      WORKLOAD_LENS_LIVE_DIR=target/live/kapi (kubeconfig-viewer, server,
+#      ca.crt, tokens.csv and scenario.json, the uids, are there too):
 #        CLI     cargo test -p workload-lens-cli --test live   (cli/tests/live.rs)
 #        Python  pytest bindings-python/tests/test_kube.py     (the .venv of
 #                bindings-python/test.sh; the package is built into it)
 #        Node    node --test bindings-node/tests/kube.test.mjs (after
 #                bindings-node/build.sh)
-#      A suite whose file does not exist is skipped, with a line saying so.
 #      Every suite runs; the stage fails if one failed. When all passed,
 #      testing/live/parity.py checks that the three give the same listings,
 #      descriptions and usage, value for value.
+#      The same suites' counterparts on the simulated cluster, where real
+#      controllers make the pods and statuses, run in the sim stage.
 #   4. stops the server whatever happened (the log's tail is printed on failure).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,69 +67,5 @@ step "seeding the scenario (testing/live/seed.py)"
 
 export KUBECONFIG="$kubeconfig"
 export WORKLOAD_LENS_LIVE_DIR="$dir"
-# The bindings' test builds as scripts/test.sh makes them (no LTO).
-export CARGO_PROFILE_RELEASE_LTO="${CARGO_PROFILE_RELEASE_LTO:-false}"
-export CARGO_PROFILE_RELEASE_CODEGEN_UNITS="${CARGO_PROFILE_RELEASE_CODEGEN_UNITS:-16}"
-
-failed=()
-run_suite() { # NAME COMMAND...
-  local name=$1
-  shift
-  if "$@"; then
-    step "$name: passed"
-  else
-    step "$name: FAILED"
-    failed+=("$name")
-  fi
-}
-
-if [ -f cli/tests/live.rs ]; then
-  step "CLI: cargo test -p workload-lens-cli --test live"
-  run_suite CLI cargo test --locked -q -p workload-lens-cli --test live
-else
-  step "CLI: skipped (cli/tests/live.rs does not exist yet)"
-fi
-
-python_suite() {
-  local venv="$root/.venv" pip=("$root/.venv/bin/python" -m pip --disable-pip-version-check -q)
-  if [ ! -x "$venv/bin/python" ]; then
-    "${PYTHON:-python3}" -m venv "$venv" || return
-  fi
-  # As bindings-python/test.sh does: its tools, then the package built and
-  # installed without build isolation (seconds when nothing changed).
-  "${pip[@]}" install 'maturin>=1.9,<2' pytest kubernetes || return
-  PATH="$venv/bin:$PATH" "${pip[@]}" install --no-build-isolation --force-reinstall --no-deps ./bindings-python || return
-  (cd bindings-python && "$venv/bin/python" -m pytest tests/test_kube.py -q -p no:cacheprovider -ra)
-}
-if [ -f bindings-python/tests/test_kube.py ]; then
-  step "Python: build the package into .venv, pytest bindings-python/tests/test_kube.py"
-  run_suite Python python_suite
-else
-  step "Python: skipped (bindings-python/tests/test_kube.py does not exist yet)"
-fi
-
-node_suite() {
-  bash bindings-node/build.sh || return
-  (cd bindings-node && node --test tests/kube.test.mjs)
-}
-if [ -f bindings-node/tests/kube.test.mjs ]; then
-  step "Node: bindings-node/build.sh, node --test bindings-node/tests/kube.test.mjs"
-  run_suite Node node_suite
-else
-  step "Node: skipped (bindings-node/tests/kube.test.mjs does not exist yet)"
-fi
-
-parity() {
-  cargo build --locked -q -p workload-lens-cli || return
-  "$root/.venv/bin/python" testing/live/parity.py "$root/target/debug/workload-lens"
-}
-if [ ${#failed[@]} -eq 0 ]; then
-  step "parity: the CLI, Python and Node list, describe and add up the same (testing/live/parity.py)"
-  run_suite parity parity
-fi
-
-if [ ${#failed[@]} -gt 0 ]; then
-  echo "error: live suites failed: ${failed[*]}" >&2
-  exit 1
-fi
+bash scripts/live-suites.sh live
 step "done"

@@ -29,6 +29,17 @@
 #                                --no-rayjob, whose RayJob part only observes
 #                                for ~35 s and asserts nothing; --kueue when
 #                                Kueue runs)
+#        live suites             the CLI's, Python's and Node's live suites on
+#                                workloads real controllers made: namespace
+#                                lens-sim seeded by testing/sim/live/seed.py
+#                                (the built-ins, plus a JobSet and a
+#                                LeaderWorkerSet when their operators run),
+#                                then scripts/live-suites.sh sim (cli/tests/sim.rs,
+#                                bindings-python/tests/test_sim.py,
+#                                bindings-node/tests/sim.test.mjs, and
+#                                testing/live/parity.py --sim); builds the
+#                                Python package and the Node addon as their
+#                                stages do
 #        clean-up check          every test namespace and the smoke tests'
 #                                cluster-scoped objects are gone, no pod is
 #                                left outside kube-system
@@ -221,6 +232,20 @@ for op in "${ops[@]}"; do
   run_step "$op smoke" "$op kcm" "$py" "testing/sim/operators/$op/smoke.py" "$kubeconfig" "${args[@]}"
 done
 
+# The live suites of the CLI, Python and Node on workloads the controllers
+# made (testing/sim/live/seed.py waits until they settle and writes the
+# truth), then the namespace is deleted, whatever happened.
+live_suites() {
+  local rc=0
+  "$py" testing/sim/live/seed.py "$kubeconfig" --out "$root/target/sim/state.json" --operators "${ops_csv:-none}" || rc=$?
+  if [ "$rc" = 0 ]; then
+    KUBECONFIG="$kubeconfig" WORKLOAD_LENS_SIM_STATE="$root/target/sim/state.json" bash scripts/live-suites.sh sim || rc=$?
+  fi
+  "$py" testing/sim/live/seed.py "$kubeconfig" --delete || rc=1
+  return "$rc"
+}
+run_step "live suites" "kcm ksched $(has_op jobset && echo jobset) $(has_op lws && echo lws)" live_suites
+
 clean_check() {
   "$py" - "$root/testing/sim" "$kubeconfig" <<'EOF'
 import sys
@@ -228,7 +253,7 @@ sys.path.insert(0, sys.argv[1])
 from kube import Kube, wait
 
 kube = Kube(sys.argv[2])
-namespaces = ["simtest", "smoke-jobset", "smoke-lws", "kueue-smoke", "kuberay-smoke", "mpi-smoke", "to-smoke", "trainer-smoke", "kserve-smoke", "argo-smoke", "sandbox-smoke"]
+namespaces = ["simtest", "lens-sim", "smoke-jobset", "smoke-lws", "kueue-smoke", "kuberay-smoke", "mpi-smoke", "to-smoke", "trainer-smoke", "kserve-smoke", "argo-smoke", "sandbox-smoke"]
 kueue = [("ClusterQueue", n) for n in ("smoke-cq", "ray-smoke-cq")] + [("ResourceFlavor", n) for n in ("smoke-flavor", "ray-smoke-flavor")]
 
 

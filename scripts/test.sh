@@ -33,15 +33,18 @@
 #                use (6-12 min, cached outside the clone)
 #   sim          the simulated GPU cluster (testing/sim: kube-apiserver,
 #                kube-controller-manager, kube-scheduler, 4 KWOK nodes x 8
-#                GPUs, the JobSet, LWS, Kueue and KubeRay operators) and the
-#                tests run in it: the sim's own test, each operator's smoke
-#                test and, when scripts/record.sh exists, every scenario
-#                replayed live and checked (scripts/sim.sh). Builds the
-#                cluster and the operators with Go on first use (cached
-#                outside the clone); WORKLOAD_LENS_SIM_OPERATORS picks the
-#                operators (default: all four; .ci/run: jobset,lws, as the
-#                other two's first builds would take a new machine past its
-#                time; their workloads are replayed by the rust stage)
+#                GPUs, the operators) and the tests run in it: the sim's own
+#                test, each operator's smoke test, the live suites of the CLI,
+#                Python and Node on workloads real controllers made
+#                (testing/sim/live/README.md) and every scenario replayed
+#                live and checked (scripts/record.sh --check; scripts/sim.sh).
+#                Builds the cluster and the operators with Go on first use
+#                (cached outside the clone), and the Python package and Node
+#                addon as their stages do; WORKLOAD_LENS_SIM_OPERATORS picks
+#                the operators (default: all ten of testing/sim/README.md;
+#                .ci/run: jobset,lws, as the others' first builds would take
+#                a new machine past its time; their workloads are replayed by
+#                the rust stage)
 #   all          all of the above (the default)
 #
 # Each stage works alone on a new machine: first it installs what it needs
@@ -64,7 +67,9 @@
 #                kwok and the operators: ~60 MB and ~1 GB of modules); apt:
 #                openssl (the operators' webhook certificates), curl (their
 #                readiness probes), gojq (the scenario runner, scripts/record.sh),
-#                python3 and its venv module; the venv target/live/venv
+#                python3 and its venv module; the venv target/live/venv;
+#                for its live suites, the Python package and the Node addon,
+#                built as their stages build them
 # The Debian packages of all the selected stages come in one apt run. When a
 # WASM stage runs after a Rust, Python or Node stage (as in `all`), the rest
 # of bindings-wasm/setup.sh (wasm-bindgen-cli compiles for ~3 min) runs in

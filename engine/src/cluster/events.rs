@@ -261,9 +261,11 @@ mod tests {
         // As the real scheduler writes it through events.k8s.io, read at
         // core/v1 (recorded in the simulated cluster): `source` is empty.
         assert_eq!(
-            from(json!({"involvedObject": pod, "reason": "FailedScheduling", "source": {},
+            from(
+                json!({"involvedObject": pod, "reason": "FailedScheduling", "source": {},
                 "eventTime": "2026-12-05T18:36:49.742271Z", "action": "Scheduling",
-                "reportingComponent": "default-scheduler", "reportingInstance": "default-scheduler-vm"})),
+                "reportingComponent": "default-scheduler", "reportingInstance": "default-scheduler-vm"})
+            ),
             "default-scheduler"
         );
         // events.k8s.io/v1 names it reportingController; the older
@@ -273,8 +275,10 @@ mod tests {
             "kueue"
         );
         assert_eq!(
-            from(json!({"involvedObject": pod, "source": {"component": "kubelet"},
-                "reportingComponent": "other"})),
+            from(
+                json!({"involvedObject": pod, "source": {"component": "kubelet"},
+                "reportingComponent": "other"})
+            ),
             "kubelet"
         );
         assert_eq!(from(json!({"involvedObject": pod, "source": {}})), "");

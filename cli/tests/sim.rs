@@ -1,0 +1,503 @@
+//! `get`, `describe TYPE/NAME`, `top` and `get --watch` on the simulated
+//! GPU cluster (testing/sim): workloads whose Jobs, ReplicaSets,
+//! StatefulSets, pods, statuses, scheduling decisions and events come from
+//! the real controllers, scheduler and (KWOK's) kubelets, not from patches.
+//!
+//! `bash scripts/test.sh sim` starts the cluster, seeds namespace `lens-sim`
+//! (testing/sim/live/seed.py, which waits until every controller has settled
+//! and writes the truth to a state file) and runs these with `KUBECONFIG` and
+//! `WORKLOAD_LENS_SIM_STATE` set. Without them every test returns at once.
+//!
+//! The truth is worked out by the seed from the API (owner chains walked by
+//! uid, requests read from the pods), not by the engine; the expected
+//! statuses are written there from each controller's semantics.
+#![cfg(feature = "cluster")]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+struct Sim {
+    kubeconfig: PathBuf,
+    state: Value,
+}
+
+fn sim() -> Option<Sim> {
+    match (
+        std::env::var_os("WORKLOAD_LENS_SIM_STATE"),
+        std::env::var_os("KUBECONFIG"),
+    ) {
+        (Some(state), Some(kc)) => {
+            let text = std::fs::read_to_string(&state).expect("read WORKLOAD_LENS_SIM_STATE");
+            Some(Sim {
+                kubeconfig: PathBuf::from(kc),
+                state: serde_json::from_str(&text).expect("the state is JSON"),
+            })
+        }
+        _ => {
+            eprintln!("skipped: no simulated cluster (bash scripts/test.sh sim runs these tests)");
+            None
+        }
+    }
+}
+
+impl Sim {
+    fn ns(&self) -> &str {
+        self.state["namespace"].as_str().unwrap()
+    }
+
+    fn workloads(&self) -> &[Value] {
+        self.state["workloads"].as_array().unwrap()
+    }
+
+    fn workload(&self, name: &str) -> &Value {
+        self.workloads()
+            .iter()
+            .find(|w| w["name"] == name)
+            .unwrap_or_else(|| panic!("{name} is not in the state"))
+    }
+
+    fn has(&self, operator: &str) -> bool {
+        self.state["operators"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|o| o == operator)
+    }
+
+    /// The CLI with `args` and the sim's kubeconfig.
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_workload-lens"));
+        c.env_remove("KUBECONFIG")
+            .args(args)
+            .arg("--kubeconfig")
+            .arg(&self.kubeconfig);
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.cmd(args).output().expect("run workload-lens")
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let mut all = args.to_vec();
+        all.extend(["-o", "json"]);
+        let o = self.run(&all);
+        assert!(
+            o.status.success(),
+            "{args:?}: exit {:?}\n{}",
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        serde_json::from_slice(&o.stdout).expect("JSON output")
+    }
+}
+
+/// What the pods of one workload hold, from the truth: (pods, ready, GPUs,
+/// GPUs of pods not scheduled) of the pods that have not finished.
+fn held(w: &Value) -> Value {
+    let (mut pods, mut ready, mut gpus, mut pending) = (0, 0, 0, 0);
+    for p in w["pods"].as_object().unwrap().values() {
+        if p["live"] != true {
+            continue;
+        }
+        let g = p["gpus"].as_u64().unwrap();
+        pods += 1;
+        gpus += g;
+        if p["ready"] == true {
+            ready += 1;
+        }
+        if p["node"].is_null() {
+            pending += g;
+        }
+    }
+    json!({"pods": pods, "ready": ready, "gpus": gpus, "pendingGpus": pending})
+}
+
+fn pod_names(w: &Value) -> BTreeSet<String> {
+    w["pods"].as_object().unwrap().keys().cloned().collect()
+}
+
+#[test]
+fn get_lists_what_the_controllers_made_each_pod_once() {
+    let Some(s) = sim() else { return };
+    let got = s.json(&["get", "-n", s.ns(), "--no-cluster-definitions"]);
+    let items = got["items"].as_array().unwrap();
+    let listed: BTreeSet<&str> = items.iter().map(|i| i["name"].as_str().unwrap()).collect();
+    let truth: BTreeSet<&str> = s
+        .workloads()
+        .iter()
+        .map(|w| w["name"].as_str().unwrap())
+        .collect();
+    // Every workload once, and nothing the controllers made (ReplicaSets,
+    // the JobSet's Jobs, LWS's StatefulSets, pods) as a workload of its own.
+    assert_eq!(listed, truth);
+    assert_eq!(items.len(), truth.len());
+    for w in s.workloads() {
+        let name = w["name"].as_str().unwrap();
+        let item = items.iter().find(|i| i["name"] == name).unwrap();
+        assert_eq!(item["kind"], w["kind"], "{name}");
+        assert_eq!(item["statuses"], w["statuses"], "{name}");
+        assert_eq!(item["live"], held(w), "{name}: live");
+        if let Some(d) = w["declared"].as_object() {
+            assert_eq!(
+                (&item["pods"], &item["gpus"]),
+                (&d["pods"], &d["gpus"]),
+                "{name}: declared"
+            );
+        }
+    }
+    // The look-alike's pod is its Job's, not the JobSet's.
+    if s.has("jobset") {
+        let train = items.iter().find(|i| i["name"] == "train").unwrap();
+        assert_eq!(train["live"]["pods"], 5);
+    }
+}
+
+#[test]
+fn get_table_shows_ready_pods_of_each_workload() {
+    let Some(s) = sim() else { return };
+    let o = s.run(&["get", "-n", s.ns(), "--no-cluster-definitions"]);
+    assert!(o.status.success());
+    let table = String::from_utf8(o.stdout).unwrap();
+    let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
+    let at = |h: &str| header.iter().position(|x| *x == h).unwrap();
+    let rows: BTreeMap<String, Vec<String>> = table
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let c: Vec<String> = l.split_whitespace().map(str::to_string).collect();
+            (c[0].clone(), c)
+        })
+        .collect();
+    for w in s.workloads() {
+        let name = w["name"].as_str().unwrap();
+        let row = &rows[name];
+        let h = held(w);
+        let live_total = w["pods"].as_object().unwrap().len();
+        // READY is ready/desired for a running workload: all ready ones.
+        assert!(
+            row[at("READY")].starts_with(&format!("{}/", h["ready"])),
+            "{name}: {row:?} (of {live_total} pods)"
+        );
+        assert_eq!(
+            row[at("PHASE")],
+            w["statuses"][0].as_str().unwrap(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn describe_lists_exactly_the_pods_the_owner_chains_lead_to() {
+    let Some(s) = sim() else { return };
+    for w in s.workloads() {
+        let name = w["name"].as_str().unwrap();
+        let r#type = w["type"].as_str().unwrap();
+        let d = s.json(&[
+            "describe",
+            &format!("{type}/{name}"),
+            "-n",
+            s.ns(),
+            "--no-cluster-definitions",
+        ]);
+        let resolved = &d["resolved"];
+        let mut pods = BTreeSet::new();
+        for c in resolved["components"].as_array().unwrap() {
+            for i in c["instances"].as_array().unwrap() {
+                for p in i["live"]["pods"].as_array().into_iter().flatten() {
+                    assert!(
+                        pods.insert(p["name"].as_str().unwrap().to_string()),
+                        "{name}: {} placed twice",
+                        p["name"]
+                    );
+                    let truth = &w["pods"][p["name"].as_str().unwrap()];
+                    assert_eq!(
+                        p["resources"]["gpu"], truth["gpus"],
+                        "{name}: {}",
+                        p["name"]
+                    );
+                    assert_eq!(p["phase"], truth["phase"], "{name}: {}", p["name"]);
+                    assert_eq!(p["ready"], truth["ready"], "{name}: {}", p["name"]);
+                    assert_eq!(
+                        p.get("node").unwrap_or(&Value::Null),
+                        &truth["node"],
+                        "{name}: {}",
+                        p["name"]
+                    );
+                }
+            }
+        }
+        assert_eq!(pods, pod_names(w), "{name}: the pods its controllers made");
+        assert_eq!(resolved["unattributedPods"], json!([]), "{name}");
+        // Every event is about the workload, its pods or the owners between.
+        let mine: BTreeSet<String> = pod_names(w).iter().map(|p| format!("Pod/{p}")).collect();
+        for e in d["events"].as_array().unwrap() {
+            let object = e["object"].as_str().unwrap();
+            assert!(
+                !object.starts_with("Pod/") || mine.contains(object),
+                "{name}: an event of another workload's pod: {e}"
+            );
+            assert_ne!(e["from"], "", "{name}: who reported {e}");
+        }
+    }
+}
+
+#[test]
+fn describe_shows_the_schedulers_own_message() {
+    let Some(s) = sim() else { return };
+    let name = s.state["unplaced"].as_str().unwrap();
+    let d = s.json(&[
+        "describe",
+        &format!("job/{name}"),
+        "-n",
+        s.ns(),
+        "--no-cluster-definitions",
+    ]);
+    let pod = &d["resolved"]["components"][0]["instances"][0]["live"]["pods"][0];
+    assert_eq!(pod["phase"], "Pending");
+    assert_eq!(pod["reason"], "Unschedulable");
+    assert!(
+        pod["message"]
+            .as_str()
+            .unwrap()
+            .contains("Insufficient nvidia.com/gpu"),
+        "{pod}"
+    );
+    let scheduled: Vec<&Value> = d["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["reason"] == "FailedScheduling")
+        .collect();
+    assert!(!scheduled.is_empty(), "{}", d["events"]);
+    for e in scheduled {
+        assert_eq!(e["type"], "Warning");
+        assert_eq!(e["from"], "default-scheduler");
+        assert!(
+            e["message"]
+                .as_str()
+                .unwrap()
+                .contains("Insufficient nvidia.com/gpu")
+        );
+    }
+    // The table says it too, with who said it.
+    let o = s.run(&[
+        "describe",
+        &format!("job/{name}"),
+        "-n",
+        s.ns(),
+        "--no-cluster-definitions",
+    ]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("Pending (Unschedulable)"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.contains("FailedScheduling") && l.contains("default-scheduler")),
+        "{text}"
+    );
+}
+
+#[test]
+fn describe_names_the_look_alike_with_what_it_holds() {
+    let Some(s) = sim() else { return };
+    if !s.has("jobset") {
+        eprintln!("skipped: the JobSet operator does not run");
+        return;
+    }
+    let imposter = s.workload(s.state["lookAlike"].as_str().unwrap());
+    let (pod, truth) = imposter["pods"].as_object().unwrap().iter().next().unwrap();
+    let d = s.json(&[
+        "describe",
+        "jobset/train",
+        "-n",
+        s.ns(),
+        "--no-cluster-definitions",
+    ]);
+    let strays = d["resolved"]["strayPods"].as_array().unwrap();
+    assert_eq!(strays.len(), 1, "{strays:?}");
+    assert_eq!(strays[0]["name"], pod.as_str());
+    assert_eq!(strays[0]["resources"]["gpu"], truth["gpus"]);
+    assert_eq!(strays[0]["findings"][0]["code"], "other-workload");
+    assert!(
+        strays[0]["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Job imposter"),
+        "{strays:?}"
+    );
+}
+
+#[test]
+fn top_adds_up_what_the_pods_hold_each_once() {
+    let Some(s) = sim() else { return };
+    let u = s.json(&["top", "-n", s.ns(), "--no-cluster-definitions"]);
+    let total = &u["total"];
+    let (mut pods, mut gpus, mut pending, mut inactive) = (0, 0, 0, 0);
+    for w in s.workloads() {
+        let h = held(w);
+        pods += h["pods"].as_u64().unwrap();
+        gpus += h["gpus"].as_u64().unwrap();
+        pending += h["pendingGpus"].as_u64().unwrap();
+        if w["statuses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s == "Completed" || s == "Failed")
+        {
+            inactive += 1;
+        }
+    }
+    assert_eq!(total["workloads"], s.workloads().len());
+    assert_eq!(total["heldPods"], pods);
+    assert_eq!(total["heldGpus"], gpus);
+    assert_eq!(total["pendingGpus"], pending);
+    assert_eq!(total["inactive"], inactive);
+    assert_eq!(total["errors"], 0);
+    // By type: the same pods, split; each type's held GPUs its workloads'.
+    let mut by_type: BTreeMap<String, u64> = BTreeMap::new();
+    for w in s.workloads() {
+        let key = match w["apiVersion"].as_str().unwrap().split_once('/') {
+            Some((group, _)) => format!("{}.{group}", w["kind"].as_str().unwrap()),
+            None => w["kind"].as_str().unwrap().to_string(),
+        };
+        *by_type.entry(key).or_default() += held(w)["gpus"].as_u64().unwrap();
+    }
+    let got: BTreeMap<String, u64> = u["byType"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["key"].as_str().unwrap().to_string(),
+                r["heldGpus"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, by_type);
+    // Nothing holds more GPUs than the nodes have.
+    let capacity: u64 = s.state["nodes"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert!(
+        gpus - pending <= capacity,
+        "{gpus} - {pending} > {capacity}"
+    );
+}
+
+/// Create, read and delete objects with the sim's admin credentials.
+struct Api {
+    rt: tokio::runtime::Runtime,
+    client: kube::Client,
+}
+
+impl Api {
+    fn new(s: &Sim) -> Api {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let client = rt.block_on(async {
+            let kc = kube::config::Kubeconfig::read_from(&s.kubeconfig).unwrap();
+            let config = kube::Config::from_custom_kubeconfig(kc, &Default::default())
+                .await
+                .unwrap();
+            kube::Client::try_from(config).unwrap()
+        });
+        Api { rt, client }
+    }
+
+    fn send(&self, method: &str, path: &str, body: &Value) -> Result<Value, kube::Error> {
+        let req = http::Request::builder()
+            .method(method)
+            .uri(path)
+            .header("Content-Type", "application/json")
+            .body(serde_json::to_vec(body).unwrap())
+            .unwrap();
+        let text = self.rt.block_on(self.client.request_text(req))?;
+        Ok(serde_json::from_str(&text).unwrap())
+    }
+}
+
+#[test]
+fn watch_follows_a_job_as_its_controller_moves_it() {
+    let Some(s) = sim() else { return };
+    let api = Api::new(&s);
+    // A namespace of its own: the other tests list lens-sim meanwhile.
+    let ns = format!("lens-sim-watch-{}", std::process::id());
+    api.send(
+        "POST",
+        "/api/v1/namespaces",
+        &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
+    )
+    .unwrap();
+    // Its pod starts after 2 s and succeeds 6 s later (the sim's kubelet):
+    // the Job goes Initializing -> Running -> Completed by itself.
+    api.send(
+        "POST",
+        &format!("/apis/batch/v1/namespaces/{ns}/jobs"),
+        &json!({
+            "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "blink"},
+            "spec": {"backoffLimit": 0, "template": {
+                "metadata": {"annotations": {
+                    "sim.workload-lens.dev/outcome": "succeed",
+                    "sim.workload-lens.dev/start-seconds": "2",
+                    "sim.workload-lens.dev/run-seconds": "6"}},
+                "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i",
+                    "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}}
+        }),
+    )
+    .unwrap();
+    let mut child = s
+        .cmd(&["get", "job/blink", "-n", &ns, "--watch", "-o", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let out = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let mut phases: Vec<String> = Vec::new();
+    while phases.last().map(String::as_str) != Some("Completed") {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let Ok(line) = rx.recv_timeout(left) else {
+            break;
+        };
+        let event: Value = serde_json::from_str(&line).expect("one JSON event per line");
+        assert_eq!(event["object"]["name"], "blink", "{line}");
+        phases.push(
+            event["object"]["statuses"][0]
+                .as_str()
+                .unwrap_or("-")
+                .to_string(),
+        );
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = api.send("DELETE", &format!("/api/v1/namespaces/{ns}"), &json!({}));
+    eprintln!("the watch saw: {phases:?}");
+    // First as listed, then each change the controllers made, ending
+    // Completed; never a repeated phase (a row is printed on a change).
+    assert_eq!(
+        phases.last().map(String::as_str),
+        Some("Completed"),
+        "{phases:?}"
+    );
+    assert!(phases.len() >= 2, "the watch saw no change: {phases:?}");
+    assert!(phases.windows(2).all(|w| w[0] != w[1]), "{phases:?}");
+}
