@@ -10,7 +10,7 @@ use crate::expr::Expr;
 use crate::jq::{Input, format};
 use crate::pods::PodDef;
 use crate::preview::preview_list;
-use crate::resolved::{Attribution, Live, PodAttribution, PodFinding, Resolved};
+use crate::resolved::{Attribution, Live, PodAttribution, PodFinding, Resolved, WorkloadStatus};
 use crate::resources::{self, ResourceSummary};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -611,7 +611,49 @@ impl CompiledDefinition {
         r.stray_pods = stray;
         super::scaled::apply(&mut r, ownership::uid_of(obj), pods, &by_instance)?;
         prune_podless(&mut r)?;
+        suspending_while_pods_hold(&mut r);
         Ok(r)
+    }
+}
+
+/// A workload whose status says Suspended while some of its own pods have
+/// not finished is still being suspended: it reads Suspending until they
+/// are gone. Several operators (JobSet, Kueue's eviction through it, KServe
+/// in raw mode) report Suspended at once and nothing of the pods that still
+/// terminate and hold their GPUs; the pods given show it. Strays are not
+/// the workload's and do not count.
+fn suspending_while_pods_hold(r: &mut Resolved) {
+    let Some(status) = r.status.as_mut() else {
+        return;
+    };
+    if !status.matched_statuses.contains(&WorkloadStatus::Suspended) {
+        return;
+    }
+    let unfinished = r
+        .components
+        .iter()
+        .flat_map(|c| &c.instances)
+        .filter_map(|i| i.live.as_ref())
+        .flat_map(|l| &l.pods)
+        .chain(r.unattributed_pods.iter().flatten())
+        .any(|p| p.phase != "Succeeded" && p.phase != "Failed");
+    if !unfinished {
+        return;
+    }
+    if status
+        .matched_statuses
+        .contains(&WorkloadStatus::Suspending)
+    {
+        status
+            .matched_statuses
+            .retain(|s| *s != WorkloadStatus::Suspended);
+    } else {
+        // In Suspended's place among the matched statuses.
+        for s in &mut status.matched_statuses {
+            if *s == WorkloadStatus::Suspended {
+                *s = WorkloadStatus::Suspending;
+            }
+        }
     }
 }
 

@@ -7,7 +7,9 @@
 //! and each of its criteria: whether it matched and, when not, why (the phase
 //! that was found, the condition that is missing or disagrees, the
 //! expression's result or error). The matched statuses of an explanation are
-//! therefore always those `resolve` reports.
+//! therefore always those `resolve` reports from the object alone (resolved
+//! with its pods, a Suspended workload whose pods have not all finished reads
+//! Suspending: `selectors::attribute`).
 
 use crate::compile::CompiledDefinition;
 use crate::error::{Error, ErrorCode, Result};
