@@ -307,6 +307,26 @@ pub mod definition {
         }
     }
 
+    /// Why the workload is where it is: ranked findings from its pods (and
+    /// their owners), events and related objects (Kueue `Workload`s), each
+    /// read as pods are (a list, one object or a `List`).
+    pub fn diagnose(
+        d: &D,
+        obj: Input<'_>,
+        pods: Option<Input<'_>>,
+        events: Option<Input<'_>>,
+        related: Option<Input<'_>>,
+    ) -> Result<workload_lens::Diagnosis> {
+        let l = d.limits();
+        let obj = obj.value(l)?;
+        let read = |i: Option<Input<'_>>| {
+            i.map(|i| i.objects(l))
+                .transpose()
+                .map(Option::unwrap_or_default)
+        };
+        d.diagnose(&obj, &read(pods)?, &read(events)?, &read(related)?)
+    }
+
     /// The root status (`None` when the definition has none).
     pub fn status(d: &D, obj: Input<'_>) -> Result<Option<Status>> {
         d.status(&obj.value(d.limits())?)
@@ -428,6 +448,24 @@ pub mod catalog {
             None => e.resolve(&obj),
             Some(p) => e.resolve_with_pods(&obj, &p.objects(l)?),
         }
+    }
+
+    /// [`Engine::diagnose`], the definition chosen by the object's GVK.
+    pub fn diagnose(
+        e: &Engine,
+        obj: Input<'_>,
+        pods: Option<Input<'_>>,
+        events: Option<Input<'_>>,
+        related: Option<Input<'_>>,
+    ) -> Result<workload_lens::Diagnosis> {
+        let l = e.limits();
+        let obj = obj.value(l)?;
+        let read = |i: Option<Input<'_>>| {
+            i.map(|i| i.objects(l))
+                .transpose()
+                .map(Option::unwrap_or_default)
+        };
+        e.diagnose(&obj, &read(pods)?, &read(events)?, &read(related)?)
     }
 
     /// [`resolve`] with the pods (and owners) of several inputs (list texts

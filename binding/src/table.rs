@@ -99,6 +99,10 @@ macro_rules! for_each_operation {
                 all definition_json "definitionJson" () -> json;
                 #[doc = " Resolve (with the live state when `pods` is given)."]
                 all resolve "resolve" (obj: object, pods: opt_object = None) -> value;
+                #[doc = " Why the workload is where it is: `{workload, statuses, findings}`,"]
+                #[doc = " ranked, from its pods (and their owners), events and related objects"]
+                #[doc = " (Kueue `Workload`s)."]
+                all diagnose "diagnose" (obj: object, pods: opt_object = None, events: opt_object = None, related: opt_object = None) -> value;
                 #[doc = " The root status (`null` when the definition has none)."]
                 all status "status" (obj: object) -> value;
                 #[doc = " Why the object has its status: every matcher of every status"]
@@ -146,6 +150,8 @@ macro_rules! for_each_operation {
                 #[doc = " Resolve with the pods (and owners) given as several inputs, such as"]
                 #[doc = " the pages of list responses."]
                 native resolve_pages "resolvePages" (obj: object, pages: objects) -> value;
+                #[doc = " `diagnose` with the definition chosen by GVK."]
+                all diagnose "diagnose" (obj: object, pods: opt_object = None, events: opt_object = None, related: opt_object = None) -> value;
                 #[doc = " Resolve with every pod of the workload's namespace and their owners"]
                 #[doc = " (several inputs, such as the pages of list responses): other"]
                 #[doc = " workloads' pods are left out, look-alikes kept as strays."]

@@ -46,7 +46,7 @@ pub struct Case {
     /// Unique name, `group/case`.
     pub name: String,
     /// Operation: `evaluate`, `validate`, `resolve`, `status`, `update`,
-    /// `suspend`, `resume`, `attribute`, `gang`, `gangStructure`,
+    /// `suspend`, `resume`, `attribute`, `gang`, `diagnose`, `gangStructure`,
     /// `subtreeScale`, `parse`, `sourceMap`.
     pub op: String,
     /// Why the case exists (optional).
@@ -67,6 +67,13 @@ pub struct Case {
     /// of pods, one pod, or a `PodList` (read as every runtime reads pods).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pods: Option<Value>,
+    /// Events, for `diagnose`: a list of `Event`s (core/v1 or
+    /// events.k8s.io/v1), read as pods are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<Value>,
+    /// Related objects, for `diagnose`: Kueue `Workload`s, read as pods are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub related: Option<Value>,
     /// Update request, for `update`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request: Option<Value>,
@@ -417,6 +424,8 @@ pub fn expand_case(case: &Case, group: &Group) -> Result<Case, String> {
         object: ex(&case.object)?,
         object_text: ex(&case.object_text)?,
         pods: ex(&case.pods)?,
+        events: ex(&case.events)?,
+        related: ex(&case.related)?,
         request: ex(&case.request)?,
         input: ex(&case.input)?,
         ..case.clone()
@@ -546,6 +555,17 @@ pub fn run_expanded(case: &Case, group: &Group) -> Result<Value, String> {
                     let obj = attempt!(object_of(case, &engine)?);
                     let pods = attempt!(pods_of(case, &engine));
                     to_value(&attempt!(def.gang_groups(&obj, &pods)))
+                }
+                "diagnose" => {
+                    let obj = attempt!(object_of(case, &engine)?);
+                    let read = |v: &Option<Value>| match v {
+                        None => Ok(Vec::new()),
+                        Some(v) => engine.read_objects(&v.to_string()),
+                    };
+                    let pods = attempt!(read(&case.pods));
+                    let events = attempt!(read(&case.events));
+                    let related = attempt!(read(&case.related));
+                    to_value(&attempt!(def.diagnose(&obj, &pods, &events, &related)))
                 }
                 "gangStructure" => to_value(&attempt!(def.gang_structure())),
                 "subtreeScale" => {

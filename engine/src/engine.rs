@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::catalog;
 use crate::compile::CompiledDefinition;
 use crate::definition::Origin;
+use crate::diagnose::Diagnosis;
 use crate::error::{Error, ErrorCode, Result};
 use crate::expression::Expression;
 use crate::gang::GangReport;
@@ -358,6 +359,21 @@ impl Engine {
     pub fn resolve_in_namespace(&self, object: &Value, items: &[Value]) -> Result<Resolved> {
         self.definition_for(object)?
             .resolve_in_namespace(object, items)
+    }
+
+    /// Why a workload is where it is: ranked findings from its pods and
+    /// their owners (as [`Engine::resolve_in_namespace`] takes them),
+    /// `events` and `related` objects (Kueue `Workload`s). See
+    /// [`CompiledDefinition::diagnose`].
+    pub fn diagnose(
+        &self,
+        object: &Value,
+        items: &[Value],
+        events: &[Value],
+        related: &[Value],
+    ) -> Result<Diagnosis> {
+        self.definition_for(object)?
+            .diagnose(object, items, events, related)
     }
 
     /// The root status of a workload (`None` when its definition has none).

@@ -63,7 +63,7 @@ mod cluster;
 pub use base::model;
 pub use base::time;
 use base::{budget, error, human, limits, patch, preview, quantity};
-use features::{gang, pods, scale, selectors, status, suspend};
+use features::{diagnose, gang, pods, scale, selectors, status, suspend};
 #[cfg(feature = "schema")]
 use format::schema;
 use format::{catalog, compile, component, definition, expr, expression, validate, verdict};
@@ -88,6 +88,9 @@ pub use cluster::{
 };
 pub use compile::CompiledDefinition;
 pub use definition::Origin;
+pub use diagnose::{
+    Diagnosis, DiagnosisFinding, Evidence, FindingCode, FindingSeverity, MAX_EVIDENCE,
+};
 pub use engine::{CallScope, Engine, EngineBuilder};
 pub use error::{Error, ErrorCode, Finding, Location, Result, Severity};
 #[doc(hidden)]

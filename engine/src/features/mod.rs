@@ -6,6 +6,7 @@
 //! (which pods belong to which component, and ownership), `gang` (gang
 //! scheduling groups, both formats) and `suspend` (suspend and resume).
 
+pub(crate) mod diagnose;
 pub(crate) mod gang;
 pub(crate) mod pods;
 pub(crate) mod scale;
