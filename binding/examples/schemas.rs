@@ -16,6 +16,7 @@ fn main() {
     let mut out = Map::new();
     out.insert("Resolved".into(), workload_lens::resolved_schema());
     out.insert("EngineError".into(), workload_lens::error_schema());
+    out.insert("Diagnosis".into(), workload_lens::diagnosis_schema());
     out.insert(
         "StatusExplanation".into(),
         workload_lens::explanation_schema(),

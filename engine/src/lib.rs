@@ -113,7 +113,7 @@ pub use resources::{
     AMOUNT_FIELDS, AmountUnit, HumanAmounts, ResourceSummary, amount_unit, human_amounts,
 };
 #[cfg(feature = "schema")]
-pub use schema::{error_schema, explanation_schema, resolved_schema};
+pub use schema::{diagnosis_schema, error_schema, explanation_schema, resolved_schema};
 pub use source::{
     InputObjects, InputShape, PodTemplatePlace, SourceDocument, SourceMap, SourceObject,
     SourcePlace, SourceQuery, SpanIndex, TemplatePart, TextPosition, TextSpan, parse_documents,

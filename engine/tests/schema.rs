@@ -33,6 +33,11 @@ fn explanation_schema_is_current() {
 }
 
 #[test]
+fn diagnosis_schema_is_current() {
+    check("diagnosis.schema.json", workload_lens::diagnosis_schema());
+}
+
+#[test]
 fn error_schema_is_current() {
     check("error.schema.json", workload_lens::error_schema());
 }

@@ -19,3 +19,9 @@ pub fn explanation_schema() -> serde_json::Value {
 pub fn error_schema() -> serde_json::Value {
     serde_json::to_value(schemars::schema_for!(Error)).unwrap_or_default()
 }
+
+/// JSON Schema of a diagnosis (`diagnose`). `docs/diagnosis.schema.json` is
+/// generated from it.
+pub fn diagnosis_schema() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(crate::Diagnosis)).unwrap_or_default()
+}
