@@ -79,7 +79,7 @@ pub use cluster::api::{
 pub use cluster::events::{MAX_EVENTS, WorkloadEvent};
 pub use cluster::protocol::{
     ClusterDefinitions, ClusterOp, ClusterOutcome, ClusterSession, DEFAULT_CHUNK_SIZE,
-    DefinitionsQuery, DescribeQuery, Description, Discovery, ListQuery, Listing,
+    DIAGNOSIS_REASONS, DefinitionsQuery, DescribeQuery, Description, Discovery, ListQuery, Listing,
     MAX_GROUP_VERSIONS, MAX_LIST_PAGES, MAX_ORPHANS, MAX_OWNER_ROUNDS, Reply, Request,
 };
 pub use cluster::{

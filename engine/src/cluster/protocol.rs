@@ -34,7 +34,7 @@
 //! # Ok::<(), workload_lens::Error>(())
 //! ```
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -76,6 +76,13 @@ pub const MAX_GROUP_VERSIONS: usize = 10_000;
 pub const DEFAULT_CHUNK_SIZE: usize = 500;
 
 /// The definition types a cluster may store: (group, kind).
+/// The event reasons a diagnosis reads ([`crate::Diagnosis`]); a
+/// description keeps the newest of each per object involved.
+pub const DIAGNOSIS_REASONS: [&str; 4] = ["FailedScheduling", "Failed", "BackOff", "FailedCreate"];
+
+/// Kueue's label on a Workload naming the uid of the job it admits.
+const KUEUE_JOB_UID: &str = "kueue.x-k8s.io/job-uid";
+
 const DEFINITION_TYPES: [(&str, &str); 2] = [
     ("run.ai", "Karta"),
     ("optimization.nvidia.com", "ResourceInterface"),
@@ -340,6 +347,17 @@ pub struct Description {
     pub events: Vec<WorkloadEvent>,
     /// How many more such events there were (older than those kept).
     pub events_left_out: usize,
+    /// The newest event of each reason a diagnosis reads
+    /// ([`DIAGNOSIS_REASONS`]), per object (the workload, its pods and the
+    /// owners between), as read: what [`Description::diagnose`] takes.
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub diagnosis_events: Vec<Value>,
+    /// Kueue `Workload`s of the workload (listed by Kueue's
+    /// `kueue.x-k8s.io/job-uid` label, when the server serves them).
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub related: Vec<Value>,
     /// What was left out, and why.
     pub warnings: Vec<ClusterWarning>,
     /// The resource the type token named.
@@ -400,6 +418,17 @@ impl Description {
             .gang_groups_in_namespace(&self.object, &self.items)
     }
 
+    /// Why the workload is where it is ([`Engine::diagnose`]), from its
+    /// pods and owners, the events kept for it and its Kueue Workloads.
+    pub fn diagnose(&self) -> Result<crate::Diagnosis> {
+        self.engine.diagnose(
+            &self.object,
+            &self.items,
+            &self.diagnosis_events,
+            &self.related,
+        )
+    }
+
     /// What controls the workload (its controller owner reference), as
     /// `Kind/name`; `None` for a top-level workload.
     pub fn controlled_by(&self) -> Option<String> {
@@ -417,8 +446,8 @@ impl ClusterOutcome {
     /// The outcome as every binding returns it, as JSON: a discovery's
     /// `{served, warnings}`; a listing's `{workloads, warnings, forbidden,
     /// types, resourceVersions, namespace?, served}`; a description's
-    /// `{object, resolved, gang, events, eventsLeftOut, warnings, resource,
-    /// served}` (resolving it
+    /// `{object, resolved, gang, diagnosis, events, eventsLeftOut, warnings,
+    /// resource, served}` (resolving it
     /// may fail: that error is the outcome's); the definitions'
     /// `{objects, warnings, served}`.
     pub fn to_value(&self) -> Result<Value> {
@@ -433,9 +462,11 @@ impl ClusterOutcome {
                 let mut v = json(serde_json::to_value(d))?;
                 let resolved = json(serde_json::to_value(d.resolved()?))?;
                 let gang = json(serde_json::to_value(d.gang()?))?;
+                let diagnosis = json(serde_json::to_value(d.diagnose()?))?;
                 if let Some(map) = v.as_object_mut() {
                     map.insert("resolved".into(), resolved);
                     map.insert("gang".into(), gang);
+                    map.insert("diagnosis".into(), diagnosis);
                 }
                 Ok(v)
             }
@@ -456,6 +487,8 @@ enum Role {
     Owners,
     /// The described workload's namespace's events.
     Events,
+    /// Objects a diagnosis reads: the workload's Kueue Workloads.
+    Related,
 }
 
 /// A list being read page by page.
@@ -564,6 +597,10 @@ pub struct ClusterSession {
     involved: HashSet<String>,
     /// The newest of those events so far.
     events: Newest,
+    /// The newest event of each reason a diagnosis reads, per object.
+    diagnosis_events: HashMap<(String, String), (events::Stamp, Value)>,
+    /// The workload's Kueue Workloads.
+    related: Vec<Value>,
 }
 
 impl Engine {
@@ -615,6 +652,8 @@ impl ClusterSession {
             kept: 0,
             involved: HashSet::new(),
             events: Newest::default(),
+            diagnosis_events: HashMap::new(),
+            related: Vec::new(),
         };
         if let ClusterOp::List(q) = &s.op
             && let Some(bad) = q.phases.iter().find(|p| WorkloadStatus::parse(p).is_none())
@@ -732,6 +771,8 @@ impl ClusterSession {
             definitions,
             unreadable,
             events,
+            diagnosis_events,
+            related,
             ..
         } = self;
         let engine = engine.unwrap_or(base);
@@ -777,11 +818,19 @@ impl ClusterSession {
                 let mut items = pods;
                 items.extend(owners);
                 let (events, events_left_out) = events.finish();
+                // In a fixed order (by object, then reason).
+                let mut kept: Vec<((String, String), Value)> = diagnosis_events
+                    .into_iter()
+                    .map(|(k, (_, v))| (k, v))
+                    .collect();
+                kept.sort_by(|a, b| a.0.cmp(&b.0));
                 ClusterOutcome::Description(Box::new(Description {
                     object: object.unwrap_or(Value::Null),
                     items,
                     events,
                     events_left_out,
+                    diagnosis_events: kept.into_iter().map(|(_, v)| v).collect(),
+                    related,
                     warnings,
                     resource: resource.unwrap_or_else(|| empty_resource("")),
                     served,
@@ -1102,6 +1151,7 @@ impl ClusterSession {
         // Events are filtered as they come, and only the newest few kept; a
         // listing's pods are charged as they are kept (`keep_pods`).
         let listing_pods = stream.role == Role::Pods && matches!(self.op, ClusterOp::List(_));
+        let mut diagnosis_events = Vec::new();
         if stream.role != Role::Events && !listing_pods {
             self.keep(&items, path, || list_what(&stream))?;
         }
@@ -1120,13 +1170,29 @@ impl ClusterSession {
             Role::Pods => self.pods.extend(items),
             Role::Owners => self.owners.extend(items),
             Role::Events => {
-                for e in &items {
-                    if let Some((event, stamp)) = events::event_of(e, &self.involved) {
+                for e in items {
+                    if let Some((event, stamp)) = events::event_of(&e, &self.involved) {
+                        // Kept for a diagnosis: the newest of each reason it
+                        // reads, per object (at most 4 per object involved).
+                        if DIAGNOSIS_REASONS.contains(&event.reason.as_str()) {
+                            let key = (event.object.clone(), event.reason.clone());
+                            let newer = self
+                                .diagnosis_events
+                                .get(&key)
+                                .is_none_or(|(old, _)| *old <= stamp);
+                            if newer {
+                                diagnosis_events.push(e.clone());
+                                self.diagnosis_events.insert(key, (stamp, e));
+                            }
+                        }
                         self.events.offer(event, stamp);
                     }
                 }
             }
+            Role::Related => self.related.extend(items),
         }
+        // What a diagnosis keeps of the events is charged as it is kept.
+        self.keep(&diagnosis_events, path, || list_what(&stream))?;
         stream.pages += 1;
         match page.cont {
             None => Ok(()),
@@ -1288,6 +1354,13 @@ impl ClusterSession {
                         self.warnings.push(warning(format!(
                             "the events{place} could not be listed ({detail}, HTTP {status}): \
                              none are shown"
+                        )));
+                        Ok(())
+                    }
+                    Role::Related => {
+                        self.warnings.push(warning(format!(
+                            "{name}{place} could not be listed ({detail}, HTTP {status}): a \
+                             diagnosis does not see Kueue's admission"
                         )));
                         Ok(())
                     }
@@ -1540,6 +1613,9 @@ impl ClusterSession {
             return;
         };
         self.involved = events::involved_uids(object, &self.pods, &self.owners);
+        let uid = super::uid(object)
+            .filter(|u| !u.is_empty())
+            .map(str::to_string);
         let namespace = self.object_namespace();
         let served = self
             .served
@@ -1547,12 +1623,30 @@ impl ClusterSession {
             .find(|r| r.group.is_empty() && r.kind == "Event")
             .cloned();
         match served {
-            Some(r) => self.list(r, namespace, Role::Events),
+            Some(r) => self.list(r, namespace.clone(), Role::Events),
             None => self.warnings.push(ClusterWarning {
                 reason: "no_crd".into(),
                 object: "events".into(),
                 message: "the server serves no events: none are shown".into(),
             }),
+        }
+        // The workload's Kueue Workloads, by Kueue's label, when served (at
+        // its preferred version).
+        let kueue = self
+            .served
+            .iter()
+            .filter(|r| r.group == "kueue.x-k8s.io" && r.kind == "Workload")
+            .max_by_key(|r| r.preferred)
+            .cloned();
+        if let (Some(r), Some(uid)) = (kueue, uid) {
+            self.push(Fetch::Page(Stream {
+                resource: r,
+                namespace,
+                selector: Some(format!("{KUEUE_JOB_UID}={uid}")),
+                cont: None,
+                pages: 0,
+                role: Role::Related,
+            }));
         }
     }
 

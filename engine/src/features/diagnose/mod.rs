@@ -658,7 +658,7 @@ fn suspended(
             Some("see why Kueue has not admitted it (not-admitted), or its LocalQueue and ClusterQueue".to_string()),
         ),
         (true, true) => (
-            "being suspended by Kueue (evicted or preempted): its pods are still terminating".to_string(),
+            "being suspended by Kueue (evicted or preempted): its pods have not stopped yet".to_string(),
             None,
         ),
         (false, false) => (
@@ -666,7 +666,7 @@ fn suspended(
             Some("resume it to run it".to_string()),
         ),
         (false, true) => (
-            "being suspended: its pods are still terminating".to_string(),
+            "being suspended: its pods have not stopped yet".to_string(),
             None,
         ),
     };
