@@ -143,6 +143,7 @@ pub mod free {
                 owner: None,
                 declared_pods: None,
                 live: r.live,
+                reason: None,
             })
             .collect();
         Ok(workload_lens::usage(&rows))

@@ -86,6 +86,16 @@ impl Source<'_> {
         }
     }
 
+    /// The diagnosis: from the pods given (no events), or as the cluster
+    /// was read (with its events and Kueue Workloads).
+    fn diagnosis(&self) -> Result<workload_lens::Diagnosis, Error> {
+        match self {
+            Source::Given { engine, obj, pods } => engine.diagnose(obj, pods, &[], &[]),
+            #[cfg(feature = "cluster")]
+            Source::Cluster(d, _) => d.diagnose(),
+        }
+    }
+
     fn gang(&self) -> Result<GangReport, Error> {
         match self {
             Source::Given { engine, obj, pods } => engine.gang_groups(obj, pods),
@@ -323,6 +333,9 @@ enum Gang {
 /// What live mode adds to the human description.
 struct LiveView<'a> {
     gang: &'a Gang,
+    /// The first finding of the diagnosis, for a workload that is not
+    /// (only) Running or Completed: `Why:` under its status.
+    why: Option<String>,
     view: ViewOptions,
     /// What a cluster adds: the header block and the events.
     cluster: Option<ClusterView<'a>>,
@@ -421,11 +434,49 @@ fn live(
         events: cluster.as_ref().map(|c| c.events),
         events_left_out: cluster.as_ref().map(|c| c.events_left_out),
     };
+    // A workload that is not simply running or completed says why, in one
+    // line (`why TYPE/NAME` gives every finding).
+    let healthy = r.status.as_ref().is_none_or(|s| {
+        matches!(
+            s.matched_statuses.as_slice(),
+            [workload_lens::WorkloadStatus::Running] | [workload_lens::WorkloadStatus::Completed]
+        )
+    });
+    let why = if format == Format::Human && !healthy {
+        match source.diagnosis() {
+            Ok(d) => d.findings.first().map(|f| {
+                let more = d.findings.len() - 1;
+                if more > 0 {
+                    format!(
+                        "{} ({}; {more} more finding{}: workload-lens why)",
+                        f.message,
+                        f.code.as_str(),
+                        if more == 1 { "" } else { "s" }
+                    )
+                } else {
+                    format!("{} ({})", f.message, f.code.as_str())
+                }
+            }),
+            Err(e) if e.code() == ErrorCode::Limit => return Err(fail(&e)?),
+            Err(e) => {
+                warn(&format!(
+                    "{}/{}: no diagnosis: {}",
+                    r.workload.kind,
+                    r.workload.name,
+                    error_message(&e)
+                ));
+                None
+            }
+        }
+    } else {
+        None
+    };
     match format {
         Format::Human => Ok(render(
             &r,
             Some(&LiveView {
                 gang: &gang,
+                why,
                 view,
                 cluster,
             }),
@@ -527,6 +578,10 @@ fn render(r: &Resolved, live: Option<&LiveView<'_>>) -> String {
         out.push('\n');
         out.push_str(&output::escape(&line));
         out.push('\n');
+        if let Some(why) = live.and_then(|l| l.why.as_deref()) {
+            out.push_str(&output::escape(&format!("Why: {why}")));
+            out.push('\n');
+        }
         if !status.conditions.is_empty() {
             out.push_str("\nConditions:\n");
             out.push_str(&conditions_table(&status.conditions));

@@ -20,6 +20,7 @@ mod input;
 mod output;
 mod update;
 mod validate;
+mod why;
 
 use clap::{ArgGroup, CommandFactory, Parser, Subcommand};
 use workload_lens::Limits;
@@ -109,6 +110,12 @@ enum Command {
             PENDING-GPUS are those of pods not scheduled yet."
     )]
     Top(TopArgs),
+    /// Why a workload is not running (or degraded, or suspended): ranked findings
+    #[command(
+        after_help = EXIT_CODES_HELP,
+        long_about = "Diagnose one workload: why it is pending, degraded, suspended or not             progressing, from what the cluster wrote. The first line names the workload,             its status and the first finding; then every finding, most important first             (what blocks it, then warnings, then information), each with its code, a             sentence, what to do when that is clear, and the evidence: the object, the             field or event, and when.\n\n            The findings: not-admitted (Kueue), suspended (and by whom), create-failed             (a controller cannot create pods: a ResourceQuota), scheduling-gated,             unschedulable (with the scheduler's message), gang-short, image-pull,             init-failed, crash-loop (with the last termination: OOMKilled, exit code),             pod-failed, failing-condition (the conditions behind Failed or Degraded),             operator-behind (observedGeneration), earlier-attempt (pods of an earlier             attempt still terminating), look-alike (pods of other workloads).\n\n            TYPE/NAME reads the workload, the pods of its namespace and their owners, the             events of those objects and its Kueue Workloads from the cluster. A file is             diagnosed with --pods, --events and --related (Kueue Workloads) as given.\n\n            Example: workload-lens why jobset/llama -n team-a"
+    )]
+    Why(WhyArgs),
     /// Update a workload through its definition (values, suspend, resume)
     #[command(
         after_help = EXIT_CODES_HELP,
@@ -155,7 +162,7 @@ enum Command {
         after_help = EXIT_CODES_HELP,
         long_about = "Print the JSON Schema (draft 2020-12) of the resolved structure that \
             `describe -o json` prints, as pretty JSON; with --error, the schema of the \
-            engine's error value instead."
+            engine's error value instead; with --diagnosis, that of `why -o json`."
     )]
     Schema(SchemaArgs),
 }
@@ -201,6 +208,42 @@ struct DescribeArgs {
     /// of skipping it
     #[arg(long)]
     strict: bool,
+    /// TYPE/NAME: the namespace [default: the context's]
+    #[arg(long, short = 'n', value_name = "NS")]
+    namespace: Option<String>,
+    #[command(flatten)]
+    cluster: ClusterArgs,
+}
+
+// `why`: a file with what is known of it, or TYPE/NAME from the cluster.
+#[derive(Debug, clap::Args)]
+struct WhyArgs {
+    /// The workload: a YAML/JSON file (one object), `-` for stdin, or
+    /// TYPE/NAME (or TYPE NAME) of a workload in the cluster
+    #[arg(value_name = "FILE|-|TYPE/NAME")]
+    file: String,
+    /// NAME, when the first argument is a TYPE
+    #[arg(value_name = "NAME")]
+    name: Option<String>,
+    /// A definition file that adds to or overrides the catalog (and the
+    /// cluster's); repeatable, later files win
+    #[arg(long = "definition", short = 'd', value_name = "FILE")]
+    definitions: Vec<String>,
+    /// Output format: human, json or yaml (the diagnosis:
+    /// `workload-lens schema --diagnosis`)
+    #[arg(long, short = 'o', value_enum, default_value = "human")]
+    output: Format,
+    /// File mode: the pods of the workload's namespace and their owners
+    /// (e.g. `kubectl get pods,jobs -o yaml`), or `-` for stdin
+    #[arg(long, value_name = "FILE|-")]
+    pods: Option<String>,
+    /// File mode: events (e.g. `kubectl get events -o yaml`), or `-`
+    #[arg(long, value_name = "FILE|-")]
+    events: Option<String>,
+    /// File mode: related objects, Kueue Workloads (e.g. `kubectl get
+    /// workloads.kueue.x-k8s.io -o yaml`), or `-`
+    #[arg(long, value_name = "FILE|-")]
+    related: Option<String>,
     /// TYPE/NAME: the namespace [default: the context's]
     #[arg(long, short = 'n', value_name = "NS")]
     namespace: Option<String>,
@@ -342,8 +385,11 @@ struct CompletionArgs {
 #[derive(Debug, clap::Args)]
 struct SchemaArgs {
     /// Print the schema of the error value
-    #[arg(long)]
+    #[arg(long, conflicts_with = "diagnosis")]
     error: bool,
+    /// Print the schema of a diagnosis (`why -o json`)
+    #[arg(long)]
+    diagnosis: bool,
 }
 
 /// Where the cluster is.
@@ -475,6 +521,7 @@ fn execute(cli: Cli) -> Result<u8, Failure> {
         Command::Top(args) => top_command(args, &limits),
         #[cfg(not(feature = "cluster"))]
         Command::Get(_) | Command::Top(_) => Err(no_cluster()),
+        Command::Why(args) => why_command(args, &limits),
         Command::Update(args) => update_command(args, &limits),
         Command::Validate(args) => validate_command(args, &limits),
         Command::Definitions(args) => definitions_command(args, &limits),
@@ -545,6 +592,57 @@ fn describe_command(args: DescribeArgs, limits: &Limits) -> Result<u8, Failure> 
         output,
         limits,
     )?;
+    output::print(&text)?;
+    Ok(EXIT_OK)
+}
+
+/// `why`: the diagnosis of TYPE/NAME from the cluster, or of a file.
+fn why_command(args: WhyArgs, limits: &Limits) -> Result<u8, Failure> {
+    let WhyArgs {
+        file,
+        name,
+        definitions,
+        output,
+        pods,
+        events,
+        related,
+        namespace,
+        cluster,
+    } = args;
+    if is_cluster_target(&file, name.as_deref()) {
+        if pods.is_some() || events.is_some() || related.is_some() {
+            return Err(Failure::usage(
+                "--pods, --events and --related are for a file; TYPE/NAME reads them from the cluster",
+            ));
+        }
+        #[cfg(feature = "cluster")]
+        {
+            let sc = cluster::get::Scope {
+                target: Some(file),
+                names: name.into_iter().collect(),
+                namespace,
+                definitions: paths(&definitions),
+                connect: connect_options(&cluster),
+                skip_definitions: cluster.no_cluster_definitions,
+                ..cluster::get::Scope::default()
+            };
+            let (text, warnings) = cluster::get::why(&sc, output, limits)?;
+            return print_with_warnings(&text, &warnings);
+        }
+        #[cfg(not(feature = "cluster"))]
+        {
+            let _ = (namespace, cluster);
+            return Err(no_cluster());
+        }
+    }
+    let _ = (&namespace, &cluster);
+    let inputs = why::FileInputs {
+        file: InputPath(file),
+        pods: pods.map(InputPath),
+        events: events.map(InputPath),
+        related: related.map(InputPath),
+    };
+    let text = why::run_file(&inputs, &paths(&definitions), output, limits)?;
     output::print(&text)?;
     Ok(EXIT_OK)
 }
@@ -668,6 +766,8 @@ fn completion_command(args: &CompletionArgs) -> Result<u8, Failure> {
 fn schema_command(args: &SchemaArgs) -> Result<u8, Failure> {
     let schema = if args.error {
         workload_lens::error_schema()
+    } else if args.diagnosis {
+        workload_lens::diagnosis_schema()
     } else {
         workload_lens::resolved_schema()
     };

@@ -286,3 +286,15 @@ fn ten_times_a_large_job_fits_the_default_budget_and_a_small_one_stops_it() {
     let err = small.diagnose(&job, &pods, &events, &[]).unwrap_err();
     assert_eq!(err.code(), workload_lens::ErrorCode::Limit, "{err}");
 }
+
+#[test]
+fn gang_groups_that_cannot_be_formed_leave_out_only_the_gang_findings() {
+    // A Job pod without the job-name label its gang group is keyed by:
+    // the scheduler's finding stands.
+    let (job, mut pods, _) = wide_job(2, 0);
+    for p in &mut pods {
+        p["metadata"].as_object_mut().unwrap().remove("labels");
+    }
+    let d = engine().diagnose(&job, &pods, &[], &[]).unwrap();
+    assert_eq!(codes(&d), ["unschedulable"]);
+}

@@ -291,12 +291,13 @@ enum Column {
     Held,
     Definition,
     Origin,
+    Reason,
 }
 
 /// Which columns a `get` table has, in kubectl's order: NAMESPACE first
 /// when every namespace is listed (`-A`; in one namespace it is left out,
 /// as kubectl does), NAME, TYPE when several types are listed, then the
-/// rest; `-o wide` adds HELD-GPUS, DEFINITION and ORIGIN. A new column is a
+/// rest; `-o wide` adds HELD-GPUS, DEFINITION, ORIGIN and REASON. A new column is a
 /// [`Column`], its place in [`Columns::list`], its title in
 /// [`Columns::header`] and its cell in [`Columns::row_cells`].
 #[derive(Debug, Clone, Copy)]
@@ -324,7 +325,12 @@ impl Columns {
             Column::Age,
         ]);
         if self.wide {
-            c.extend([Column::Held, Column::Definition, Column::Origin]);
+            c.extend([
+                Column::Held,
+                Column::Definition,
+                Column::Origin,
+                Column::Reason,
+            ]);
         }
         c
     }
@@ -345,6 +351,7 @@ impl Columns {
                     Column::Held => "HELD-GPUS",
                     Column::Definition => "DEFINITION",
                     Column::Origin => "ORIGIN",
+                    Column::Reason => "REASON",
                 }
                 .to_string()
             })
@@ -374,6 +381,9 @@ impl Columns {
                 Column::Held => r.live.map_or_else(|| "-".into(), |l| l.gpus.to_string()),
                 Column::Definition => esc(r.definition.as_deref().unwrap_or("<none>")),
                 Column::Origin => r.origin.map_or("<none>", |o| o.as_str()).to_string(),
+                // The first finding of the diagnosis (`why`), when the
+                // workload is not simply running or completed.
+                Column::Reason => esc(r.reason.as_deref().unwrap_or("-")),
             })
             .collect()
     }
@@ -1008,6 +1018,55 @@ pub fn describe(
     }
 }
 
+/// `why TYPE/NAME`: the workload read as `describe` reads it (with its
+/// events and Kueue Workloads), diagnosed by the engine.
+pub fn why(
+    scope: &Scope,
+    format: Format,
+    limits: &Limits,
+) -> Result<(String, Vec<Warning>), Failure> {
+    let target = scope.target.as_deref().unwrap_or_default();
+    let (ty, name) = split_target(scope)?;
+    let (Some(ty), Some(name)) = (ty, name) else {
+        return Err(Failure::usage(format!(
+            "why needs TYPE/NAME (e.g. jobset/llama) or a file, not '{target}'"
+        )));
+    };
+    let cluster = Cluster::connect(&scope.connect, format)?;
+    let engine = super::engine(&scope.definitions, limits)?;
+    let query = DescribeQuery {
+        type_: ty,
+        name,
+        namespace: Some(
+            scope
+                .namespace
+                .clone()
+                .unwrap_or_else(|| cluster.namespace.clone()),
+        ),
+        chunk_size: workload_lens::DEFAULT_CHUNK_SIZE,
+        served: None,
+        skip_definitions: scope.skip_definitions,
+    };
+    let session = engine
+        .cluster_session(ClusterOp::Describe(query))
+        .with_server(&cluster.server);
+    let d = match cluster.run(session, None) {
+        Ok(ClusterOutcome::Description(d)) => d,
+        Ok(_) => return Err(Failure::new(EXIT_RESOLVE, "internal: not a description")),
+        Err(e) => return Err(failure(&e, format)),
+    };
+    let warnings: Vec<Warning> = d.warnings.iter().cloned().map(Warning::from).collect();
+    let diagnosis = match d.diagnose() {
+        Ok(x) => x,
+        Err(e) => {
+            print_warnings(&warnings);
+            return Err(failure(&e, format));
+        }
+    };
+    let text = crate::why::print(&diagnosis, crate::why::Times::Ago(now()), format)?;
+    Ok((text, warnings))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1060,7 +1119,8 @@ mod tests {
                 "AGE",
                 "HELD-GPUS",
                 "DEFINITION",
-                "ORIGIN"
+                "ORIGIN",
+                "REASON"
             ]
         );
         let r = &rows(&[("p", Some("ml"), 2, "2026-01-01T00:00:00Z")])[0];

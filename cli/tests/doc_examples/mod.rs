@@ -64,7 +64,7 @@ pub fn needs_cluster(e: &Example) -> bool {
     let mut words = rest.split_whitespace();
     match words.next() {
         Some("get" | "top") => true,
-        Some("describe") => words.next().is_some_and(|t| {
+        Some("describe" | "why") => words.next().is_some_and(|t| {
             t.matches('/').count() == 1 && !Path::new(t).exists() && !t.contains(".yaml")
         }),
         _ => false,

@@ -164,6 +164,12 @@ pub struct WorkloadSummary {
     /// listing): what they hold, beside what the workload declares.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub live: Option<LivePods>,
+    /// The code of the diagnosis's first finding (`unschedulable`,
+    /// `crash-loop`, ...; [`crate::Diagnosis`], from the pods without
+    /// events), for a workload that is not simply Running or Completed with
+    /// every live pod ready. Only in a live listing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// The pods of a listed workload that exist (their controller chains lead
@@ -901,7 +907,19 @@ impl Engine {
                     row.declared_pods = Some(declared);
                 }
                 row.live = Some(live);
+                let healthy = matches!(
+                    r.status.as_ref().map(|s| s.matched_statuses.as_slice()),
+                    None | Some([WorkloadStatus::Running] | [WorkloadStatus::Completed])
+                ) && live.ready == live.pods;
                 self.fill(&mut row, r);
+                if !healthy {
+                    // The cause in a word: the first finding's code (a
+                    // failed diagnosis leaves it out; the row stands).
+                    row.reason = self
+                        .diagnose(object, items, &[], &[])
+                        .ok()
+                        .and_then(|d| d.findings.first().map(|f| f.code.as_str().to_string()));
+                }
             }
             Err(e) => row.error = Some(e),
         }
@@ -1009,6 +1027,7 @@ impl Engine {
             owner: None,
             declared_pods: None,
             live: None,
+            reason: None,
         };
         if let Ok(d) = self.definition_for(object) {
             row.definition = Some(d.name().to_string());

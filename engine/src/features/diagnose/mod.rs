@@ -405,7 +405,14 @@ impl CompiledDefinition {
     ) -> Result<Diagnosis> {
         let _call = crate::budget::Call::enter(&self.limits);
         let resolved = self.resolve_in_namespace(obj, items)?;
-        let gang = self.gang_groups_in_namespace(obj, items)?;
+        // Gang groups that cannot be formed (a pod without the key a group
+        // is formed by) leave out the gang findings, not the diagnosis; a
+        // limit ends it.
+        let gang = match self.gang_groups_in_namespace(obj, items) {
+            Ok(g) => Some(g),
+            Err(e) if e.code() == crate::error::ErrorCode::Limit => return Err(e),
+            Err(_) => None,
+        };
         let explanation = self.explain_status(obj).ok();
         let mut f = Findings::default();
 
@@ -471,8 +478,8 @@ impl CompiledDefinition {
                     | WorkloadStatus::Suspending
             )
         });
-        if !settled {
-            gang_findings(&mut f, &gang, &own)?;
+        if let (false, Some(gang)) = (settled, &gang) {
+            gang_findings(&mut f, gang, &own)?;
         }
         let others = !f.order.is_empty();
         failing_conditions(&mut f, obj, &statuses, explanation.as_ref(), others)?;
