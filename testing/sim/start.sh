@@ -40,7 +40,7 @@ IFS=, read -r -a ops <<<"$operators"
 for op in "${ops[@]}"; do
   if [ ! -f "$opdir/$op/operator.sh" ]; then
     echo "error: no operator '$op': $opdir/$op/operator.sh does not exist" >&2
-    echo "       (known: $(ls "$opdir" 2>/dev/null | tr '\n' ' ' | sed 's/ $//' | grep . || echo none))" >&2
+    echo "       (known: $(for f in "$opdir"/*/operator.sh; do [ ! -f "$f" ] || basename "$(dirname "$f")"; done | tr '\n' ' ' | sed 's/ $//' | grep . || echo none))" >&2
     exit 2
   fi
 done

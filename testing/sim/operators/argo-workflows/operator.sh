@@ -28,11 +28,16 @@ set -euo pipefail
 name=argo-workflows
 module=github.com/argoproj/argo-workflows/v3
 main_rel=cmd/workflow-controller/main.go
+version_var=$module.version
 crd_subdir=manifests/base/crds/minimal
 namespace=argo
-ready_line='Started workflow garbage collection'   # logged after the informers synced
+# Ready: /healthz answers 200 and the controller logged that its informers synced.
+ready_path=/healthz
+ready_log=('Started workflow garbage collection')   # logged after the informers synced
+probe_label=/healthz
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../../../.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$here/../lib.sh"
 
 patch_old=(
     'log.Println(http.ListenAndServe(":6060", nil))'
@@ -41,88 +46,9 @@ patch_new=(
     'log.Println(http.ListenAndServe(func() string { if a := os.Getenv("WL_ARGO_HEALTH_ADDR"); a != "" { return a }; return ":6060" }(), nil))'
 )
 
-die() { echo "operator.sh ($name): $*" >&2; exit 1; }
-
-module_version() {
-    awk -v m="$module" '($1 == "require" && $2 == m) { print $3; exit } ($1 == m) { print $2; exit }' "$here/go.mod"
-}
-
-binary_path() {
-    local key cache
-    key=$({ cat "$here/go.mod" "$here/go.sum" "$here/tools.go"; printf '%s\n' "${patch_old[@]}" "${patch_new[@]}"; } |
-        sha256sum | cut -c1-16)
-    cache=${WORKLOAD_LENS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/workload-lens}
-    echo "$cache/operators/$name/$key/$name-controller"
-}
-
-module_dir() {
-    # the module's files in the module cache (downloaded if they are not there)
-    local dir
-    dir=$(cd "$here" && GOTOOLCHAIN=local go mod download -json "$module" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-    [ -d "$dir" ] || die "cannot find $module in the Go module cache"
-    echo "$dir"
-}
-
-cmd_build() {
-    local bin ver t0 tmp src i
-    bin=$(binary_path)
-    if [ -x "$bin" ]; then echo "$bin"; return 0; fi
-    [ "${1:-}" = --cached ] && exit 1
-    command -v go >/dev/null || die "go is not installed (Go >= 1.26 and the Go module proxy are needed)"
-    ver=$(module_version)
-    echo "building $module $ver (one Go module of its own, $here) ..." >&2
-    mkdir -p "$(dirname "$bin")"
-    tmp=$(mktemp -d "$(dirname "$bin")/.build.XXXXXX")
-    trap "rm -rf '$tmp'" EXIT
-    src="$(module_dir)/$main_rel"
-    cp "$src" "$tmp/main.go"
-    for i in "${!patch_old[@]}"; do
-        [ "$(grep -cF "${patch_old[$i]}" "$tmp/main.go")" = 1 ] ||
-            die "$src does not contain exactly one line with '${patch_old[$i]}'; update operator.sh"
-        OLD="${patch_old[$i]}" NEW="${patch_new[$i]}" awk '{ i = index($0, ENVIRON["OLD"]); if (i) $0 = substr($0, 1, i - 1) ENVIRON["NEW"] substr($0, i + length(ENVIRON["OLD"])); print }' \
-            "$tmp/main.go" >"$tmp/main.go.new"
-        mv "$tmp/main.go.new" "$tmp/main.go"
-    done
-    t0=$(date +%s)
-    # A file list, built from this directory: its imports resolve through this
-    # go.mod (go build -overlay refuses files in the module cache).
-    (cd "$here" && GOTOOLCHAIN=local nice go build -buildvcs=false -ldflags "-X $module.version=$ver" -o "$tmp/$name-controller" "$tmp/main.go") >&2 ||
-        die "build failed"
-    mv -f "$tmp/$name-controller" "$bin"
-    echo "built $bin in $(( $(date +%s) - t0 )) s ($(du -m "$bin" | cut -f1) MB)" >&2
-    echo "$bin"
-}
-
-python_bin() {
-    local py="$root/target/live/venv/bin/python"
-    [ -x "$py" ] || die "$py is missing (testing/sim/start.sh creates the venv with kubernetes and yaml)"
-    echo "$py"
-}
-
-free_port() {
-    "$1" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-pid_alive() { # pid alive and still our controller
-    local pid=$1
-    kill -0 "$pid" 2>/dev/null && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q "$name-controller"
-}
-
-cmd_start() {
-    local dir=${1:-} py bin mdir health t0 pid
-    [ -n "$dir" ] || die "usage: operator.sh start DIR"
-    dir=$(cd "$dir" && pwd)
-    [ -f "$dir/kubeconfig" ] || die "$dir/kubeconfig does not exist"
-    py=$(python_bin)
-    if [ -f "$dir/$name.pid" ] && pid_alive "$(cat "$dir/$name.pid")"; then
-        die "already running (pid $(cat "$dir/$name.pid"))"
-    fi
-    bin=$(cmd_build)
-    mdir=$(module_dir)
-    t0=$(date +%s%N)
-
+op_start() {
     # kustomization.yaml in that directory is not a Kubernetes object: apply the CRD files only.
-    "$py" "$root/testing/sim/kube.py" apply "$dir/kubeconfig" "$mdir/$crd_subdir"/argoproj.io_*.yaml \
+    kube_apply "$mdir/$crd_subdir"/argoproj.io_*.yaml \
         || die "applying the CRDs from $mdir/$crd_subdir failed"
     cat >"$dir/$name-config.yaml" <<EOF
 apiVersion: v1
@@ -141,64 +67,14 @@ data:
   telemetryConfig: |
     enabled: false
 EOF
-    "$py" "$root/testing/sim/kube.py" apply "$dir/kubeconfig" "$dir/$name-config.yaml" \
-        || die "applying $dir/$name-config.yaml failed"
+    kube_apply "$dir/$name-config.yaml" || die "applying $dir/$name-config.yaml failed"
 
-    health=$(free_port "$py")
-    echo "$health" >"$dir/$name.probe-port"
-    nohup env LEADER_ELECTION_DISABLE=true WL_ARGO_HEALTH_ADDR="127.0.0.1:$health" \
+    probe=$(free_port "$py")
+    launch env LEADER_ELECTION_DISABLE=true WL_ARGO_HEALTH_ADDR="127.0.0.1:$probe" \
         "$bin" --kubeconfig="$dir/kubeconfig" --namespace="$namespace" \
         --configmap=workflow-controller-configmap --qps=100 --burst=200 \
         --workflow-workers=4 --pod-cleanup-workers=2 --cron-workflow-workers=1 \
-        --workflow-ttl-workers=1 --workflow-archive-workers=1 \
-        >"$dir/$name.log" 2>&1 </dev/null &
-    pid=$!
-    echo "$pid" >"$dir/$name.pid"
-
-    # Ready: /healthz answers 200 and the controller logged that its informers synced.
-    local deadline=$(( $(date +%s) + 60 ))
-    while :; do
-        if ! kill -0 "$pid" 2>/dev/null; then
-            tail -n 30 "$dir/$name.log" >&2
-            die "the controller exited (log: $dir/$name.log)"
-        fi
-        if curl -fsS -o /dev/null "http://127.0.0.1:$health/healthz" 2>/dev/null \
-            && grep -q "$ready_line" "$dir/$name.log"; then
-            break
-        fi
-        if [ "$(date +%s)" -ge "$deadline" ]; then
-            tail -n 30 "$dir/$name.log" >&2
-            cmd_stop "$dir" || true
-            die "not ready after 60 s (log: $dir/$name.log)"
-        fi
-        sleep 0.2
-    done
-    echo "$name: pid $pid ready in $(( ($(date +%s%N) - t0) / 1000000 )) ms (CRDs + start), /healthz on 127.0.0.1:$health, log $dir/$name.log" >&2
+        --workflow-ttl-workers=1 --workflow-archive-workers=1
 }
 
-cmd_stop() {
-    local dir=${1:-} pid i
-    [ -n "$dir" ] || die "usage: operator.sh stop DIR"
-    [ -f "$dir/$name.pid" ] || return 0
-    pid=$(cat "$dir/$name.pid")
-    if pid_alive "$pid"; then
-        kill -TERM "$pid" 2>/dev/null || true
-        for i in $(seq 50); do
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        if kill -0 "$pid" 2>/dev/null; then
-            echo "$name: pid $pid still running after 5 s, SIGKILL" >&2
-            kill -KILL "$pid" 2>/dev/null || true
-        fi
-    fi
-    rm -f "$dir/$name.pid"
-}
-
-case "${1:-}" in
-build) shift; cmd_build "$@" ;;
-version) echo "$module $(module_version)" ;;
-start) shift; cmd_start "$@" ;;
-stop) shift; cmd_stop "$@" ;;
-*) echo "usage: operator.sh build [--cached] | version | start DIR | stop DIR" >&2; exit 2 ;;
-esac
+operator_main "$@"
