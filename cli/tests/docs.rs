@@ -25,6 +25,19 @@ fn every_console_example_of_the_cli_guide_is_what_the_cli_prints() {
 }
 
 #[test]
+fn every_console_example_of_the_diagnosis_guide_is_what_the_cli_prints() {
+    let doc = include_str!("../../docs/diagnosis.md");
+    let all: Vec<_> = examples(doc)
+        .into_iter()
+        .filter(|e| !needs_cluster(e))
+        .collect();
+    // One example of each finding's group (docs/diagnosis.md, Examples).
+    assert!(all.len() >= 10, "{} examples", all.len());
+    let failures = run("docs/diagnosis.md", &all, &[], false);
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
 fn the_ellipsis_matches_any_run_of_lines() {
     let p = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
     assert!(matches(&p(&["a", "...", "d"]), &["a", "b", "c", "d"]));

@@ -1344,6 +1344,19 @@ fn the_live_examples_of_the_cli_guide_are_what_the_cli_prints() {
     assert!(commands.len() >= 6, "{commands:?}");
 }
 
+/// The live example of docs/diagnosis.md: `why` of the seeded JobSet.
+#[test]
+fn the_live_examples_of_the_diagnosis_guide_are_what_the_cli_prints() {
+    let Some(d) = live_dir() else { return };
+    let _alone = EVERY_NAMESPACE.lock().unwrap_or_else(|e| e.into_inner());
+    let commands = check_live_examples(
+        &d,
+        "docs/diagnosis.md",
+        include_str!("../../docs/diagnosis.md"),
+    );
+    assert!(commands.iter().any(|c| c.contains("why ")), "{commands:?}");
+}
+
 /// The README's quick start on a live cluster: `get jobsets -A` lists every
 /// namespace, so it does not run while the watch test has its JobSet.
 #[test]

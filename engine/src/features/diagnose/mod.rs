@@ -161,8 +161,8 @@ pub struct DiagnosisFinding {
     pub message: String,
     /// What shows it, at most [`MAX_EVIDENCE`] pieces.
     pub evidence: Vec<Evidence>,
-    /// Evidence left out beyond [`MAX_EVIDENCE`].
-    #[serde(skip_serializing_if = "is_zero")]
+    /// Evidence left out beyond [`MAX_EVIDENCE`] (absent when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub more_evidence: usize,
     /// What to do, when that is clear.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -448,11 +448,20 @@ impl CompiledDefinition {
         }) {
             let key = e.object.clone();
             let object = e.object.clone();
+            // The cause, after the API server's "pods \"x\" is forbidden: ".
+            let mut cause = match e.text.split_once(" is forbidden: ") {
+                Some((_, why)) => why.to_string(),
+                None => e.text.clone(),
+            };
+            // Without the evidence's count (`(x6)`).
+            if let Some(i) = cause.rfind(" (x").filter(|_| cause.ends_with(')')) {
+                cause.truncate(i);
+            }
             f.add(
                 FindingCode::CreateFailed,
                 &key,
                 object,
-                |s| format!("{} cannot create pods", s.join(", ")),
+                move |s| format!("{} cannot create pods: {cause}", s.join(", ")),
                 (e.text.contains("exceeded quota")).then(|| {
                     "a ResourceQuota of the namespace is used up: free quota or raise it"
                         .to_string()
@@ -952,10 +961,11 @@ fn gang_findings(
     gang: &crate::GangReport,
     own: &[&PodAttribution],
 ) -> Result<()> {
-    // Placed: given a node (a member that ran and finished was placed).
+    // Placed: given a node, and not failed (a member that succeeded did its
+    // part; one that failed is replaced, and its replacement must be placed).
     let placed: HashSet<&str> = own
         .iter()
-        .filter(|p| p.node.is_some())
+        .filter(|p| p.node.is_some() && p.phase != "Failed")
         .map(|p| p.name.as_str())
         .collect();
     for g in &gang.groups {
