@@ -140,6 +140,7 @@ export const {
   Definition,
   Catalog,
   resolve,
+  diagnose,
   lookup,
   catalogSources,
   compile,

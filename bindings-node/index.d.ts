@@ -10,6 +10,7 @@ import type {
   Attribution,
   ClusterDefinitionWarning,
   DefinitionVerdict,
+  Diagnosis,
   ErrorCode,
   Finding,
   GangReport,
@@ -47,6 +48,25 @@ export type ObjectInput = KubeObject | string | Uint8Array;
  * text of any of these (several documents too). The engine reads them all with its one reader of object lists.
  */
 export type Pods = KubeObject[] | KubeObject | string | Uint8Array;
+
+/**
+ * Objects: an array of objects, a list object (`{kind: 'List' | 'EventList' | ..., items}`), one object, or YAML/JSON
+ * text of any of these (several documents too), read as pods are.
+ */
+export type KubeObjects = KubeObject[] | KubeObject | string | Uint8Array;
+
+/** What `diagnose` reads besides the workload. */
+export interface DiagnoseOptions {
+  /**
+   * The pods of the workload's namespace and the owners their controller chains go through (as `resolve` takes
+   * pods); the pods of other workloads are left out.
+   */
+  pods?: Pods | null;
+  /** Event objects (core/v1 or events.k8s.io/v1) of the workload, its pods and the owners between; others are ignored. */
+  events?: KubeObjects | null;
+  /** Related objects: Kueue Workloads owned by the workload; others are ignored. */
+  related?: KubeObjects | null;
+}
 
 /** A definition: YAML/JSON text (one or more documents) or the definition object. */
 export type DefinitionSource = string | Uint8Array | KubeObject;
@@ -165,6 +185,15 @@ export function resolve(
   obj: ObjectInput,
   options?: { definitions?: Array<Definition | DefinitionSource>; pods?: Pods; limits?: LimitOptions },
 ): Resolved;
+/**
+ * Why a workload is where it is, its definition chosen by GVK from the bundled catalog plus `definitions` (see
+ * `Definition.diagnose`).
+ * @throws TypeError for an option it does not know (a pod or a PodList given where the options go).
+ */
+export function diagnose(
+  obj: ObjectInput,
+  options?: DiagnoseOptions & { definitions?: Array<Definition | DefinitionSource>; limits?: LimitOptions },
+): Diagnosis;
 /** The bundled definition for an apiVersion and kind. */
 export function lookup(apiVersion: string, kind: string): Definition | null;
 /** The bundled definition files: file name -> YAML text. */
@@ -228,6 +257,14 @@ export class Definition {
   /** The definition document (the engine's model of it). */
   toJSON(): { [key: string]: JsonValue };
   resolve(obj: ObjectInput, pods?: Pods): Resolved;
+  /**
+   * Why the workload is where it is (pending, degraded, suspended, not progressing): `{workload, statuses,
+   * findings}`, the findings ranked (blocking first, then warnings, then information), each with a stable `code`
+   * (`'unschedulable'`, `'crash-loop'`, ...), `severity`, `message`, `evidence` (at most 5; `moreEvidence` counts
+   * the rest) and, when clear, `action`; from its pods (and their owners), events and related objects.
+   * @throws TypeError for an option it does not know (a pod or a PodList given where the options go).
+   */
+  diagnose(obj: ObjectInput, options?: DiagnoseOptions): Diagnosis;
   /** The root status (`null` when the definition has no status definition). */
   status(obj: ObjectInput): Status | null;
   /** For each status category, which matcher matched or why not. */
@@ -281,6 +318,8 @@ export class Catalog {
    * responses) holding the pods and their owners, through which pods are attributed by controller chain.
    */
   resolve(obj: ObjectInput, pods?: Pods | Array<string | Uint8Array>): Resolved;
+  /** `diagnose` with the definition of the object's GVK (see `Definition.diagnose`). */
+  diagnose(obj: ObjectInput, options?: DiagnoseOptions): Diagnosis;
   /**
    * Resolve with every pod of the workload's namespace and their owners (e.g. the pages of their list responses):
    * the pods of other workloads are left out; those that look like this workload's (its labels or selectors) but

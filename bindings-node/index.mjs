@@ -20,6 +20,7 @@ export const {
   Catalog,
   ClusterSession,
   resolve,
+  diagnose,
   lookup,
   catalogSources,
   compile,

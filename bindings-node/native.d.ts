@@ -36,6 +36,8 @@ export declare class NativeCatalog {
    * the pages of list responses.
    */
   resolvePages(obj: string, pages: Array<string>): string
+  /** `diagnose` with the definition chosen by GVK. */
+  diagnose(obj: string, pods?: string | undefined | null, events?: string | undefined | null, related?: string | undefined | null): string
   /**
    * Resolve with every pod of the workload's namespace and their owners
    * (several inputs, such as the pages of list responses): other
@@ -108,6 +110,12 @@ export declare class NativeDefinition {
   definitionJson(): string
   /** Resolve (with the live state when `pods` is given). */
   resolve(obj: string, pods?: string | undefined | null): string
+  /**
+   * Why the workload is where it is: `{workload, statuses, findings}`,
+   * ranked, from its pods (and their owners), events and related objects
+   * (Kueue `Workload`s).
+   */
+  diagnose(obj: string, pods?: string | undefined | null, events?: string | undefined | null, related?: string | undefined | null): string
   /** The root status (`null` when the definition has none). */
   status(obj: string): string
   /**

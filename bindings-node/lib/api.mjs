@@ -160,6 +160,44 @@ export function makeApi(source, hooks = {}) {
 
   const isText = (x) => typeof x === 'string' || isBytes(x);
 
+  /** Objects of one input, read as pods are: an array of objects, a list
+   * object (`{kind: 'List' | 'EventList' | ..., items}`), one object, or
+   * text of any of these. */
+  function objectsOf(x, what, noun, listKinds) {
+    if (typeof x === 'string' || isBytes(x)) return textOf(x, what);
+    if (x !== null && typeof x === 'object') return toJson(x);
+    throw new TypeError(`${what} must be an array of ${noun}, a list object (${listKinds}), one object, or YAML/JSON text, not ${kindOf(x)}`);
+  }
+
+  const DIAGNOSE_OPTIONS = ['pods', 'events', 'related'];
+
+  /** The options of `diagnose`, checked: `{pods, events, related}` and
+   * `extra` (the module function's). An unknown key (a pod or a PodList
+   * given where the options go) is a TypeError, not a diagnosis without
+   * pods. */
+  function diagnoseOptions(options, extra = []) {
+    if (options === undefined || options === null) return {};
+    const names = [...DIAGNOSE_OPTIONS, ...extra];
+    const shape = `{${names.join(', ')}}`;
+    if (!isPlainObject(options)) throw new TypeError(`the options of diagnose must be an object ${shape}, not ${kindOf(options)}`);
+    for (const k of Object.keys(options)) {
+      if (!names.includes(k)) throw new TypeError(`unknown option ${JSON.stringify(k)} of diagnose: the options are ${shape}`);
+    }
+    return options;
+  }
+
+  /** `diagnose`'s pods, events and related objects as the raw call takes
+   * them (`null`: none given). */
+  function diagnoseInputs(options) {
+    const { pods, events, related } = diagnoseOptions(options);
+    const given = (x) => x !== undefined && x !== null;
+    return [
+      given(pods) ? podsOf(pods) : null,
+      given(events) ? objectsOf(events, 'events', 'Event objects', 'List, EventList') : null,
+      given(related) ? objectsOf(related, 'related', 'objects', 'List') : null,
+    ];
+  }
+
   /** Objects given as several inputs: an array of texts (each YAML/JSON
    * text of objects, such as one page of a Kubernetes list response, passed
    * as it is), or one input (a list object, an array of objects, an object,
@@ -276,6 +314,22 @@ export function makeApi(source, hooks = {}) {
       const o = objOf(obj);
       const p = pods === undefined || pods === null ? null : podsOf(pods);
       return parsed(() => this.#n().resolve(o, p));
+    }
+
+    /** Why the workload is where it is (pending, degraded, suspended, not
+     * progressing): `{workload, statuses, findings}`, the findings ranked
+     * (blocking first, then warnings, then information), each with a stable
+     * `code`, `severity`, `message`, `evidence` (at most 5; `moreEvidence`
+     * counts the rest) and, when clear, `action`. `options.pods`: the pods
+     * of the workload's namespace and their owners (as `resolve` takes
+     * pods; other workloads' pods are left out), `options.events`: Event
+     * objects (core/v1 or events.k8s.io/v1), `options.related`: related
+     * objects (Kueue Workloads); each an array of objects, a list object or
+     * YAML/JSON text. */
+    diagnose(obj, options) {
+      const o = objOf(obj);
+      const [p, e, r] = diagnoseInputs(options);
+      return parsed(() => this.#n().diagnose(o, p, e, r));
     }
 
     /** Only the root status (`null` when the definition has no status definition). */
@@ -504,6 +558,14 @@ export function makeApi(source, hooks = {}) {
       return parsed(() => this.#n().resolve(o, p));
     }
 
+    /** Choose the definition by the object's GVK and diagnose the workload
+     * (see Definition#diagnose): `options` is `{pods, events, related}`. */
+    diagnose(obj, options) {
+      const o = objOf(obj);
+      const [p, e, r] = diagnoseInputs(options);
+      return parsed(() => this.#n().diagnose(o, p, e, r));
+    }
+
     /** `sourceMap` of a text, with the pod templates of each object a
      * definition of the catalog covers (see Definition#sourceMap). */
     sourceMap(text, queries) {
@@ -624,6 +686,17 @@ export function makeApi(source, hooks = {}) {
     return parsed(() => raw().resolveAny(o, defs.map(nativeOf), p, l));
   }
 
+  /** Why a workload is where it is, its definition chosen by GVK from the
+   * bundled catalog plus `options.definitions` (see Definition#diagnose):
+   * options `{definitions, pods, events, related, limits}`. */
+  function diagnose(obj, options) {
+    const { definitions = [], limits, ...lists } = diagnoseOptions(options, ['definitions', 'limits']);
+    if (!Array.isArray(definitions)) throw new TypeError(`definitions must be an array, not ${kindOf(definitions)}`);
+    const c = definitions.length === 0 && (limits === undefined || limits === null)
+      ? bundled() : new Catalog({ definitions, limits });
+    return c.diagnose(obj, lists);
+  }
+
   function lookup(apiVersion, kind) {
     return bundled().lookup(apiVersion, kind);
   }
@@ -713,6 +786,7 @@ export function makeApi(source, hooks = {}) {
     Catalog,
     ClusterSession,
     resolve,
+    diagnose,
     lookup,
     catalogSources,
     compile,

@@ -254,7 +254,7 @@ export function expandCase(c, group) {
     if (!(name in defs)) throw new CannotRun(`no group definition ${name}`);
     out.definition = defs[name];
   }
-  for (const k of ['definition', 'object', 'objectText', 'pods', 'request', 'input']) {
+  for (const k of ['definition', 'object', 'objectText', 'pods', 'events', 'related', 'request', 'input']) {
     if (out[k] !== undefined && out[k] !== null) out[k] = expand(out[k], budget);
   }
   return out;
@@ -476,6 +476,10 @@ function run(wl, c, group, attempt) {
   if (op === 'gang') {
     const obj = objectOf(wl, c, limits, attempt);
     return attempt(() => d.gangGroups(obj, c.pods ?? []));
+  }
+  if (op === 'diagnose') {
+    const obj = objectOf(wl, c, limits, attempt);
+    return attempt(() => d.diagnose(obj, { pods: c.pods, events: c.events, related: c.related }));
   }
   if (op === 'gangStructure') return attempt(() => d.gangStructure());
   if (op === 'subtreeScale') {

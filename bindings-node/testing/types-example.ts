@@ -12,6 +12,10 @@ import {
   ValidationError,
   WorkloadLensError,
   type Attribution,
+  type Diagnosis,
+  type DiagnosisFinding,
+  type DiagnoseOptions,
+  type Evidence,
   type Finding,
   type GangCandidate,
   type GangReport,
@@ -60,6 +64,15 @@ export async function everything(jobsetText: string, podsText: string): Promise<
   const r2: Resolved = d.resolve(jobsetText, podsText);
   const st: Status | null = d.status(jobsetText);
   const ex: StatusExplanation = d.explainStatus(jobsetText);
+  const dg: Diagnosis = d.diagnose(jobsetText, { pods: podsText, events: [{ kind: 'Event' }], related: { kind: 'List', items: [] } });
+  const dgOptions: DiagnoseOptions = { pods: null, events: new Uint8Array() };
+  const dg2: Diagnosis = d.diagnose(jobsetText, dgOptions);
+  const finding: DiagnosisFinding | undefined = dg.findings[0];
+  const evidence: Evidence[] = finding?.evidence ?? [];
+  const code: string = finding?.code ?? 'none';
+  const action: string | null | undefined = finding?.action;
+  const when: string | null | undefined = evidence[0]?.time;
+  const dgShape: number = dg2.statuses.length + dg.workload.name.length + code.length + (action ?? '').length + (when ?? '').length;
   const req: UpdateRequest = { components: { replicatedjob: { fragments: { worker: { schedulerName: 'x' } } } } };
   const up: UpdateResult = d.update(jobsetText, req);
   const op: string = up.patch[0]!.op;
@@ -82,6 +95,9 @@ export async function everything(jobsetText: string, podsText: string): Promise<
   const g: Definition | null = c.get('x');
   const all: Definition[] = c.definitions();
   const r3: Resolved = c.resolve(jobsetText, podsText);
+  const dg3: Diagnosis = c.diagnose(jobsetText, { pods: podsText });
+  const dg4: Diagnosis = wl.diagnose(jobsetText, { definitions: [d], pods: podsText, events: podsText, related: [], limits: { maxSteps: 10 } });
+  const dg5: Diagnosis = wl.diagnose(jobsetText);
   const served: ApiResource[] = c.coveredTypes([{ version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true }]);
   const one1: ApiResource = c.findType('jobsets', served);
   const { catalog: c2, warnings: cw } = c.withClusterDefinitions([podsText, podsText]);
@@ -172,9 +188,17 @@ export async function everything(jobsetText: string, podsText: string): Promise<
   c.size();
   // @ts-expect-error: a catalog's limits are read-only
   c.limits = lim;
+  // @ts-expect-error: diagnose takes its pods in the options
+  d.diagnose(jobsetText, podsText);
+  // @ts-expect-error: unknown diagnose option
+  c.diagnose(jobsetText, { event: [] });
+  // @ts-expect-error: a definition's diagnose chooses no definitions
+  d.diagnose(jobsetText, { definitions: [] });
+  // @ts-expect-error: a finding's code is one of the engine's codes
+  const badCode: 'not-a-code' = dg.findings[0]!.code;
 
   void [v, b, gpus, roles, s, name, origin, apiVersion, comps, can, warnings, limits, doc, r2, st, ex, op, re, at, gg,
     sources, l1, l2, g, all, r3, size, one, two, many, valid, outs, docs, lim, def, groups, catalogLimits, gvk,
-    shape, liveShape];
+    shape, liveShape, dgShape, dg3, dg4, dg5, badCode];
   return gpus;
 }

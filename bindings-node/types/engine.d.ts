@@ -64,6 +64,34 @@ export type ErrorCode =
  */
 export type Severity = 'error' | 'warning';
 /**
+ * What a finding is about. The codes are stable (kebab-case in JSON).
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "FindingCode".
+ */
+export type FindingCode =
+  | 'not-admitted'
+  | 'suspended'
+  | 'create-failed'
+  | 'scheduling-gated'
+  | 'unschedulable'
+  | 'gang-short'
+  | 'image-pull'
+  | 'init-failed'
+  | 'crash-loop'
+  | 'pod-failed'
+  | 'failing-condition'
+  | 'operator-behind'
+  | 'earlier-attempt'
+  | 'look-alike';
+/**
+ * How much a finding matters.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "FindingSeverity".
+ */
+export type FindingSeverity = 'blocking' | 'warning' | 'info';
+/**
  * The result of a matcher or of one of its criteria.
  *
  * This interface was referenced by `EngineTypes`'s JSON-Schema
@@ -190,6 +218,7 @@ export type TemplatePart = 'template' | 'spec' | 'metadata' | 'fragment';
 export interface EngineTypes {
   Resolved?: Resolved;
   EngineError?: EngineError;
+  Diagnosis?: Diagnosis;
   StatusExplanation?: StatusExplanation;
   Attribution?: Attribution;
   GangReport?: GangReport;
@@ -767,6 +796,76 @@ export interface Finding {
    */
   message: string;
   location: Location;
+}
+/**
+ * Why a workload is where it is.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Diagnosis".
+ */
+export interface Diagnosis {
+  workload: WorkloadRef;
+  /**
+   * Its statuses, as resolved with its pods.
+   */
+  statuses: WorkloadStatus[];
+  /**
+   * The findings, most important first (empty when nothing is wrong).
+   */
+  findings: DiagnosisFinding[];
+}
+/**
+ * One finding.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "DiagnosisFinding".
+ */
+export interface DiagnosisFinding {
+  code: FindingCode;
+  severity: FindingSeverity;
+  /**
+   * One plain sentence.
+   */
+  message: string;
+  /**
+   * What shows it, at most [`MAX_EVIDENCE`] pieces.
+   */
+  evidence: Evidence[];
+  /**
+   * Evidence left out beyond [`MAX_EVIDENCE`].
+   */
+  moreEvidence: number;
+  /**
+   * What to do, when that is clear.
+   */
+  action?: string | null;
+}
+/**
+ * One piece of evidence: what was read, where, and when.
+ *
+ * This interface was referenced by `EngineTypes`'s JSON-Schema
+ * via the `definition` "Evidence".
+ */
+export interface Evidence {
+  /**
+   * The object, `Kind/name`.
+   */
+  object: string;
+  /**
+   * Where in it: a field (`status.conditions[PodScheduled]`,
+   * `status.containerStatuses[trainer].state.waiting`) or an event
+   * (`event FailedScheduling`).
+   */
+  field: string;
+  /**
+   * What it says.
+   */
+  text: string;
+  /**
+   * When, as the cluster wrote it (a condition's last transition, an
+   * event's last time), when known.
+   */
+  time?: string | null;
 }
 /**
  * Why an object has the status it has: the root component's explanation,

@@ -214,7 +214,7 @@ def expand_case(case: Dict[str, Any], group: Dict[str, Any]) -> Dict[str, Any]:
         if name not in defs:
             raise CannotRun(f"no group definition {name}")
         out["definition"] = defs[name]
-    for k in ("definition", "object", "objectText", "pods", "request", "input"):
+    for k in ("definition", "object", "objectText", "pods", "events", "related", "request", "input"):
         if out.get(k) is not None:
             out[k] = _expand_at(out[k], budget, 0)
     return out
@@ -485,6 +485,9 @@ def _run(case: Dict[str, Any], group: Dict[str, Any]) -> Any:
     if op == "gang":
         obj = _object_of(case, limits)
         return _attempt(d.gang_groups, obj, case.get("pods") or [])
+    if op == "diagnose":
+        obj = _object_of(case, limits)
+        return _attempt(d.diagnose, obj, case.get("pods"), events=case.get("events"), related=case.get("related"))
     if op == "gangStructure":
         return _attempt(d.gang_structure)
     if op == "subtreeScale":

@@ -11,8 +11,8 @@ from typing import Any, Dict, List, Optional
 import kubernetes.client  # type: ignore[import-untyped, unused-ignore]
 
 import workload_lens as wl
-from workload_lens.types import (Finding, GangCandidate, GangStructure, KubeObject, Limits, Location, Resolved,
-                                 ValidationResult)
+from workload_lens.types import (Diagnosis, DiagnosisFinding, Evidence, Finding, GangCandidate, GangStructure,
+                                 KubeObject, Limits, Location, Resolved, ValidationResult)
 
 EXAMPLE = pathlib.Path("examples/jobset.yaml")
 DEFINITION = pathlib.Path("definitions/jobset-x-k8s-io-jobset-v1alpha2.yaml")
@@ -77,6 +77,13 @@ def main() -> None:
     candidates: List[GangCandidate] = (structure.get("candidates") or {}).get("worker", [])
     min_member: int = d.subtree_scale(obj, "replicatedjob", "worker") + d.subtree_scale(obj, "jobset")
     copy: wl.Definition = pickle.loads(pickle.dumps(d))
+    diagnosis: Diagnosis = d.diagnose(obj, pods, events=[], related=[])
+    diagnosis_text: Diagnosis = d.diagnose(text, events="[]")
+    finding: Optional[DiagnosisFinding] = diagnosis["findings"][0] if diagnosis["findings"] else None
+    evidence: List[Evidence] = finding["evidence"] if finding else []
+    finding_code: str = finding["code"] if finding else "none"
+    action: Optional[str] = finding.get("action") if finding else None
+    when: Optional[str] = evidence[0].get("time") if evidence else None
 
     # Catalog
     c = wl.Catalog([d], bundled=True)
@@ -90,6 +97,9 @@ def main() -> None:
     for each in c:
         assert isinstance(each, wl.Definition)
     via_catalog: Resolved = c.resolve(text, pods=pods)
+    diagnosed: Diagnosis = c.diagnose(obj, pods=pods, events=[], related=[])
+    module_diagnosed: Diagnosis = wl.diagnose(text, definitions=[d], pods=pods, events=None)
+    assert diagnosed == module_diagnosed and diagnosed["workload"]["kind"] == "JobSet"
 
     # kubernetes models are accepted where objects are
     model: KubeObject = kubernetes.client.V1Pod(api_version="v1", kind="Pod",
@@ -116,7 +126,7 @@ def main() -> None:
           resolved is live, status, new_obj, patch, patch2, resumed, attribution, attribution2, gang,
           structure, candidates, min_member,
           copy, looked, by_obj, by_name, every, size, via_catalog, findings, valid, outputs, docs,
-          steps, one, many, d3, d4, cat, found)
+          steps, one, many, d3, d4, cat, found, diagnosis_text, finding_code, action, when)
 
 
 def live_cluster_rules(obj: Dict[str, Any], c: wl.Catalog) -> None:
@@ -150,6 +160,10 @@ def rejected(obj: Dict[str, Any], pods: List[Any], d: wl.Definition, c: wl.Catal
     bad_name: int = d.name  # type: ignore[assignment]
     bad_limits: Limits = {"maxSteps": 1}  # type: ignore[typeddict-item]
     c.add(1)  # type: ignore[arg-type]
+    d.diagnose(obj, pods, [])  # type: ignore[call-arg]
+    c.diagnose(obj, event=[])  # type: ignore[call-arg]
+    wl.diagnose(obj, pods)  # type: ignore[call-arg]
+    bad_code: int = d.diagnose(obj)["findings"][0]["code"]  # type: ignore[assignment]
 
 
 if __name__ == "__main__":

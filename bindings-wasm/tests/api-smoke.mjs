@@ -71,6 +71,44 @@ function checks(wl) {
       return [s.components, s.candidates.replicatedjob.map((c) => c.member), def.subtreeScale(JOBSET, 'jobset'),
         def.subtreeScale(JOBSET, 'replicatedjob', 'workers')];
     }, null, (v) => JSON.stringify(v) === '[["jobset","replicatedjob"],["jobset"],6,6]'],
+    ['diagnose through the WASM build: pods, events and related objects, ranked', () => {
+      const job = {
+        apiVersion: 'batch/v1', kind: 'Job',
+        metadata: { name: 'q', namespace: 'ml', uid: 'j-1', labels: { 'kueue.x-k8s.io/queue-name': 'team-a' } },
+        spec: { suspend: true, template: { spec: { containers: [{ name: 'c', image: 'i' }] } } },
+      };
+      const workload = {
+        apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'Workload',
+        metadata: { name: 'job-q-1', namespace: 'ml', ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'q', uid: 'j-1', controller: true }] },
+        status: { conditions: [{ type: 'QuotaReserved', status: 'False', reason: 'Pending', message: 'no quota' }] },
+      };
+      const pod = {
+        apiVersion: 'v1', kind: 'Pod', metadata: { name: 'vllm', namespace: 'ml', uid: 'p-1' },
+        spec: { nodeName: 'n', containers: [{ name: 'vllm', image: 'v' }] },
+        status: {
+          phase: 'Running',
+          containerStatuses: [{ name: 'vllm', ready: false, restartCount: 3, state: { waiting: { reason: 'CrashLoopBackOff' } },
+            lastState: { terminated: { reason: 'OOMKilled', exitCode: 137 } } }],
+        },
+      };
+      const events = { apiVersion: 'v1', kind: 'EventList', items: [{ apiVersion: 'v1', kind: 'Event', metadata: { name: 'e', namespace: 'ml' },
+        involvedObject: { kind: 'Pod', name: 'vllm', namespace: 'ml', uid: 'p-1' }, reason: 'BackOff', type: 'Warning', message: 'Back-off', count: 2 }] };
+      const kueue = wl.diagnose(job, { related: [workload] }).findings.map((f) => f.code);
+      const crash = wl.lookup('v1', 'Pod').diagnose(pod, { pods: [pod], events: JSON.stringify(events) }).findings[0];
+      const same = JSON.stringify(new wl.Catalog().diagnose(pod, { pods: [pod], events })) === JSON.stringify(wl.diagnose(pod, { pods: JSON.stringify([pod]), events }));
+      return [kueue, crash.code, crash.evidence.map((e) => e.field), same];
+    }, null, (v) => JSON.stringify(v) === '[["not-admitted","suspended"],"crash-loop",["status.containerStatuses[vllm].lastState.terminated","event BackOff"],true]'],
+    ['diagnose: an option it does not know is a TypeError', () => {
+      try {
+        wl.diagnose(DEPLOYMENT, POD_LIST);
+        return 'no error';
+      } catch (e) {
+        return e instanceof TypeError && /unknown option "apiVersion"/.test(e.message);
+      }
+    }, null, (v) => v === true],
+    ['diagnose: every pod is charged to the step limit', () => wl.compile(wl.catalogSources()['apps-deployment-v1.yaml'], { maxSteps: 500 })
+      .diagnose(DEPLOYMENT, { pods: Array.from({ length: 1000 }, (_, i) => ({ ...POD_ITEMS[0], metadata: { ...POD_ITEMS[0].metadata, name: `web-${i}` } })) }),
+    'LimitError'],
     ['subtreeScale of an empty instance id', () => wl.lookup('jobset.x-k8s.io/v1alpha2', 'JobSet').subtreeScale(JOBSET, 'replicatedjob', ''),
       'UsageError'],
     ['a definition object compiles the same whatever its key order', () => {

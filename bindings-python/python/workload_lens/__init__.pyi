@@ -11,11 +11,13 @@ from .types import (
     JSON,
     ApiResource,
     ClusterDefinitionWarning,
+    Diagnosis,
     Finding,
     GangReport,
     GangStructure,
     HumanAmounts,
     KubeObject,
+    KubeObjects,
     LimitOptions,
     Limits,
     OwnerKind,
@@ -80,6 +82,7 @@ __all__ = [
     "compile",
     "compile_all",
     "default_limits",
+    "diagnose",
     "evaluate",
     "human_amounts",
     "limits",
@@ -141,6 +144,14 @@ class Definition:
     def limits(self) -> Limits: ...
     def to_dict(self) -> Dict[str, Any]: ...
     def resolve(self, obj: KubeObject, pods: Optional[Pods] = None) -> Resolved: ...
+    def diagnose(
+        self,
+        obj: KubeObject,
+        pods: Optional[Pods] = None,
+        *,
+        events: Optional[KubeObjects] = None,
+        related: Optional[KubeObjects] = None,
+    ) -> Diagnosis: ...
     def status(self, obj: KubeObject) -> Optional[Dict[str, Any]]: ...
     def explain_status(self, obj: KubeObject) -> Dict[str, Any]: ...
     def update(self, obj: KubeObject, request: Mapping[str, Any]) -> UpdateResult: ...
@@ -176,6 +187,14 @@ class Catalog:
     def get(self, name: str) -> Optional[Definition]: ...
     def definitions(self) -> List[Definition]: ...
     def resolve(self, obj: KubeObject, pods: Optional[Pods] = None) -> Resolved: ...
+    def diagnose(
+        self,
+        obj: KubeObject,
+        pods: Optional[Pods] = None,
+        *,
+        events: Optional[KubeObjects] = None,
+        related: Optional[KubeObjects] = None,
+    ) -> Diagnosis: ...
     def source_map(self, text: Union[str, bytes], queries: Optional[Iterable[SourceQuery]] = None) -> SourceMap: ...
     def resolve_pages(self, obj: KubeObject, pages: Iterable[Any]) -> Resolved: ...
     def resolve_in_namespace(self, obj: KubeObject, items: Iterable[Any]) -> Resolved: ...
@@ -212,6 +231,14 @@ def resolve(
     definitions: Union[Iterable[Union[Definition, Source]], Definition, Source, None] = None,
     pods: Optional[Pods] = None,
 ) -> Resolved: ...
+def diagnose(
+    obj: KubeObject,
+    *,
+    definitions: Union[Iterable[Union[Definition, Source]], Definition, Source, None] = None,
+    pods: Optional[Pods] = None,
+    events: Optional[KubeObjects] = None,
+    related: Optional[KubeObjects] = None,
+) -> Diagnosis: ...
 def compile(
     source: Source,
     *,

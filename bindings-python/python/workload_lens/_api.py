@@ -38,6 +38,7 @@ from ._errors import LimitError, UsageError
 from .types import (
     ApiResource,
     ClusterDefinitionWarning,
+    Diagnosis,
     GangReport,
     GangStructure,
     HumanAmounts,
@@ -60,6 +61,7 @@ __all__ = [
     "compile",
     "compile_all",
     "default_limits",
+    "diagnose",
     "evaluate",
     "human_amounts",
     "limits",
@@ -225,25 +227,43 @@ def _object(obj: Any) -> Any:
     return obj
 
 
-def _pods(pods: Any) -> Any:
-    """Pods for the native module, read by the engine's one reader of object
-    lists: text (several documents, a ``List``/``PodList``, an array); a
-    ``PodList`` (or one pod) as a dict or kubernetes model; an iterable of
-    pods."""
-    if isinstance(pods, (str, bytes)):
-        return _text(pods, "pods")
-    if isinstance(pods, Mapping) or _is_model(pods):
-        return pods
-    if isinstance(pods, (list, tuple)):
-        return pods
+def _objects(objs: Any, what: str, noun: str, list_kind: str) -> Any:
+    """Objects for the native module, read by the engine's one reader of
+    object lists: text (several documents, a ``List``, an array); a list
+    object (or one object) as a dict or kubernetes model; an iterable of
+    objects. ``what`` names the argument in errors, ``noun`` its objects,
+    ``list_kind`` their list object."""
+    if isinstance(objs, (str, bytes)):
+        return _text(objs, what)
+    if isinstance(objs, Mapping) or _is_model(objs):
+        return objs
+    if isinstance(objs, (list, tuple)):
+        return objs
     try:
-        items = list(pods)
+        items = list(objs)
     except TypeError:
         raise TypeError(
-            "pods must be pod objects (an iterable of dicts or kubernetes models), a PodList "
-            f"or YAML/JSON text, not {type(pods).__name__}"
+            f"{what} must be {noun} (an iterable of dicts or kubernetes models), a {list_kind} "
+            f"or YAML/JSON text, not {type(objs).__name__}"
         ) from None
     return items
+
+
+def _pods(pods: Any) -> Any:
+    """Pods for the native module (see :func:`_objects`): text (several
+    documents, a ``List``/``PodList``, an array); a ``PodList`` (or one pod)
+    as a dict or kubernetes model; an iterable of pods."""
+    return _objects(pods, "pods", "pod objects", "PodList")
+
+
+def _diagnose_args(pods: Any, events: Any, related: Any) -> Tuple[Any, Any, Any]:
+    """The optional lists of ``diagnose`` for the native module (``None``
+    stays ``None``: none given)."""
+    return (
+        None if pods is None else _pods(pods),
+        None if events is None else _objects(events, "events", "Event objects", "List/EventList"),
+        None if related is None else _objects(related, "related", "objects", "List"),
+    )
 
 
 def _inputs(inputs: Any, what: str) -> List[Any]:
@@ -412,6 +432,30 @@ class Definition:
         the resolved structure; with ``pods``, including the live state."""
         o, p = _object(obj), None if pods is None else _pods(pods)
         r: Dict[str, Any] = self._native.resolve(o, p)
+        return r
+
+    def diagnose(self, obj: Any, pods: Any = None, *, events: Any = None, related: Any = None) -> Diagnosis:
+        """Why the workload is where it is (pending, degraded, suspended, not
+        progressing): ``{"workload", "statuses", "findings"}``, the findings
+        ranked (what blocks the workload first, then warnings, then
+        information), each with a stable ``code`` (``"unschedulable"``,
+        ``"crash-loop"``, ...), ``severity``, ``message``, ``evidence``
+        (``object``, ``field``, ``text``, ``time``; at most 5, the rest
+        counted in ``moreEvidence``) and, when clear, ``action``.
+
+        ``pods``: the pods of the workload's namespace and the owners their
+        controller chains go through (another workload's pods are left out,
+        as :meth:`Catalog.resolve_in_namespace` does); ``events``: ``Event``
+        objects (core/v1 or events.k8s.io/v1; those of other objects are
+        ignored); ``related``: related objects (Kueue ``Workload`` objects;
+        others are ignored). Each is an iterable of objects (dicts or
+        kubernetes models), a list object or YAML/JSON text, as ``pods`` of
+        :meth:`resolve`. Every pod, event and related object read counts
+        against the ``maxSteps`` limit. Shape:
+        ``docs/diagnosis.schema.json``."""
+        o = _object(obj)
+        p, e, rel = _diagnose_args(pods, events, related)
+        r: Diagnosis = self._native.diagnose(o, p, e, rel)
         return r
 
     def status(self, obj: Any) -> Optional[Dict[str, Any]]:
@@ -644,6 +688,14 @@ class Catalog:
         r: Dict[str, Any] = self._native.resolve(o, p)
         return r
 
+    def diagnose(self, obj: Any, pods: Any = None, *, events: Any = None, related: Any = None) -> Diagnosis:
+        """Choose the definition by the object's GVK and diagnose the
+        workload (see :meth:`Definition.diagnose`)."""
+        o = _object(obj)
+        p, e, rel = _diagnose_args(pods, events, related)
+        r: Diagnosis = self._native.diagnose(o, p, e, rel)
+        return r
+
     def source_map(self, text: Union[str, bytes], queries: Optional[Iterable[SourceQuery]] = None) -> SourceMap:
         """:func:`source_map` of a text, with the pod templates of each
         object a definition of the catalog covers (see
@@ -788,6 +840,21 @@ def resolve(
     catalog plus ``definitions`` (which override bundled ones)."""
     c = _bundled() if definitions is None else Catalog(definitions)
     return c.resolve(obj, pods)
+
+
+def diagnose(
+    obj: Any,
+    *,
+    definitions: Union[Iterable[Union[Definition, Source]], Definition, Source, None] = None,
+    pods: Any = None,
+    events: Any = None,
+    related: Any = None,
+) -> Diagnosis:
+    """Why a workload is where it is, its definition chosen by GVK from the
+    bundled catalog plus ``definitions`` (which override bundled ones): see
+    :meth:`Definition.diagnose`."""
+    c = _bundled() if definitions is None else Catalog(definitions)
+    return c.diagnose(obj, pods, events=events, related=related)
 
 
 def compile(

@@ -21,7 +21,10 @@ __all__ = [
     "ConditionsExplanation",
     "DefinitionRef",
     "DefinitionVerdict",
+    "Diagnosis",
+    "DiagnosisFinding",
     "EngineError",
+    "Evidence",
     "Finding",
     "GangCandidate",
     "GangGroup",
@@ -203,6 +206,28 @@ class DefinitionVerdict(_DefinitionVerdictRequired, total=False):
     gvk: Optional[str]
 
 
+class Diagnosis(TypedDict):
+    """Why a workload is where it is."""
+
+    workload: WorkloadRef
+    statuses: List[Literal["Resuming", "Suspending", "Suspended", "Running", "Failed", "Completed", "Initializing", "Degraded", "Undefined"]]
+    findings: List[DiagnosisFinding]
+
+
+class _DiagnosisFindingRequired(TypedDict):
+    code: Literal["not-admitted", "suspended", "create-failed", "scheduling-gated", "unschedulable", "gang-short", "image-pull", "init-failed", "crash-loop", "pod-failed", "failing-condition", "operator-behind", "earlier-attempt", "look-alike"]
+    severity: Literal["blocking", "warning", "info"]
+    message: str
+    evidence: List[Evidence]
+    moreEvidence: int
+
+
+class DiagnosisFinding(_DiagnosisFindingRequired, total=False):
+    """One finding."""
+
+    action: Optional[str]
+
+
 class _EngineErrorRequired(TypedDict):
     code: Literal["parse", "validation", "jq_compile", "jq_runtime", "conversion", "count_mismatch", "limit", "no_definition", "invalid_object", "update", "usage", "unreachable", "unauthorized", "forbidden", "not_found", "api", "no_config"]
     message: str
@@ -215,6 +240,18 @@ class EngineError(_EngineErrorRequired, total=False):
 
     limit: Optional[str]
     status: Optional[int]
+
+
+class _EvidenceRequired(TypedDict):
+    object: str
+    field: str
+    text: str
+
+
+class Evidence(_EvidenceRequired, total=False):
+    """One piece of evidence: what was read, where, and when."""
+
+    time: Optional[str]
 
 
 class Finding(TypedDict):

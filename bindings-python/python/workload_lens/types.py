@@ -19,7 +19,10 @@ from ._engine_types import (
     Attribution,
     ClusterDefinitionWarning,
     DefinitionVerdict,
+    Diagnosis,
+    DiagnosisFinding,
     EngineError,
+    Evidence,
     Finding,
     GangCandidate,
     GangReport,
@@ -45,13 +48,17 @@ __all__ = [
     "ApiResource",
     "Attribution",
     "ClusterDefinitionWarning",
+    "Diagnosis",
+    "DiagnosisFinding",
     "ErrorInfo",
+    "Evidence",
     "Finding",
     "GangCandidate",
     "GangReport",
     "GangStructure",
     "HumanAmounts",
     "KubeObject",
+    "KubeObjects",
     "KubernetesModel",
     "LimitOptions",
     "Limits",
@@ -92,10 +99,16 @@ class KubernetesModel(Protocol):
 #: one object, or a ``kubernetes`` client model.
 KubeObject = Union[Mapping[str, Any], str, bytes, KubernetesModel]
 
+#: Objects: an iterable of objects, a list object (``List``, ``PodList``,
+#: ``EventList``, ...; a dict or kubernetes model), one object, or the YAML/JSON
+#: text of any of these (several documents too), all read by the engine's one
+#: reader of object lists (``diagnose``'s ``events`` and ``related``).
+KubeObjects = Union[Iterable[KubeObject], KubeObject]
+
 #: Pods: an iterable of pod objects, a ``PodList`` (dict or kubernetes model)
 #: or the YAML/JSON text of pods (several documents, a ``List``/``PodList``, an
 #: array), all read by the engine's one reader of object lists.
-Pods = Union[Iterable[KubeObject], KubeObject]
+Pods = KubeObjects
 
 #: A definition source: YAML/JSON text, a dict, or a file as ``os.PathLike``
 #: (a ``str`` is always text; ``Definition.from_path`` takes a ``str`` path).
