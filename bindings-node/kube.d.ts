@@ -4,6 +4,7 @@
 import type { Catalog, ClusterErrorCode, Definition, DefinitionSource } from './index.js';
 import type {
   ApiResource,
+  Diagnosis,
   GangReport,
   Resolved,
   Usage,
@@ -86,6 +87,11 @@ export interface Description {
   events: WorkloadEvent[];
   /** How many more such events there were (older than those kept). */
   eventsLeftOut: number;
+  /**
+   * Why it is where it is (`diagnose`), from its pods, those events and its Kueue Workloads
+   * (`workload-lens why`).
+   */
+  diagnosis: Diagnosis;
   warnings: ClusterWarning[];
 }
 

@@ -220,7 +220,7 @@ export class Cluster {
   }
 
   /**
-   * One workload with its live pods: `{object, resolved, gang, events, eventsLeftOut, warnings}`
+   * One workload with its live pods: `{object, resolved, gang, events, eventsLeftOut, diagnosis, warnings}`
    * (`object` as read). The pods of its namespace are attributed through
    * their controller chains, whose owners the engine's protocol fetches.
    */
@@ -229,10 +229,12 @@ export class Cluster {
     if (typeof name !== 'string' || name === '') throw new TypeError('the name must be a non-empty string');
     if (!isPlainObject(options)) throw new TypeError('options must be an object');
     const namespace = options.namespace ?? await this.namespace();
-    const { object, resolved, gang, events, eventsLeftOut, warnings } = await this.#run({
-      describe: { type, name, namespace },
-    });
-    return { object, resolved, gang, events, eventsLeftOut, warnings };
+    const {
+      object, resolved, gang, events, eventsLeftOut, diagnosis, warnings,
+    } = await this.#run({ describe: { type, name, namespace } });
+    return {
+      object, resolved, gang, events, eventsLeftOut, diagnosis, warnings,
+    };
   }
 
   /**

@@ -832,9 +832,9 @@ export interface DiagnosisFinding {
    */
   evidence: Evidence[];
   /**
-   * Evidence left out beyond [`MAX_EVIDENCE`].
+   * Evidence left out beyond [`MAX_EVIDENCE`] (absent when none).
    */
-  moreEvidence: number;
+  moreEvidence?: number;
   /**
    * What to do, when that is clear.
    */
@@ -1446,6 +1446,13 @@ export interface WorkloadSummary {
    * listing): what they hold, beside what the workload declares.
    */
   live?: LivePods | null;
+  /**
+   * The code of the diagnosis's first finding (`unschedulable`,
+   * `crash-loop`, ...; [`crate::Diagnosis`], from the pods without
+   * events), for a workload that is not simply Running or Completed with
+   * every live pod ready. Only in a live listing.
+   */
+  reason?: string | null;
 }
 /**
  * Why a listed object's controller chain could not be followed to the

@@ -12,7 +12,8 @@ as JSON values:
   Node's `list({allTypes: true, allNamespaces: true})`), sorted as listed;
 - one type in one namespace with a phase filter;
 - `describe jobset/llama` and `describe lws/vllm`: the resolved workload
-  with its live pods, the gang report and the last events;
+  with its live pods, the gang report, the last events and the diagnosis
+  (the CLI's `why -o json`);
 - `top -A` / `usage`.
 
 With `--sim` (the sim stage, on the simulated cluster seeded by
@@ -47,7 +48,9 @@ if (what === 'all') {
   out = { byNamespace, byType, total, podsRead };
 } else {
   const d = await c.describe(type, name, { namespace: ns });
-  out = { resolved: d.resolved, gang: d.gang, events: d.events, eventsLeftOut: d.eventsLeftOut };
+  out = {
+    resolved: d.resolved, gang: d.gang, events: d.events, eventsLeftOut: d.eventsLeftOut, diagnosis: d.diagnosis,
+  };
 }
 process.stdout.write(JSON.stringify(out));
 """
@@ -64,7 +67,9 @@ const out = {
 };
 for (const k of ['llama', 'vllm']) {
   const d = out[k];
-  out[k] = { resolved: d.resolved, gang: d.gang, events: d.events, eventsLeftOut: d.eventsLeftOut };
+  out[k] = {
+    resolved: d.resolved, gang: d.gang, events: d.events, eventsLeftOut: d.eventsLeftOut, diagnosis: d.diagnosis,
+  };
 }
 const { byNamespace, byType, total, podsRead } = out.usage;
 out.usage = { byNamespace, byType, total, podsRead };
@@ -95,8 +100,11 @@ def sim(binary: str, state_path: str):
     def describe(t: str, n: str):
         def ask():
             d = c.describe(t, n, namespace=ns)
-            py = {"resolved": d.resolved, "gang": d.gang, "events": d.events, "eventsLeftOut": d.events_left_out}
-            return cli(binary, "describe", f"{t}/{n}", "-n", ns), py, node_json(NODE_SIM, "describe", ns, t, n)
+            py = {"resolved": d.resolved, "gang": d.gang, "events": d.events, "eventsLeftOut": d.events_left_out,
+                  "diagnosis": d.diagnosis}
+            rust = {**cli(binary, "describe", f"{t}/{n}", "-n", ns),
+                    "diagnosis": cli(binary, "why", f"{t}/{n}", "-n", ns)}
+            return rust, py, node_json(NODE_SIM, "describe", ns, t, n)
         return ask
 
     def usage():
@@ -171,13 +179,16 @@ def seeded(binary: str) -> tuple[dict, dict, dict]:
     }
     for k in ("llama", "vllm"):
         d = py[k]
-        py[k] = {"resolved": d.resolved, "gang": d.gang, "events": d.events, "eventsLeftOut": d.events_left_out}
+        py[k] = {"resolved": d.resolved, "gang": d.gang, "events": d.events, "eventsLeftOut": d.events_left_out,
+                 "diagnosis": d.diagnosis}
     py["usage"] = {k: py["usage"][k] for k in ("byNamespace", "byType", "total", "podsRead")}
     rust = {
         "all": cli(binary, "get", "-A")["items"],
         "train": cli(binary, "get", "jobsets", "-n", "lens-train", "--phase", "running")["items"],
-        "llama": cli(binary, "describe", "jobset/llama", "-n", "lens-train"),
-        "vllm": cli(binary, "describe", "lws/vllm", "-n", "lens-serve"),
+        "llama": {**cli(binary, "describe", "jobset/llama", "-n", "lens-train"),
+                  "diagnosis": cli(binary, "why", "jobset/llama", "-n", "lens-train")},
+        "vllm": {**cli(binary, "describe", "lws/vllm", "-n", "lens-serve"),
+                 "diagnosis": cli(binary, "why", "lws/vllm", "-n", "lens-serve")},
         "usage": cli(binary, "top", "-A"),
     }
     return rust, py, node_json(NODE)

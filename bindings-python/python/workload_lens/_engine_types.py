@@ -219,12 +219,12 @@ class _DiagnosisFindingRequired(TypedDict):
     severity: Literal["blocking", "warning", "info"]
     message: str
     evidence: List[Evidence]
-    moreEvidence: int
 
 
 class DiagnosisFinding(_DiagnosisFindingRequired, total=False):
     """One finding."""
 
+    moreEvidence: int
     action: Optional[str]
 
 
@@ -750,6 +750,7 @@ class WorkloadSummary(_WorkloadSummaryRequired, total=False):
     owner: Optional[OwnerState]
     declaredPods: Optional[int]
     live: Optional[LivePods]
+    reason: Optional[str]
 
 
 #: One JSON Patch operation.

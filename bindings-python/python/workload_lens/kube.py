@@ -55,7 +55,7 @@ from ._errors import (
     UnreachableError,
     UsageError,
 )
-from .types import ApiResource, GangReport, Resolved, Usage, WorkloadSummary
+from .types import ApiResource, Diagnosis, GangReport, Resolved, Usage, WorkloadSummary
 
 __all__ = [
     "Cluster",
@@ -136,7 +136,9 @@ class Description(NamedTuple):
     pods and the owners between them (by ``involvedObject.uid``), newest
     first, at most 10 (``events_left_out`` counts the older ones). Each event
     is ``{type, reason, message, from, object, count, lastTime?, firstTime?}``;
-    none when events may not be listed (a warning says so)."""
+    none when events may not be listed (a warning says so). ``diagnosis``
+    is why it is where it is (:func:`workload_lens.diagnose`), from its pods,
+    those events and its Kueue Workloads (``workload-lens why``)."""
 
     object: Dict[str, Any]
     resolved: Resolved
@@ -144,6 +146,7 @@ class Description(NamedTuple):
     warnings: List[ClusterWarning]
     events: List[Dict[str, Any]] = []
     events_left_out: int = 0
+    diagnosis: Optional[Diagnosis] = None
 
 
 # --- helpers ------------------------------------------------------------------
@@ -398,6 +401,7 @@ class Cluster:
             list(discovery_warnings) + out["warnings"],
             out["events"],
             out["eventsLeftOut"],
+            out["diagnosis"],
         )
 
     # --- usage -----------------------------------------------------------------
