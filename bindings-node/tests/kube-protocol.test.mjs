@@ -109,7 +109,11 @@ function viaKube(cluster, op) {
     if (q.namespace === undefined || q.served !== undefined || q.chunkSize !== undefined) return null;
     return {
       call: () => cluster.describe(q.type, q.name, { namespace: q.namespace }),
-      pick: ({ object, resolved, gang, events, eventsLeftOut, warnings }) => ({ object, resolved, gang, events, eventsLeftOut, warnings }),
+      pick: ({
+        object, resolved, gang, events, eventsLeftOut, diagnosis, warnings,
+      }) => ({
+        object, resolved, gang, events, eventsLeftOut, diagnosis, warnings,
+      }),
     };
   }
   return null;

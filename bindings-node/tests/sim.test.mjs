@@ -83,3 +83,12 @@ sim('usage: what the pods hold, each pod once', async () => {
   assert.equal(total.inactive, inactive);
   assert.equal(total.errors, 0);
 });
+
+sim('describe: the diagnosis names each cause the components wrote', async () => {
+  const c = new Cluster();
+  for (const [name, want] of Object.entries(state.why)) {
+    const w = state.workloads.find((x) => x.name === name);
+    const d = await c.describe(w.type, name, { namespace: state.namespace });
+    assert.deepEqual(d.diagnosis.findings.map((f) => f.code), want, name);
+  }
+});

@@ -115,3 +115,13 @@ def test_usage_adds_up_what_the_pods_hold(cluster: "Cluster", state: Dict[str, A
         sum(h["pods"] for h in hs), sum(h["gpus"] for h in hs), sum(h["pendingGpus"] for h in hs))
     assert t["inactive"] == sum(1 for w in state["workloads"] if set(w["statuses"]) & {"Completed", "Failed"})
     assert t["errors"] == 0
+
+
+def test_describe_carries_the_diagnosis_of_each_cause(cluster: "Cluster", state: Dict[str, Any]) -> None:
+    """The first findings' codes of each workload whose cause the components
+    wrote (state["why"], written from the semantics), as `why` names them."""
+    for name, want in state["why"].items():
+        w = next(x for x in state["workloads"] if x["name"] == name)
+        d = cluster.describe(w["type"], name, namespace=state["namespace"])
+        assert d.diagnosis is not None
+        assert [f["code"] for f in d.diagnosis["findings"]] == want, name

@@ -393,6 +393,96 @@ fn top_adds_up_what_the_pods_hold_each_once() {
     );
 }
 
+#[test]
+fn why_names_each_cause_the_components_wrote_in_its_first_line() {
+    let Some(s) = sim() else { return };
+    for (name, want) in s.state["why"].as_object().unwrap() {
+        let w = s.workload(name);
+        let target = format!("{}/{name}", w["type"].as_str().unwrap());
+        let d = s.json(&["why", &target, "-n", s.ns(), "--no-cluster-definitions"]);
+        let codes: Vec<&str> = d["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["code"].as_str().unwrap())
+            .collect();
+        let want: Vec<&str> = want
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        assert_eq!(codes, want, "{name}: {d}");
+        // The first line says it, with the sentence of the first finding.
+        let o = s.run(&["why", &target, "-n", s.ns(), "--no-cluster-definitions"]);
+        assert!(o.status.success());
+        let text = String::from_utf8(o.stdout).unwrap();
+        let first = text.lines().next().unwrap();
+        assert!(
+            first.starts_with(&format!("{}/{name} is ", w["kind"].as_str().unwrap())),
+            "{first}"
+        );
+        match d["findings"][0]["message"].as_str() {
+            Some(m) => assert!(first.ends_with(m), "{first} / {m}"),
+            None => assert!(
+                first.ends_with("nothing wrong is shown by its pods, events or status"),
+                "{first}"
+            ),
+        }
+    }
+    // The crash loop's last exit as the kubelet wrote it.
+    let d = s.json(&["why", "pod/oom", "-n", s.ns(), "--no-cluster-definitions"]);
+    let f = &d["findings"][0];
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("last exit OOMKilled, exit code 137"),
+        "{f}"
+    );
+    assert!(
+        f["action"].as_str().unwrap().contains("memory limit"),
+        "{f}"
+    );
+    // describe says it under the status; get -o wide in REASON.
+    let o = s.run(&[
+        "describe",
+        "pod/pull",
+        "-n",
+        s.ns(),
+        "--no-cluster-definitions",
+    ]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.lines().any(|l| l.starts_with(
+            "Why: the image registry.example/triton:1.0 of pod pull cannot be pulled"
+        )),
+        "{text}"
+    );
+    let o = s.run(&[
+        "get",
+        "-n",
+        s.ns(),
+        "-o",
+        "wide",
+        "--no-cluster-definitions",
+    ]);
+    let table = String::from_utf8(o.stdout).unwrap();
+    let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
+    let reason = header.iter().position(|h| *h == "REASON").unwrap();
+    for line in table.lines().skip(1) {
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        let want = match cells[0] {
+            "big" => "unschedulable",
+            "pull" => "image-pull",
+            "oom" => "crash-loop",
+            "web" | "lonely" | "imposter" | "serve" | "train" | "batch-ok" => "-",
+            _ => continue,
+        };
+        assert_eq!(cells[reason], want, "{line}");
+    }
+}
+
 /// Create, read and delete objects with the sim's admin credentials.
 struct Api {
     rt: tokio::runtime::Runtime,

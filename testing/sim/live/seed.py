@@ -18,7 +18,7 @@ scheduler cannot place), and writes STATE_JSON:
      "workloads": [{"kind", "apiVersion", "type", "name", "uid",
                     "statuses", "declared": {"pods", "gpus"} | null,
                     "pods": {NAME: {"phase", "node", "gpus", "ready", "live"}}}],
-     "unplaced": NAME, "lookAlike": NAME}
+     "unplaced": NAME, "lookAlike": NAME, "why": {NAME: [codes]}}
 
 `pods` is worked out here, independently of the engine: a pod is the
 workload's when the chain of its controller owner references leads to it by
@@ -147,6 +147,41 @@ def workloads(operators: set[str]) -> list[tuple[dict, list[str], dict | None, c
             {"pods": 1, "gpus": 1},
             lambda o, pods: ready(o),
         ),
+        (
+            # A pod whose image cannot be pulled: the kubelet's waiting reason.
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": "pull", "namespace": NS,
+                             "annotations": {ANN + "outcome": "image-pull-error"}},
+                "spec": {"restartPolicy": "Always", "containers": [container("triton")]},
+            },
+            ["Degraded"],
+            {"pods": 1, "gpus": 0},
+            lambda o, pods: any(
+                (c.get("state", {}).get("waiting") or {}).get("reason") in ("ErrImagePull", "ImagePullBackOff")
+                for c in (o.get("status") or {}).get("containerStatuses") or []
+            ),
+        ),
+        (
+            # A container that runs out of memory and is restarted: a crash
+            # loop whose last exit is OOMKilled.
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": "oom", "namespace": NS,
+                             "annotations": {ANN + "outcome": "oom", ANN + "run-seconds": "1",
+                                             ANN + "backoff-seconds": "300"}},
+                "spec": {"restartPolicy": "Always", "containers": [container("vllm")]},
+            },
+            ["Degraded"],
+            {"pods": 1, "gpus": 0},
+            lambda o, pods: any(
+                (c.get("state", {}).get("waiting") or {}).get("reason") == "CrashLoopBackOff"
+                and ((c.get("lastState") or {}).get("terminated") or {}).get("reason") == "OOMKilled"
+                for c in (o.get("status") or {}).get("containerStatuses") or []
+            ),
+        ),
     ]
     if "jobset" in operators:
         def rjob(name: str, replicas: int, pods: int, gpus: int) -> dict:
@@ -177,6 +212,25 @@ def workloads(operators: set[str]) -> list[tuple[dict, list[str], dict | None, c
             {"pods": 5, "gpus": 9},
             lambda o, pods: len(pods) == 5 and all(ready(p) for p in pods)
             and sum(r.get("ready", 0) for r in (o.get("status") or {}).get("replicatedJobsStatus") or []) == 3,
+        ))
+        # A JobSet (one gang of all its pods) of which one pod can never be
+        # placed: the gang is short, and the scheduler says why.
+        out.append((
+            {
+                "apiVersion": "jobset.x-k8s.io/v1alpha2",
+                "kind": "JobSet",
+                "metadata": {"name": "wide", "namespace": NS},
+                "spec": {
+                    "successPolicy": {"operator": "All"},
+                    "startupPolicy": {"startupPolicyOrder": "AnyOrder"},
+                    "network": {"enableDNSHostnames": True, "publishNotReadyAddresses": True},
+                    "replicatedJobs": [rjob("small", 1, 1, 1), rjob("huge", 1, 1, 16)],
+                },
+            },
+            ["Running"],
+            {"pods": 2, "gpus": 17},
+            lambda o, pods: len(pods) == 2 and sum(1 for p in pods if ready(p)) == 1
+            and any(any(c.get("reason") == "Unschedulable" for c in p.get("status", {}).get("conditions") or []) for p in pods),
         ))
     if "lws" in operators:
         tmpl = {"spec": {"containers": [container("vllm", 1)]}}
@@ -337,6 +391,17 @@ def main(argv: list[str]) -> int:
         "workloads": rows,
         "unplaced": "big",
         "lookAlike": "imposter",
+        # What `why` must name, from each cause as the components wrote it:
+        # the first findings' codes, in order (written from the semantics).
+        "why": {k: v for k, v in {
+            "big": ["unschedulable"],
+            "pull": ["image-pull"],
+            "oom": ["crash-loop"],
+            "batch-fail": ["failing-condition", "pod-failed"],
+            "web": [],
+            "wide": ["unschedulable", "gang-short"] if "jobset" in operators else None,
+            "train": ["look-alike"] if "jobset" in operators else None,
+        }.items() if v is not None},
     }
     pathlib.Path(a.out).write_text(json.dumps(state, indent=2, sort_keys=True) + "\n")
     pods = sum(len(r["pods"]) for r in rows)
