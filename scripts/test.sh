@@ -159,7 +159,7 @@ if has sim; then
 fi
 if has live || has sim; then
   # Checked first, so that `all` does not fail only after the other stages.
-  go_stages=$(for s in live sim; do has $s && printf '%s ' $s; done)
+  go_stages=$(for s in live sim; do if has $s; then printf '%s ' $s; fi; done)
   go_stages=${go_stages% }
   case $go_stages in
     *" "*) go_need="the ${go_stages// / and } stages need" ;;
