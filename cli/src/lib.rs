@@ -113,7 +113,7 @@ enum Command {
     /// Why a workload is not running (or degraded, or suspended): ranked findings
     #[command(
         after_help = EXIT_CODES_HELP,
-        long_about = "Diagnose one workload: why it is pending, degraded, suspended or not             progressing, from what the cluster wrote. The first line names the workload,             its status and the first finding; then every finding, most important first             (what blocks it, then warnings, then information), each with its code, a             sentence, what to do when that is clear, and the evidence: the object, the             field or event, and when.\n\n            The findings: not-admitted (Kueue), suspended (and by whom), create-failed             (a controller cannot create pods: a ResourceQuota), scheduling-gated,             unschedulable (with the scheduler's message), gang-short, image-pull,             init-failed, crash-loop (with the last termination: OOMKilled, exit code),             pod-failed, failing-condition (the conditions behind Failed or Degraded),             operator-behind (observedGeneration), earlier-attempt (pods of an earlier             attempt still terminating), look-alike (pods of other workloads).\n\n            TYPE/NAME reads the workload, the pods of its namespace and their owners, the             events of those objects and its Kueue Workloads from the cluster. A file is             diagnosed with --pods, --events and --related (Kueue Workloads) as given.\n\n            Example: workload-lens why jobset/llama -n team-a"
+        long_about = "Diagnose one workload: why it is pending, degraded, suspended or not             progressing, from what the cluster wrote. The first line names the workload,             its status and the first finding; then every finding, most important first             (what blocks it, then warnings, then information), each with its code, a             sentence, what to do when that is clear, and the evidence: the object, the             field or event, and when.\n\n            The findings: not-admitted (Kueue), suspended (and by whom), create-failed             (a controller cannot create pods: a ResourceQuota), scheduling-gated,             pod-group-pending (a Volcano, KAI or scheduler-plugins PodGroup, a Grove PodGang not             scheduled, in the scheduler's words), unschedulable (with the scheduler's message), gang-short, image-pull,             init-failed, crash-loop (with the last termination: OOMKilled, exit code),             pod-failed, failing-condition (the conditions behind Failed or Degraded),             operator-behind (observedGeneration), earlier-attempt (pods of an earlier             attempt still terminating), look-alike (pods of other workloads).\n\n            TYPE/NAME reads the workload, the pods of its namespace and their owners, the             events of those objects, its Kueue Workloads and the namespace's gang-scheduler             groups from the cluster. A file is diagnosed with --pods, --events and --related             (Kueue Workloads, PodGroups, PodGangs) as given.\n\n            Example: workload-lens why jobset/llama -n team-a"
     )]
     Why(WhyArgs),
     /// Update a workload through its definition (values, suspend, resume)
@@ -240,8 +240,9 @@ struct WhyArgs {
     /// File mode: events (e.g. `kubectl get events -o yaml`), or `-`
     #[arg(long, value_name = "FILE|-")]
     events: Option<String>,
-    /// File mode: related objects, Kueue Workloads (e.g. `kubectl get
-    /// workloads.kueue.x-k8s.io -o yaml`), or `-`
+    /// File mode: related objects, Kueue Workloads and gang schedulers'
+    /// PodGroups or PodGangs (e.g. `kubectl get workloads.kueue.x-k8s.io -o
+    /// yaml`), or `-`
     #[arg(long, value_name = "FILE|-")]
     related: Option<String>,
     /// TYPE/NAME: the namespace [default: the context's]

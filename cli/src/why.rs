@@ -17,6 +17,7 @@ use crate::output::{self, Format, columns};
 #[derive(Debug, Clone, Copy)]
 pub enum Times {
     /// `5m ago`, from this time (seconds since the epoch).
+    #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
     Ago(i64),
     /// As written.
     Absolute,
@@ -107,7 +108,8 @@ pub struct FileInputs {
     pub pods: Option<InputPath>,
     /// Events (`--events`).
     pub events: Option<InputPath>,
-    /// Related objects: Kueue Workloads (`--related`).
+    /// Related objects: Kueue Workloads, gang schedulers' PodGroups and
+    /// PodGangs (`--related`).
     pub related: Option<InputPath>,
 }
 

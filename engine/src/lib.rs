@@ -89,7 +89,8 @@ pub use cluster::{
 pub use compile::CompiledDefinition;
 pub use definition::Origin;
 pub use diagnose::{
-    Diagnosis, DiagnosisFinding, Evidence, FindingCode, FindingSeverity, MAX_EVIDENCE,
+    Diagnosis, DiagnosisFinding, Evidence, FindingCode, FindingSeverity, GANG_SCHEDULERS,
+    GangScheduler, MAX_EVIDENCE,
 };
 pub use engine::{CallScope, Engine, EngineBuilder};
 pub use error::{Error, ErrorCode, Finding, Location, Result, Severity};

@@ -967,36 +967,7 @@ pub fn describe(
     format: Format,
     limits: &Limits,
 ) -> Result<(String, Vec<Warning>), Failure> {
-    let target = scope.target.as_deref().unwrap_or_default();
-    let (ty, name) = split_target(scope)?;
-    let (Some(ty), Some(name)) = (ty, name) else {
-        return Err(Failure::usage(format!(
-            "describe needs TYPE/NAME (e.g. jobset/llama) or a file, not '{target}'"
-        )));
-    };
-    let cluster = Cluster::connect(&scope.connect, format)?;
-    let engine = super::engine(&scope.definitions, limits)?;
-    let query = DescribeQuery {
-        type_: ty,
-        name,
-        namespace: Some(
-            scope
-                .namespace
-                .clone()
-                .unwrap_or_else(|| cluster.namespace.clone()),
-        ),
-        chunk_size: workload_lens::DEFAULT_CHUNK_SIZE,
-        served: None,
-        skip_definitions: scope.skip_definitions,
-    };
-    let session = engine
-        .cluster_session(ClusterOp::Describe(query))
-        .with_server(&cluster.server);
-    let d = match cluster.run(session, None) {
-        Ok(ClusterOutcome::Description(d)) => d,
-        Ok(_) => return Err(Failure::new(EXIT_RESOLVE, "internal: not a description")),
-        Err(e) => return Err(failure(&e, format)),
-    };
+    let d = read_one(scope, "describe", format, limits)?;
     // The warnings about the workload and its pods go after the output,
     // first, with the cluster's.
     let (out, about) =
@@ -1018,18 +989,20 @@ pub fn describe(
     }
 }
 
-/// `why TYPE/NAME`: the workload read as `describe` reads it (with its
-/// events and Kueue Workloads), diagnosed by the engine.
-pub fn why(
+/// One workload read for `command` (`describe`, `why`) through the
+/// engine's description: the object, its namespace's pods and their
+/// owners, the events of those objects and its Kueue Workloads.
+fn read_one(
     scope: &Scope,
+    command: &str,
     format: Format,
     limits: &Limits,
-) -> Result<(String, Vec<Warning>), Failure> {
+) -> Result<Box<workload_lens::Description>, Failure> {
     let target = scope.target.as_deref().unwrap_or_default();
     let (ty, name) = split_target(scope)?;
     let (Some(ty), Some(name)) = (ty, name) else {
         return Err(Failure::usage(format!(
-            "why needs TYPE/NAME (e.g. jobset/llama) or a file, not '{target}'"
+            "{command} needs TYPE/NAME (e.g. jobset/llama) or a file, not '{target}'"
         )));
     };
     let cluster = Cluster::connect(&scope.connect, format)?;
@@ -1050,11 +1023,21 @@ pub fn why(
     let session = engine
         .cluster_session(ClusterOp::Describe(query))
         .with_server(&cluster.server);
-    let d = match cluster.run(session, None) {
-        Ok(ClusterOutcome::Description(d)) => d,
-        Ok(_) => return Err(Failure::new(EXIT_RESOLVE, "internal: not a description")),
-        Err(e) => return Err(failure(&e, format)),
-    };
+    match cluster.run(session, None) {
+        Ok(ClusterOutcome::Description(d)) => Ok(d),
+        Ok(_) => Err(Failure::new(EXIT_RESOLVE, "internal: not a description")),
+        Err(e) => Err(failure(&e, format)),
+    }
+}
+
+/// `why TYPE/NAME`: the workload read as `describe` reads it (with its
+/// events and Kueue Workloads), diagnosed by the engine.
+pub fn why(
+    scope: &Scope,
+    format: Format,
+    limits: &Limits,
+) -> Result<(String, Vec<Warning>), Failure> {
+    let d = read_one(scope, "why", format, limits)?;
     let warnings: Vec<Warning> = d.warnings.iter().cloned().map(Warning::from).collect();
     let diagnosis = match d.diagnose() {
         Ok(x) => x,

@@ -53,18 +53,18 @@ pub struct WorkloadEvent {
 /// what is already known), and loops end the walk.
 pub(crate) fn involved_uids(workload: &Value, pods: &[Value], owners: &[Value]) -> HashSet<String> {
     let mut out = HashSet::new();
-    let Some(root) = super::uid(workload).filter(|u| !u.is_empty()) else {
+    let Some(root) = crate::selectors::meta_uid(workload).filter(|u| !u.is_empty()) else {
         return out;
     };
     out.insert(root.to_string());
     let items = || pods.iter().chain(owners);
     let by_uid: HashMap<&str, &Value> = items()
-        .filter_map(|i| Some((super::uid(i).filter(|u| !u.is_empty())?, i)))
+        .filter_map(|i| Some((crate::selectors::meta_uid(i).filter(|u| !u.is_empty())?, i)))
         .collect();
     let mut known: HashMap<&str, bool> = HashMap::new();
     known.insert(root, true);
     for item in items() {
-        let Some(start) = super::uid(item).filter(|u| !u.is_empty()) else {
+        let Some(start) = crate::selectors::meta_uid(item).filter(|u| !u.is_empty()) else {
             continue;
         };
         let mut path: Vec<&str> = Vec::new();
@@ -80,7 +80,7 @@ pub(crate) fn involved_uids(workload: &Value, pods: &[Value], owners: &[Value]) 
             path.push(at);
             let next = by_uid
                 .get(at)
-                .and_then(|o| super::controller(o))
+                .and_then(|o| crate::selectors::controller_of(o))
                 .map(|(_, _, uid)| uid)
                 .filter(|u| !u.is_empty());
             match next {

@@ -456,19 +456,9 @@ fn missing_owner(r: &Value, uid: &str, unreadable: &[OwnerKind]) -> OwnerState {
 pub(crate) use crate::selectors::controller_ref;
 
 /// The controller owner reference of an object: (apiVersion, kind, uid).
-fn controller(object: &Value) -> Option<(&str, &str, &str)> {
-    controller_ref(object).and_then(|r| {
-        Some((
-            r.get("apiVersion")?.as_str()?,
-            r.get("kind")?.as_str()?,
-            r.get("uid")?.as_str()?,
-        ))
-    })
-}
-
-fn uid(object: &Value) -> Option<&str> {
-    object.get("metadata")?.get("uid")?.as_str()
-}
+use crate::selectors::controller_of as controller;
+/// An object's `metadata.uid` as written (perhaps empty).
+use crate::selectors::meta_uid as uid;
 
 fn meta_str<'a>(object: &'a Value, field: &str) -> Option<&'a str> {
     object.get("metadata")?.get(field)?.as_str()
@@ -879,14 +869,10 @@ impl Engine {
         match resolved {
             Ok(r) => {
                 let mut live = LivePods::default();
-                let pods = r
-                    .components
-                    .iter()
-                    .flat_map(|c| &c.instances)
-                    .filter_map(|i| i.live.as_ref())
-                    .flat_map(|l| &l.pods)
-                    .chain(r.unattributed_pods.iter().flatten());
-                for p in pods.filter(|p| p.phase != "Succeeded" && p.phase != "Failed") {
+                for p in r
+                    .own_pods()
+                    .filter(|p| p.phase != "Succeeded" && p.phase != "Failed")
+                {
                     live.pods += 1;
                     live.ready += u64::from(p.ready);
                     live.gpus = live.gpus.saturating_add(p.resources.gpu);

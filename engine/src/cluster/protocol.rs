@@ -354,7 +354,9 @@ pub struct Description {
     #[cfg_attr(feature = "schema", schemars(skip))]
     pub diagnosis_events: Vec<Value>,
     /// Kueue `Workload`s of the workload (listed by Kueue's
-    /// `kueue.x-k8s.io/job-uid` label, when the server serves them).
+    /// `kueue.x-k8s.io/job-uid` label) and the gang schedulers' groups of
+    /// its namespace ([`GANG_SCHEDULERS`](crate::GANG_SCHEDULERS)), when the
+    /// server serves them.
     #[serde(skip)]
     #[cfg_attr(feature = "schema", schemars(skip))]
     pub related: Vec<Value>,
@@ -419,7 +421,8 @@ impl Description {
     }
 
     /// Why the workload is where it is ([`Engine::diagnose`]), from its
-    /// pods and owners, the events kept for it and its Kueue Workloads.
+    /// pods and owners, the events kept for it, its Kueue Workloads and the
+    /// gang schedulers' groups.
     pub fn diagnose(&self) -> Result<crate::Diagnosis> {
         self.engine.diagnose(
             &self.object,
@@ -487,7 +490,8 @@ enum Role {
     Owners,
     /// The described workload's namespace's events.
     Events,
-    /// Objects a diagnosis reads: the workload's Kueue Workloads.
+    /// Objects a diagnosis reads: the workload's Kueue Workloads, the
+    /// namespace's gang-scheduler groups.
     Related,
 }
 
@@ -1360,7 +1364,7 @@ impl ClusterSession {
                     Role::Related => {
                         self.warnings.push(warning(format!(
                             "{name}{place} could not be listed ({detail}, HTTP {status}): a \
-                             diagnosis does not see Kueue's admission"
+                             diagnosis does not see what they say of the workload"
                         )));
                         Ok(())
                     }
@@ -1641,12 +1645,33 @@ impl ClusterSession {
         if let (Some(r), Some(uid)) = (kueue, uid) {
             self.push(Fetch::Page(Stream {
                 resource: r,
-                namespace,
+                namespace: namespace.clone(),
                 selector: Some(format!("{KUEUE_JOB_UID}={uid}")),
                 cont: None,
                 pages: 0,
                 role: Role::Related,
             }));
+        }
+        // The gang schedulers' groups of the namespace, when served (at
+        // their preferred versions): the diagnosis keeps the workload's, by
+        // owner or by the name its pods carry, which no selector can ask.
+        for g in &crate::GANG_SCHEDULERS {
+            let served = self
+                .served
+                .iter()
+                .filter(|r| r.group == g.group && r.kind == g.kind)
+                .max_by_key(|r| r.preferred)
+                .cloned();
+            if let Some(r) = served {
+                self.push(Fetch::Page(Stream {
+                    resource: r,
+                    namespace: namespace.clone(),
+                    selector: None,
+                    cont: None,
+                    pages: 0,
+                    role: Role::Related,
+                }));
+            }
         }
     }
 

@@ -334,6 +334,18 @@ pub struct TreeNode {
 }
 
 impl Resolved {
+    /// The workload's own pods given with it: those placed under its
+    /// instances, then those that belong to no instance (not the strays,
+    /// which are other workloads').
+    pub(crate) fn own_pods(&self) -> impl Iterator<Item = &PodAttribution> {
+        self.components
+            .iter()
+            .flat_map(|c| &c.instances)
+            .filter_map(|i| i.live.as_ref())
+            .flat_map(|l| &l.pods)
+            .chain(self.unattributed_pods.iter().flatten())
+    }
+
     /// A component by name.
     pub fn component(&self, name: &str) -> Option<&Component> {
         self.components.iter().find(|c| c.name == name)

@@ -9,6 +9,9 @@
 //!   containers), failed pods;
 //! - its gang groups: members placed against the minimum;
 //! - the related objects given: Kueue `Workload`s owned by the workload;
+//!   gang schedulers' groups (Volcano, KAI and scheduler-plugins
+//!   `PodGroup`s, Grove `PodGang`s) owned by the workload or an owner
+//!   between it and its pods, or named by its pods;
 //! - its status: Suspended and by whom, the conditions behind Failed or
 //!   Degraded (from the status explanation), `observedGeneration`;
 //! - the events of the workload, its pods and the owners between: a
@@ -51,6 +54,10 @@ pub enum FindingCode {
     /// A controller cannot create the workload's pods (`FailedCreate`, as
     /// for an exceeded ResourceQuota).
     CreateFailed,
+    /// A gang scheduler's group of the workload's pods (a Volcano, KAI or
+    /// scheduler-plugins `PodGroup`, a Grove `PodGang`) is not scheduled,
+    /// with the scheduler's own words.
+    PodGroupPending,
     /// Pods wait on scheduling gates (Kueue's admission gate, say).
     SchedulingGated,
     /// Pods the scheduler cannot place, with its message.
@@ -84,6 +91,7 @@ impl FindingCode {
             FindingCode::Suspended => "suspended",
             FindingCode::CreateFailed => "create-failed",
             FindingCode::SchedulingGated => "scheduling-gated",
+            FindingCode::PodGroupPending => "pod-group-pending",
             FindingCode::Unschedulable => "unschedulable",
             FindingCode::GangShort => "gang-short",
             FindingCode::ImagePull => "image-pull",
@@ -103,6 +111,7 @@ impl FindingCode {
             | FindingCode::Suspended
             | FindingCode::CreateFailed
             | FindingCode::SchedulingGated
+            | FindingCode::PodGroupPending
             | FindingCode::Unschedulable
             | FindingCode::GangShort
             | FindingCode::ImagePull
@@ -394,7 +403,8 @@ impl CompiledDefinition {
     /// pods of its namespace and their owners, as
     /// [`Self::resolve_in_namespace`] takes them), `events` (core/v1 or
     /// events.k8s.io/v1 `Event`s; those of other objects are ignored) and
-    /// `related` objects (Kueue `Workload`s; others are ignored). Bounded by
+    /// `related` objects (Kueue `Workload`s and gang schedulers' groups: see
+    /// [`GANG_SCHEDULERS`]; others are ignored). Bounded by
     /// the definition's limits.
     pub fn diagnose(
         &self,
@@ -417,7 +427,7 @@ impl CompiledDefinition {
         let mut f = Findings::default();
 
         // The workload's own pods, by name, with their raw objects.
-        let own: Vec<&PodAttribution> = own_pods(&resolved);
+        let own: Vec<&PodAttribution> = resolved.own_pods().collect();
         let raw: HashMap<&str, &Value> = items
             .iter()
             .filter(|i| {
@@ -487,6 +497,9 @@ impl CompiledDefinition {
                     | WorkloadStatus::Suspending
             )
         });
+        if !settled {
+            pod_groups(&mut f, related, &uids, &own, &raw)?;
+        }
         if let (false, Some(gang)) = (settled, &gang) {
             gang_findings(&mut f, gang, &own)?;
         }
@@ -502,16 +515,6 @@ impl CompiledDefinition {
             findings,
         })
     }
-}
-
-fn own_pods(r: &Resolved) -> Vec<&PodAttribution> {
-    r.components
-        .iter()
-        .flat_map(|c| &c.instances)
-        .filter_map(|i| i.live.as_ref())
-        .flat_map(|l| &l.pods)
-        .chain(r.unattributed_pods.iter().flatten())
-        .collect()
 }
 
 fn kind_name(o: &Value) -> String {
@@ -951,6 +954,299 @@ fn pod_findings(
             move |s| format!("{} failed ({r})", pods_phrase(s)),
             None,
             std::mem::take(&mut evidence),
+        )?;
+    }
+    Ok(())
+}
+
+/// A gang scheduler's group object, and how a pod names the group it is in.
+#[derive(Debug, Clone, Copy)]
+pub struct GangScheduler {
+    /// Who writes it, as a finding names it.
+    pub scheduler: &'static str,
+    /// Its API group.
+    pub group: &'static str,
+    /// Its kind.
+    pub kind: &'static str,
+    /// The pod annotation naming the group, if the scheduler uses one.
+    pub pod_annotation: Option<&'static str>,
+    /// The pod label naming the group, if the scheduler uses one.
+    pub pod_label: Option<&'static str>,
+}
+
+/// The gang schedulers' group objects a diagnosis reads (and the cluster
+/// protocol lists for `describe` when the server serves them).
+pub const GANG_SCHEDULERS: [GangScheduler; 4] = [
+    GangScheduler {
+        scheduler: "Volcano",
+        group: "scheduling.volcano.sh",
+        kind: "PodGroup",
+        pod_annotation: Some("scheduling.k8s.io/group-name"),
+        pod_label: None,
+    },
+    GangScheduler {
+        scheduler: "KAI",
+        group: "scheduling.run.ai",
+        kind: "PodGroup",
+        pod_annotation: Some("pod-group-name"),
+        pod_label: None,
+    },
+    GangScheduler {
+        scheduler: "scheduler-plugins",
+        group: "scheduling.x-k8s.io",
+        kind: "PodGroup",
+        pod_annotation: None,
+        pod_label: Some("scheduling.x-k8s.io/pod-group"),
+    },
+    GangScheduler {
+        scheduler: "Grove",
+        group: "scheduler.grove.io",
+        kind: "PodGang",
+        pod_annotation: None,
+        pod_label: Some("grove.io/podgang"),
+    },
+];
+
+fn gang_scheduler_of(o: &Value) -> Option<&'static GangScheduler> {
+    let kind = text(o, &["kind"])?;
+    let group = text(o, &["apiVersion"])?.split_once('/')?.0;
+    GANG_SCHEDULERS
+        .iter()
+        .find(|g| g.kind == kind && g.group == group)
+}
+
+fn meta_map<'a>(o: &'a Value, key: &str, name: &str) -> Option<&'a str> {
+    o.get("metadata")?
+        .get(key)?
+        .get(name)?
+        .as_str()
+        .filter(|s| !s.is_empty())
+}
+
+/// The evidence of a group that is not scheduled, and the scheduler's
+/// message, if it wrote one; `None` when the group is scheduled (or says
+/// nothing of it).
+fn group_not_scheduled(g: &GangScheduler, o: &Value) -> Option<(Vec<Evidence>, Option<String>)> {
+    let object = kind_name(o);
+    let phase = text(o, &["status", "phase"]).or_else(|| text(o, &["status", "schedulingPhase"]));
+    let phase_evidence = |p: &str| Evidence {
+        object: object.clone(),
+        field: "status.phase".into(),
+        text: p.to_string(),
+        time: None,
+    };
+    let conditions = || {
+        o.get("status")
+            .and_then(|s| s.get("conditions"))
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice)
+    };
+    match (g.scheduler, g.group) {
+        ("Volcano", _) => {
+            // Pending (not enqueued) or Inqueue (enqueued, not placed); the
+            // newest condition says why.
+            let p = phase?;
+            if !matches!(p, "Pending" | "Inqueue") {
+                return None;
+            }
+            let mut evidence = vec![phase_evidence(p)];
+            let last = conditions()
+                .iter()
+                .rev()
+                .find(|c| text(c, &["type"]) == Some("Unschedulable") && is_status(c, "True"));
+            let message = last.and_then(|c| text(c, &["message"])).map(str::to_string);
+            if let Some(c) = last {
+                evidence.push(condition_evidence(object.clone(), c, "status.conditions"));
+            }
+            Some((evidence, message))
+        }
+        ("KAI", _) => {
+            // The scheduler writes a scheduling condition per node pool
+            // while it cannot place the group.
+            let sc = o
+                .get("status")
+                .and_then(|s| s.get("schedulingConditions"))
+                .and_then(Value::as_array)
+                .filter(|a| !a.is_empty())?;
+            let mut evidence = Vec::new();
+            let mut message = None;
+            for c in sc.iter().rev() {
+                let pool = text(c, &["nodePool"]).unwrap_or("");
+                let reasons: Vec<&str> = c
+                    .get("reasons")
+                    .and_then(Value::as_array)
+                    .map(|rs| {
+                        rs.iter()
+                            .filter_map(|r| text(r, &["message"]).or_else(|| text(r, &["reason"])))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let words = text(c, &["message"])
+                    .map(str::to_string)
+                    .or_else(|| (!reasons.is_empty()).then(|| reasons.join("; ")));
+                if message.is_none() {
+                    message = words.clone();
+                }
+                evidence.push(Evidence {
+                    object: object.clone(),
+                    field: if pool.is_empty() {
+                        "status.schedulingConditions".into()
+                    } else {
+                        format!("status.schedulingConditions[{pool}]")
+                    },
+                    text: format!(
+                        "{}{}",
+                        text(c, &["type"]).unwrap_or("Unschedulable"),
+                        words.map(|w| format!(": {w}")).unwrap_or_default()
+                    ),
+                    time: text(c, &["lastTransitionTime"]).map(str::to_string),
+                });
+            }
+            Some((evidence, message))
+        }
+        ("scheduler-plugins", _) => {
+            let p = phase?;
+            if !matches!(p, "Pending" | "PreScheduling" | "Scheduling") {
+                return None;
+            }
+            let n = o
+                .pointer("/status/scheduled")
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
+            let min = o.pointer("/spec/minMember").and_then(Value::as_i64);
+            let mut evidence = vec![phase_evidence(p)];
+            if let Some(min) = min {
+                evidence.push(Evidence {
+                    object: object.clone(),
+                    field: "status.scheduled".into(),
+                    text: format!("{n} of minMember {min}"),
+                    time: None,
+                });
+            }
+            Some((evidence, None))
+        }
+        _ => {
+            // Grove: Pending until the scheduler takes the gang; its
+            // conditions that are False say why.
+            let p = phase?;
+            if p != "Pending" {
+                return None;
+            }
+            let mut evidence = vec![phase_evidence(p)];
+            let mut message = None;
+            for c in conditions().iter().filter(|c| is_status(c, "False")) {
+                if message.is_none() {
+                    message = text(c, &["message"]).map(str::to_string);
+                }
+                evidence.push(condition_evidence(object.clone(), c, "status.conditions"));
+            }
+            Some((evidence, message))
+        }
+    }
+}
+
+/// The gang schedulers' groups among `related` that are the workload's (owned
+/// by it or an owner between it and its pods, or named by one of its pods)
+/// and not scheduled while a pod of the workload waits for a node (or none
+/// exists yet).
+fn pod_groups(
+    f: &mut Findings,
+    related: &[Value],
+    uids: &HashSet<String>,
+    own: &[&PodAttribution],
+    raw: &HashMap<&str, &Value>,
+) -> Result<()> {
+    let waiting = own.is_empty()
+        || own
+            .iter()
+            .any(|p| p.node.is_none() && p.phase != "Succeeded" && p.phase != "Failed");
+    if !waiting {
+        return Ok(());
+    }
+    // The groups the workload's pods name, per scheduler.
+    let mut named: HashSet<(&str, &str)> = HashSet::new();
+    for p in own {
+        crate::budget::steps(1)?;
+        let Some(pod) = raw.get(p.name.as_str()) else {
+            continue;
+        };
+        for g in &GANG_SCHEDULERS {
+            let name = g
+                .pod_annotation
+                .and_then(|k| meta_map(pod, "annotations", k))
+                .or_else(|| g.pod_label.and_then(|k| meta_map(pod, "labels", k)));
+            if let Some(n) = name {
+                named.insert((g.group, n));
+            }
+        }
+    }
+    for o in related {
+        crate::budget::steps(1)?;
+        let Some(g) = gang_scheduler_of(o) else {
+            continue;
+        };
+        let owned = o
+            .pointer("/metadata/ownerReferences")
+            .and_then(Value::as_array)
+            .is_some_and(|rs| {
+                rs.iter()
+                    .filter_map(|r| r.get("uid").and_then(Value::as_str))
+                    .any(|u| uids.contains(u))
+            });
+        let name = text(o, &["metadata", "name"]).unwrap_or("");
+        if !owned && !named.contains(&(g.group, name)) {
+            continue;
+        }
+        let Some((evidence, said)) = group_not_scheduled(g, o) else {
+            continue;
+        };
+        crate::budget::steps(evidence.len() as u64)?;
+        let object = kind_name(o);
+        let min = o.pointer("/spec/minMember").and_then(Value::as_i64);
+        let queue = text(o, &["spec", "queue"]).map(str::to_string);
+        let scheduler = g.scheduler;
+        let what = format!("{scheduler} {object}");
+        let words = said.clone();
+        let message = move |_: &[String]| match &words {
+            Some(w) => format!("{what} is not scheduled: {w}"),
+            None => match min {
+                Some(m) => format!(
+                    "{what} is not scheduled: the scheduler has not placed its minimum of {m} pods together"
+                ),
+                None => format!("{what} is not scheduled yet"),
+            },
+        };
+        let lower = said.as_deref().unwrap_or("").to_ascii_lowercase();
+        let action = if lower.contains("queue")
+            || lower.contains("quota")
+            || lower.contains("inqueue")
+        {
+            Some(match &queue {
+                Some(q) => format!(
+                    "its queue {q} has no room for the whole gang: free capacity in the queue, raise its quota, or request less"
+                ),
+                None => "its queue has no room for the whole gang: free capacity, raise the quota, or request less".to_string(),
+            })
+        } else if lower.contains("insufficient nvidia.com/gpu") {
+            Some(
+                "the nodes do not have enough free GPUs for the whole gang at once: wait for GPUs to be freed, add nodes, or lower the gang's minimum"
+                    .to_string(),
+            )
+        } else {
+            said.as_deref().and_then(scheduling_action).or_else(|| {
+                Some(
+                    "a gang scheduler starts the group only when all its minimum pods fit at once: free capacity for the whole gang, or lower its minimum"
+                        .to_string(),
+                )
+            })
+        };
+        f.add(
+            FindingCode::PodGroupPending,
+            &object,
+            object.clone(),
+            message,
+            action,
+            evidence,
         )?;
     }
     Ok(())

@@ -623,23 +623,20 @@ impl CompiledDefinition {
 /// terminate and hold their GPUs; the pods given show it. Strays are not
 /// the workload's and do not count.
 fn suspending_while_pods_hold(r: &mut Resolved) {
+    let suspended = r
+        .status
+        .as_ref()
+        .is_some_and(|s| s.matched_statuses.contains(&WorkloadStatus::Suspended));
+    let unfinished = || {
+        r.own_pods()
+            .any(|p| p.phase != "Succeeded" && p.phase != "Failed")
+    };
+    if !suspended || !unfinished() {
+        return;
+    }
     let Some(status) = r.status.as_mut() else {
         return;
     };
-    if !status.matched_statuses.contains(&WorkloadStatus::Suspended) {
-        return;
-    }
-    let unfinished = r
-        .components
-        .iter()
-        .flat_map(|c| &c.instances)
-        .filter_map(|i| i.live.as_ref())
-        .flat_map(|l| &l.pods)
-        .chain(r.unattributed_pods.iter().flatten())
-        .any(|p| p.phase != "Succeeded" && p.phase != "Failed");
-    if !unfinished {
-        return;
-    }
     if status
         .matched_statuses
         .contains(&WorkloadStatus::Suspending)

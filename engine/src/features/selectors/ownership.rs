@@ -94,6 +94,22 @@ pub(crate) fn controller_ref(obj: &Value) -> Option<&Value> {
         .find(|r| r.get("controller").and_then(Value::as_bool) == Some(true))
 }
 
+/// The controller owner reference of an object: (apiVersion, kind, uid).
+pub(crate) fn controller_of(object: &Value) -> Option<(&str, &str, &str)> {
+    controller_ref(object).and_then(|r| {
+        Some((
+            r.get("apiVersion")?.as_str()?,
+            r.get("kind")?.as_str()?,
+            r.get("uid")?.as_str()?,
+        ))
+    })
+}
+
+/// An object's `metadata.uid` as written (perhaps empty).
+pub(crate) fn meta_uid(object: &Value) -> Option<&str> {
+    object.get("metadata")?.get("uid")?.as_str()
+}
+
 /// `Kind name` of an object, for messages.
 fn describe(obj: &Value) -> String {
     format!(
