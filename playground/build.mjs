@@ -18,7 +18,7 @@ await wl.init();
 fs.rmSync(dist, { recursive: true, force: true });
 fs.mkdirSync(path.join(dist, 'wasm'), { recursive: true });
 
-// fixtures.json: definition file name -> [{name, description?, file, object, pods?}]
+// fixtures.json: definition file name -> [{name, description?, file, object, pods?, events?, related?}]
 const read = (p) => fs.readFileSync(p, 'utf8');
 const fixtures = {};
 const catalog = wl.catalogSources();
@@ -35,21 +35,65 @@ for (const file of fs.readdirSync(path.join(root, 'examples')).sort()) {
   add(`${def.name}.yaml`, { name: 'example', description: `examples/${file}`, file: `examples/${file}`, object: text, pods });
 }
 
+// examples/diagnose/ (docs/diagnosis.md): one case per name prefix, up to
+// the last `-` (`queued-` of queued-job.yaml and queued-workload.yaml). The
+// file whose object a catalog definition covers is the workload (the
+// fixture `diagnose/queued-job`); the other files of the case fill the
+// other editors by their names: `<case>-pods.yaml` the Pods,
+// `<case>-events.yaml` the Events, any other the Related editor
+// (queued-workload.yaml: Kueue's Workload for queued-job.yaml).
+const whyDir = path.join(root, 'examples', 'diagnose');
+const whyCases = {};
+for (const file of fs.existsSync(whyDir) ? fs.readdirSync(whyDir).sort() : []) {
+  if (!file.endsWith('.yaml')) continue;
+  const stem = file.replace(/\.yaml$/, '');
+  (whyCases[stem.includes('-') ? stem.slice(0, stem.lastIndexOf('-')) : stem] ??= []).push(file);
+}
+for (const [name, files] of Object.entries(whyCases)) {
+  const text = Object.fromEntries(files.map((f) => [f, read(path.join(whyDir, f))]));
+  const covered = files.filter((f) => !/-(pods|events)\.yaml$/.test(f)).map((f) => {
+    const [obj] = wl.parse(text[f]);
+    return { f, def: obj && wl.lookup(obj.apiVersion, obj.kind) };
+  }).filter((x) => x.def);
+  if (covered.length !== 1) {
+    console.warn(`warning: examples/diagnose/${name}-*: ${covered.length} workloads a catalog definition covers (expected one); left out`);
+    continue;
+  }
+  const [{ f: main, def }] = covered;
+  // Several files for one editor: one text of their documents.
+  const join = (list) => list.map((f) => text[f].replace(/\n?$/, '\n')).join('---\n') || undefined;
+  const of = (suffix) => join(files.filter((f) => f.endsWith(suffix)));
+  const rest = files.filter((f) => f !== main && !/-(pods|events)\.yaml$/.test(f));
+  // The file's leading comment says what the case is.
+  const comment = text[main].match(/^(#.*\n)+/)?.[0].replace(/^# ?/gm, '').replace(/\s+/g, ' ').trim();
+  add(`${def.name}.yaml`, {
+    name: `diagnose/${main.replace(/\.yaml$/, '')}`,
+    description: comment || `examples/diagnose/${main}`,
+    file: `examples/diagnose/${main}`,
+    object: text[main],
+    pods: of('-pods.yaml'),
+    events: of('-events.yaml'),
+    related: join(rest),
+  });
+}
+
 const fixDir = path.join(root, 'definitions', 'fixtures');
 for (const slug of fs.readdirSync(fixDir).sort()) {
   const dir = path.join(fixDir, slug);
   let expect = {};
   if (fs.existsSync(path.join(dir, 'expect.yaml'))) expect = wl.parse(read(path.join(dir, 'expect.yaml')))[0]?.fixtures ?? {};
   for (const file of fs.readdirSync(dir).sort()) {
-    if (!file.endsWith('.yaml') || file.endsWith('.pods.yaml') || file === 'expect.yaml') continue;
+    if (!file.endsWith('.yaml') || /\.(pods|events)\.yaml$/.test(file) || file === 'expect.yaml') continue;
     const state = file.replace(/\.yaml$/, '');
     const podsPath = path.join(dir, `${state}.pods.yaml`);
+    const eventsPath = path.join(dir, `${state}.events.yaml`);
     add(`${slug}.yaml`, {
       name: state,
       description: expect[state]?.description,
       file: `definitions/fixtures/${slug}/${file}`,
       object: read(path.join(dir, file)),
       pods: fs.existsSync(podsPath) ? read(podsPath) : undefined,
+      events: fs.existsSync(eventsPath) ? read(eventsPath) : undefined,
     });
   }
 }

@@ -1,6 +1,7 @@
 // Export the current inputs and result as a conformance case group
-// (conformance/README.md): one `resolve` case whose expectation is what the
-// engine gave, as YAML (a small emitter; every string is either a JSON-style
+// (conformance/README.md): a `resolve` case whose expectation is what the
+// engine gave and, when the engine diagnosed the workload, a `diagnose` case
+// with its pods, events and related objects and the diagnosis, as YAML (a small emitter; every string is either a JSON-style
 // double-quoted scalar or a literal block, both plain YAML 1.2).
 
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_./-]*$/;
@@ -77,20 +78,30 @@ const slug = (s) => String(s || 'case').toLowerCase().replace(/[^a-z0-9]+/g, '-'
 
 /**
  * The case group for the current inputs and result.
- * @param {{definition: string, object: string, pods: string}} inputs
+ * @param {{definition: string, object: string, pods: string, events?: string, related?: string}} inputs
  * @param {object} result the worker's answer
  */
 export function caseGroup(inputs, result, now = new Date()) {
   const name = `playground/${slug(result.definition?.name ?? 'definition')}-${slug(result.object?.metadata?.name ?? 'object')}`;
-  const c = { name, op: 'resolve', note: `exported from the workload-lens playground (${now.toISOString().slice(0, 10)})` };
+  const note = `exported from the workload-lens playground (${now.toISOString().slice(0, 10)})`;
+  const c = { name, op: 'resolve', note };
   c.definition = { text: inputs.definition };
   if (result.object !== undefined) c.object = result.object;
   else c.objectText = inputs.object;
   if (result.podItems) c.pods = result.podItems;
   const err = result.definitionError ?? result.objectError ?? result.podsError ?? result.resolveError;
   c.expect = err ? { error: errorExpectation(err) } : { result: result.resolved };
+  const cases = [c];
+  if (result.diagnosis || result.diagnoseError) {
+    const w = { name: `${name}-why`, op: 'diagnose', note, definition: c.definition, object: result.object };
+    if (result.podItems) w.pods = result.podItems;
+    if (result.eventsItems) w.events = result.eventsItems;
+    if (result.relatedItems) w.related = result.relatedItems;
+    w.expect = result.diagnoseError ? { error: errorExpectation(result.diagnoseError) } : { result: result.diagnosis };
+    cases.push(w);
+  }
   return {
-    note: 'A case exported from the workload-lens playground: the inputs and the result the engine gave. Review the expectation before adding it to conformance/cases/.',
-    cases: [c],
+    note: 'Cases exported from the workload-lens playground: the inputs and the results the engine gave. Review the expectations before adding them to conformance/cases/.',
+    cases,
   };
 }

@@ -1,6 +1,7 @@
-// The playground page: three YAML editors (definition, object, pods), the
-// catalog and fixture pickers, live results from the engine worker, the state
-// in the URL and the conformance case export.
+// The playground page: YAML editors (definition, object, and the optional
+// pods, events and related objects), the catalog and fixture pickers, live
+// results from the engine worker (with its diagnosis: why the workload is
+// where it is), the state in the URL and the conformance case export.
 import { EditorView, basicSetup } from 'codemirror';
 import { keymap } from '@codemirror/view';
 import { indentWithTab } from '@codemirror/commands';
@@ -88,7 +89,21 @@ const editors = {};
 editors.definition = makeEditor($('ed-def'), 'lbl-def', () => inputsChanged({ userEdit: 'definition' }));
 editors.object = makeEditor($('ed-obj'), 'lbl-obj', () => inputsChanged({ userEdit: 'object' }));
 editors.pods = makeEditor($('ed-pods'), 'lbl-pods', () => inputsChanged({ userEdit: 'pods' }));
-const EDITOR_LABEL = { definition: 'Definition', object: 'Object', pods: 'Pods' };
+editors.events = makeEditor($('ed-events'), 'lbl-events', () => inputsChanged({ userEdit: 'events' }));
+editors.related = makeEditor($('ed-related'), 'lbl-related', () => inputsChanged({ userEdit: 'related' }));
+const EDITOR_LABEL = { definition: 'Definition', object: 'Object', pods: 'Pods', events: 'Events', related: 'Related' };
+/** The optional editors, which a fixture may fill (each in a collapsible pane), and what they hold. */
+const EXTRAS = ['pods', 'events', 'related'];
+const EXTRA_WORDS = { pods: 'pods', events: 'events', related: 'related objects' };
+const pane = (name) => $(`${name}-pane`);
+/** Whether the result read an optional editor's text (the worker's objects as given, for the export). */
+const ITEMS = { pods: 'podItems', events: 'eventsItems', related: 'relatedItems' };
+const readIn = (r) => EXTRAS.filter((k) => r[ITEMS[k]] !== undefined);
+const noDiagnostics = () => Object.fromEntries(Object.keys(editors).map((k) => [k, []]));
+/** `a`, `a and b`, `a, b and c`. */
+const joinWords = (w) => (w.length < 2 ? w.join('') : `${w.slice(0, -1).join(', ')} and ${w[w.length - 1]}`);
+/** `pods`, `pods and events`, `pods, events and related objects`. */
+const wordList = (names) => joinWords(names.map((n) => EXTRA_WORDS[n]));
 
 // ---------------------------------------------------------------- state
 
@@ -100,17 +115,21 @@ const app = {
   tab: 'components',
   result: null,
   runs: 0,
-  diagnostics: { definition: [], object: [], pods: [] },
+  diagnostics: noDiagnostics(),
   restarts: 0,
   lastError: null,
   banner: null, // {kind, title, detail} of the last result or engine event
   busy: false, // a run has taken longer than BUSY_DELAY_MS so far
-  // Pods that came with a fixture belong to its workload: 'pending' until
-  // the first run names it, then that workload's key. When the object
-  // becomes another workload the pods are cleared (pods the user typed stay:
-  // the engine reports the ones that are not the workload's).
+  // Pods, events and related objects that came with a fixture belong to its
+  // workload: 'pending' until the first run names it, then that workload's
+  // key. When the object becomes another workload they are cleared (what
+  // the user typed stays: the engine reports the pods that are not the
+  // workload's, and reads only the workload's events). `extras`: the
+  // editors that still hold the fixture's text.
   podsOf: null,
+  extras: new Set(),
   podsNote: '',
+  cleared: [], // the editors the note is about
 };
 
 /** A workload's identity: a key (with the UID) and a label for messages. */
@@ -121,7 +140,19 @@ function workloadId(o) {
   return { key: `${o.apiVersion ?? ''}|${label}|${m.uid ?? ''}`, label };
 }
 
-const inputs = () => ({ definition: getText(editors.definition), object: getText(editors.object), pods: getText(editors.pods) });
+const inputs = () => Object.fromEntries(Object.entries(editors).map(([k, v]) => [k, getText(v)]));
+/** Whether the inputs `s` still hold fixture `f`'s object, pods, events and related objects. */
+const holdsFixture = (f, s) => f.object === (s.object ?? '') && EXTRAS.every((k) => (f[k] ?? '') === (s[k] ?? ''));
+/** The fixture's pods, events and related objects fill their editors (empty ones otherwise), and their panes open. */
+function fillExtras(f) {
+  applyingState = true;
+  for (const k of EXTRAS) setText(editors[k], f?.[k] ?? '');
+  applyingState = false;
+  for (const k of EXTRAS) pane(k).open = Boolean(f?.[k]);
+  app.extras = new Set(EXTRAS.filter((k) => f?.[k]));
+  app.podsOf = app.extras.size ? 'pending' : null;
+  app.podsNote = '';
+}
 
 let runTimer = null;
 let urlTimer = null;
@@ -131,13 +162,14 @@ function inputsChanged({ userEdit } = {}) {
     app.defFile = '';
     $('def-summary').textContent = 'edited';
   }
-  if (userEdit === 'pods') {
-    app.podsOf = null;
+  if (EXTRAS.includes(userEdit)) {
+    app.extras.delete(userEdit);
+    if (app.extras.size === 0) app.podsOf = null;
     app.podsNote = '';
   }
-  if ((userEdit === 'object' || userEdit === 'pods') && app.fixture) {
+  if ((userEdit === 'object' || EXTRAS.includes(userEdit)) && app.fixture) {
     const f = (app.fixtures[app.listedDef] ?? []).find((x) => x.name === app.fixture);
-    if (!f || f.object !== getText(editors.object) || (f.pods ?? '') !== getText(editors.pods)) {
+    if (!f || !holdsFixture(f, inputs())) {
       app.fixture = '';
       $('pick-fix').value = '';
       $('obj-summary').textContent = 'edited';
@@ -158,9 +190,7 @@ async function saveUrl() {
 function applyState(s) {
   applyingState = true;
   try {
-    setText(editors.definition, s.definition ?? '');
-    setText(editors.object, s.object ?? '');
-    setText(editors.pods, s.pods ?? '');
+    for (const [k, view] of Object.entries(editors)) setText(view, s[k] ?? '');
   } finally {
     applyingState = false;
   }
@@ -169,12 +199,13 @@ function applyState(s) {
   app.listedDef = app.defFile || (s.list in app.fixtures ? s.list : '');
   fillFixtures();
   const f = (app.fixtures[app.listedDef] ?? []).find((x) => x.name === s.fix);
-  app.fixture = f && f.object === (s.object ?? '') && (f.pods ?? '') === (s.pods ?? '') ? f.name : '';
+  app.fixture = f && holdsFixture(f, s) ? f.name : '';
   $('pick-fix').value = app.fixture;
   $('def-summary').textContent = app.defFile ? 'from the catalog' : '';
   $('obj-summary').textContent = f && app.fixture ? f.file : '';
-  $('pods-pane').open = Boolean((s.pods ?? '').trim());
-  app.podsOf = app.fixture && (s.pods ?? '').trim() ? 'pending' : null;
+  for (const k of EXTRAS) pane(k).open = Boolean((s[k] ?? '').trim());
+  app.extras = new Set(app.fixture ? EXTRAS.filter((k) => (s[k] ?? '').trim()) : []);
+  app.podsOf = app.extras.size ? 'pending' : null;
   app.podsNote = '';
   if (s.tab) selectTab(s.tab, false);
   inputsChanged();
@@ -198,7 +229,8 @@ function fillFixtures() {
   const list = app.fixtures[app.listedDef] ?? [];
   sel.replaceChildren(h('option', { value: '' }, list.length ? '— pick an object —' : '— no fixtures —'));
   for (const f of list) {
-    sel.append(h('option', { value: f.name, title: f.description ?? f.file }, f.pods ? `${f.name} (+ pods)` : f.name));
+    const extras = EXTRAS.filter((k) => f[k]);
+    sel.append(h('option', { value: f.name, title: f.description ?? f.file }, extras.length ? `${f.name} (+ ${extras.join(', ')})` : f.name));
   }
   sel.disabled = list.length === 0;
   sel.value = '';
@@ -216,11 +248,8 @@ function loadDefinition(file, { fixture } = {}) {
   const pick = fixture ?? (list.find((f) => f.name === 'example') ?? list.find((f) => f.name === 'running') ?? list[0])?.name;
   if (pick) loadFixture(pick);
   else {
-    // Pods of the previous workload are not this one's: start without.
-    applyingState = true;
-    setText(editors.pods, '');
-    applyingState = false;
-    $('pods-pane').open = false;
+    // Pods and events of the previous workload are not this one's: start without.
+    fillExtras(null);
     inputsChanged();
   }
 }
@@ -232,12 +261,9 @@ function loadFixture(name) {
   if (!f) return;
   applyingState = true;
   setText(editors.object, f.object);
-  setText(editors.pods, f.pods ?? '');
   applyingState = false;
-  app.podsOf = f.pods ? 'pending' : null;
-  app.podsNote = '';
+  fillExtras(f);
   $('obj-summary').textContent = f.file;
-  $('pods-pane').open = Boolean(f.pods);
   inputsChanged();
 }
 
@@ -352,7 +378,7 @@ function describeError(e) {
 const problemKey = (e) => [e.code, e.limit, plainMessage(e), e.location?.field ?? e.location?.objectPath ?? ''].join('|');
 
 function buildDiagnostics(r) {
-  const d = { definition: [], object: [], pods: [] };
+  const d = noDiagnostics();
   const defView = editors.definition;
   for (const f of r.findings ?? []) {
     d.definition.push(diag(defView, f.severity === 'warning' ? 'warning' : 'error', `${f.message}`, f.location, f.code, fieldPlace(r, f.location)));
@@ -361,6 +387,8 @@ function buildDiagnostics(r) {
   if (defErr && defErr.code !== 'validation') d.definition.push(diag(defView, 'error', describeError(defErr), defErr.location, defErr.code, fieldPlace(r, defErr.location)));
   if (r.objectError) d.object.push(diag(editors.object, 'error', describeError(r.objectError), r.objectError.location, r.objectError.code));
   if (r.podsError) d.pods.push(diag(editors.pods, 'error', describeError(r.podsError), r.podsError.location, r.podsError.code));
+  if (r.eventsError) d.events.push(diag(editors.events, 'error', describeError(r.eventsError), r.eventsError.location, r.eventsError.code));
+  if (r.relatedError) d.related.push(diag(editors.related, 'error', describeError(r.relatedError), r.relatedError.location, r.relatedError.code));
   // Findings about single pods (not a pod, no name, ...) at the pod's place:
   // the engine reads the pods in the attribution's order and says where each is.
   const podsDoc = editors.pods.state.doc;
@@ -371,13 +399,18 @@ function buildDiagnostics(r) {
     for (const f of x.findings) d.pods.push({ from, to, severity: 'warning', message: `${x.name ? `${x.name}: ` : ''}${f.message ?? f}`, source: f.code });
   });
   const seen = new Set();
-  for (const e of [r.resolveError, r.explainError, r.explanation?.error, r.podsApiError, r.gangError]) {
+  for (const e of [r.resolveError, r.explainError, r.explanation?.error, r.podsApiError, r.gangError, r.diagnoseError]) {
     if (!e || seen.has(problemKey(e))) continue;
     seen.add(problemKey(e));
     if (e.code === 'invalid_object' || e.code === 'no_definition' || (!e.location?.field && e.location?.objectPath)) {
       d.object.push(diag(editors.object, 'error', describeError(e), {}, e.code, objectPlace(r, e.location)));
     } else if (e.location?.field) {
       d.definition.push(diag(defView, 'error', describeError(e), e.location, e.code, fieldPlace(r, e.location)));
+    } else if (e === r.diagnoseError) {
+      // An error only the diagnosis met (a limit on the events it reads,
+      // say): at the events it reads, else at the workload.
+      const home = r.eventsItems !== undefined ? 'events' : 'object';
+      d[home].push(diag(editors[home], 'error', describeError(e), {}, e.code));
     }
   }
   for (const name of Object.keys(d)) d[name] = distinct(d[name]);
@@ -393,6 +426,16 @@ function distinct(list) {
   });
 }
 
+/** Select a range of an editor and move the focus there (opening its pane when it is folded). */
+function select(view, { from, to }) {
+  const folded = view.dom.closest('details:not([open])');
+  if (folded) folded.open = true;
+  view.dispatch({ selection: { anchor: from, head: to }, scrollIntoView: true });
+  view.focus();
+  // A pane just opened has no layout yet to scroll in: scroll once it has.
+  if (folded) requestAnimationFrame(() => view.dispatch({ effects: EditorView.scrollIntoView(from, { y: 'center' }) }));
+}
+
 function showDiagnostics(d) {
   app.diagnostics = d;
   const list = $('problems');
@@ -406,10 +449,7 @@ function showDiagnostics(d) {
         h('button', {
           type: 'button',
           class: 'problem-link',
-          onclick: () => {
-            view.dispatch({ selection: { anchor: x.from, head: x.to }, scrollIntoView: true });
-            view.focus();
-          },
+          onclick: () => select(view, x),
         },
         h('span', { class: `sev sev-${x.severity}` }, x.severity),
         h('span', { class: 'where' }, `${EDITOR_LABEL[name]} ${line.number}:${col}`),
@@ -457,6 +497,87 @@ function renderSummary(r) {
     card('card-cpu', 'CPU', fmtCpu(t.resources.cpuMillis), 'cores requested'),
     card('card-mem', 'Memory', fmtBytes(t.resources.memoryBytes), extended(t.resources) || 'requested'),
   );
+}
+
+const SEVERITY_CLASS = { blocking: 'bad', warning: 'warn', info: 'done' };
+
+/**
+ * The place of a pod in the Pods editor by its name, as the pods' findings
+ * are placed: the engine reads the pods in the attribution's order and its
+ * source map says where each object of the text is. Only when the two line
+ * up (every object of the text is a pod the attribution lists: owners in
+ * the text are left out of it), else null.
+ */
+function podPlace(r, name) {
+  const pods = r.attribution?.pods ?? [];
+  const spans = r.places?.pods ?? [];
+  if (pods.length !== spans.length) return null;
+  const i = pods.findIndex((x) => x.name === name);
+  return i < 0 ? null : spans[i];
+}
+
+function goToPod(span) {
+  const view = editors.pods;
+  select(view, restOfLine(view.state.doc, span.start));
+}
+
+/** One piece of evidence: object · field · time, then what it says. A pod of the Pods editor is a link to it. */
+function renderEvidence(r, e) {
+  const pod = /^Pod\/(.+)$/.exec(e.object ?? '')?.[1];
+  const span = pod !== undefined ? podPlace(r, pod) : null;
+  const object = span
+    ? h('button', { type: 'button', class: 'link ev-object', onclick: () => goToPod(span), title: 'Show this pod in the Pods editor' }, breakable(e.object))
+    : h('span', { class: 'ev-object' }, breakable(e.object));
+  return h('li', { class: 'ev' },
+    h('div', { class: 'ev-where' }, object,
+      h('span', { class: 'ev-sep', 'aria-hidden': 'true' }, ' · '), h('code', { class: 'ev-field' }, breakable(e.field)),
+      e.time ? [h('span', { class: 'ev-sep', 'aria-hidden': 'true' }, ' · '), h('time', { class: 'ev-time' }, e.time)] : null),
+    e.text ? h('div', { class: 'ev-text' }, e.text) : null);
+}
+
+/** A finding as the engine words it: code, severity, sentence, what to do, evidence. */
+function renderFinding(r, f) {
+  return h('li', { class: `finding finding-${f.severity}`, 'data-code': f.code },
+    h('div', { class: 'finding-head' },
+      h('code', { class: 'finding-code' }, f.code),
+      h('span', { class: `badge badge-${SEVERITY_CLASS[f.severity] ?? 'muted'}` }, f.severity)),
+    h('p', { class: 'finding-message' }, f.message),
+    f.action ? h('p', { class: 'finding-action' }, h('strong', {}, 'To do: '), f.action) : null,
+    f.evidence?.length ? h('ul', { class: 'evidence', 'aria-label': 'Evidence' }, f.evidence.map((e) => renderEvidence(r, e))) : null,
+    f.moreEvidence ? h('p', { class: 'ev-more muted' }, `… and ${fmtInt(f.moreEvidence)} more`) : null);
+}
+
+/**
+ * Why the workload is where it is: the engine's findings in its order (the
+ * first is the answer), or a short line when it found nothing.
+ */
+function renderWhy(r) {
+  const box = $('why');
+  box.replaceChildren();
+  const given = readIn(r);
+  // Events or related objects a fixture brought, cleared: said here too.
+  const note = app.podsNote && app.cleared.some((k) => k !== 'pods') ? h('p', { class: 'note' }, app.podsNote) : null;
+  const d = r.diagnosis;
+  if (d) {
+    if (d.findings.length === 0) {
+      const missing = ['pods', 'events'].filter((k) => !given.includes(k));
+      box.append(h('div', {}, note, h('p', { class: 'why-none', id: 'why-none' }, h('strong', {}, 'Why: '),
+        `nothing found: ${joinWords(['its status', ...given.map((k) => EXTRA_WORDS[k])])} ${given.length ? 'show' : 'shows'} nothing wrong.`,
+        missing.length ? h('span', { class: 'muted' }, ` Give its ${wordList(missing)} to look further.`) : null)));
+      return;
+    }
+    box.append(h('section', { class: 'why', 'aria-labelledby': 'why-title' },
+      h('h2', { id: 'why-title', class: 'why-title' }, 'Why'),
+      note,
+      h('ol', { class: 'findings' }, d.findings.map((f) => renderFinding(r, f)))));
+    return;
+  }
+  const unread = ['pods', 'events', 'related'].filter((k) => r[`${k}Error`]);
+  if (r.diagnoseError) {
+    box.append(h('p', { class: 'why-none', id: 'why-none' }, h('strong', {}, 'No diagnosis: '), breakable(describeError(r.diagnoseError))));
+  } else if (unread.length && r.object !== undefined && r.definition) {
+    box.append(h('div', {}, note, h('p', { class: 'why-none', id: 'why-none' }, h('strong', {}, 'No diagnosis: '), `the ${wordList(unread)} cannot be read (see the problems).`)));
+  }
 }
 
 function renderComponents(r) {
@@ -636,7 +757,7 @@ function renderJson(r) {
   $('json-out').textContent = out ? JSON.stringify(out, null, 2) : '';
 }
 
-/** Clear fixture pods once the object is another workload; true when cleared. */
+/** Clear a fixture's pods, events and related objects once the object is another workload; true when cleared. */
 function rescopePods(r) {
   const id = workloadId(r.object);
   if (!id || !app.podsOf) return false;
@@ -644,11 +765,15 @@ function rescopePods(r) {
     app.podsOf = id;
     return false;
   }
-  if (id.key === app.podsOf.key || !getText(editors.pods).trim()) return false;
-  app.podsNote = `The pods of ${app.podsOf.label} were cleared: they are not ${id.label}'s pods.`;
+  const held = EXTRAS.filter((k) => app.extras.has(k) && getText(editors[k]).trim());
+  if (id.key === app.podsOf.key || held.length === 0) return false;
+  const what = wordList(held);
+  app.podsNote = `The ${what} of ${app.podsOf.label} were cleared: they are not ${id.label}'s ${what}.`;
+  app.cleared = held;
   app.podsOf = null;
+  app.extras = new Set();
   applyingState = true;
-  setText(editors.pods, '');
+  for (const k of held) setText(editors[k], '');
   applyingState = false;
   inputsChanged();
   return true;
@@ -666,6 +791,7 @@ function render(r) {
     setBanner('error', `${what} failed:`, n ? `${plural(n, 'validation error')} (see the problems).` : describeError(first));
   } else setBanner(null);
   renderSummary(r);
+  renderWhy(r);
   renderComponents(r);
   renderStatus(r);
   renderPods(r);
@@ -720,7 +846,8 @@ async function run() {
   if (answer.type === 'aborted') {
     // Nothing shown may belong to other inputs: clear every view.
     app.result = null;
-    showDiagnostics({ definition: [], object: [], pods: [] });
+    showDiagnostics(noDiagnostics());
+    $('why').replaceChildren();
     for (const t of ['components', 'status', 'pods']) {
       $(`panel-${t}`).replaceChildren(h('p', { class: 'empty' }, 'No result: the engine was stopped (see above). Change the inputs to try again.'));
     }

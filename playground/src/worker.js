@@ -4,11 +4,12 @@
 // state that matters beyond a cache of the last compiled definition.
 //
 //   -> {type: 'init'}                     <- {type: 'ready', version, catalog}
-//   -> {type: 'run', id, definition, object, pods}
+//   -> {type: 'run', id, definition, object, pods, events, related}
 //   <- {type: 'result', id, ms, findings, definitionError, objectError,
-//       podsError, resolved, resolveError, explanation, explainError,
-//       attribution, gang, gangError, podsApiError, object, podItems,
-//       human, places}
+//       podsError, eventsError, relatedError, resolved, resolveError,
+//       explanation, explainError, attribution, gang, gangError,
+//       podsApiError, diagnosis, diagnoseError, object, podItems,
+//       eventsItems, relatedItems, human, places}
 import * as wl from '../../bindings-node/browser.mjs';
 import { fieldQuery, keyOf, objectQueries } from './places.js';
 
@@ -92,16 +93,17 @@ function run(msg) {
     else {
       // The engine reads the pods text itself (documents; List, PodList and
       // other lists; arrays; one pod), and says where each pod is.
-      const docs = p.value;
       const m = attempt(() => wl.sourceMap(podsText));
       podObjects = m.value?.objects ?? [];
-      // The pods as given, for the exported case: one list document (every
-      // pod is an item of it, or it has none) as itself.
-      const oneList = docs.length === 1 && podObjects.every((o) => o.path !== '');
-      out.podItems = oneList ? docs[0] : docs;
+      out.podItems = asGiven(p.value, podObjects);
       pods = podsText;
     }
   }
+  // Events and related objects (Kueue Workloads), which only the diagnosis
+  // reads: each text read by the engine's reader of object lists, as the
+  // pods are (a text it cannot read is that editor's error).
+  const events = readObjects(msg.events, out, 'events');
+  const related = readObjects(msg.related, out, 'related');
 
   if (d.def && out.object !== undefined) {
     const def = d.def;
@@ -122,6 +124,27 @@ function run(msg) {
       if (g.error) out.gangError = g.error;
       else out.gang = g.value;
     }
+    // Why it is where it is: the engine's ranked findings, from what is
+    // given. Not with a pods, events or related text it cannot read (a
+    // diagnosis without them could say nothing is wrong).
+    if (!otherKind && !out.podsError && !out.eventsError && !out.relatedError) {
+      const given = { events: events ?? undefined, related: related ?? undefined };
+      const w = attempt(() => def.diagnose(out.object, { pods: pods ?? undefined, ...given }));
+      if (w.error) out.diagnoseError = w.error;
+      else out.diagnosis = w.value;
+      // A text that parses but that the engine's reader of object lists
+      // rejects (a `List` without `items`) fails the diagnosis with a parse
+      // error that does not say which text it is in: the engine reads each
+      // given text alone to say (only then; reading comes before any work).
+      if (w.error?.code === 'parse') {
+        const bad = ['events', 'related'].find((k) => given[k] && attempt(() => def.diagnose(out.object, { [k]: given[k] })).error?.code === 'parse');
+        if (bad) {
+          out[`${bad}Error`] = w.error;
+          delete out[`${bad}Items`];
+          delete out.diagnoseError;
+        }
+      }
+    }
   }
   // Every amount of the results, written for people by the engine (the
   // page shows these; the results keep the exact numbers).
@@ -130,6 +153,35 @@ function run(msg) {
   out.places = locate(msg, out, d.def, podObjects);
   out.ms = Math.round((performance.now() - t0) * 10) / 10;
   return out;
+}
+
+/**
+ * Objects as given, for the exported case: one list document (every object
+ * is an item of it, or it has none) as itself, else the documents.
+ */
+function asGiven(docs, objects) {
+  const oneList = docs.length === 1 && objects.every((o) => o.path !== '');
+  return oneList ? docs[0] : docs;
+}
+
+/**
+ * The text of an optional editor (`events`, `related`) for the engine, or
+ * null when it is empty or the engine cannot read it (then
+ * `out[name + 'Error']`, at its line and column). The engine's reader of
+ * object lists reads it (documents, `List` and `EventList` and other lists,
+ * arrays, one object); its source map is that reader, so a list it rejects
+ * (a `List` without `items`) is an error here as in the diagnosis.
+ */
+function readObjects(text, out, name) {
+  if (!text || text.trim() === '') return null;
+  const p = attempt(() => wl.parse(text));
+  const m = p.error ? p : attempt(() => wl.sourceMap(text));
+  if (m.error) {
+    out[`${name}Error`] = m.error;
+    return null;
+  }
+  out[`${name}Items`] = asGiven(p.value, m.value.objects);
+  return text;
 }
 
 /**
@@ -149,7 +201,7 @@ function locate(msg, out, def, podObjects) {
       if (m.value.places[i]) places[k.startsWith('d') ? 'definition' : 'object'][k.slice(1)] = m.value.places[i];
     });
   };
-  const errors = [out.definitionError, out.resolveError, out.explainError, out.explanation?.error, out.podsApiError, out.gangError]
+  const errors = [out.definitionError, out.resolveError, out.explainError, out.explanation?.error, out.podsApiError, out.gangError, out.diagnoseError]
     .filter(Boolean);
   const inDefinition = new Map();
   const addField = (loc) => {

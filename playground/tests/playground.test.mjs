@@ -437,7 +437,8 @@ test('the exported case is a conformance case group that passes', async () => {
   assert.equal(docs.length, 1);
   const group = docs[0];
   assert.equal(typeof group.note, 'string');
-  assert.equal(group.cases.length, 1);
+  // The resolve case, and the diagnose case of the same inputs.
+  assert.deepEqual(group.cases.map((x) => x.op), ['resolve', 'diagnose']);
   const c = group.cases[0];
   assert.match(c.name, /^playground\//);
   assert.equal(c.op, 'resolve');
@@ -450,6 +451,10 @@ test('the exported case is a conformance case group that passes', async () => {
   // It passes the JS conformance runner (the same rules as the Rust one).
   const { runCase, compare } = await import(pathToFileURL(path.join(root, 'bindings-node', 'testing', 'conformance-runner.mjs')).href);
   assert.equal(compare(c.expect, runCase(wl, c, group)), null);
+  const why = group.cases[1];
+  assert.equal(why.name, `${c.name}-why`);
+  assert.deepEqual(why.pods, c.pods);
+  assert.equal(compare(why.expect, runCase(wl, why, group)), null);
 
   // A failing input exports an error expectation.
   const n = await runs(page);
@@ -716,4 +721,279 @@ test('the header fits one row at 1440 px and two at 800 px, nothing clipped', as
   }
   assert.deepEqual(page.errors, []);
   await page.close();
+});
+
+// ---------------------------------------------------------------- issue 34: why
+
+const JOB = 'batch-job-v1.yaml';
+const BIG_JOB = `apiVersion: batch/v1
+kind: Job
+metadata: {name: big, namespace: ml, uid: j-1, generation: 1}
+spec:
+  parallelism: 1
+  completions: 1
+  template: {spec: {restartPolicy: Never, containers: [{name: c, image: i, resources: {limits: {nvidia.com/gpu: "16"}}}]}}
+status: {active: 1, ready: 0}
+`;
+const SCHEDULER = '0/4 nodes are available: 4 Insufficient nvidia.com/gpu. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.';
+/** A pending pod of Job big the scheduler cannot place (after `first`, another pod of it that runs). */
+const PENDING_PODS = `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: big-x7k2p
+    namespace: ml
+    uid: p-1
+    labels: {batch.kubernetes.io/job-name: big}
+    ownerReferences: [{apiVersion: batch/v1, kind: Job, name: big, uid: j-1, controller: true}]
+  spec: {containers: [{name: c, image: i, resources: {limits: {nvidia.com/gpu: "16"}}}]}
+  status:
+    phase: Pending
+    conditions:
+    - type: PodScheduled
+      status: "False"
+      reason: Unschedulable
+      lastTransitionTime: "2026-12-05T10:00:01Z"
+      message: "${SCHEDULER}"
+`;
+const FAILED_SCHEDULING = `apiVersion: v1
+kind: EventList
+items:
+- metadata: {name: big-x7k2p.1, namespace: ml}
+  involvedObject: {kind: Pod, name: big-x7k2p, namespace: ml, uid: p-1}
+  reason: FailedScheduling
+  type: Warning
+  reportingComponent: default-scheduler
+  eventTime: "2026-12-05T10:05:01.000001Z"
+  series: {count: 3, lastObservedTime: "2026-12-05T10:15:01.000001Z"}
+  message: "${SCHEDULER}"
+`;
+
+/** The findings shown: code, message, action and evidence, in order. */
+const findings = (page) => page.$$eval('#why .finding', (els) => els.map((e) => ({
+  code: e.dataset.code,
+  severity: e.querySelector('.badge').textContent,
+  message: e.querySelector('.finding-message').textContent,
+  action: e.querySelector('.finding-action')?.textContent ?? null,
+  evidence: [...e.querySelectorAll('.ev')].map((x) => ({
+    object: x.querySelector('.ev-object').textContent,
+    field: x.querySelector('.ev-field').textContent,
+    time: x.querySelector('.ev-time')?.textContent ?? null,
+    text: x.querySelector('.ev-text')?.textContent ?? null,
+  })),
+})));
+
+async function pickJob(page) {
+  const n = await runs(page);
+  await page.selectOption('#pick-def', JOB);
+  await nextRun(page, n);
+}
+
+async function setInputs(page, s) {
+  const n = await runs(page);
+  await page.evaluate((x) => window.__playground.setInputs(x), s);
+  await nextRun(page, n);
+}
+
+test('why: a pod the scheduler cannot place is the answer, in its words; events add their evidence', async () => {
+  const page = await open();
+  await pickJob(page);
+  await setInputs(page, { object: BIG_JOB, pods: PENDING_PODS, events: '', related: '' });
+  const [first, ...rest] = await findings(page);
+  assert.equal(first.code, 'unschedulable');
+  assert.equal(first.severity, 'blocking');
+  assert.equal(first.message, `the scheduler cannot place pod big-x7k2p: ${SCHEDULER}`);
+  assert.match(first.action, /^To do: no node has enough free GPUs/);
+  assert.deepEqual(first.evidence, [{
+    object: 'Pod/big-x7k2p', field: 'status.conditions[PodScheduled]', time: '2026-12-05T10:00:01Z',
+    text: `PodScheduled=False Unschedulable: ${SCHEDULER}`,
+  }]);
+  // The page shows what the engine gave, in its order.
+  const r = await page.evaluate(() => window.__playground.app.result.diagnosis);
+  assert.deepEqual([first, ...rest].map((f) => f.code), r.findings.map((f) => f.code));
+  // The first finding is the answer: shown larger than the others.
+  const size = await page.$eval('#why .finding:first-child .finding-message', (e) => parseFloat(getComputedStyle(e).fontSize));
+  assert.ok(size > 14, `${size} px`);
+
+  // The scheduler's FailedScheduling event, pasted into Events: more evidence.
+  await setInputs(page, { events: FAILED_SCHEDULING });
+  const [withEvent] = await findings(page);
+  assert.equal(withEvent.code, 'unschedulable');
+  assert.deepEqual(withEvent.evidence.map((e) => e.field), ['status.conditions[PodScheduled]', 'event FailedScheduling']);
+  assert.deepEqual(withEvent.evidence[1], {
+    object: 'Pod/big-x7k2p', field: 'event FailedScheduling', time: '2026-12-05T10:15:01.000001Z', text: `${SCHEDULER} (x3)`,
+  });
+  assert.equal(await page.isVisible('#ed-events'), true);
+  await page.setViewportSize({ width: 1440, height: 1000 });
+  await page.screenshot({ path: path.join(shots, 'why.png') });
+  await page.locator('#why').screenshot({ path: path.join(shots, 'why-panel.png') });
+  await page.setViewportSize({ width: 1440, height: 900 });
+
+  // The evidence's pod is a link to it in the Pods editor.
+  const cursor = (editor) => page.evaluate((e) => {
+    const v = window.__playground.editors[e];
+    return { line: v.state.doc.lineAt(v.state.selection.main.head).number, focused: v.hasFocus };
+  }, editor);
+  await page.evaluate(() => window.__playground.editors.pods.dispatch({ selection: { anchor: 0 } }));
+  await page.locator('#why .finding:first-child button.ev-object').first().click();
+  const podLine = PENDING_PODS.split('\n').findIndex((l) => l === '- apiVersion: v1') + 1;
+  assert.deepEqual(await cursor('pods'), { line: podLine, focused: true });
+
+  // A crash-looping container and the kubelet's BackOff event.
+  const crashing = PENDING_PODS.replace(/  status:\n[^]*$/, `  status:
+    phase: Running
+    conditions: [{type: PodScheduled, status: "True"}, {type: Ready, status: "False"}]
+    containerStatuses:
+    - name: c
+      image: i
+      ready: false
+      restartCount: 3
+      state: {waiting: {reason: CrashLoopBackOff, message: "back-off 40s restarting failed container=c"}}
+      lastState: {terminated: {reason: OOMKilled, exitCode: 137, finishedAt: "2026-12-05T10:01:00Z"}}
+`);
+  await setInputs(page, { pods: crashing, events: '' });
+  let [crash] = await findings(page);
+  assert.equal(crash.code, 'crash-loop');
+  assert.equal(crash.message, 'container c of pod big-x7k2p crash-loops: last exit OOMKilled, exit code 137');
+  assert.deepEqual(crash.evidence.map((e) => e.field), ['status.containerStatuses[c].lastState.terminated']);
+  const backOff = FAILED_SCHEDULING.replace('reason: FailedScheduling', 'reason: BackOff').replace(`message: "${SCHEDULER}"`, 'message: Back-off restarting failed container c');
+  await setInputs(page, { events: backOff });
+  [crash] = await findings(page);
+  assert.deepEqual(crash.evidence.map((e) => e.field), ['status.containerStatuses[c].lastState.terminated', 'event BackOff']);
+  assert.equal(crash.evidence[1].text, 'Back-off restarting failed container c (x3)');
+  assert.deepEqual(await page.evaluate(() => window.__playground.diagnostics()), { definition: [], object: [], pods: [], events: [], related: [] });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('why: events the engine cannot read are a problem at their place in the Events editor', async () => {
+  const page = await open();
+  await pickJob(page);
+  await setInputs(page, { object: BIG_JOB, pods: PENDING_PODS, events: FAILED_SCHEDULING });
+  assert.equal((await findings(page))[0].code, 'unschedulable');
+  // A flow sequence left open on line 5.
+  const broken = FAILED_SCHEDULING.replace('involvedObject: {kind: Pod,', 'involvedObject: [kind: Pod,');
+  await setInputs(page, { events: broken });
+  const { events } = await page.evaluate(() => window.__playground.diagnostics());
+  assert.equal(events.length, 1, JSON.stringify(events));
+  assert.equal(events[0].severity, 'error');
+  assert.equal(events[0].source, 'parse');
+  const r = await page.evaluate(() => window.__playground.app.result.eventsError);
+  assert.equal(events[0].line, r.location.line);
+  assert.ok(r.location.line >= 5, JSON.stringify(r.location));
+  const entry = page.locator('#problems .problem-link', { hasText: 'Events' });
+  assert.match(await entry.textContent(), new RegExp(`Events ${r.location.line}:${r.location.column}`));
+  // No diagnosis from half the inputs: it says why.
+  assert.equal(await page.locator('#why .finding').count(), 0);
+  assert.match(await page.textContent('#why'), /No diagnosis: the events cannot be read/);
+  // The problem link opens the folded pane and moves the cursor there.
+  await page.evaluate(() => { document.getElementById('events-pane').open = false; });
+  await entry.click();
+  assert.equal(await page.evaluate(() => document.getElementById('events-pane').open), true);
+  assert.equal(await page.evaluate(() => {
+    const v = window.__playground.editors.events;
+    return v.state.doc.lineAt(v.state.selection.main.head).number;
+  }), r.location.line);
+  // ... and scrolled to it, though the pane had no layout when folded.
+  await page.waitForFunction(() => {
+    const v = window.__playground.editors.events;
+    const at = v.coordsAtPos(v.state.selection.main.head);
+    const box = v.scrollDOM.getBoundingClientRect();
+    return at && at.top >= box.top && at.bottom <= box.bottom;
+  }, null, { timeout: 2000 });
+  await page.screenshot({ path: path.join(shots, 'why-events-error.png') });
+
+  // A List without items: the engine's reader of object lists rejects it.
+  await setInputs(page, { events: 'apiVersion: v1\nkind: List\nmetadata: {}\n' });
+  const [listError] = (await page.evaluate(() => window.__playground.diagnostics())).events;
+  assert.ok(listError, 'a problem in the Events editor');
+  assert.match(listError.message, /items/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('why: the examples of examples/diagnose fill the Events and Related editors', async () => {
+  const page = await open();
+  await pickJob(page);
+  const label = await page.$eval('#pick-fix option[value="diagnose/quota-job"]', (o) => o.textContent);
+  assert.equal(label, 'diagnose/quota-job (+ events)');
+  let n = await runs(page);
+  await page.selectOption('#pick-fix', 'diagnose/quota-job');
+  await nextRun(page, n);
+  let s = await page.evaluate(() => window.__playground.inputs());
+  assert.equal(s.events, readFileSync(path.join(root, 'examples', 'diagnose', 'quota-events.yaml'), 'utf8'));
+  assert.equal(s.pods, '');
+  assert.equal(await page.evaluate(() => document.getElementById('events-pane').open), true);
+  let [first] = await findings(page);
+  assert.equal(first.code, 'create-failed');
+  assert.match(first.message, /^Job\/finetune cannot create pods: exceeded quota: gpu-quota/);
+  assert.deepEqual(first.evidence.map((e) => [e.object, e.field, e.time]), [['Job/finetune', 'event FailedCreate', '2026-12-05T10:04:10Z']]);
+
+  // Kueue's Workload goes to Related: not admitted, then suspended.
+  n = await runs(page);
+  await page.selectOption('#pick-fix', 'diagnose/queued-job');
+  await nextRun(page, n);
+  s = await page.evaluate(() => window.__playground.inputs());
+  assert.equal(s.related, readFileSync(path.join(root, 'examples', 'diagnose', 'queued-workload.yaml'), 'utf8'));
+  assert.equal(s.events, '');
+  assert.deepEqual((await findings(page)).map((f) => f.code), ['not-admitted', 'suspended']);
+  await page.screenshot({ path: path.join(shots, 'why-kueue.png') });
+
+  // Gated pods come with their pods.
+  n = await runs(page);
+  await page.selectOption('#pick-fix', 'diagnose/gated-job');
+  await nextRun(page, n);
+  [first] = await findings(page);
+  assert.equal(first.code, 'scheduling-gated');
+
+  // The fixture's events belong to its workload: renaming it clears them.
+  n = await runs(page);
+  await page.selectOption('#pick-fix', 'diagnose/quota-job');
+  await nextRun(page, n);
+  await typeOver(page, 'object', 'name: finetune', 'name: finetune-2');
+  await page.waitForFunction(() => window.__playground.inputs().events === '');
+  await page.click('#tab-pods');
+  assert.match(await page.textContent('#pods-cleared'), /The events of Job ml\/finetune were cleared: they are not Job ml\/finetune-2's events\./);
+
+  // A workload that is fine: a short line, not a list.
+  n = await runs(page);
+  await page.selectOption('#pick-fix', 'running');
+  await nextRun(page, n);
+  await page.waitForFunction(() => document.querySelector('#why-none') !== null);
+  assert.equal(await page.locator('#why .finding').count(), 0);
+  assert.match(await page.textContent('#why-none'), /^Why: nothing found/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('why: a link and the exported case keep the events; the diagnose case passes', async () => {
+  const page = await open();
+  await pickJob(page);
+  await setInputs(page, { object: BIG_JOB, pods: PENDING_PODS, events: FAILED_SCHEDULING, related: '' });
+  assert.equal((await findings(page))[0].evidence.length, 2);
+  await page.waitForTimeout(800); // the URL is written debounced
+  const inputs = await page.evaluate(() => window.__playground.inputs());
+  const other = await open(page.url());
+  await other.waitForFunction(() => document.querySelectorAll('#why .finding .ev').length >= 2);
+  assert.deepEqual(await other.evaluate(() => window.__playground.inputs()), inputs);
+  assert.deepEqual(await findings(other), await findings(page));
+  assert.equal(await other.evaluate(() => document.getElementById('events-pane').open), true);
+
+  const wl = await import(pathToFileURL(path.join(root, 'bindings-node', 'browser.mjs')).href);
+  await wl.init();
+  const [group] = wl.parse(await other.evaluate(() => window.__playground.exportText()));
+  const why = group.cases.find((c) => c.op === 'diagnose');
+  assert.ok(why, group.cases.map((c) => c.op).join(', '));
+  assert.deepEqual(why.events, wl.parse(FAILED_SCHEDULING)[0]);
+  assert.equal(why.pods.items.length, 1);
+  assert.equal(why.expect.result.findings[0].code, 'unschedulable');
+  assert.equal(why.expect.result.findings[0].evidence[1].field, 'event FailedScheduling');
+  const { runCase, compare } = await import(pathToFileURL(path.join(root, 'bindings-node', 'testing', 'conformance-runner.mjs')).href);
+  for (const c of group.cases) assert.equal(compare(c.expect, runCase(wl, c, group)), null, c.name);
+  for (const p of [page, other]) {
+    assert.deepEqual(p.errors, []);
+    await p.close();
+  }
 });
