@@ -389,7 +389,8 @@ impl<'a> Ownership<'a> {
 
 /// The label sets naming the workload: each output of the expression is
 /// one alternative, a map of label keys to strings (a pod must carry every
-/// label of at least one); null outputs are skipped. No alternative at all
+/// label of at least one); null outputs, and maps with a null value, are
+/// skipped. No alternative at all
 /// means the workload cannot be named by labels, and pods whose chain
 /// cannot be followed are trusted.
 fn workload_labels(
@@ -410,6 +411,9 @@ fn workload_labels(
     for out in outs {
         match out {
             Value::Null => {}
+            // A label with a null value (a name not given yet: an object
+            // made from `generateName`) names no pod: the map is skipped.
+            Value::Object(m) if m.values().any(Value::is_null) => {}
             Value::Object(m) => {
                 let mut labels = Vec::with_capacity(m.len());
                 for (k, v) in m {
