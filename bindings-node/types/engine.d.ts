@@ -73,6 +73,7 @@ export type FindingCode =
   | 'not-admitted'
   | 'suspended'
   | 'create-failed'
+  | 'pod-group-pending'
   | 'scheduling-gated'
   | 'unschedulable'
   | 'gang-short'
