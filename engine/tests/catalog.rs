@@ -665,6 +665,8 @@ fn every_fixture_is_the_same_through_the_fast_path_and_jaq() {
 struct Scenario {
     name: String,
     definition: String,
+    #[serde(default)]
+    operators: Vec<String>,
     steps: Vec<ScenarioStep>,
 }
 
@@ -731,6 +733,10 @@ fn every_recorded_step_resolves_as_its_scenario_expects() {
             let state = format!("{:02}-{}", i + 1, step.name);
             for suffix in ["yaml", "pods.yaml", "events.yaml"] {
                 expected_files.insert(format!("{state}.{suffix}"));
+            }
+            // Kueue's Workloads, where Kueue runs (testing/sim/record.py).
+            if sc.operators.iter().any(|o| o == "kueue") {
+                expected_files.insert(format!("{state}.related.yaml"));
             }
             if !dir.join(format!("{state}.yaml")).exists() {
                 errs.push(format!("{}: step {state} not recorded", sc.name));

@@ -9,11 +9,13 @@ as the real controllers made them.
 For each scenario: a fresh namespace (deleted first if it exists), the
 scenario's `objects`, then its steps in order. A step runs its actions
 (`do`), waits until its `until` expression (gojq, over
-`{object, pods, owners, events}`) outputs `true`, and writes
+`{object, pods, owners, events, related}`) outputs `true`, and writes
 
     ROOT/<definition>/recorded/<scenario>/<NN>-<step>.yaml       the workload
     ROOT/<definition>/recorded/<scenario>/<NN>-<step>.pods.yaml  pods + owners (a List)
     ROOT/<definition>/recorded/<scenario>/<NN>-<step>.events.yaml  the namespace's events
+    ROOT/<definition>/recorded/<scenario>/<NN>-<step>.related.yaml Kueue's Workloads of the
+                                    workload (scenarios whose operators include kueue)
 
 with a header naming the controllers and versions that produced them. What
 each step must resolve to is in the scenario (`expect`); the engine's catalog
@@ -132,11 +134,22 @@ class Scenario:
             todo.append(o)
         events = self.kube.list("v1", "Event", self.ns)
         events.sort(key=lambda e: (e.get("lastTimestamp") or e.get("eventTime") or "", e["metadata"]["name"]))
+        # Kueue's Workloads of the workload (what a diagnosis reads beside
+        # the pods and events), by the owner reference Kueue writes.
+        related = []
+        if "kueue" in self.spec.get("operators", []) and uid:
+            related = [
+                w
+                for w in self.kube.list("kueue.x-k8s.io/v1beta2", "Workload", self.ns)
+                if any(r.get("uid") == uid for r in w["metadata"].get("ownerReferences") or [])
+            ]
+            related.sort(key=lambda w: w["metadata"]["name"])
         return {
             "object": obj,
             "pods": pods,
             "owners": sorted(owners.values(), key=lambda o: (o["kind"], o["metadata"]["name"])),
             "events": events,
+            "related": related,
         }
 
     # -- acting -----------------------------------------------------------------
@@ -248,6 +261,11 @@ class Scenario:
                 self.header(i, step, "the namespace's events")
                 + yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": events}, sort_keys=False)
             )
+            if "kueue" in self.spec.get("operators", []):
+                (self.dir / f"{stem}.related.yaml").write_text(
+                    self.header(i, step, "Kueue's Workloads of the workload")
+                    + yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [clean(w) for w in last["related"]]}, sort_keys=False)
+                )
             say(f"  {stem}: reached in {time.monotonic() - start:.1f} s ({len(last['pods'])} pods, {len(last['owners'])} owners)")
         if not self.spec.get("keep"):
             self.kube.delete("v1", "Namespace", self.ns)
