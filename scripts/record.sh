@@ -12,6 +12,7 @@
 #
 # Without --check, the scenarios' steps are recorded into
 #   definitions/fixtures/<definition>/recorded/<scenario>/<NN>-<step>{.yaml,.pods.yaml,.events.yaml}
+# (and .related.yaml, Kueue's Workloads, where Kueue runs)
 # (replacing what was recorded before), then checked by the engine's catalog
 # test, and the conformance cases that replay them in every runtime
 # (conformance/cases/recorded.yaml, suite.json) are regenerated.

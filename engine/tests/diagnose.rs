@@ -97,8 +97,8 @@ fn each_recorded_situation_is_named_first_with_the_clusters_evidence() {
         (
             "batch-job-v1/batch-job-kueue/01-queued",
             &["not-admitted", "suspended"],
-            "Kueue has not admitted it to queue",
-            "insufficient unused quota for nvidia.com/gpu",
+            "Kueue has not admitted it to queue team-a: couldn't assign flavors to pod set main",
+            "insufficient quota for nvidia.com/gpu",
         ),
         (
             "batch-job-v1/batch-job-lifecycle/03-suspended",
@@ -108,9 +108,9 @@ fn each_recorded_situation_is_named_first_with_the_clusters_evidence() {
         ),
         (
             "jobset-x-k8s-io-jobset-v1alpha2/jobset-kueue/03-draining",
-            &["suspended"],
-            "being suspended by Kueue",
-            "team-a",
+            &["not-admitted", "suspended"],
+            "ClusterQueue rec-jobset-kueue-cq is inactive",
+            "Evicted=True ClusterQueueStopped",
         ),
         (
             "jobset-x-k8s-io-jobset-v1alpha2/jobset-lifecycle/04-restarted",
@@ -322,4 +322,16 @@ fn gang_groups_that_cannot_be_formed_leave_out_only_the_gang_findings() {
     }
     let d = engine().diagnose(&job, &pods, &[], &[]).unwrap();
     assert_eq!(codes(&d), ["unschedulable"]);
+}
+
+#[test]
+fn kueue_says_what_to_do_by_why_it_did_not_admit() {
+    // Recorded from Kueue v0.17.0: short of quota, then evicted by a
+    // ClusterQueue stopped with HoldAndDrain.
+    let queued = diagnose_step("jobset-x-k8s-io-jobset-v1alpha2/jobset-kueue/01-queued");
+    let action = queued.findings[0].action.as_deref().unwrap_or("");
+    assert!(action.contains("has quota for it"), "{action}");
+    let draining = diagnose_step("jobset-x-k8s-io-jobset-v1alpha2/jobset-kueue/03-draining");
+    let action = draining.findings[0].action.as_deref().unwrap_or("");
+    assert!(action.contains("stopped or inactive"), "{action}");
 }

@@ -605,7 +605,23 @@ fn kueue(f: &mut Findings, obj: &Value, related: &[Value]) -> Result<()> {
             (None, "") => "Kueue has not admitted it yet".to_string(),
             (None, q) => format!("Kueue has not admitted it to queue {q} yet"),
         };
-        let action = Some(if queue.is_empty() {
+        // Evicted or inadmissible for a reason other than quota: the
+        // ClusterQueue is stopped or inactive, or the workload was preempted.
+        let evicted = condition(w, "Evicted")
+            .filter(|c| is_status(c, "True"))
+            .and_then(|c| text(c, &["reason"]));
+        let inactive = evicted == Some("ClusterQueueStopped")
+            || condition(w, "QuotaReserved")
+                .filter(|c| is_status(c, "False"))
+                .and_then(|c| text(c, &["message"]))
+                .is_some_and(|m| m.contains("is inactive") || m.contains("is stopped"));
+        let preempted = evicted == Some("Preempted")
+            || condition(w, "Preempted").is_some_and(|c| is_status(c, "True"));
+        let action = Some(if inactive {
+            "its ClusterQueue is stopped or inactive: it is admitted again once the ClusterQueue is active (stopPolicy None, its flavors present)".to_string()
+        } else if preempted {
+            "Kueue preempted it for other workloads: it is admitted again when its ClusterQueue has quota for it".to_string()
+        } else if queue.is_empty() {
             "it runs once its ClusterQueue has quota for it: free quota, raise the ClusterQueue's quota, or request less".to_string()
         } else {
             format!(
