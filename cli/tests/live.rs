@@ -12,7 +12,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+mod api;
 mod doc_examples;
+
+use api::Api;
 
 fn live_dir() -> Option<PathBuf> {
     match std::env::var_os("WORKLOAD_LENS_LIVE_DIR") {
@@ -1180,55 +1183,11 @@ fn without_the_clusters_definitions() {
     assert!(!stderr(&o).contains("lens-test-broken"), "{}", stderr(&o));
 }
 
-/// Create and change objects through the API with the admin token.
-struct Api {
-    rt: tokio::runtime::Runtime,
-    client: kube::Client,
-}
-
-impl Api {
-    fn new(dir: &Path) -> Api {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let client = rt.block_on(async {
-            let kc = kube::config::Kubeconfig::read_from(dir.join("kubeconfig")).unwrap();
-            let config = kube::Config::from_custom_kubeconfig(kc, &Default::default())
-                .await
-                .unwrap();
-            kube::Client::try_from(config).unwrap()
-        });
-        Api { rt, client }
-    }
-
-    fn send(&self, method: &str, path: &str, content_type: &str, body: &Value) -> Value {
-        self.try_send(method, path, content_type, body).unwrap()
-    }
-
-    fn try_send(
-        &self,
-        method: &str,
-        path: &str,
-        content_type: &str,
-        body: &Value,
-    ) -> Result<Value, kube::Error> {
-        let req = http::Request::builder()
-            .method(method)
-            .uri(path)
-            .header("Content-Type", content_type)
-            .body(serde_json::to_vec(body).unwrap())
-            .unwrap();
-        let text = self.rt.block_on(self.client.request_text(req))?;
-        Ok(serde_json::from_str(&text).unwrap())
-    }
-}
-
 #[test]
 fn watch_prints_a_row_when_the_phase_changes() {
     let Some(d) = live_dir() else { return };
     let _alone = EVERY_NAMESPACE.lock().unwrap_or_else(|e| e.into_inner());
-    let api = Api::new(&d);
+    let api = Api::new(&d.join("kubeconfig"));
     // A namespace of its own, new on every run.
     let ns = &format!("lens-watch-cli-{}", std::process::id());
     let _ = api.try_send(

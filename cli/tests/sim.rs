@@ -22,6 +22,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+mod api;
+use api::Api;
+
 struct Sim {
     kubeconfig: PathBuf,
     state: Value,
@@ -483,57 +486,24 @@ fn why_names_each_cause_the_components_wrote_in_its_first_line() {
     }
 }
 
-/// Create, read and delete objects with the sim's admin credentials.
-struct Api {
-    rt: tokio::runtime::Runtime,
-    client: kube::Client,
-}
-
-impl Api {
-    fn new(s: &Sim) -> Api {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let client = rt.block_on(async {
-            let kc = kube::config::Kubeconfig::read_from(&s.kubeconfig).unwrap();
-            let config = kube::Config::from_custom_kubeconfig(kc, &Default::default())
-                .await
-                .unwrap();
-            kube::Client::try_from(config).unwrap()
-        });
-        Api { rt, client }
-    }
-
-    fn send(&self, method: &str, path: &str, body: &Value) -> Result<Value, kube::Error> {
-        let req = http::Request::builder()
-            .method(method)
-            .uri(path)
-            .header("Content-Type", "application/json")
-            .body(serde_json::to_vec(body).unwrap())
-            .unwrap();
-        let text = self.rt.block_on(self.client.request_text(req))?;
-        Ok(serde_json::from_str(&text).unwrap())
-    }
-}
-
 #[test]
 fn watch_follows_a_job_as_its_controller_moves_it() {
     let Some(s) = sim() else { return };
-    let api = Api::new(&s);
+    let api = Api::new(&s.kubeconfig);
     // A namespace of its own: the other tests list lens-sim meanwhile.
     let ns = format!("lens-sim-watch-{}", std::process::id());
     api.send(
         "POST",
         "/api/v1/namespaces",
+        "application/json",
         &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
-    )
-    .unwrap();
+    );
     // Its pod starts after 2 s and succeeds 6 s later (the sim's kubelet):
     // the Job goes Initializing -> Running -> Completed by itself.
     api.send(
         "POST",
         &format!("/apis/batch/v1/namespaces/{ns}/jobs"),
+        "application/json",
         &json!({
             "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "blink"},
             "spec": {"backoffLimit": 0, "template": {
@@ -544,8 +514,7 @@ fn watch_follows_a_job_as_its_controller_moves_it() {
                 "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i",
                     "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}}
         }),
-    )
-    .unwrap();
+    );
     let mut child = s
         .cmd(&["get", "job/blink", "-n", &ns, "--watch", "-o", "json"])
         .stdout(Stdio::piped())
@@ -579,7 +548,12 @@ fn watch_follows_a_job_as_its_controller_moves_it() {
     }
     let _ = child.kill();
     let _ = child.wait();
-    let _ = api.send("DELETE", &format!("/api/v1/namespaces/{ns}"), &json!({}));
+    let _ = api.try_send(
+        "DELETE",
+        &format!("/api/v1/namespaces/{ns}"),
+        "application/json",
+        &json!({}),
+    );
     eprintln!("the watch saw: {phases:?}");
     // First as listed, then each change the controllers made, ending
     // Completed; never a repeated phase (a row is printed on a change).
