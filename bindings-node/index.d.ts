@@ -64,7 +64,7 @@ export interface DiagnoseOptions {
   pods?: Pods | null;
   /** Event objects (core/v1 or events.k8s.io/v1) of the workload, its pods and the owners between; others are ignored. */
   events?: KubeObjects | null;
-  /** Related objects: Kueue Workloads owned by the workload; others are ignored. */
+  /** Related objects: Kueue Workloads the workload owns, gang schedulers' PodGroups and PodGangs it (or an owner between) owns or its pods name; others are ignored. */
   related?: KubeObjects | null;
 }
 

@@ -88,7 +88,7 @@ export interface Description {
   /** How many more such events there were (older than those kept). */
   eventsLeftOut: number;
   /**
-   * Why it is where it is (`diagnose`), from its pods, those events and its Kueue Workloads
+   * Why it is where it is (`diagnose`), from its pods, those events, its Kueue Workloads and gang-scheduler groups
    * (`workload-lens why`).
    */
   diagnosis: Diagnosis;

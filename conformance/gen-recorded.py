@@ -35,7 +35,7 @@ def docs(path: pathlib.Path):
 def main() -> int:
     cases = []
     for step in sorted(ROOT.glob("definitions/fixtures/*/recorded/*/*.yaml")):
-        if step.name.endswith((".pods.yaml", ".events.yaml")):
+        if step.name.endswith((".pods.yaml", ".events.yaml", ".related.yaml")):
             continue
         definition = step.parts[-4]
         scenario = step.parts[-2]

@@ -309,7 +309,8 @@ pub mod definition {
     }
 
     /// Why the workload is where it is: ranked findings from its pods (and
-    /// their owners), events and related objects (Kueue `Workload`s), each
+    /// their owners), events and related objects (Kueue `Workload`s, gang
+    /// schedulers' `PodGroup`s and `PodGang`s), each
     /// read as pods are (a list, one object or a `List`).
     pub fn diagnose(
         d: &D,

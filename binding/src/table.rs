@@ -101,7 +101,7 @@ macro_rules! for_each_operation {
                 all resolve "resolve" (obj: object, pods: opt_object = None) -> value;
                 #[doc = " Why the workload is where it is: `{workload, statuses, findings}`,"]
                 #[doc = " ranked, from its pods (and their owners), events and related objects"]
-                #[doc = " (Kueue `Workload`s)."]
+                #[doc = " (Kueue `Workload`s, gang schedulers' `PodGroup`s and `PodGang`s)."]
                 all diagnose "diagnose" (obj: object, pods: opt_object = None, events: opt_object = None, related: opt_object = None) -> value;
                 #[doc = " The root status (`null` when the definition has none)."]
                 all status "status" (obj: object) -> value;

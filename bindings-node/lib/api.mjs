@@ -324,7 +324,7 @@ export function makeApi(source, hooks = {}) {
      * of the workload's namespace and their owners (as `resolve` takes
      * pods; other workloads' pods are left out), `options.events`: Event
      * objects (core/v1 or events.k8s.io/v1), `options.related`: related
-     * objects (Kueue Workloads); each an array of objects, a list object or
+     * objects (Kueue Workloads, gang schedulers' PodGroups and PodGangs); each an array of objects, a list object or
      * YAML/JSON text. */
     diagnose(obj, options) {
       const o = objOf(obj);

@@ -87,7 +87,7 @@ impl Source<'_> {
     }
 
     /// The diagnosis: from the pods given (no events), or as the cluster
-    /// was read (with its events and Kueue Workloads).
+    /// was read (with its events, Kueue Workloads and gang-scheduler groups).
     fn diagnosis(&self) -> Result<workload_lens::Diagnosis, Error> {
         match self {
             Source::Given { engine, obj, pods } => engine.diagnose(obj, pods, &[], &[]),

@@ -71,7 +71,8 @@ pub struct Case {
     /// events.k8s.io/v1), read as pods are.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub events: Option<Value>,
-    /// Related objects, for `diagnose`: Kueue `Workload`s, read as pods are.
+    /// Related objects, for `diagnose`: Kueue `Workload`s, gang schedulers'
+    /// `PodGroup`s and `PodGang`s, read as pods are.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub related: Option<Value>,
     /// Update request, for `update`.

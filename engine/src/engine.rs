@@ -363,7 +363,8 @@ impl Engine {
 
     /// Why a workload is where it is: ranked findings from its pods and
     /// their owners (as [`Engine::resolve_in_namespace`] takes them),
-    /// `events` and `related` objects (Kueue `Workload`s). See
+    /// `events` and `related` objects (Kueue `Workload`s, gang schedulers'
+    /// `PodGroup`s and `PodGang`s). See
     /// [`CompiledDefinition::diagnose`].
     pub fn diagnose(
         &self,

@@ -99,7 +99,7 @@ function run(msg) {
       pods = podsText;
     }
   }
-  // Events and related objects (Kueue Workloads), which only the diagnosis
+  // Events and related objects (Kueue Workloads, PodGroups), which only the diagnosis
   // reads: each text read by the engine's reader of object lists, as the
   // pods are (a text it cannot read is that editor's error).
   const events = readObjects(msg.events, out, 'events');

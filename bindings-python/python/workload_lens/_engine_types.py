@@ -215,7 +215,7 @@ class Diagnosis(TypedDict):
 
 
 class _DiagnosisFindingRequired(TypedDict):
-    code: Literal["not-admitted", "suspended", "create-failed", "pod-group-pending", "scheduling-gated", "unschedulable", "gang-short", "image-pull", "init-failed", "crash-loop", "pod-failed", "failing-condition", "operator-behind", "earlier-attempt", "look-alike"]
+    code: Literal["not-admitted", "suspended", "create-failed", "scheduling-gated", "pod-group-pending", "unschedulable", "gang-short", "image-pull", "init-failed", "crash-loop", "pod-failed", "failing-condition", "operator-behind", "earlier-attempt", "look-alike"]
     severity: Literal["blocking", "warning", "info"]
     message: str
     evidence: List[Evidence]

@@ -138,7 +138,8 @@ class Description(NamedTuple):
     is ``{type, reason, message, from, object, count, lastTime?, firstTime?}``;
     none when events may not be listed (a warning says so). ``diagnosis``
     is why it is where it is (:func:`workload_lens.diagnose`), from its pods,
-    those events and its Kueue Workloads (``workload-lens why``)."""
+    those events, its Kueue Workloads and gang-scheduler groups
+    (``workload-lens why``)."""
 
     object: Dict[str, Any]
     resolved: Resolved

@@ -991,7 +991,8 @@ pub fn describe(
 
 /// One workload read for `command` (`describe`, `why`) through the
 /// engine's description: the object, its namespace's pods and their
-/// owners, the events of those objects and its Kueue Workloads.
+/// owners, the events of those objects, its Kueue Workloads and
+/// gang-scheduler groups.
 fn read_one(
     scope: &Scope,
     command: &str,
@@ -1031,7 +1032,8 @@ fn read_one(
 }
 
 /// `why TYPE/NAME`: the workload read as `describe` reads it (with its
-/// events and Kueue Workloads), diagnosed by the engine.
+/// events, Kueue Workloads and gang-scheduler groups), diagnosed by the
+/// engine.
 pub fn why(
     scope: &Scope,
     format: Format,

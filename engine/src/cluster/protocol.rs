@@ -490,8 +490,8 @@ enum Role {
     Owners,
     /// The described workload's namespace's events.
     Events,
-    /// Objects a diagnosis reads: the workload's Kueue Workloads, the
-    /// namespace's gang-scheduler groups.
+    /// Objects a diagnosis reads: the workload's Kueue Workloads and
+    /// gang-scheduler groups.
     Related,
 }
 
@@ -603,7 +603,7 @@ pub struct ClusterSession {
     events: Newest,
     /// The newest event of each reason a diagnosis reads, per object.
     diagnosis_events: HashMap<(String, String), (events::Stamp, Value)>,
-    /// The workload's Kueue Workloads.
+    /// The workload's Kueue Workloads and gang-scheduler groups.
     related: Vec<Value>,
 }
 
@@ -1152,6 +1152,14 @@ impl ClusterSession {
             self.dropped.extend(dropped);
             self.stubs.extend(stubs);
         }
+        // A namespace's gang-scheduler groups: only the workload's are kept
+        // (owned by it or an owner between, or named by its pods).
+        if stream.role == Role::Related && stream.resource.group != "kueue.x-k8s.io" {
+            let names = self.gang_names();
+            let named: HashSet<(&str, &str)> =
+                names.iter().map(|(g, n)| (*g, n.as_str())).collect();
+            items.retain(|o| crate::diagnose::is_workloads_group(o, &self.involved, &named));
+        }
         // Events are filtered as they come, and only the newest few kept; a
         // listing's pods are charged as they are kept (`keep_pods`).
         let listing_pods = stream.role == Role::Pods && matches!(self.op, ClusterOp::List(_));
@@ -1364,7 +1372,7 @@ impl ClusterSession {
                     Role::Related => {
                         self.warnings.push(warning(format!(
                             "{name}{place} could not be listed ({detail}, HTTP {status}): a \
-                             diagnosis does not see what they say of the workload"
+                             diagnosis cannot tell whether they hold the workload back"
                         )));
                         Ok(())
                     }
@@ -1653,9 +1661,20 @@ impl ClusterSession {
             }));
         }
         // The gang schedulers' groups of the namespace, when served (at
-        // their preferred versions): the diagnosis keeps the workload's, by
-        // owner or by the name its pods carry, which no selector can ask.
-        for g in &crate::GANG_SCHEDULERS {
+        // their preferred versions), for a scheduler whose group the
+        // workload's pods name, or any while it has no pods: the workload's
+        // are kept as they come (owned by it or an owner between, or named
+        // by its pods), which no selector can ask.
+        let names = self.gang_names();
+        let pods = self
+            .pods
+            .iter()
+            .filter(|p| super::uid(p).is_some_and(|u| self.involved.contains(u)))
+            .count();
+        for g in crate::GANG_SCHEDULERS {
+            if pods > 0 && !names.iter().any(|(gr, _)| *gr == g.group) {
+                continue;
+            }
             let served = self
                 .served
                 .iter()
@@ -1673,6 +1692,20 @@ impl ClusterSession {
                 }));
             }
         }
+    }
+
+    /// The gang-scheduler groups the described workload's own pods name:
+    /// (API group, name).
+    fn gang_names(&self) -> HashSet<(&'static str, String)> {
+        self.pods
+            .iter()
+            .filter(|p| super::uid(p).is_some_and(|u| self.involved.contains(u)))
+            .flat_map(|p| {
+                crate::diagnose::groups_named_by(p)
+                    .map(|(g, n)| (g, n.to_string()))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
     }
 
     fn object_namespace(&self) -> Option<String> {

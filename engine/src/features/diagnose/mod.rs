@@ -54,12 +54,12 @@ pub enum FindingCode {
     /// A controller cannot create the workload's pods (`FailedCreate`, as
     /// for an exceeded ResourceQuota).
     CreateFailed,
+    /// Pods wait on scheduling gates (Kueue's admission gate, say).
+    SchedulingGated,
     /// A gang scheduler's group of the workload's pods (a Volcano, KAI or
     /// scheduler-plugins `PodGroup`, a Grove `PodGang`) is not scheduled,
     /// with the scheduler's own words.
     PodGroupPending,
-    /// Pods wait on scheduling gates (Kueue's admission gate, say).
-    SchedulingGated,
     /// Pods the scheduler cannot place, with its message.
     Unschedulable,
     /// A gang group has fewer members placed than its minimum.
@@ -605,19 +605,39 @@ fn kueue(f: &mut Findings, obj: &Value, related: &[Value]) -> Result<()> {
             (None, "") => "Kueue has not admitted it yet".to_string(),
             (None, q) => format!("Kueue has not admitted it to queue {q} yet"),
         };
-        // Evicted or inadmissible for a reason other than quota: the
-        // ClusterQueue is stopped or inactive, or the workload was preempted.
+        // Evicted or inadmissible for a reason other than quota: a stopped
+        // or inactive ClusterQueue or LocalQueue, a Workload deactivated
+        // (spec.active false: by a user, or after its requeue limit), a
+        // preemption.
         let evicted = condition(w, "Evicted")
             .filter(|c| is_status(c, "True"))
             .and_then(|c| text(c, &["reason"]));
-        let inactive = evicted == Some("ClusterQueueStopped")
-            || condition(w, "QuotaReserved")
-                .filter(|c| is_status(c, "False"))
-                .and_then(|c| text(c, &["message"]))
-                .is_some_and(|m| m.contains("is inactive") || m.contains("is stopped"));
+        let pending = condition(w, "QuotaReserved")
+            .filter(|c| is_status(c, "False"))
+            .and_then(|c| text(c, &["message"]))
+            .unwrap_or("");
+        let inactive_in = |what: &str| pending.starts_with(what) && pending.contains("is inactive");
+        let cq_stopped = evicted == Some("ClusterQueueStopped") || inactive_in("ClusterQueue ");
+        let lq_stopped = evicted == Some("LocalQueueStopped") || inactive_in("LocalQueue ");
+        let deactivated = evicted == Some("InactiveWorkload")
+            || w.pointer("/spec/active").and_then(Value::as_bool) == Some(false);
         let preempted = evicted == Some("Preempted")
             || condition(w, "Preempted").is_some_and(|c| is_status(c, "True"));
-        let action = Some(if inactive {
+        let action = Some(if deactivated {
+            format!(
+                "its Workload {} is deactivated (spec.active false, by a user or after too many requeues): set spec.active to true to queue it again",
+                text(w, &["metadata", "name"]).unwrap_or("")
+            )
+        } else if lq_stopped {
+            format!(
+                "its LocalQueue{} is stopped or inactive: it is admitted again once the LocalQueue is active (stopPolicy None, its ClusterQueue present)",
+                if queue.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {queue}")
+                }
+            )
+        } else if cq_stopped {
             "its ClusterQueue is stopped or inactive: it is admitted again once the ClusterQueue is active (stopPolicy None, its flavors present)".to_string()
         } else if preempted {
             "Kueue preempted it for other workloads: it is admitted again when its ClusterQueue has quota for it".to_string()
@@ -975,51 +995,77 @@ fn pod_findings(
     Ok(())
 }
 
+/// How a gang scheduler's group object is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GangSchedulerKind {
+    /// Volcano (`scheduling.volcano.sh` `PodGroup`).
+    Volcano,
+    /// KAI (`scheduling.run.ai` `PodGroup`).
+    Kai,
+    /// The scheduler-plugins coscheduling plugin (`scheduling.x-k8s.io`
+    /// `PodGroup`).
+    SchedulerPlugins,
+    /// Grove (`scheduler.grove.io` `PodGang`).
+    Grove,
+}
+
 /// A gang scheduler's group object, and how a pod names the group it is in.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct GangScheduler {
+    /// How its status is read.
+    pub which: GangSchedulerKind,
     /// Who writes it, as a finding names it.
     pub scheduler: &'static str,
     /// Its API group.
     pub group: &'static str,
     /// Its kind.
     pub kind: &'static str,
-    /// The pod annotation naming the group, if the scheduler uses one.
-    pub pod_annotation: Option<&'static str>,
-    /// The pod label naming the group, if the scheduler uses one.
-    pub pod_label: Option<&'static str>,
+    /// The pod annotations naming the group.
+    pub pod_annotations: &'static [&'static str],
+    /// The pod labels naming the group.
+    pub pod_labels: &'static [&'static str],
 }
 
 /// The gang schedulers' group objects a diagnosis reads (and the cluster
-/// protocol lists for `describe` when the server serves them).
-pub const GANG_SCHEDULERS: [GangScheduler; 4] = [
+/// protocol lists for `describe` when the server serves them and the
+/// workload's pods name such a group, or it has none yet).
+pub const GANG_SCHEDULERS: &[GangScheduler] = &[
     GangScheduler {
+        which: GangSchedulerKind::Volcano,
         scheduler: "Volcano",
         group: "scheduling.volcano.sh",
         kind: "PodGroup",
-        pod_annotation: Some("scheduling.k8s.io/group-name"),
-        pod_label: None,
+        pod_annotations: &[
+            "scheduling.k8s.io/group-name",
+            "scheduling.volcano.sh/group-name",
+        ],
+        pod_labels: &[],
     },
     GangScheduler {
+        which: GangSchedulerKind::Kai,
         scheduler: "KAI",
         group: "scheduling.run.ai",
         kind: "PodGroup",
-        pod_annotation: Some("pod-group-name"),
-        pod_label: None,
+        pod_annotations: &["pod-group-name"],
+        pod_labels: &[],
     },
     GangScheduler {
+        which: GangSchedulerKind::SchedulerPlugins,
         scheduler: "scheduler-plugins",
         group: "scheduling.x-k8s.io",
         kind: "PodGroup",
-        pod_annotation: None,
-        pod_label: Some("scheduling.x-k8s.io/pod-group"),
+        pod_annotations: &[],
+        pod_labels: &["scheduling.x-k8s.io/pod-group"],
     },
     GangScheduler {
+        which: GangSchedulerKind::Grove,
         scheduler: "Grove",
         group: "scheduler.grove.io",
         kind: "PodGang",
-        pod_annotation: None,
-        pod_label: Some("grove.io/podgang"),
+        pod_annotations: &[],
+        pod_labels: &["grove.io/podgang"],
     },
 ];
 
@@ -1039,12 +1085,62 @@ fn meta_map<'a>(o: &'a Value, key: &str, name: &str) -> Option<&'a str> {
         .filter(|s| !s.is_empty())
 }
 
-/// The evidence of a group that is not scheduled, and the scheduler's
-/// message, if it wrote one; `None` when the group is scheduled (or says
-/// nothing of it).
-fn group_not_scheduled(g: &GangScheduler, o: &Value) -> Option<(Vec<Evidence>, Option<String>)> {
+/// The gang-scheduler groups a pod names: (API group, group name), at most
+/// one per scheduler.
+pub(crate) fn groups_named_by(pod: &Value) -> impl Iterator<Item = (&'static str, &str)> + '_ {
+    GANG_SCHEDULERS.iter().filter_map(move |g| {
+        let name = g
+            .pod_annotations
+            .iter()
+            .find_map(|k| meta_map(pod, "annotations", k))
+            .or_else(|| g.pod_labels.iter().find_map(|k| meta_map(pod, "labels", k)))?;
+        Some((g.group, name))
+    })
+}
+
+/// Is this gang-scheduler group the workload's: owned by an object of
+/// `uids` (the workload, its pods and the owners between), or named by one
+/// of its pods (`named`)?
+pub(crate) fn is_workloads_group(
+    o: &Value,
+    uids: &HashSet<String>,
+    named: &HashSet<(&str, &str)>,
+) -> bool {
+    let Some(g) = gang_scheduler_of(o) else {
+        return false;
+    };
+    let owned = o
+        .pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .is_some_and(|rs| {
+            rs.iter()
+                .filter_map(|r| r.get("uid").and_then(Value::as_str))
+                .any(|u| uids.contains(u))
+        });
+    owned || text(o, &["metadata", "name"]).is_some_and(|n| named.contains(&(g.group, n)))
+}
+
+/// What a group that is not scheduled shows.
+struct NotScheduled {
+    evidence: Vec<Evidence>,
+    /// The scheduler's own words, if it wrote any.
+    said: Option<String>,
+    /// What the state means, when the scheduler wrote no words.
+    meaning: String,
+    /// The group waits on its queue (not on nodes).
+    queued: bool,
+    /// The group waits for its pods to be created (not on the scheduler).
+    uncreated: bool,
+}
+
+/// Whether a group is not scheduled, and what shows it; `None` when it is
+/// scheduled (or says nothing of it). `pods`: the workload's pods that name
+/// it.
+fn group_not_scheduled(g: &GangScheduler, o: &Value, pods: usize) -> Option<NotScheduled> {
     let object = kind_name(o);
-    let phase = text(o, &["status", "phase"]).or_else(|| text(o, &["status", "schedulingPhase"]));
+    let phase = text(o, &["status", "phase"]);
+    let min = o.pointer("/spec/minMember").and_then(Value::as_i64);
+    let int = |p: &str| o.pointer(p).and_then(Value::as_i64).unwrap_or(0);
     let phase_evidence = |p: &str| Evidence {
         object: object.clone(),
         field: "status.phase".into(),
@@ -1057,26 +1153,52 @@ fn group_not_scheduled(g: &GangScheduler, o: &Value) -> Option<(Vec<Evidence>, O
             .and_then(Value::as_array)
             .map_or(&[][..], Vec::as_slice)
     };
-    match (g.scheduler, g.group) {
-        ("Volcano", _) => {
-            // Pending (not enqueued) or Inqueue (enqueued, not placed); the
-            // newest condition says why.
+    let of_min = |n: i64| match min {
+        Some(m) => format!("{n} of its minimum {m}"),
+        None => n.to_string(),
+    };
+    let mut out = NotScheduled {
+        evidence: Vec::new(),
+        said: None,
+        meaning: String::new(),
+        queued: false,
+        uncreated: false,
+    };
+    match g.which {
+        GangSchedulerKind::Volcano => {
+            // Pending: not enqueued (its queue has no room for the gang's
+            // minimum resources; its pods may not exist yet). Inqueue:
+            // enqueued, not placed. The newest Unschedulable condition
+            // says why.
             let p = phase?;
-            if !matches!(p, "Pending" | "Inqueue") {
-                return None;
+            match p {
+                "Pending" => {
+                    out.queued = true;
+                    out.meaning = match text(o, &["spec", "queue"]) {
+                        Some(q) => format!("Volcano has not enqueued it: queue {q} has no room for the gang's minimum resources yet"),
+                        None => "Volcano has not enqueued it: its queue has no room for the gang's minimum resources yet".into(),
+                    };
+                }
+                "Inqueue" => {
+                    out.meaning = format!(
+                        "Volcano has not placed {} pods together",
+                        min.map_or("its minimum".into(), |m| format!("its minimum of {m}"))
+                    );
+                }
+                _ => return None,
             }
-            let mut evidence = vec![phase_evidence(p)];
+            out.evidence.push(phase_evidence(p));
             let last = conditions()
                 .iter()
                 .rev()
                 .find(|c| text(c, &["type"]) == Some("Unschedulable") && is_status(c, "True"));
-            let message = last.and_then(|c| text(c, &["message"])).map(str::to_string);
             if let Some(c) = last {
-                evidence.push(condition_evidence(object.clone(), c, "status.conditions"));
+                out.said = text(c, &["message"]).map(str::to_string);
+                out.evidence
+                    .push(condition_evidence(object.clone(), c, "status.conditions"));
             }
-            Some((evidence, message))
         }
-        ("KAI", _) => {
+        GangSchedulerKind::Kai => {
             // The scheduler writes a scheduling condition per node pool
             // while it cannot place the group.
             let sc = o
@@ -1084,15 +1206,15 @@ fn group_not_scheduled(g: &GangScheduler, o: &Value) -> Option<(Vec<Evidence>, O
                 .and_then(|s| s.get("schedulingConditions"))
                 .and_then(Value::as_array)
                 .filter(|a| !a.is_empty())?;
-            let mut evidence = Vec::new();
-            let mut message = None;
-            for c in sc.iter().rev() {
+            out.meaning = "KAI cannot place it".into();
+            for c in sc.iter().rev().take(MAX_EVIDENCE) {
                 let pool = text(c, &["nodePool"]).unwrap_or("");
                 let reasons: Vec<&str> = c
                     .get("reasons")
                     .and_then(Value::as_array)
                     .map(|rs| {
                         rs.iter()
+                            .take(MAX_EVIDENCE)
                             .filter_map(|r| text(r, &["message"]).or_else(|| text(r, &["reason"])))
                             .collect()
                     })
@@ -1100,10 +1222,10 @@ fn group_not_scheduled(g: &GangScheduler, o: &Value) -> Option<(Vec<Evidence>, O
                 let words = text(c, &["message"])
                     .map(str::to_string)
                     .or_else(|| (!reasons.is_empty()).then(|| reasons.join("; ")));
-                if message.is_none() {
-                    message = words.clone();
+                if out.said.is_none() {
+                    out.said = words.clone();
                 }
-                evidence.push(Evidence {
+                out.evidence.push(Evidence {
                     object: object.clone(),
                     field: if pool.is_empty() {
                         "status.schedulingConditions".into()
@@ -1118,47 +1240,75 @@ fn group_not_scheduled(g: &GangScheduler, o: &Value) -> Option<(Vec<Evidence>, O
                     time: text(c, &["lastTransitionTime"]).map(str::to_string),
                 });
             }
-            Some((evidence, message))
         }
-        ("scheduler-plugins", _) => {
+        GangSchedulerKind::SchedulerPlugins => {
+            // Its controller's phases: Pending while fewer pods exist than
+            // minMember; PreScheduling, Scheduling while fewer run.
             let p = phase?;
-            if !matches!(p, "Pending" | "PreScheduling" | "Scheduling") {
-                return None;
-            }
-            let n = o
-                .pointer("/status/scheduled")
-                .and_then(Value::as_i64)
-                .unwrap_or(0);
-            let min = o.pointer("/spec/minMember").and_then(Value::as_i64);
-            let mut evidence = vec![phase_evidence(p)];
-            if let Some(min) = min {
-                evidence.push(Evidence {
-                    object: object.clone(),
-                    field: "status.scheduled".into(),
-                    text: format!("{n} of minMember {min}"),
-                    time: None,
-                });
-            }
-            Some((evidence, None))
-        }
-        _ => {
-            // Grove: Pending until the scheduler takes the gang; its
-            // conditions that are False say why.
-            let p = phase?;
-            if p != "Pending" {
-                return None;
-            }
-            let mut evidence = vec![phase_evidence(p)];
-            let mut message = None;
-            for c in conditions().iter().filter(|c| is_status(c, "False")) {
-                if message.is_none() {
-                    message = text(c, &["message"]).map(str::to_string);
+            match p {
+                "Pending" => {
+                    out.uncreated = true;
+                    out.meaning = format!("{} pods exist", of_min(pods as i64));
+                    out.evidence.push(phase_evidence(p));
                 }
-                evidence.push(condition_evidence(object.clone(), c, "status.conditions"));
+                "PreScheduling" | "Scheduling" => {
+                    let running = int("/status/running") + int("/status/succeeded");
+                    if min.is_some_and(|m| running >= m) {
+                        return None;
+                    }
+                    out.meaning = format!("{} pods running", of_min(running));
+                    out.evidence.push(phase_evidence(p));
+                    out.evidence.push(Evidence {
+                        object: object.clone(),
+                        field: "status.running".into(),
+                        text: of_min(running),
+                        time: None,
+                    });
+                }
+                _ => return None,
             }
-            Some((evidence, message))
+        }
+        GangSchedulerKind::Grove => {
+            // The operator's Scheduled condition says it; without one, the
+            // phase (Pending until the gang is taken up).
+            let scheduled = conditions()
+                .iter()
+                .rev()
+                .find(|c| text(c, &["type"]) == Some("Scheduled"));
+            match scheduled {
+                Some(c) if is_status(c, "True") => return None,
+                Some(c) => {
+                    out.said = text(c, &["message"]).map(str::to_string);
+                    out.evidence
+                        .push(condition_evidence(object.clone(), c, "status.conditions"));
+                }
+                None => {
+                    let p = phase?;
+                    if p != "Pending" {
+                        return None;
+                    }
+                    out.evidence.push(phase_evidence(p));
+                    for c in conditions().iter().filter(|c| {
+                        matches!(
+                            text(c, &["type"]),
+                            Some("Initialized" | "SchedulingBackendReady")
+                        ) && is_status(c, "False")
+                    }) {
+                        if out.said.is_none() {
+                            out.said = text(c, &["message"]).map(str::to_string);
+                        }
+                        out.evidence.push(condition_evidence(
+                            object.clone(),
+                            c,
+                            "status.conditions",
+                        ));
+                    }
+                }
+            }
+            out.meaning = "Grove's scheduler has not placed the gang".into();
         }
     }
+    Some(out)
 }
 
 /// The gang schedulers' groups among `related` that are the workload's (owned
@@ -1179,90 +1329,61 @@ fn pod_groups(
     if !waiting {
         return Ok(());
     }
-    // The groups the workload's pods name, per scheduler.
-    let mut named: HashSet<(&str, &str)> = HashSet::new();
+    // The groups the workload's pods name, with how many pods name each.
+    let mut named: HashMap<(&str, &str), usize> = HashMap::new();
     for p in own {
         crate::budget::steps(1)?;
-        let Some(pod) = raw.get(p.name.as_str()) else {
-            continue;
-        };
-        for g in &GANG_SCHEDULERS {
-            let name = g
-                .pod_annotation
-                .and_then(|k| meta_map(pod, "annotations", k))
-                .or_else(|| g.pod_label.and_then(|k| meta_map(pod, "labels", k)));
-            if let Some(n) = name {
-                named.insert((g.group, n));
+        if let Some(pod) = raw.get(p.name.as_str()) {
+            for k in groups_named_by(pod) {
+                *named.entry(k).or_default() += 1;
             }
         }
     }
+    let names: HashSet<(&str, &str)> = named.keys().copied().collect();
     for o in related {
         crate::budget::steps(1)?;
         let Some(g) = gang_scheduler_of(o) else {
             continue;
         };
-        let owned = o
-            .pointer("/metadata/ownerReferences")
-            .and_then(Value::as_array)
-            .is_some_and(|rs| {
-                rs.iter()
-                    .filter_map(|r| r.get("uid").and_then(Value::as_str))
-                    .any(|u| uids.contains(u))
-            });
-        let name = text(o, &["metadata", "name"]).unwrap_or("");
-        if !owned && !named.contains(&(g.group, name)) {
+        if !is_workloads_group(o, uids, &names) {
             continue;
         }
-        let Some((evidence, said)) = group_not_scheduled(g, o) else {
+        let name = text(o, &["metadata", "name"]).unwrap_or("");
+        let pods = named.get(&(g.group, name)).copied().unwrap_or(0);
+        let Some(ns) = group_not_scheduled(g, o, pods) else {
             continue;
         };
-        crate::budget::steps(evidence.len() as u64)?;
         let object = kind_name(o);
-        let min = o.pointer("/spec/minMember").and_then(Value::as_i64);
         let queue = text(o, &["spec", "queue"]).map(str::to_string);
-        let scheduler = g.scheduler;
-        let what = format!("{scheduler} {object}");
-        let words = said.clone();
-        let message = move |_: &[String]| match &words {
+        let what = format!("{} {object}", g.scheduler);
+        let sentence = match &ns.said {
             Some(w) => format!("{what} is not scheduled: {w}"),
-            None => match min {
-                Some(m) => format!(
-                    "{what} is not scheduled: the scheduler has not placed its minimum of {m} pods together"
-                ),
-                None => format!("{what} is not scheduled yet"),
-            },
+            None => format!("{what} is not scheduled: {}", ns.meaning),
         };
-        let lower = said.as_deref().unwrap_or("").to_ascii_lowercase();
-        let action = if lower.contains("queue")
-            || lower.contains("quota")
-            || lower.contains("inqueue")
-        {
-            Some(match &queue {
+        let lower = ns.said.as_deref().unwrap_or("").to_ascii_lowercase();
+        let action = if ns.uncreated {
+            "the gang waits until all its minimum pods exist: see why its controller has not created them".to_string()
+        } else if ns.queued || lower.contains("queue") || lower.contains("quota") {
+            match &queue {
                 Some(q) => format!(
                     "its queue {q} has no room for the whole gang: free capacity in the queue, raise its quota, or request less"
                 ),
                 None => "its queue has no room for the whole gang: free capacity, raise the quota, or request less".to_string(),
-            })
+            }
         } else if lower.contains("insufficient nvidia.com/gpu") {
-            Some(
-                "the nodes do not have enough free GPUs for the whole gang at once: wait for GPUs to be freed, add nodes, or lower the gang's minimum"
-                    .to_string(),
-            )
+            "the nodes do not have enough free GPUs for the whole gang at once: wait for GPUs to be freed, add nodes, or lower the gang's minimum".to_string()
         } else {
-            said.as_deref().and_then(scheduling_action).or_else(|| {
-                Some(
-                    "a gang scheduler starts the group only when all its minimum pods fit at once: free capacity for the whole gang, or lower its minimum"
-                        .to_string(),
-                )
+            ns.said.as_deref().and_then(scheduling_action).unwrap_or_else(|| {
+                "a gang scheduler starts the group only when all its minimum pods fit at once: free capacity for the whole gang, or lower its minimum".to_string()
             })
         };
         f.add(
             FindingCode::PodGroupPending,
-            &object,
+            &format!("{}/{object}", g.group),
             object.clone(),
-            message,
-            action,
-            evidence,
+            move |_| sentence.clone(),
+            Some(action),
+            ns.evidence,
         )?;
     }
     Ok(())

@@ -389,10 +389,11 @@ impl<'a> Ownership<'a> {
 
 /// The label sets naming the workload: each output of the expression is
 /// one alternative, a map of label keys to strings (a pod must carry every
-/// label of at least one); null outputs, and maps with a null value, are
-/// skipped. No alternative at all
-/// means the workload cannot be named by labels, and pods whose chain
-/// cannot be followed are trusted.
+/// label of at least one); null outputs are skipped. A map with a null
+/// value names no pod (a workload made from `generateName` has no name to
+/// label pods with yet). No alternative at all (only null outputs) means the
+/// workload cannot be named by labels, and pods whose chain cannot be
+/// followed are trusted; only maps that name no pod mean no such pod is its.
 fn workload_labels(
     e: &Expr,
     input: &Input,
@@ -408,12 +409,13 @@ fn workload_labels(
         .at(e.location())
     };
     let mut sets = Vec::new();
+    let mut nameless = false;
     for out in outs {
         match out {
             Value::Null => {}
             // A label with a null value (a name not given yet: an object
             // made from `generateName`) names no pod: the map is skipped.
-            Value::Object(m) if m.values().any(Value::is_null) => {}
+            Value::Object(m) if m.values().any(Value::is_null) => nameless = true,
             Value::Object(m) => {
                 let mut labels = Vec::with_capacity(m.len());
                 for (k, v) in m {
@@ -439,5 +441,11 @@ fn workload_labels(
             }
         }
     }
-    Ok(if sets.is_empty() { None } else { Some(sets) })
+    // Only maps that name no pod: no pod is named by labels (and a pod whose
+    // chain cannot be followed is not the workload's).
+    Ok(if sets.is_empty() && !nameless {
+        None
+    } else {
+        Some(sets)
+    })
 }
