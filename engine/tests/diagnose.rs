@@ -337,3 +337,55 @@ fn kueue_says_what_to_do_by_why_it_did_not_admit() {
     let action = draining.findings[0].action.as_deref().unwrap_or("");
     assert!(action.contains("stopped or inactive"), "{action}");
 }
+
+#[test]
+fn ten_times_a_namespaces_pod_groups_fit_the_default_budget_and_a_small_one_stops_it() {
+    // A busy Volcano namespace keeps a few thousand PodGroups (one per job
+    // run); ten times that: 50,000 of other jobs beside this Job's own,
+    // which its 100 pods name. Each group read is charged; only the
+    // Job's is a finding.
+    let (mut job, mut pods, _) = wide_job(100, 0);
+    job["spec"]["template"]["spec"]["schedulerName"] = "volcano".into();
+    for p in &mut pods {
+        p["metadata"]["annotations"] =
+            serde_json::json!({"scheduling.k8s.io/group-name": "wide-j"});
+    }
+    let group = |name: String, owner: &str| {
+        serde_json::json!({
+            "apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+            "metadata": {"name": name, "namespace": "ml",
+                "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": "x", "uid": owner, "controller": true}]},
+            "spec": {"minMember": 1000, "queue": "research"},
+            "status": {"phase": "Inqueue", "conditions": [{"type": "Unschedulable", "status": "True", "message": "m"}]},
+        })
+    };
+    let mut related: Vec<Value> = (0..50_000)
+        .map(|i| group(format!("other-{i}"), &format!("o{i}")))
+        .collect();
+    related.push(group("wide-j".into(), "j"));
+    let d = engine().diagnose(&job, &pods, &[], &related).unwrap();
+    let groups: Vec<_> = d
+        .findings
+        .iter()
+        .filter(|f| f.code.as_str() == "pod-group-pending")
+        .collect();
+    assert_eq!(groups.len(), 1, "{:?}", codes(&d));
+    assert!(
+        groups[0].message.contains("PodGroup/wide-j"),
+        "{}",
+        groups[0].message
+    );
+    let small = workload_lens::Engine::builder()
+        .limits(workload_lens::Limits {
+            max_steps: 30_000,
+            ..Default::default()
+        })
+        .build()
+        .unwrap();
+    // The pods alone fit it: the groups are what is charged.
+    small
+        .diagnose(&job, &pods, &[], &related[49_000..])
+        .unwrap();
+    let err = small.diagnose(&job, &pods, &[], &related).unwrap_err();
+    assert_eq!(err.code(), workload_lens::ErrorCode::Limit, "{err}");
+}

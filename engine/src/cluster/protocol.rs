@@ -599,6 +599,9 @@ pub struct ClusterSession {
     kept: usize,
     /// The uids whose events a description keeps.
     involved: HashSet<String>,
+    /// The gang-scheduler groups the described workload's own pods name
+    /// (API group, name), found once the pods and owners are read.
+    gang_names: HashSet<(&'static str, String)>,
     /// The newest of those events so far.
     events: Newest,
     /// The newest event of each reason a diagnosis reads, per object.
@@ -655,6 +658,7 @@ impl ClusterSession {
             unreadable: Vec::new(),
             kept: 0,
             involved: HashSet::new(),
+            gang_names: HashSet::new(),
             events: Newest::default(),
             diagnosis_events: HashMap::new(),
             related: Vec::new(),
@@ -1155,9 +1159,11 @@ impl ClusterSession {
         // A namespace's gang-scheduler groups: only the workload's are kept
         // (owned by it or an owner between, or named by its pods).
         if stream.role == Role::Related && stream.resource.group != "kueue.x-k8s.io" {
-            let names = self.gang_names();
-            let named: HashSet<(&str, &str)> =
-                names.iter().map(|(g, n)| (*g, n.as_str())).collect();
+            let named: HashSet<(&str, &str)> = self
+                .gang_names
+                .iter()
+                .map(|(g, n)| (*g, n.as_str()))
+                .collect();
             items.retain(|o| crate::diagnose::is_workloads_group(o, &self.involved, &named));
         }
         // Events are filtered as they come, and only the newest few kept; a
@@ -1665,14 +1671,15 @@ impl ClusterSession {
         // workload's pods name, or any while it has no pods: the workload's
         // are kept as they come (owned by it or an owner between, or named
         // by its pods), which no selector can ask.
-        let names = self.gang_names();
+        self.gang_names = self.find_gang_names();
+        let schedulers: HashSet<&str> = self.gang_names.iter().map(|(g, _)| *g).collect();
         let pods = self
             .pods
             .iter()
             .filter(|p| super::uid(p).is_some_and(|u| self.involved.contains(u)))
             .count();
         for g in crate::GANG_SCHEDULERS {
-            if pods > 0 && !names.iter().any(|(gr, _)| *gr == g.group) {
+            if pods > 0 && !schedulers.contains(g.group) {
                 continue;
             }
             let served = self
@@ -1696,7 +1703,7 @@ impl ClusterSession {
 
     /// The gang-scheduler groups the described workload's own pods name:
     /// (API group, name).
-    fn gang_names(&self) -> HashSet<(&'static str, String)> {
+    fn find_gang_names(&self) -> HashSet<(&'static str, String)> {
         self.pods
             .iter()
             .filter(|p| super::uid(p).is_some_and(|u| self.involved.contains(u)))

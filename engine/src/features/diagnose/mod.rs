@@ -1288,12 +1288,16 @@ fn group_not_scheduled(g: &GangScheduler, o: &Value, pods: usize) -> Option<NotS
                         return None;
                     }
                     out.evidence.push(phase_evidence(p));
-                    for c in conditions().iter().filter(|c| {
-                        matches!(
-                            text(c, &["type"]),
-                            Some("Initialized" | "SchedulingBackendReady")
-                        ) && is_status(c, "False")
-                    }) {
+                    for c in conditions()
+                        .iter()
+                        .filter(|c| {
+                            matches!(
+                                text(c, &["type"]),
+                                Some("Initialized" | "SchedulingBackendReady")
+                            ) && is_status(c, "False")
+                        })
+                        .take(MAX_EVIDENCE)
+                    {
                         if out.said.is_none() {
                             out.said = text(c, &["message"]).map(str::to_string);
                         }
