@@ -113,7 +113,7 @@ export declare class NativeDefinition {
   /**
    * Why the workload is where it is: `{workload, statuses, findings}`,
    * ranked, from its pods (and their owners), events and related objects
-   * (Kueue `Workload`s).
+   * (Kueue `Workload`s, gang schedulers' `PodGroup`s and `PodGang`s).
    */
   diagnose(obj: string, pods?: string | undefined | null, events?: string | undefined | null, related?: string | undefined | null): string
   /** The root status (`null` when the definition has none). */
