@@ -148,6 +148,23 @@ enum Command {
             definition as YAML (or JSON with -o json); exit 4 if there is none."
     )]
     Definitions(DefinitionsArgs),
+    /// Serve workloads, components, pods and GPUs as Prometheus metrics
+    #[command(
+        after_help = EXIT_CODES_HELP,
+        long_about = "Watch the cluster of the current kubeconfig context (or, in a pod, its \
+            service account's) and serve what every covered workload is as Prometheus \
+            metrics on /metrics, with /healthz and /readyz.\n\n\
+            Every covered type, the pods and the owner kinds between them are watched (a \
+            list, then a watch with bookmarks; a failed watch lists again). A workload is \
+            resolved again when it, one of its pods or an owner between them changes, once \
+            the changes pause for --debounce-ms. Series: docs/metrics.md; deployment and \
+            the DCGM recording rules: deploy/.\n\n\
+            /readyz answers 200 once every watch has listed and none is down. When a watch \
+            stays down for --stale-after seconds, the workload series are withheld (the \
+            exporter's own series say why) until it lists again.\n\n\
+            Example: workload-lens serve --listen 127.0.0.1:9180 -n ml-team"
+    )]
+    Serve(ServeArgs),
     /// Print a shell completion script (bash, zsh or fish)
     #[command(
         long_about = "Print the completion script of SHELL on stdout: subcommands, options \
@@ -312,6 +329,47 @@ struct TopArgs {
     /// Print the tables without their headers
     #[arg(long)]
     no_headers: bool,
+    #[command(flatten)]
+    cluster: ClusterArgs,
+}
+
+// `serve`: the exporter.
+#[derive(Debug, clap::Args)]
+struct ServeArgs {
+    /// The address to serve on
+    #[arg(long, value_name = "ADDR", default_value = "0.0.0.0:9180")]
+    listen: String,
+    /// Watch only these namespaces (repeatable, or comma-separated)
+    /// [default: every namespace]
+    #[arg(long, short = 'n', value_name = "NS", value_delimiter = ',')]
+    namespace: Vec<String>,
+    /// Report only workloads with these labels (e.g. `team=ml,tier!=dev`)
+    #[arg(long, short = 'l', value_name = "SELECTOR")]
+    selector: Option<String>,
+    /// The optional series families to serve (comma-separated; `none` for
+    /// none); the workload and exporter families are always served
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        default_value = "components,pods,gangs"
+    )]
+    families: Vec<String>,
+    /// Resolve again once changes pause this long (milliseconds)
+    #[arg(long, value_name = "MS", default_value = "250")]
+    debounce_ms: u64,
+    /// Withhold the workload series when a watch has been down this long
+    /// (seconds)
+    #[arg(long, value_name = "SECONDS", default_value = "120")]
+    stale_after: u64,
+    /// The most objects (workloads, owners and pods) held; those past it
+    /// are refused and counted
+    #[arg(long, value_name = "N", default_value = "2000000")]
+    max_objects: usize,
+    /// A definition file that adds to or overrides the catalog and the
+    /// cluster's definitions; repeatable
+    #[arg(long = "definition", short = 'd', value_name = "FILE")]
+    definitions: Vec<String>,
     #[command(flatten)]
     cluster: ClusterArgs,
 }
@@ -523,6 +581,10 @@ fn execute(cli: Cli) -> Result<u8, Failure> {
         #[cfg(not(feature = "cluster"))]
         Command::Get(_) | Command::Top(_) => Err(no_cluster()),
         Command::Why(args) => why_command(args, &limits),
+        #[cfg(feature = "cluster")]
+        Command::Serve(args) => serve_command(args, &limits),
+        #[cfg(not(feature = "cluster"))]
+        Command::Serve(_) => Err(no_cluster()),
         Command::Update(args) => update_command(args, &limits),
         Command::Validate(args) => validate_command(args, &limits),
         Command::Definitions(args) => definitions_command(args, &limits),
@@ -700,6 +762,51 @@ fn top_command(args: TopArgs, limits: &Limits) -> Result<u8, Failure> {
     sc.phases = phases;
     let (text, warnings) = cluster::get::top(&sc, output, no_headers, limits)?;
     print_with_warnings(&text, &warnings)
+}
+
+/// `serve`: the Prometheus exporter.
+#[cfg(feature = "cluster")]
+fn serve_command(args: ServeArgs, limits: &Limits) -> Result<u8, Failure> {
+    use cluster::serve::{Family, ServeOptions};
+    let listen = args.listen.parse().map_err(|e| {
+        Failure::usage(format!(
+            "--listen {}: {e} (give an address and port, e.g. 0.0.0.0:9180)",
+            args.listen
+        ))
+    })?;
+    let mut families = std::collections::BTreeSet::new();
+    for f in args
+        .families
+        .iter()
+        .map(|f| f.trim())
+        .filter(|f| !f.is_empty())
+    {
+        if f == "none" {
+            continue;
+        }
+        let family = <Family as clap::ValueEnum>::from_str(f, true).map_err(|_| {
+            Failure::usage(format!(
+                "--families: unknown family {f:?} (components, pods, gangs, none)"
+            ))
+        })?;
+        families.insert(family);
+    }
+    let engine = cluster::engine(&paths(&args.definitions), limits)?;
+    let options = ServeOptions {
+        listen,
+        namespaces: args
+            .namespace
+            .into_iter()
+            .filter(|n| !n.is_empty())
+            .collect(),
+        selector: args.selector,
+        families,
+        debounce: std::time::Duration::from_millis(args.debounce_ms),
+        stale_after: std::time::Duration::from_secs(args.stale_after),
+        max_objects: args.max_objects,
+        cluster_definitions: !args.cluster.no_cluster_definitions,
+    };
+    cluster::serve::serve(&connect_options(&args.cluster), options, engine)
 }
 
 /// `update`: write values, suspend or resume one object.

@@ -77,11 +77,13 @@ pub use cluster::api::{
     code_of_status, collection_path, encode, list_request, object_path, resource_for, watch_request,
 };
 pub use cluster::events::{MAX_EVENTS, WorkloadEvent};
+pub use cluster::metrics::{GangMetrics, InstanceMetrics, PodMetrics, WorkloadMetrics};
 pub use cluster::protocol::{
     ClusterDefinitions, ClusterOp, ClusterOutcome, ClusterSession, DEFAULT_CHUNK_SIZE,
     DIAGNOSIS_REASONS, DefinitionsQuery, DescribeQuery, Description, Discovery, ListQuery, Listing,
     MAX_GROUP_VERSIONS, MAX_LIST_PAGES, MAX_ORPHANS, MAX_OWNER_ROUNDS, Reply, Request,
 };
+pub use cluster::state::{LabelSelector, LiveState, RefreshStats, StateCounts};
 pub use cluster::{
     ApiResource, ClusterDefinitionWarning, ClusterWarning, ListOptions, LivePods, OwnerKind,
     OwnerState, OwnerStateKind, Usage, UsageRow, WorkloadSummary, inactive, missing_owners, usage,

@@ -6,6 +6,7 @@
 //! the objects mean are the engine's.
 
 pub mod get;
+pub mod serve;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -16,7 +16,9 @@
 
 pub(crate) mod api;
 pub(crate) mod events;
+pub(crate) mod metrics;
 pub(crate) mod protocol;
+pub(crate) mod state;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -813,7 +815,11 @@ impl Engine {
                     || !self.covered_controller(o, &by_uid, &mut controlled, complete)
             })
             .collect();
-        let by_row = pods.map(|pods| pods_by_row(&listed, pods.links(), &by_uid));
+        let links: Vec<&Value> = pods
+            .as_ref()
+            .map(|p| p.links().iter().collect())
+            .unwrap_or_default();
+        let by_row = pods.as_ref().map(|_| pods_by_row(&listed, &links, &by_uid));
         let mut rows: Vec<WorkloadSummary> = listed
             .iter()
             .enumerate()
@@ -860,6 +866,16 @@ impl Engine {
     /// The summary row of one object resolved with its pods and the owners
     /// between them (`items`, as [`pods_by_row`] gathers them).
     fn summarize_live(&self, object: &Value, items: &[Value]) -> WorkloadSummary {
+        self.summarize_live_resolved(object, items).0
+    }
+
+    /// [`Engine::summarize_live`], and the resolved workload it was made
+    /// from (none when it did not resolve).
+    pub(crate) fn summarize_live_resolved(
+        &self,
+        object: &Value,
+        items: &[Value],
+    ) -> (WorkloadSummary, Option<crate::Resolved>) {
         let mut row = self.summary_head(object);
         let resolved = if items.is_empty() {
             self.resolve(object)
@@ -897,7 +913,7 @@ impl Engine {
                     r.status.as_ref().map(|s| s.matched_statuses.as_slice()),
                     None | Some([WorkloadStatus::Running] | [WorkloadStatus::Completed])
                 ) && live.ready == live.pods;
-                self.fill(&mut row, r);
+                self.fill(&mut row, &r);
                 if !healthy {
                     // The cause in a word: the first finding's code (a
                     // failed diagnosis leaves it out; the row stands).
@@ -906,10 +922,13 @@ impl Engine {
                         .ok()
                         .and_then(|d| d.findings.first().map(|f| f.code.as_str().to_string()));
                 }
+                (row, Some(r))
             }
-            Err(e) => row.error = Some(e),
+            Err(e) => {
+                row.error = Some(e);
+                (row, None)
+            }
         }
-        row
     }
 
     /// Is the object's controller of a type a definition covers? Then
@@ -970,17 +989,17 @@ impl Engine {
     pub fn summarize(&self, object: &Value) -> WorkloadSummary {
         let mut row = self.summary_head(object);
         match self.resolve(object) {
-            Ok(r) => self.fill(&mut row, r),
+            Ok(r) => self.fill(&mut row, &r),
             Err(e) => row.error = Some(e),
         }
         row
     }
 
     /// A row's statuses and totals from the resolved workload.
-    fn fill(&self, row: &mut WorkloadSummary, r: crate::Resolved) {
-        if let Some(s) = r.status {
-            row.phase = s.phase;
-            row.statuses = s.matched_statuses;
+    fn fill(&self, row: &mut WorkloadSummary, r: &crate::Resolved) {
+        if let Some(s) = &r.status {
+            row.phase.clone_from(&s.phase);
+            row.statuses.clone_from(&s.matched_statuses);
         }
         row.pods = r.totals.pods;
         row.gpus = r.totals.resources.gpu;
@@ -1081,7 +1100,7 @@ enum Item<'a> {
 /// pods or their links (identity and controller reference).
 fn pods_by_row<'a>(
     listed: &[&'a Value],
-    pods: &'a [Value],
+    pods: &[&'a Value],
     by_uid: &HashMap<&'a str, &'a Value>,
 ) -> Vec<Vec<Item<'a>>> {
     let rows: HashMap<&str, usize> = listed
@@ -1096,7 +1115,7 @@ fn pods_by_row<'a>(
         .iter()
         .map(|(&u, &o)| (u, (o, Item::Owner(o))))
         .collect();
-    for (i, p) in pods.iter().enumerate() {
+    for (i, &p) in pods.iter().enumerate() {
         if let Some(u) = uid(p) {
             owners.insert(u, (p, Item::Pod(i)));
         }
@@ -1107,7 +1126,7 @@ fn pods_by_row<'a>(
     let mut added: Vec<HashSet<&str>> = vec![HashSet::new(); listed.len()];
     // Per uid walked: the row its chain leads to (None: none).
     let mut memo: HashMap<&str, Option<usize>> = HashMap::new();
-    for (index, pod) in pods.iter().enumerate() {
+    for (index, &pod) in pods.iter().enumerate() {
         let Some(pod_uid) = uid(pod) else { continue };
         if let Some(&i) = rows.get(pod_uid) {
             if added[i].insert(pod_uid) {

@@ -1843,7 +1843,7 @@ fn is_pods(r: &ApiResource) -> bool {
 }
 
 /// Is this object a Pod?
-fn is_pod(o: &Value) -> bool {
+pub(crate) fn is_pod(o: &Value) -> bool {
     o.get("kind").and_then(Value::as_str) == Some("Pod")
         && o.get("apiVersion").and_then(Value::as_str) == Some("v1")
 }
@@ -1851,7 +1851,7 @@ fn is_pod(o: &Value) -> bool {
 /// A pod as a listing keeps it: without `metadata.managedFields`, the
 /// server's bookkeeping of who wrote which field (often the largest part of
 /// a pod, and read by no rule).
-fn without_managed_fields(o: &Value) -> Value {
+pub(crate) fn without_managed_fields(o: &Value) -> Value {
     let mut o = o.clone();
     if let Some(Value::Object(m)) = o.get_mut("metadata") {
         m.remove("managedFields");
@@ -1861,7 +1861,7 @@ fn without_managed_fields(o: &Value) -> Value {
 
 /// What a listing keeps of an object it drops: what a pod's controller
 /// chain and the live count of an autoscaled instance read of it.
-fn stub(o: &Value) -> Value {
+pub(crate) fn stub(o: &Value) -> Value {
     let meta = o.get("metadata");
     let pick = |k: &str| meta.and_then(|m| m.get(k)).cloned().unwrap_or(Value::Null);
     let mut m = serde_json::Map::new();
