@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 mod api;
 mod doc_examples;
+mod exporter;
 
 use api::Api;
 
@@ -1434,4 +1435,230 @@ fn autoscaled_counts_versions_and_held_pods() {
         &["get", "-A", "-o", "json"],
     ));
     assert_eq!(scenario(&viewer), 28);
+}
+
+/// Every namespace of the scenario (the tests that add objects use their own).
+const SCENARIO_ALL: &[&str] = &[
+    "lens-account",
+    "lens-paging",
+    "lens-scale",
+    "lens-serve",
+    "lens-train",
+];
+
+#[test]
+fn serve_reports_what_get_says_and_follows_changes() {
+    use exporter::{Exporter, check_against_rows, value};
+    let Some(d) = live_dir() else { return };
+    let _alone = EVERY_NAMESPACE.lock().unwrap_or_else(|e| e.into_inner());
+    let kc = d.join("kubeconfig");
+    let mut e = Exporter::start(&kc, &[]);
+    assert_eq!(e.get("/healthz", None).0, 200);
+    // Every workload of the scenario reads as `get -A -o json` reads it.
+    let samples = e.scrape();
+    let rows = json_of(&wl(&d, &["get", "-A", "-o", "json"]));
+    let checked = check_against_rows(&samples, rows["items"].as_array().unwrap(), SCENARIO_ALL);
+    assert!(checked >= 35, "{checked}");
+    // Per component and per pod: llama's worker instance has 4 desired
+    // replicas, 3 of its 4 pods ready; its pods carry their component.
+    let llama = [
+        ("namespace", "lens-train"),
+        ("workload", "llama"),
+        ("component_instance", "worker"),
+    ];
+    assert_eq!(
+        value(&samples, "workload_lens_component_replicas_desired", &llama),
+        Some(4.0)
+    );
+    assert_eq!(
+        value(&samples, "workload_lens_component_pods_ready", &llama),
+        Some(3.0)
+    );
+    let workers = samples
+        .iter()
+        .filter(|s| s.name == "workload_lens_pod_info")
+        .filter(|s| s.labels["workload"] == "llama" && s.labels["component_instance"] == "worker")
+        .count();
+    assert_eq!(workers, 4);
+    // The look-alike pod named like llama's is the Job's it belongs to.
+    assert_eq!(
+        value(
+            &samples,
+            "workload_lens_pod_info",
+            &[
+                ("pod", "llama-worker-0-0-stray"),
+                ("workload", "other-batch")
+            ]
+        ),
+        Some(1.0)
+    );
+    // Every watch is up; the exposition is valid for Prometheus' linter.
+    let ups: Vec<f64> = samples
+        .iter()
+        .filter(|s| s.name == "workload_lens_exporter_watch_up")
+        .map(|s| s.value)
+        .collect();
+    assert!(ups.len() > 5 && ups.iter().all(|v| *v == 1.0), "{ups:?}");
+    let (_, text) = e.get("/metrics", None);
+    if let Ok(mut lint) = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
+        use std::io::Write;
+        lint.stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+        let out = lint.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "promtool: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+    }
+    // OpenMetrics when asked for, as Prometheus asks.
+    let (_, om) = e.get(
+        "/metrics",
+        Some("application/openmetrics-text;version=1.0.0,text/plain;q=0.5"),
+    );
+    assert!(
+        om.ends_with("# EOF\n")
+            && om.contains("# TYPE workload_lens_exporter_watch_restarts counter")
+    );
+
+    // Changes: a Job with one pod appears; the pod turning ready resolves
+    // that Job alone again; deleted, its series go.
+    let api = Api::new(&kc);
+    let ns = &format!("lens-serve-test-{}", std::process::id());
+    let _ = api.try_send(
+        "POST",
+        "/api/v1/namespaces",
+        "application/json",
+        &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
+    );
+    let job = api.send("POST", &format!("/apis/batch/v1/namespaces/{ns}/jobs"), "application/json", &json!({
+        "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "probe"},
+        "spec": {"template": {"spec": {"restartPolicy": "Never",
+            "containers": [{"name": "c", "image": "i", "resources": {"limits": {"nvidia.com/gpu": "2"}}}]}}}
+    }));
+    let uid = job["metadata"]["uid"].as_str().unwrap().to_string();
+    api.send("POST", &format!("/api/v1/namespaces/{ns}/pods"), "application/json", &json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "probe-abc", "labels": {"job-name": "probe", "batch.kubernetes.io/job-name": "probe"},
+            "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": "probe", "uid": uid, "controller": true}]},
+        "spec": {"nodeName": "gpu-node-09", "restartPolicy": "Never",
+            "containers": [{"name": "c", "image": "i", "resources": {"limits": {"nvidia.com/gpu": "2"}}}]}
+    }));
+    let probe = [
+        ("namespace", ns.as_str()),
+        ("workload", "probe"),
+        ("kind", "Job"),
+    ];
+    let read = |e: &Exporter, n: &str| value(&e.scrape(), n, &probe);
+    e.wait_for(Duration::from_secs(20), "the new Job's pod", |e| {
+        read(e, "workload_lens_workload_pods") == Some(1.0)
+    });
+    assert_eq!(read(&e, "workload_lens_workload_gpus_placed"), Some(2.0));
+    assert_eq!(read(&e, "workload_lens_workload_pods_ready"), Some(0.0));
+    let resolves =
+        |e: &Exporter| value(&e.scrape(), "workload_lens_exporter_resolves_total", &[]).unwrap();
+    // Let the creation's refreshes settle, then change one pod.
+    std::thread::sleep(Duration::from_millis(500));
+    let before = resolves(&e);
+    api.send(
+        "PATCH",
+        &format!("/api/v1/namespaces/{ns}/pods/probe-abc/status"),
+        "application/merge-patch+json",
+        &json!({
+            "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}
+        }),
+    );
+    e.wait_for(Duration::from_secs(20), "the pod turning ready", |e| {
+        read(e, "workload_lens_workload_pods_ready") == Some(1.0)
+    });
+    assert_eq!(
+        resolves(&e) - before,
+        1.0,
+        "only the changed workload is resolved again"
+    );
+    // Deleted (the pod with it): no series of it remain.
+    // (Background: no garbage collector runs here to clear an orphan
+    // finalizer.)
+    api.send(
+        "DELETE",
+        &format!("/apis/batch/v1/namespaces/{ns}/jobs/probe"),
+        "application/json",
+        &json!({"propagationPolicy": "Background"}),
+    );
+    api.send(
+        "DELETE",
+        &format!("/api/v1/namespaces/{ns}/pods/probe-abc"),
+        "application/json",
+        &json!({"gracePeriodSeconds": 0}),
+    );
+    e.wait_for(
+        Duration::from_secs(20),
+        "the deleted Job's series to go",
+        |e| {
+            let (_, text) = e.get("/metrics", None);
+            !text.contains(ns.as_str())
+        },
+    );
+    let _ = api.try_send(
+        "DELETE",
+        &format!("/api/v1/namespaces/{ns}"),
+        "application/json",
+        &json!({}),
+    );
+}
+
+#[test]
+fn serve_scopes_namespaces_selectors_and_families() {
+    use exporter::{Exporter, by_workload};
+    let Some(d) = live_dir() else { return };
+    let kc = d.join("kubeconfig");
+    // One namespace, a selector, no optional families.
+    let e = Exporter::start(
+        &kc,
+        &["-n", "lens-train", "-l", "team=llm", "--families", "none"],
+    );
+    let samples = e.scrape();
+    let info = by_workload(&samples, "workload_lens_workload_info");
+    let names: Vec<&str> = info.keys().map(|k| k.2.as_str()).collect();
+    assert_eq!(names, ["llama"]);
+    assert!(
+        !samples
+            .iter()
+            .any(|s| s.name.starts_with("workload_lens_pod_")
+                || s.name.starts_with("workload_lens_component_"))
+    );
+    // The same, with the pods family only.
+    let e = Exporter::start(&kc, &["-n", "lens-train", "--families", "pods"]);
+    let samples = e.scrape();
+    assert!(samples.iter().any(|s| s.name == "workload_lens_pod_info"));
+    assert!(
+        !samples
+            .iter()
+            .any(|s| s.name.starts_with("workload_lens_component_"))
+    );
+    assert!(
+        samples
+            .iter()
+            .all(|s| s.labels.get("namespace").is_none_or(|n| n == "lens-train"))
+    );
+    // Bad flags are usage errors, said before anything is watched.
+    let o = wl(&d, &["serve", "--families", "gpus"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("unknown family"), "{}", stderr(&o));
+    let o = wl(
+        &d,
+        &["serve", "-l", "team in llm", "--listen", "127.0.0.1:0"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("label selector"), "{}", stderr(&o));
 }

@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 mod api;
+mod exporter;
 use api::Api;
 
 struct Sim {
@@ -564,4 +565,64 @@ fn watch_follows_a_job_as_its_controller_moves_it() {
     );
     assert!(phases.len() >= 2, "the watch saw no change: {phases:?}");
     assert!(phases.windows(2).all(|w| w[0] != w[1]), "{phases:?}");
+}
+
+#[test]
+fn serve_reports_each_workload_and_pod_as_the_truth_has_them() {
+    use exporter::{Exporter, by_workload, check_against_rows};
+    let Some(s) = sim() else { return };
+    let e = Exporter::start(&s.kubeconfig, &["-n", s.ns(), "--no-cluster-definitions"]);
+    let samples = e.scrape();
+    // What get says, series for series.
+    let got = s.json(&["get", "-n", s.ns(), "--no-cluster-definitions"]);
+    let checked = check_against_rows(&samples, got["items"].as_array().unwrap(), &[s.ns()]);
+    assert_eq!(checked, s.workloads().len());
+    // And what the truth says, worked out from the API alone.
+    let series = |n: &str| by_workload(&samples, n);
+    let (pods, ready, placed) = (
+        series("workload_lens_workload_pods"),
+        series("workload_lens_workload_pods_ready"),
+        series("workload_lens_workload_gpus_placed"),
+    );
+    for w in s.workloads() {
+        let name = w["name"].as_str().unwrap();
+        let k = (
+            s.ns().to_string(),
+            w["kind"].as_str().unwrap().to_string(),
+            name.to_string(),
+        );
+        let h = held(w);
+        let n = |v: &Value| v.as_f64().unwrap();
+        assert_eq!(pods.get(&k), Some(&n(&h["pods"])), "{name}: pods");
+        assert_eq!(ready.get(&k), Some(&n(&h["ready"])), "{name}: ready");
+        assert_eq!(
+            placed.get(&k),
+            Some(&(n(&h["gpus"]) - n(&h["pendingGpus"]))),
+            "{name}: placed GPUs"
+        );
+        // Each pod that has not finished is its workload's, once.
+        let live: BTreeSet<String> = w["pods"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(_, p)| p["live"] == true)
+            .map(|(n, _)| n.clone())
+            .collect();
+        let series_pods: BTreeSet<String> = samples
+            .iter()
+            .filter(|x| x.name == "workload_lens_pod_info" && x.labels["workload"] == name)
+            .map(|x| x.labels["pod"].clone())
+            .collect();
+        assert_eq!(series_pods, live, "{name}: pods");
+    }
+    let pod_series = samples
+        .iter()
+        .filter(|x| x.name == "workload_lens_pod_info")
+        .count();
+    let distinct: BTreeSet<&String> = samples
+        .iter()
+        .filter(|x| x.name == "workload_lens_pod_info")
+        .map(|x| &x.labels["pod"])
+        .collect();
+    assert_eq!(pod_series, distinct.len(), "each pod once");
 }
