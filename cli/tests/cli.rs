@@ -2001,3 +2001,35 @@ fn request_timeout_bounds_connecting() {
     assert_exit(&r, 7);
     assert!(took > Duration::from_secs(11), "{took:?}");
 }
+
+#[cfg(feature = "cluster")]
+#[test]
+fn serve_checks_its_flags_before_it_connects_and_says_why_it_cannot() {
+    // Usage errors come first (exit 2), whatever the cluster.
+    let r = run(&[
+        "serve",
+        "--listen",
+        "nowhere",
+        "--kubeconfig",
+        "/nonexistent",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("--listen nowhere"), "{}", r.stderr);
+    let r = run(&[
+        "serve",
+        "--families",
+        "pods,gpus",
+        "--kubeconfig",
+        "/nonexistent",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("unknown family \"gpus\""), "{}", r.stderr);
+    // No cluster: exit 7 with the reason, as for get.
+    let r = run(&["serve", "--kubeconfig", "/nonexistent/kubeconfig"]);
+    assert_eq!(r.code, 7, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("cannot read the kubeconfig"),
+        "{}",
+        r.stderr
+    );
+}

@@ -845,10 +845,10 @@ impl Collector for Snapshot {
             "workload_lens_workload_status",
             "Each status category the workload is in (1): Running, Pending, Failed, ...",
             ws.iter().flat_map(|w| {
-                w.summary.statuses.iter().map(move |st| {
-                    let name = format!("{st:?}");
-                    (with(workload_labels(w), &[("status", &name)]), 1.0)
-                })
+                w.summary
+                    .statuses
+                    .iter()
+                    .map(move |st| (with(workload_labels(w), &[("status", st.as_str())]), 1.0))
             }),
         )?;
         g.family(
