@@ -10,7 +10,7 @@
 //!
 //! Every name and label of the exposition is in `docs/metrics.md`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::net::SocketAddr;
 use std::sync::mpsc as std_mpsc;
 use std::sync::{Arc, Mutex};
@@ -124,7 +124,13 @@ fn unix_now() -> f64 {
 enum Msg {
     Apply(Arc<str>, Value),
     Delete(Value),
-    Replace(Arc<str>, Vec<Value>),
+    /// A (re-)list starts: the objects that follow until `Listed` are all
+    /// the watch has.
+    Listing(Arc<str>),
+    /// One object of a list.
+    Listed(Arc<str>, Value),
+    /// The list is complete: what it did not have is forgotten.
+    ListDone(Arc<str>),
     /// A watch failed (its status is already updated).
     Down,
     /// Stop.
@@ -360,16 +366,13 @@ async fn watch_once(
 ) -> bool {
     let config = watcher::Config::default();
     let mut stream = std::pin::pin!(watcher(api.clone(), config));
-    let mut buffer: Vec<Value> = Vec::new();
     while let Some(event) = stream.next().await {
         let sent = match event {
-            Ok(watcher::Event::Init) => {
-                buffer.clear();
-                Ok(())
-            }
+            // The objects of a list go to the state one by one, as they
+            // arrive: a large list is never held here.
+            Ok(watcher::Event::Init) => tx.send(Msg::Listing(source.clone())),
             Ok(watcher::Event::InitApply(o)) => {
-                buffer.push(to_value(o, ar));
-                Ok(())
+                tx.send(Msg::Listed(source.clone(), to_value(o, ar)))
             }
             Ok(watcher::Event::InitDone) => {
                 {
@@ -381,7 +384,7 @@ async fn watch_once(
                     w.down_since = None;
                     w.last_sync = unix_now();
                 }
-                tx.send(Msg::Replace(source.clone(), std::mem::take(&mut buffer)))
+                tx.send(Msg::ListDone(source.clone()))
             }
             Ok(watcher::Event::Apply(o)) => {
                 touch(shared, source);
@@ -456,6 +459,8 @@ fn run_state(
     let mut dirty_since: Option<Instant> = None;
     let mut last_change = Instant::now();
     let mut watched: Vec<OwnerKind> = Vec::new();
+    // Per watch in the middle of a list: the uids it has listed so far.
+    let mut listing: HashMap<Arc<str>, HashSet<String>> = HashMap::new();
     loop {
         let timeout = match dirty_since {
             Some(_) => options.debounce,
@@ -467,8 +472,21 @@ fn run_state(
                 let changed = match msg {
                     Msg::Apply(source, o) => state.apply(engine, &source, &o),
                     Msg::Delete(o) => state.delete(&o),
-                    Msg::Replace(source, objects) => {
-                        state.replace(engine, &source, &objects);
+                    Msg::Listing(source) => {
+                        listing.insert(source, HashSet::new());
+                        false
+                    }
+                    Msg::Listed(source, o) => {
+                        if let Some(uid) = o.pointer("/metadata/uid").and_then(Value::as_str)
+                            && let Some(seen) = listing.get_mut(&source)
+                        {
+                            seen.insert(uid.to_string());
+                        }
+                        state.apply(engine, &source, &o)
+                    }
+                    Msg::ListDone(source) => {
+                        let seen = listing.remove(&source).unwrap_or_default();
+                        state.retain(&source, |u| seen.contains(u));
                         true
                     }
                     Msg::Down => true,

@@ -190,21 +190,24 @@ impl LiveState {
     /// (deleted while the watch was down).
     pub fn replace(&mut self, engine: &Engine, source: &str, objects: &[Value]) {
         let keep: HashSet<&str> = objects.iter().filter_map(uid).collect();
+        self.retain(source, |u| keep.contains(u));
+        for o in objects {
+            self.apply(engine, source, o);
+        }
+    }
+
+    /// Forget the objects of `source` whose uid `keep` refuses: the end of
+    /// a re-list whose objects were [`LiveState::apply`]'d one by one as
+    /// they arrived (a large list is never held at once), given the uids
+    /// it listed.
+    pub fn retain(&mut self, source: &str, keep: impl Fn(&str) -> bool) {
         let gone: Vec<Box<str>> = self
             .sources
             .get(source)
-            .map(|set| {
-                set.iter()
-                    .filter(|u| !keep.contains(&***u))
-                    .cloned()
-                    .collect()
-            })
+            .map(|set| set.iter().filter(|u| !keep(u)).cloned().collect())
             .unwrap_or_default();
         for u in gone {
             self.remove(&u);
-        }
-        for o in objects {
-            self.apply(engine, source, o);
         }
     }
 
