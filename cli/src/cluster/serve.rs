@@ -318,13 +318,20 @@ fn spawn_watch(
     tx: &std_mpsc::Sender<Msg>,
 ) {
     let source: Arc<str> = source_name(r, namespace).into();
-    lock(shared).watches.insert(
-        source.to_string(),
-        WatchStatus {
-            owner,
-            ..WatchStatus::default()
-        },
-    );
+    {
+        // One watch per resource (pods are a covered type too).
+        let mut s = lock(shared);
+        if s.watches.contains_key(&*source) {
+            return;
+        }
+        s.watches.insert(
+            source.to_string(),
+            WatchStatus {
+                owner,
+                ..WatchStatus::default()
+            },
+        );
+    }
     let ar = kube::api::ApiResource {
         group: r.group.clone(),
         version: r.version.clone(),
@@ -485,8 +492,9 @@ fn run_state(
                         state.apply(engine, &source, &o)
                     }
                     Msg::ListDone(source) => {
-                        let seen = listing.remove(&source).unwrap_or_default();
-                        state.retain(&source, |u| seen.contains(u));
+                        if let Some(seen) = listing.remove(&source) {
+                            state.retain(&source, |u| seen.contains(u));
+                        }
                         true
                     }
                     Msg::Down => true,
