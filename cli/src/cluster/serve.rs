@@ -317,6 +317,8 @@ fn spawn_watch(
     shared: &SharedRef,
     tx: &std_mpsc::Sender<Msg>,
 ) {
+    // A cluster-scoped type is watched once, whatever the namespaces.
+    let namespace = namespace.filter(|_| r.namespaced);
     let source: Arc<str> = source_name(r, namespace).into();
     {
         // One watch per resource (pods are a covered type too).
@@ -340,8 +342,8 @@ fn spawn_watch(
         plural: r.plural.clone(),
     };
     let api: Api<DynamicObject> = match namespace {
-        Some(ns) if r.namespaced => Api::namespaced_with(client.clone(), ns, &ar),
-        _ => Api::all_with(client.clone(), &ar),
+        Some(ns) => Api::namespaced_with(client.clone(), ns, &ar),
+        None => Api::all_with(client.clone(), &ar),
     };
     let (shared, tx) = (shared.clone(), tx.clone());
     tokio::spawn(async move {
