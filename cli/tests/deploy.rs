@@ -13,7 +13,9 @@
 //! Deployment's pod, and `workload-lens serve`, run with the token of the
 //! manifests' own ServiceAccount bound by their own ClusterRoleBinding,
 //! watches every type without a refusal and reports the workloads the admin
-//! lists; a role without one rule shows that watch as forbidden.
+//! lists; a role without one rule shows that watch as forbidden; an owner
+//! kind outside the catalog (a static pod's Node) is watched before the
+//! exporter says it is ready.
 //!
 //! What the live part creates for real, and leaves: the ServiceMonitor CRD,
 //! the namespace `workload-lens` with the ServiceAccount, the ClusterRole and
@@ -559,6 +561,13 @@ fn get(api: &Api, path: &str) -> Result<Value, kube::Error> {
     api.try_get(path)
 }
 
+/// One live test at a time: each runs an exporter and compares what it
+/// reports with the cluster, and one adds objects for a while.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LIVE: Mutex<()> = Mutex::new(());
+    LIVE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// Once per run: the ServiceMonitor CRD (served), and the namespace.
 fn setup(dir: &Path) -> Api {
     static DONE: Mutex<bool> = Mutex::new(false);
@@ -602,6 +611,7 @@ fn setup(dir: &Path) -> Api {
 #[test]
 fn manifests_pass_a_server_side_dry_run() {
     let Some(dir) = live_dir() else { return };
+    let _one = one_at_a_time();
     let admin = setup(&dir);
     for (file, o) in manifests() {
         let r = apply(&admin, &o, true);
@@ -673,10 +683,13 @@ impl Drop for Exporter {
 }
 
 impl Exporter {
-    fn start(kubeconfig: &Path) -> Exporter {
+    /// `serve` with the kubeconfig, refreshing once changes pause for
+    /// `debounce_ms`; returns once /readyz answers 200 (polled every 20 ms).
+    fn start(kubeconfig: &Path, debounce_ms: u32) -> Exporter {
         let mut child = Command::new(env!("CARGO_BIN_EXE_workload-lens"))
             .env_remove("KUBECONFIG")
-            .args(["serve", "--listen", "127.0.0.1:0", "--debounce-ms", "50"])
+            .args(["serve", "--listen", "127.0.0.1:0", "--debounce-ms"])
+            .arg(debounce_ms.to_string())
             .arg("--kubeconfig")
             .arg(kubeconfig)
             .stdin(Stdio::null())
@@ -724,7 +737,7 @@ impl Exporter {
                 Instant::now() < deadline,
                 "/readyz not 200 after 90 s: {status} {body}"
             );
-            std::thread::sleep(Duration::from_millis(200));
+            std::thread::sleep(Duration::from_millis(20));
         }
         exporter
     }
@@ -889,6 +902,7 @@ fn watched(resource: &str) -> (String, String) {
 #[test]
 fn exporter_with_the_role_watches_everything() {
     let Some(dir) = live_dir() else { return };
+    let _one = one_at_a_time();
     let admin = setup(&dir);
     let tmp = tempfile::tempdir().unwrap();
     let kubeconfig = service_account_kubeconfig(&admin, &dir, NAME, None, tmp.path());
@@ -966,7 +980,7 @@ fn exporter_with_the_role_watches_everything() {
     }
 
     // The exporter, with that identity only.
-    let exporter = Exporter::start(&kubeconfig);
+    let exporter = Exporter::start(&kubeconfig, 50);
     let samples = exporter.samples();
     let of = |name: &str| -> Vec<(String, f64)> {
         samples
@@ -1069,6 +1083,7 @@ fn exporter_with_the_role_watches_everything() {
 #[test]
 fn a_missing_rule_shows_as_a_forbidden_watch() {
     let Some(dir) = live_dir() else { return };
+    let _one = one_at_a_time();
     let admin = setup(&dir);
     let name = "workload-lens-no-jobsets";
     let mut rules = manifest("ClusterRole")["rules"].clone();
@@ -1080,7 +1095,7 @@ fn a_missing_rule_shows_as_a_forbidden_watch() {
     );
     let tmp = tempfile::tempdir().unwrap();
     let kubeconfig = service_account_kubeconfig(&admin, &dir, name, Some(rules), tmp.path());
-    let exporter = Exporter::start(&kubeconfig);
+    let exporter = Exporter::start(&kubeconfig, 50);
     let samples = exporter.samples();
     let refused: BTreeSet<String> = samples
         .iter()
@@ -1101,4 +1116,94 @@ fn a_missing_rule_shows_as_a_forbidden_watch() {
         let r = admin.try_send("DELETE", &path, "application/json", &json!({}));
         assert!(r.is_ok(), "DELETE {path}: {r:?}");
     }
+}
+
+/// Objects a test created, deleted when it ends (passed or not).
+struct Created<'a> {
+    api: &'a Api,
+    paths: Vec<String>,
+}
+
+impl Drop for Created<'_> {
+    fn drop(&mut self) {
+        for path in self.paths.iter().rev() {
+            let _ = self.api.try_send(
+                "DELETE",
+                &format!("{path}?gracePeriodSeconds=0"),
+                "application/json",
+                &json!({}),
+            );
+        }
+    }
+}
+
+/// An owner kind no definition covers (a static pod's Node) is watched
+/// before the exporter publishes or says it is ready: its first scrape
+/// already knows the pod's owner. (Run as the admin: the role leaves Nodes
+/// out on purpose.)
+#[test]
+fn owner_kinds_are_known_before_ready() {
+    let Some(dir) = live_dir() else { return };
+    let _one = one_at_a_time();
+    let admin = setup(&dir);
+    let mut created = Created {
+        api: &admin,
+        paths: Vec::new(),
+    };
+    let node = admin.send(
+        "POST",
+        "/api/v1/nodes",
+        "application/json",
+        &json!({"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": "lens-deploy-node"}}),
+    );
+    created.paths.push("/api/v1/nodes/lens-deploy-node".into());
+    let pod = json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "etcd-lens-deploy-node", "namespace": NAMESPACE,
+                     "ownerReferences": [{"apiVersion": "v1", "kind": "Node",
+                                          "name": "lens-deploy-node",
+                                          "uid": node["metadata"]["uid"],
+                                          "controller": true}]},
+        // The namespace enforces the restricted Pod Security: the
+        // exporter's own pod spec passes.
+        "spec": at(&manifest("Deployment"), "spec.template.spec"),
+    });
+    admin.send(
+        "POST",
+        &format!("/api/v1/namespaces/{NAMESPACE}/pods"),
+        "application/json",
+        &pod,
+    );
+    created.paths.push(format!(
+        "/api/v1/namespaces/{NAMESPACE}/pods/etcd-lens-deploy-node"
+    ));
+    // A long pause before each refresh: were the exporter ready before the
+    // Nodes are watched, its first scrape would come well before the
+    // refresh that reads them.
+    let exporter = Exporter::start(&dir.join("kubeconfig"), 1500);
+    let samples = exporter.samples();
+    let ours = |name: &str| -> Vec<&BTreeMap<String, String>> {
+        samples
+            .iter()
+            .filter(|(n, l, _)| {
+                n == name && l.get("workload").map(String::as_str) == Some("etcd-lens-deploy-node")
+            })
+            .map(|(_, l, _)| l)
+            .collect()
+    };
+    assert_eq!(ours("workload_lens_workload_info").len(), 1);
+    assert_eq!(
+        ours("workload_lens_workload_owner_missing"),
+        Vec::<&BTreeMap<String, String>>::new(),
+        "the pod's Node exists"
+    );
+    assert!(
+        samples
+            .iter()
+            .any(|(n, l, v)| n == "workload_lens_exporter_watch_up"
+                && l["resource"] == "nodes"
+                && *v == 1.0),
+        "nodes watched"
+    );
 }
