@@ -442,8 +442,11 @@ fn is_forbidden(e: &watcher::Error) -> bool {
 }
 
 /// A watched object as the engine reads it: list items may come without
-/// `apiVersion` and `kind`.
-fn to_value(o: DynamicObject, ar: &kube::api::ApiResource) -> Value {
+/// `apiVersion` and `kind`. Without `managedFields`, which nothing reads
+/// (the state drops them too): a first list is buffered whole before it
+/// replaces what the state held, and they are a large part of each object.
+fn to_value(mut o: DynamicObject, ar: &kube::api::ApiResource) -> Value {
+    o.metadata.managed_fields = None;
     let mut v = serde_json::to_value(o).unwrap_or(Value::Null);
     if let Some(m) = v.as_object_mut() {
         m.entry("apiVersion")
