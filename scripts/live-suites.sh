@@ -5,7 +5,9 @@
 # (scripts/sim.sh, the simulated cluster); not a stage of its own.
 #
 #   bash scripts/live-suites.sh live     needs WORKLOAD_LENS_LIVE_DIR
-#       CLI     cargo test -p workload-lens-cli --test live   (cli/tests/live.rs)
+#       CLI     cargo test -p workload-lens-cli --test live --test deploy
+#               (cli/tests/live.rs; cli/tests/deploy.rs: deploy/'s manifests
+#               dry-run, and `serve` with their ServiceAccount and role)
 #       Python  pytest bindings-python/tests/test_kube.py
 #       Node    node --test bindings-node/tests/kube.test.mjs
 #       parity  testing/live/parity.py CLI
@@ -26,12 +28,12 @@ kind=${1:-}
 case "$kind" in
   live)
     : "${WORKLOAD_LENS_LIVE_DIR:?the live suites need WORKLOAD_LENS_LIVE_DIR}"
-    cli_test=live py_test=tests/test_kube.py node_test=tests/kube.test.mjs
+    cli_tests=(live deploy) py_test=tests/test_kube.py node_test=tests/kube.test.mjs
     parity_args=()
     ;;
   sim)
     : "${WORKLOAD_LENS_SIM_STATE:?the sim suites need WORKLOAD_LENS_SIM_STATE}"
-    cli_test=sim py_test=tests/test_sim.py node_test=tests/sim.test.mjs
+    cli_tests=(sim) py_test=tests/test_sim.py node_test=tests/sim.test.mjs
     parity_args=(--sim "$WORKLOAD_LENS_SIM_STATE")
     ;;
   *) echo "usage: $0 live|sim" >&2; exit 2 ;;
@@ -56,8 +58,10 @@ run_suite() { # NAME COMMAND...
   fi
 }
 
-step "CLI: cargo test -p workload-lens-cli --test $cli_test"
-run_suite CLI cargo test --locked -q -p workload-lens-cli --test "$cli_test"
+cli_args=()
+for t in "${cli_tests[@]}"; do cli_args+=(--test "$t"); done
+step "CLI: cargo test -p workload-lens-cli ${cli_args[*]}"
+run_suite CLI cargo test --locked -q -p workload-lens-cli "${cli_args[@]}"
 
 python_suite() {
   local venv="$root/.venv" pip=("$root/.venv/bin/python" -m pip --disable-pip-version-check -q)

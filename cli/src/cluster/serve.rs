@@ -105,6 +105,9 @@ struct Shared {
     last_refresh_seconds: f64,
     objects: [usize; 3],
     refused: u64,
+    /// Owner kinds asked for whose watch is not registered yet: no refresh
+    /// until there are none (a refresh would find their objects missing).
+    owner_kinds_pending: usize,
 }
 
 type SharedRef = Arc<Mutex<Shared>>;
@@ -249,17 +252,25 @@ pub fn serve(
             tokio::spawn(async move {
                 let mut asked: BTreeSet<OwnerKind> = BTreeSet::new();
                 while let Some(kind) = want_rx.recv().await {
-                    if !asked.insert(kind.clone()) {
-                        continue;
+                    if asked.insert(kind.clone())
+                        && let Some(r) =
+                            workload_lens::resource_for(&served, &kind.api_version, &kind.kind)
+                    {
+                        for ns in &namespaces {
+                            spawn_watch(
+                                &client,
+                                r,
+                                ns.as_deref(),
+                                Some(kind.clone()),
+                                &shared,
+                                &tx,
+                            );
+                        }
                     }
-                    let Some(r) =
-                        workload_lens::resource_for(&served, &kind.api_version, &kind.kind)
-                    else {
-                        continue;
-                    };
-                    for ns in &namespaces {
-                        spawn_watch(&client, r, ns.as_deref(), Some(kind.clone()), &shared, &tx);
-                    }
+                    // Registered (or not served): the state may refresh once
+                    // the new watches have listed.
+                    let mut s = lock(&shared);
+                    s.owner_kinds_pending = s.owner_kinds_pending.saturating_sub(1);
                 }
             });
         }
@@ -443,8 +454,11 @@ fn is_forbidden(e: &watcher::Error) -> bool {
 }
 
 /// A watched object as the engine reads it: list items may come without
-/// `apiVersion` and `kind`.
-fn to_value(o: DynamicObject, ar: &kube::api::ApiResource) -> Value {
+/// `apiVersion` and `kind`. Without `managedFields`, which nothing reads
+/// (the state drops them too): a first list is buffered whole before it
+/// replaces what the state held, and they are a large part of each object.
+fn to_value(mut o: DynamicObject, ar: &kube::api::ApiResource) -> Value {
+    o.metadata.managed_fields = None;
     let mut v = serde_json::to_value(o).unwrap_or(Value::Null);
     if let Some(m) = v.as_object_mut() {
         m.entry("apiVersion")
@@ -516,7 +530,8 @@ fn run_state(
         // Stale: a watch (not a forbidden one) down for --stale-after.
         let (all_synced, stale, unreadable) = {
             let s = lock(shared);
-            let all_synced = s.watches.values().all(|w| w.synced || w.forbidden);
+            let all_synced =
+                s.owner_kinds_pending == 0 && s.watches.values().all(|w| w.synced || w.forbidden);
             let stale = s.watches.values().any(|w| {
                 !w.forbidden
                     && w.down_since
@@ -549,15 +564,25 @@ fn run_state(
             // pods without their workloads.
             continue;
         }
+        // Owner kinds named by chains and not watched yet: watch them and
+        // refresh once they have listed. A refresh now would find their
+        // objects missing and publish the workloads below them as orphaned
+        // (and /readyz would say ready before the owners are known).
+        let needed = state.owner_kinds_needed(engine, &watched);
+        if !needed.is_empty() {
+            lock(shared).owner_kinds_pending += needed.len();
+            for k in needed {
+                watched.push(k.clone());
+                if want.send(k).is_err() {
+                    return;
+                }
+            }
+            continue;
+        }
         let started = Instant::now();
         let stats = state.refresh(engine, &unreadable);
         let took = started.elapsed().as_secs_f64();
         dirty_since = None;
-        // Owner kinds named by chains and not watched yet.
-        for k in state.owner_kinds_needed(engine, &watched) {
-            watched.push(k.clone());
-            let _ = want.send(k);
-        }
         let counts = state.counts();
         let workloads = Arc::new(state.workloads());
         let mut s = lock(shared);

@@ -27,7 +27,9 @@ use serde_json::Value;
 
 use super::metrics::WorkloadMetrics;
 use super::protocol::{is_pod, stub, without_managed_fields};
-use super::{Item, ListOptions, OwnerKind, meta_str, owner_state, pods_by_row, uid};
+use super::{
+    Item, ListOptions, OwnerKind, OwnerStateKind, meta_str, owner_state, pods_by_row, uid,
+};
 use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Location, Result};
 use crate::model::Gvk;
@@ -320,11 +322,21 @@ impl LiveState {
         let mut next: BTreeMap<Box<str>, Row> = BTreeMap::new();
         for (i, (id, link)) in listed.iter().enumerate() {
             let entry = &self.entries[*id];
+            // Whether the object's controller chain ends at an owner that
+            // is not there: it changes when that owner is listed or deleted
+            // (an owner kind watched after the first refresh), not only with
+            // the object and its items.
+            let owner = owner_state(link, &by_uid, &options.unreadable, &mut states);
             // The fingerprint: the object's and each item's uid and
-            // resourceVersion, in the order they are given.
+            // resourceVersion, in the order they are given, and the owner
+            // state.
             let mut h = DefaultHasher::new();
             entry.resource_version.hash(&mut h);
             unreadable.hash(&mut h);
+            owner
+                .as_ref()
+                .map(|o| (&o.uid, o.state == OwnerStateKind::Unreadable))
+                .hash(&mut h);
             for item in &by_row[i] {
                 let u = match item {
                     Item::Pod(p) => pod_ids[*p],
@@ -364,7 +376,7 @@ impl LiveState {
                 })
                 .collect();
             let mut metrics = engine.workload_metrics(&object, &items);
-            metrics.summary.owner = owner_state(link, &by_uid, &options.unreadable, &mut states);
+            metrics.summary.owner = owner;
             if let Some(e) = &metrics.summary.error {
                 stats.errors.push(e.code());
             }
@@ -541,6 +553,51 @@ impl LabelSelector {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A pod controlled by a Node (a static pod's mirror): Pod is a catalog
+    /// type, Node an owner kind the front end watches once a refresh names
+    /// it.
+    fn mirror_pod(node_uid: &str) -> Value {
+        json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "etcd-node1", "namespace": "kube-system", "uid": "pod-1",
+                         "resourceVersion": "5",
+                         "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": "node1",
+                                              "uid": node_uid, "controller": true}]},
+            "spec": {"containers": [{"name": "etcd", "image": "etcd"}]},
+        })
+    }
+
+    #[test]
+    fn owner_state_follows_the_owner_not_only_the_object() {
+        let engine = Engine::new().unwrap();
+        let node = json!({"apiVersion": "v1", "kind": "Node",
+                          "metadata": {"name": "node1", "uid": "node-1", "resourceVersion": "7"}});
+        let owner = |state: &LiveState| {
+            let w = state.workloads();
+            assert_eq!(w.len(), 1);
+            w[0].summary.owner.as_ref().map(|o| o.state)
+        };
+        let mut state = LiveState::new(100, None).unwrap();
+        state.replace(&engine, "pods", &[mirror_pod("node-1")]);
+        state.refresh(&engine, &[]);
+        // The Node is not held yet: orphaned, and Node is the kind to watch.
+        assert_eq!(owner(&state), Some(OwnerStateKind::Orphaned));
+        let kinds = state.owner_kinds_needed(&engine, &[]);
+        assert_eq!(kinds.len(), 1);
+        assert_eq!(kinds[0].kind, "Node");
+        // Its watch lists it; the pod did not change, its owner did.
+        state.replace(&engine, "nodes", std::slice::from_ref(&node));
+        let stats = state.refresh(&engine, &[]);
+        assert_eq!(stats.resolved, 1);
+        assert_eq!(owner(&state), None);
+        // Nothing changed: nothing resolved again.
+        assert_eq!(state.refresh(&engine, &[]).resolved, 0);
+        // The Node is deleted: orphaned again.
+        state.delete(&node);
+        state.refresh(&engine, &[]);
+        assert_eq!(owner(&state), Some(OwnerStateKind::Orphaned));
+    }
 
     #[test]
     fn selectors_read_as_kubernetes_reads_them() {
