@@ -455,8 +455,8 @@ fn is_forbidden(e: &watcher::Error) -> bool {
 
 /// A watched object as the engine reads it: list items may come without
 /// `apiVersion` and `kind`. Without `managedFields`, which nothing reads
-/// (the state drops them too): a first list is buffered whole before it
-/// replaces what the state held, and they are a large part of each object.
+/// (the state drops them too) and which are a large part of each object on
+/// its way through the channel.
 fn to_value(mut o: DynamicObject, ar: &kube::api::ApiResource) -> Value {
     o.metadata.managed_fields = None;
     let mut v = serde_json::to_value(o).unwrap_or(Value::Null);
