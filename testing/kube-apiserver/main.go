@@ -6,12 +6,19 @@
 // reconciles them (tests set pod and workload status themselves through the
 // status subresources).
 //
-//	kapi -dir DIR [-port N] [-- extra kube-apiserver flags]
+//	kapi -dir DIR [-keep] [-port N] [-- extra kube-apiserver flags]
 //
 // Files written under DIR (see README.md): kubeconfig (admin, system:masters),
 // kubeconfig-viewer (user lens-viewer, group lens-viewers, no rights until a
 // test grants them), server (the URL), ca.crt, tokens.csv, the serving and
 // service-account keys, etcd/ (data), and ready once /readyz answers ok.
+// -keep starts again on the DIR of an earlier run: its certificates, keys,
+// tokens, kubeconfigs and port are reused instead of made anew, so that a
+// client of the earlier run reconnects to the same URL with the same
+// credentials (etcd's data in DIR are kept either way). -keep -port N
+// listens on N instead, with the same state and credentials: a run the
+// earlier run's clients do not reach (a test changes objects behind a
+// watching client's back that way).
 // SIGTERM or SIGINT stops the server and etcd; the exit code is 0.
 package main
 
@@ -177,6 +184,53 @@ func (s *server) credentials() {
 	s.write("kubeconfig-viewer", s.kubeconfig(url, viewerUser))
 }
 
+// reuse reads back what pki and credentials wrote on an earlier run on the
+// same DIR (for -keep): the CA, the tokens and, unless -port gives another,
+// the port of DIR/server. Anything missing or malformed is fatal: -keep
+// never makes new credentials (nor rewrites the kubeconfigs and DIR/server,
+// which keep naming the earlier port when -port gives another: a run that
+// clients of the earlier one do not reach).
+func (s *server) reuse() {
+	for _, name := range []string{"ca.crt", "serving.crt", "serving.key", "sa.key", "sa.pub", "tokens.csv", "server", "kubeconfig", "kubeconfig-viewer"} {
+		if _, err := os.Stat(s.path(name)); err != nil {
+			fatal("-keep: %s is missing (start without -keep first): %v", name, err)
+		}
+	}
+	var err error
+	if s.caPEM, err = os.ReadFile(s.path("ca.crt")); err != nil {
+		fatal("-keep: %v", err)
+	}
+	csv, err := os.ReadFile(s.path("tokens.csv"))
+	if err != nil {
+		fatal("-keep: %v", err)
+	}
+	s.tokens = map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(csv)), "\n") {
+		fields := strings.SplitN(line, ",", 3)
+		if len(fields) == 3 {
+			s.tokens[fields[1]] = fields[0]
+		}
+	}
+	if s.tokens[adminUser] == "" {
+		fatal("-keep: tokens.csv has no token for %s", adminUser)
+	}
+	raw, err := os.ReadFile(s.path("server"))
+	if err != nil {
+		fatal("-keep: %v", err)
+	}
+	u, err := url.Parse(strings.TrimSpace(string(raw)))
+	if err != nil || u.Hostname() != "127.0.0.1" {
+		fatal("-keep: DIR/server is not an https://127.0.0.1:PORT URL: %q", raw)
+	}
+	var earlier int
+	if _, err := fmt.Sscanf(u.Port(), "%d", &earlier); err != nil || earlier <= 0 {
+		fatal("-keep: no port in DIR/server: %q", raw)
+	}
+	if s.port == 0 {
+		s.port = earlier
+	}
+}
+
 func (s *server) kubeconfig(url, user string) []byte {
 	return []byte(fmt.Sprintf(`apiVersion: v1
 kind: Config
@@ -280,6 +334,13 @@ func (s *server) apiserverArgs(etcdURL string) []string {
 		// admission plugin would reject every pod.
 		"--disable-admission-plugins=ServiceAccount",
 		"--profiling=false",
+		// Stop within seconds under open watches (the metrics stage stops
+		// the server under a watching exporter): without it, the HTTP
+		// server's shutdown waits for the watch streams up to the request
+		// timeout (60 s; stop.sh gives up after 20). With it, the server
+		// drains the requests in flight (answering new ones 429 with
+		// Retry-After meanwhile), then closes what is left after 2 s.
+		"--shutdown-send-retry-after",
 	}
 }
 
@@ -287,6 +348,7 @@ func main() {
 	dir := flag.String("dir", "kapi-state", "state directory (certificates, kubeconfigs, etcd data)")
 	port := flag.Int("port", 0, "secure port on 127.0.0.1; 0 picks a free one")
 	etcdURL := flag.String("etcd", "", "an external etcd's client URL instead of the embedded etcd")
+	keep := flag.Bool("keep", false, "start again on the DIR of an earlier run: reuse its certificates, keys, tokens, kubeconfigs and (unless -port is given) port")
 	flag.Parse()
 
 	s := &server{port: *port, started: time.Now()}
@@ -298,11 +360,15 @@ func main() {
 		fatal("%v", err)
 	}
 	os.Remove(s.path("ready"))
-	if s.port == 0 {
-		s.port = loopbackPort()
+	if *keep {
+		s.reuse()
+	} else {
+		if s.port == 0 {
+			s.port = loopbackPort()
+		}
+		s.pki()
+		s.credentials()
 	}
-	s.pki()
-	s.credentials()
 
 	var e *embed.Etcd
 	if *etcdURL == "" {
