@@ -24,6 +24,10 @@ use crate::failure::{EXIT_RESOLVE, EXIT_UNREACHABLE, Failure};
 use crate::input::{self, InputPath};
 use crate::output::{self, Format};
 
+/// The client's timeouts (connect, each read, each write) when
+/// `--request-timeout` is not given.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// `--kubeconfig`, `--context`, `--request-timeout`.
 #[derive(Debug, Clone, Default)]
 pub struct ConnectOptions {
@@ -201,7 +205,7 @@ impl Cluster {
             .map_err(|m| machine_failure(Failure::new(EXIT_UNREACHABLE, m), "no_config", format))?;
         // --request-timeout bounds connecting (TCP and TLS) as well as each
         // read: a server that accepts and never answers fails after it.
-        let timeout = options.timeout.unwrap_or(Duration::from_secs(30));
+        let timeout = options.timeout.unwrap_or(DEFAULT_REQUEST_TIMEOUT);
         config.connect_timeout = Some(timeout);
         config.read_timeout = Some(timeout);
         config.write_timeout = Some(timeout);

@@ -188,6 +188,11 @@ pub fn serve(
             ),
         ));
     }
+    // Each watch call ends (the server closes it, and the watcher watches
+    // again from where it was, without a list) before the client's read
+    // timeout can fire on a quiet watch: else every watch of a type that
+    // does not change fails after --request-timeout (30 s) and lists again.
+    let watch_secs = watch_call_seconds(connect.timeout.unwrap_or(super::DEFAULT_REQUEST_TIMEOUT));
     let state = LiveState::new(options.max_objects, options.selector.as_deref())
         .map_err(|e| Failure::new(EXIT_USAGE, e.message().to_string()))?;
     let shared: SharedRef = Arc::new(Mutex::new(Shared {
@@ -241,7 +246,7 @@ pub fn serve(
         };
         for r in covered.iter().chain(std::iter::once(&pods)) {
             for ns in &namespaces {
-                spawn_watch(&client, r, ns.as_deref(), None, &shared, &tx);
+                spawn_watch(&client, r, ns.as_deref(), None, watch_secs, &shared, &tx);
             }
         }
         // Owner kinds, as the state asks for them.
@@ -262,6 +267,7 @@ pub fn serve(
                                 r,
                                 ns.as_deref(),
                                 Some(kind.clone()),
+                                watch_secs,
                                 &shared,
                                 &tx,
                             );
@@ -320,11 +326,21 @@ fn source_name(r: &ApiResource, namespace: Option<&str>) -> String {
     }
 }
 
+/// How long each watch call lasts (the server's `timeoutSeconds`): 5 s
+/// less than the client's read timeout, at least 1 s.
+fn watch_call_seconds(read_timeout: Duration) -> u32 {
+    let secs = read_timeout
+        .saturating_sub(Duration::from_secs(5))
+        .as_secs();
+    u32::try_from(secs).unwrap_or(u32::MAX).max(1)
+}
+
 fn spawn_watch(
     client: &kube::Client,
     r: &ApiResource,
     namespace: Option<&str>,
     owner: Option<OwnerKind>,
+    watch_secs: u32,
     shared: &SharedRef,
     tx: &std_mpsc::Sender<Msg>,
 ) {
@@ -360,7 +376,7 @@ fn spawn_watch(
     tokio::spawn(async move {
         let mut backoff = Duration::from_millis(500);
         loop {
-            let failed_forbidden = watch_once(&api, &ar, &source, &shared, &tx).await;
+            let failed_forbidden = watch_once(&api, &ar, &source, watch_secs, &shared, &tx).await;
             if tx.send(Msg::Down).is_err() {
                 return;
             }
@@ -381,10 +397,11 @@ async fn watch_once(
     api: &Api<DynamicObject>,
     ar: &kube::api::ApiResource,
     source: &Arc<str>,
+    watch_secs: u32,
     shared: &SharedRef,
     tx: &std_mpsc::Sender<Msg>,
 ) -> bool {
-    let config = watcher::Config::default();
+    let config = watcher::Config::default().timeout(watch_secs);
     let mut stream = std::pin::pin!(watcher(api.clone(), config));
     while let Some(event) = stream.next().await {
         let sent = match event {
@@ -1193,5 +1210,18 @@ impl Collector for Snapshot {
             [(Vec::new(), f64::from(u8::from(self.stale)))],
         )?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_watch_call_ends_before_the_read_timeout() {
+        assert_eq!(watch_call_seconds(Duration::from_secs(30)), 25);
+        assert_eq!(watch_call_seconds(Duration::from_secs(300)), 295);
+        assert_eq!(watch_call_seconds(Duration::from_secs(5)), 1);
+        assert_eq!(watch_call_seconds(Duration::from_millis(1500)), 1);
     }
 }
