@@ -64,8 +64,14 @@ pub struct ServeOptions {
 /// The longest label value written: longer ones are cut (a name is at most
 /// 253 bytes in Kubernetes; a component name comes from a definition).
 const MAX_LABEL_BYTES: usize = 256;
+/// The first wait between a failed watch and its next list (doubled on
+/// each failure that did not list in between).
+const MIN_BACKOFF: Duration = Duration::from_millis(500);
 /// The longest wait between a failed watch and its next list.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// A watch up this long after its list starts its backoff anew when it
+/// fails.
+const STEADY: Duration = Duration::from_secs(10);
 /// A watch the user may not make is tried again after this long.
 const FORBIDDEN_RETRY: Duration = Duration::from_secs(300);
 /// The longest a burst of changes delays a refresh.
@@ -374,25 +380,49 @@ fn spawn_watch(
     };
     let (shared, tx) = (shared.clone(), tx.clone());
     tokio::spawn(async move {
-        let mut backoff = Duration::from_millis(500);
+        let mut backoff = MIN_BACKOFF;
         loop {
-            let failed_forbidden = watch_once(&api, &ar, &source, watch_secs, &shared, &tx).await;
+            let ended = watch_once(&api, &ar, &source, watch_secs, &shared, &tx).await;
             if tx.send(Msg::Down).is_err() {
                 return;
             }
-            let wait = if failed_forbidden {
-                FORBIDDEN_RETRY
-            } else {
-                backoff
-            };
+            let wait;
+            (wait, backoff) = next_wait(backoff, ended, Instant::now());
             tokio::time::sleep(wait).await;
-            backoff = (backoff * 2).min(MAX_BACKOFF);
         }
     });
 }
 
-/// One list and watch, until it fails: returns whether the failure was a
-/// refusal (403).
+/// How one [`watch_once`] ended.
+#[derive(Debug, Clone, Copy, Default)]
+struct WatchEnd {
+    /// The failure was a refusal (403).
+    forbidden: bool,
+    /// When it listed (and handed the list to the state), if it did.
+    listed_at: Option<Instant>,
+}
+
+/// How long a watch that ended waits before it lists again, and its
+/// backoff after that wait: a refused watch waits [`FORBIDDEN_RETRY`];
+/// otherwise the backoff doubles on each failure up to [`MAX_BACKOFF`], and
+/// starts anew from [`MIN_BACKOFF`] when the watch listed and then stayed
+/// up [`STEADY`] (one outage's doubling must not delay the recovery from
+/// the next, hours later; a watch that fails right after each list keeps
+/// doubling, so that it does not list every half second).
+fn next_wait(backoff: Duration, ended: WatchEnd, now: Instant) -> (Duration, Duration) {
+    let backoff = match ended.listed_at {
+        Some(t) if now.saturating_duration_since(t) >= STEADY => MIN_BACKOFF,
+        _ => backoff,
+    };
+    let wait = if ended.forbidden {
+        FORBIDDEN_RETRY
+    } else {
+        backoff
+    };
+    (wait, (backoff * 2).min(MAX_BACKOFF))
+}
+
+/// One list and watch, until it fails.
 async fn watch_once(
     api: &Api<DynamicObject>,
     ar: &kube::api::ApiResource,
@@ -400,9 +430,10 @@ async fn watch_once(
     watch_secs: u32,
     shared: &SharedRef,
     tx: &std_mpsc::Sender<Msg>,
-) -> bool {
+) -> WatchEnd {
     let config = watcher::Config::default().timeout(watch_secs);
     let mut stream = std::pin::pin!(watcher(api.clone(), config));
+    let mut end = WatchEnd::default();
     while let Some(event) = stream.next().await {
         let sent = match event {
             // The objects of a list go to the state one by one, as they
@@ -421,6 +452,7 @@ async fn watch_once(
                     w.down_since = None;
                     w.last_sync = unix_now();
                 }
+                end.listed_at = Some(Instant::now());
                 tx.send(Msg::ListDone(source.clone()))
             }
             Ok(watcher::Event::Apply(o)) => {
@@ -443,14 +475,15 @@ async fn watch_once(
                 if !forbidden {
                     eprintln!("watch {source}: {}; listing again", error_chain(&e));
                 }
-                return forbidden;
+                end.forbidden = forbidden;
+                return end;
             }
         };
         if sent.is_err() {
-            return false;
+            return end;
         }
     }
-    false
+    end
 }
 
 fn touch(shared: &SharedRef, source: &str) {
@@ -1216,6 +1249,41 @@ impl Collector for Snapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_watch_backs_off_and_starts_anew_once_steady() {
+        let now = Instant::now();
+        let failed = WatchEnd::default();
+        // Failures without a list in between: 0.5 s doubling to 30 s.
+        let mut backoff = MIN_BACKOFF;
+        let mut waits = Vec::new();
+        for _ in 0..8 {
+            let wait;
+            (wait, backoff) = next_wait(backoff, failed, now);
+            waits.push(wait.as_millis());
+        }
+        assert_eq!(waits, [500, 1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+        // A list that stayed up STEADY: the next failure waits 0.5 s again.
+        let steady = WatchEnd {
+            listed_at: Some(now),
+            forbidden: false,
+        };
+        assert_eq!(
+            next_wait(backoff, steady, now + STEADY),
+            (MIN_BACKOFF, MIN_BACKOFF * 2)
+        );
+        // A list that failed at once keeps the doubling.
+        assert_eq!(
+            next_wait(Duration::from_secs(8), steady, now + Duration::from_secs(1)),
+            (Duration::from_secs(8), Duration::from_secs(16))
+        );
+        // A refusal waits FORBIDDEN_RETRY whatever the backoff.
+        let refused = WatchEnd {
+            listed_at: None,
+            forbidden: true,
+        };
+        assert_eq!(next_wait(MIN_BACKOFF, refused, now).0, FORBIDDEN_RETRY);
+    }
 
     #[test]
     fn a_watch_call_ends_before_the_read_timeout() {
