@@ -129,7 +129,9 @@ fn unix_now() -> f64 {
         .unwrap_or(0.0)
 }
 
-/// A watch event, for the state's thread.
+/// A watch event, for the state's thread. A watch's status changes
+/// (listed, failed) come this way too, in order with its objects: the
+/// status the HTTP side reads is the one of what the state holds.
 enum Msg {
     Apply(Arc<str>, Value),
     Delete(Value),
@@ -138,10 +140,14 @@ enum Msg {
     Listing(Arc<str>),
     /// One object of a list.
     Listed(Arc<str>, Value),
-    /// The list is complete: what it did not have is forgotten.
+    /// The list is complete: what it did not have is forgotten, and the
+    /// watch is up.
     ListDone(Arc<str>),
-    /// A watch failed (its status is already updated).
-    Down,
+    /// A watch failed (refused: `forbidden`); it lists again after a wait.
+    Down {
+        source: Arc<str>,
+        forbidden: bool,
+    },
     /// Stop.
     Quit,
 }
@@ -383,7 +389,11 @@ fn spawn_watch(
         let mut backoff = MIN_BACKOFF;
         loop {
             let ended = watch_once(&api, &ar, &source, watch_secs, &shared, &tx).await;
-            if tx.send(Msg::Down).is_err() {
+            let down = Msg::Down {
+                source: source.clone(),
+                forbidden: ended.forbidden,
+            };
+            if tx.send(down).is_err() {
                 return;
             }
             let wait;
@@ -443,15 +453,6 @@ async fn watch_once(
                 tx.send(Msg::Listed(source.clone(), to_value(o, ar)))
             }
             Ok(watcher::Event::InitDone) => {
-                {
-                    let mut s = lock(shared);
-                    let w = s.watches.entry(source.to_string()).or_default();
-                    w.synced = true;
-                    w.up = true;
-                    w.forbidden = false;
-                    w.down_since = None;
-                    w.last_sync = unix_now();
-                }
                 end.listed_at = Some(Instant::now());
                 tx.send(Msg::ListDone(source.clone()))
             }
@@ -465,13 +466,6 @@ async fn watch_once(
             }
             Err(e) => {
                 let forbidden = is_forbidden(&e);
-                let mut s = lock(shared);
-                let w = s.watches.entry(source.to_string()).or_default();
-                w.restarts += 1;
-                w.up = false;
-                w.forbidden = forbidden;
-                w.down_since.get_or_insert_with(Instant::now);
-                drop(s);
                 if !forbidden {
                     eprintln!("watch {source}: {}; listing again", error_chain(&e));
                 }
@@ -561,9 +555,24 @@ fn run_state(
                         if let Some(seen) = listing.remove(&source) {
                             state.retain(&source, |u| seen.contains(u));
                         }
+                        let mut s = lock(shared);
+                        let w = s.watches.entry(source.to_string()).or_default();
+                        w.synced = true;
+                        w.up = true;
+                        w.forbidden = false;
+                        w.down_since = None;
+                        w.last_sync = unix_now();
                         true
                     }
-                    Msg::Down => true,
+                    Msg::Down { source, forbidden } => {
+                        let mut s = lock(shared);
+                        let w = s.watches.entry(source.to_string()).or_default();
+                        w.restarts += 1;
+                        w.up = false;
+                        w.forbidden = forbidden;
+                        w.down_since.get_or_insert_with(Instant::now);
+                        true
+                    }
                     Msg::Quit => return,
                 };
                 if changed {
@@ -595,14 +604,19 @@ fn run_state(
                 .collect();
             (all_synced, stale, unreadable)
         };
-        if stale != lock(shared).stale {
+        // Withheld at once; served again only once what the watches listed
+        // again is refreshed (nothing pending): until then the published
+        // workloads are those of before the outage.
+        {
             let mut s = lock(shared);
-            s.stale = stale;
-            if stale {
+            if stale && !s.stale {
+                s.stale = true;
                 eprintln!(
                     "a watch has been down for {:?}: workload series withheld until it lists again",
                     options.stale_after
                 );
+            } else if !stale && s.stale && dirty_since.is_none() {
+                s.stale = false;
             }
         }
         let Some(since) = dirty_since else { continue };
@@ -638,6 +652,9 @@ fn run_state(
         let mut s = lock(shared);
         s.workloads = workloads;
         s.refreshed = true;
+        if !stale {
+            s.stale = false;
+        }
         s.refreshes += 1;
         s.resolves += stats.resolved as u64;
         s.last_refresh_seconds = took;
@@ -695,12 +712,19 @@ fn router(shared: SharedRef) -> axum::Router {
                 .filter(|(_, w)| !(w.forbidden || (w.synced && w.up)))
                 .map(|(k, _)| k)
                 .collect();
-            if waiting.is_empty() && s.refreshed {
+            if waiting.is_empty() && s.refreshed && !s.stale {
                 (StatusCode::OK, "ready\n".to_string())
             } else if !s.refreshed && waiting.is_empty() {
                 (
                     StatusCode::SERVICE_UNAVAILABLE,
                     "not refreshed yet\n".into(),
+                )
+            } else if waiting.is_empty() {
+                // Every watch listed again after an outage; the state is
+                // not refreshed with it yet.
+                (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "workload series withheld (stale) until the state is refreshed\n".into(),
                 )
             } else {
                 let names: Vec<&str> = waiting.iter().map(|s| s.as_str()).collect();
