@@ -31,6 +31,15 @@
 #                kube-apiserver with a seeded scenario (scripts/live.sh,
 #                testing/live/README.md); builds the server with Go on first
 #                use (6-12 min, cached outside the clone)
+#   metrics      `workload-lens serve` scraped by a real Prometheus, on the
+#                live stage's seeded kube-apiserver (scripts/metrics.sh,
+#                testing/metrics/): promtool on the exposition and on
+#                deploy/prometheus/rules.yaml (and its unit tests); every
+#                workload's series through PromQL against `get -o json`; the
+#                recording rules on a fake DCGM endpoint; the ```promql
+#                blocks of docs/metrics.md; 1,000 workloads created and
+#                deleted; the API server stopped and started again. The same
+#                kube-apiserver build as live
 #   sim          the simulated GPU cluster (testing/sim: kube-apiserver,
 #                kube-controller-manager, kube-scheduler, 4 KWOK nodes x 8
 #                GPUs, the operators) and the tests run in it: the sim's own
@@ -63,6 +72,9 @@
 #                saying so); the Go module proxy (~700 MB of modules on the
 #                first build); a venv target/live/venv with the kubernetes
 #                client; the Python and Node suites build as their stages do
+#   metrics      Go >= 1.26 as for live (the same kube-apiserver build); apt:
+#                prometheus (Prometheus 2 and promtool); the venv
+#                target/live/venv; the CLI's debug build (as rust and live)
 #   sim          Go >= 1.26 as for live (the same kube-apiserver build, plus
 #                kwok and the operators: ~60 MB and ~1 GB of modules); apt:
 #                openssl (the operators' webhook certificates), curl (their
@@ -76,8 +88,8 @@
 # the background meanwhile, and the first WASM stage waits for it. Likewise,
 # when the live stage runs after others and its kube-apiserver is not built
 # yet, testing/kube-apiserver/build.sh runs in the background from the start
-# (log: target/kapi-build.log), and the live stage waits for it; the sim
-# stage needs the same build and waits for it too. And when the sim stage
+# (log: target/kapi-build.log), and the live stage waits for it; the metrics
+# and sim stages need the same build and wait for it too. And when the sim stage
 # runs after others and anything it needs is not built, the rest of its
 # builds run in the background from the start as well, one after the other
 # and after the kube-apiserver build, niced, in one process group: kwok, then
@@ -90,7 +102,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
-ORDER=(rust python hostile node wasm package playground conformance live sim)
+ORDER=(rust python hostile node wasm package playground conformance live metrics sim)
 usage() {
   cat <<'EOF'
 usage: bash scripts/test.sh [STAGE...]    (default: all)
@@ -105,6 +117,8 @@ stages (run in this order, whatever order they are given in):
   playground    the playground's end-to-end tests in headless Chromium (playground/test.sh)
   conformance   the Rust conformance run and the parity table of the runtimes with results
   live          live-cluster suites against a real kube-apiserver, seeded (scripts/live.sh; needs Go >= 1.26)
+  metrics       the exporter (workload-lens serve) scraped by a real Prometheus: parity with get, recording
+                rules, docs/metrics.md's PromQL, churn, API server faults (scripts/metrics.sh; needs Go >= 1.26)
   sim           the simulated GPU cluster with its operators: its own test, the operators' smoke tests, the
                 scenarios replayed live (scripts/sim.sh; needs Go >= 1.26; WORKLOAD_LENS_SIM_OPERATORS=a,b
                 picks the operators, default jobset,lws,kueue,kuberay)
@@ -119,7 +133,7 @@ for a in "$@"; do
   case "$a" in
     -h | --help) usage; exit 0 ;;
     all) for s in "${ORDER[@]}"; do want[$s]=1; done ;;
-    rust | python | hostile | node | wasm | package | playground | conformance | live | sim) want[$a]=1 ;;
+    rust | python | hostile | node | wasm | package | playground | conformance | live | metrics | sim) want[$a]=1 ;;
     *) echo "error: unknown stage '$a'" >&2; usage >&2; exit 2 ;;
   esac
 done
@@ -157,9 +171,14 @@ if has sim; then
   need_apt python3 "the sim's scripts and tests" python3
   python3 -c 'import ensurepip' 2>/dev/null || need_apt python3-venv "the sim's venv, target/live/venv"
 fi
-if has live || has sim; then
+if has metrics; then
+  # promtool too; checked by command (Prometheus may come from elsewhere).
+  need_apt prometheus "the metrics stage: a real Prometheus and promtool (scripts/metrics.sh)" prometheus
+  python3 -c 'import ensurepip' 2>/dev/null || need_apt python3-venv "the metrics stage's venv, target/live/venv"
+fi
+if has live || has metrics || has sim; then
   # Checked first, so that `all` does not fail only after the other stages.
-  go_stages=$(for s in live sim; do if has $s; then printf '%s ' $s; fi; done)
+  go_stages=$(for s in live metrics sim; do if has $s; then printf '%s ' $s; fi; done)
   go_stages=${go_stages% }
   case $go_stages in
     *" "*) go_need="the ${go_stages// / and } stages need" ;;
@@ -252,12 +271,12 @@ if [ "$wasm_stages" = 1 ]; then
     bash bindings-wasm/setup.sh --browser
   fi
 fi
-# The kube-apiserver of the live and sim stages, when it is not built yet
+# The kube-apiserver of the live, metrics and sim stages, when it is not built yet
 # and other stages run first: built meanwhile (downloading its modules is
 # network-bound, and the Go compiler runs at a lower priority), in a process
 # group of its own.
 KAPI_PID=""
-if { has live || has sim; } && ! bash testing/kube-apiserver/build.sh --cached >/dev/null; then
+if { has live || has metrics || has sim; } && ! bash testing/kube-apiserver/build.sh --cached >/dev/null; then
   for s in rust python hostile node wasm package playground conformance; do
     if has "$s"; then
       mkdir -p target
@@ -274,7 +293,7 @@ fi
 # --no-kapi (the job above or the live stage does).
 SIMBUILD_PID=""
 if has sim && [ "$sim_built" = 0 ]; then
-  for s in rust python hostile node wasm package playground conformance live; do
+  for s in rust python hostile node wasm package playground conformance live metrics; do
     if has "$s"; then
       mkdir -p target
       stage "the sim's builds in the background, after the kube-apiserver's (scripts/sim.sh --build --no-kapi, log: target/sim-build.log)"
@@ -391,6 +410,14 @@ if has live; then
   wait_for_kapi
   stage "live cluster: kube-apiserver, seeded scenario, CLI/Python/Node live suites (scripts/live.sh)"
   bash scripts/live.sh
+fi
+
+if has metrics; then
+  # After live: the same kube-apiserver build (and the live stage's venv
+  # and CLI build, when it ran).
+  wait_for_kapi
+  stage "metrics: workload-lens serve scraped by Prometheus, rules, churn, API server faults (scripts/metrics.sh)"
+  bash scripts/metrics.sh
 fi
 
 if has sim; then
