@@ -40,7 +40,8 @@ pub struct WorkloadMetrics {
 pub struct InstanceMetrics {
     /// The component's name.
     pub component: String,
-    /// The instance's id (the component's name for a single instance).
+    /// The instance's id (`""` for the one instance of a single-instance
+    /// component).
     pub instance: String,
     /// Desired replicas.
     pub desired: u64,
