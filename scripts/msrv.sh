@@ -34,6 +34,10 @@ if ! at_least "$have" "$declared"; then
 fi
 echo "rustc $have >= rust-version $declared"
 
+# Every locked package, for every platform (the metadata reads them all;
+# a build downloads only its own platform's: kube-rs' runtime locks
+# gloo-timers for wasm32, which no build here needs).
+cargo fetch --locked >/dev/null
 newest=$(cargo metadata --format-version 1 --locked --offline |
   python3 -c '
 import json, sys
