@@ -12,6 +12,13 @@
 //! pods or owners changed since the last refresh. What it holds is one
 //! [`WorkloadMetrics`] per top-level workload.
 //!
+//! Attributing walks every object held, so it is done again only when
+//! what it depends on changed: an object added or removed, a controller
+//! reference or role changed, or the unreadable owner kinds. A refresh
+//! after changes of content only (a pod's status, a workload's spec: the
+//! usual watch event) reuses the last attribution and visits only the
+//! workloads those objects belong to.
+//!
 //! Bounds: the objects held are capped by [`LiveState::new`]'s
 //! `max_objects` (those past it are refused and counted); a pod is held as
 //! compact text beside a small link, as the cluster protocol keeps pods; a
@@ -28,7 +35,8 @@ use serde_json::Value;
 use super::metrics::WorkloadMetrics;
 use super::protocol::{is_pod, stub, without_managed_fields};
 use super::{
-    Item, ListOptions, OwnerKind, OwnerStateKind, meta_str, owner_state, pods_by_row, uid,
+    Item, OwnerKind, OwnerState, OwnerStateKind, controller_ref, meta_str, owner_state,
+    pods_by_row, uid,
 };
 use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Location, Result};
@@ -64,6 +72,11 @@ struct Row {
     fingerprint: u64,
     /// None: the workload's labels do not match the selector.
     metrics: Option<Arc<WorkloadMetrics>>,
+    /// Its pods and the owners between them and it, in the order the
+    /// resolve is given them: (uid, is a pod).
+    items: Vec<(Box<str>, bool)>,
+    /// Where its controller chain ends at a missing owner.
+    owner: Option<OwnerState>,
 }
 
 /// What one [`LiveState::refresh`] did.
@@ -104,6 +117,19 @@ pub struct LiveState {
     selector: Option<LabelSelector>,
     max_objects: usize,
     refused: u64,
+    /// Objects held, by role (covered, owner, pod).
+    held: [usize; 3],
+    /// The row each item uid of the last attribution belongs to.
+    member_of: HashMap<Box<str>, Box<str>>,
+    /// The unreadable kinds of the last attribution; None: attribute again
+    /// (an object was added or removed, or a controller reference or a
+    /// role changed, since).
+    attributed: Option<Vec<OwnerKind>>,
+    /// Objects whose content changed since the last refresh.
+    changed: HashSet<Box<str>>,
+    /// The controller kinds named and not held (`missing_owners`), as of
+    /// the last structural change; None: to compute.
+    missing: Option<Vec<OwnerKind>>,
 }
 
 impl LiveState {
@@ -122,6 +148,11 @@ impl LiveState {
             selector,
             max_objects,
             refused: 0,
+            held: [0; 3],
+            member_of: HashMap::new(),
+            attributed: None,
+            changed: HashSet::new(),
+            missing: None,
         })
     }
 
@@ -158,27 +189,48 @@ impl LiveState {
         });
         let source = self.source(source);
         let id: Box<str> = id.into();
-        if let Some(old) = self.entries.get(&id)
-            && old.source != source
-            && let Some(set) = self.sources.get_mut(&old.source)
-        {
-            set.remove(&id);
+        let link = stub(object);
+        let structural = match self.entries.get(&id) {
+            Some(old) => {
+                if old.source != source
+                    && let Some(set) = self.sources.get_mut(&old.source)
+                {
+                    set.remove(&id);
+                }
+                self.held[old.role as usize] -= 1;
+                old.role != role || controller_ref(&old.link) != controller_ref(&link)
+            }
+            None => true,
+        };
+        if structural {
+            self.structure_changed();
         }
+        self.held[role as usize] += 1;
         self.sources
             .entry(source.clone())
             .or_default()
             .insert(id.clone());
+        if self.attributed.is_some() {
+            // (Not needed when everything is attributed again.)
+            self.changed.insert(id.clone());
+        }
         self.entries.insert(
             id,
             Entry {
                 source,
                 role,
                 resource_version: rv.into(),
-                link: stub(object),
+                link,
                 text,
             },
         );
         true
+    }
+
+    /// The attribution and the missing owner kinds are to be found again.
+    fn structure_changed(&mut self) {
+        self.attributed = None;
+        self.missing = None;
     }
 
     /// An object deleted. Returns whether it was held.
@@ -221,7 +273,10 @@ impl LiveState {
             .map(|s| s.into_iter().collect())
             .unwrap_or_default();
         for u in gone {
-            self.entries.remove(&u);
+            if let Some(e) = self.entries.remove(&u) {
+                self.held[e.role as usize] -= 1;
+                self.structure_changed();
+            }
         }
     }
 
@@ -231,6 +286,8 @@ impl LiveState {
                 if let Some(set) = self.sources.get_mut(&e.source) {
                     set.remove(id);
                 }
+                self.held[e.role as usize] -= 1;
+                self.structure_changed();
                 true
             }
             None => false,
@@ -246,18 +303,12 @@ impl LiveState {
 
     /// Objects held, by role.
     pub fn counts(&self) -> StateCounts {
-        let mut c = StateCounts {
+        StateCounts {
+            covered: self.held[Role::Covered as usize],
+            owners: self.held[Role::Owner as usize],
+            pods: self.held[Role::Pod as usize],
             refused: self.refused,
-            ..StateCounts::default()
-        };
-        for e in self.entries.values() {
-            match e.role {
-                Role::Covered => c.covered += 1,
-                Role::Owner => c.owners += 1,
-                Role::Pod => c.pods += 1,
-            }
         }
-        c
     }
 
     /// The controller kinds that held objects name but that are not held
@@ -265,9 +316,13 @@ impl LiveState {
     /// the owner kinds to watch next, sorted. Covered kinds are left out
     /// (the front end watches every covered type).
     pub fn owner_kinds_needed(&self, engine: &Engine, watched: &[OwnerKind]) -> Vec<OwnerKind> {
-        let links = self.entries.values().map(|e| &e.link);
-        super::missing_owners(links, watched)
+        let missing = match &self.missing {
+            Some(m) => m.clone(),
+            None => self.missing_kinds(),
+        };
+        missing
             .into_iter()
+            .filter(|k| !watched.contains(k))
             .filter(|k| {
                 engine
                     .lookup(&Gvk::from_api_version(&k.api_version, &k.kind))
@@ -276,12 +331,71 @@ impl LiveState {
             .collect()
     }
 
+    fn missing_kinds(&self) -> Vec<OwnerKind> {
+        super::missing_owners(self.entries.values().map(|e| &e.link), &[])
+    }
+
     /// Attribute the pods and resolve again every workload whose object,
     /// pods or owners changed (see the module docs). `unreadable` names the
     /// owner kinds the front end may not watch: a chain that ends at one
     /// makes its object a workload of its own, `unreadable` (else
     /// `orphaned`), as in a live listing.
     pub fn refresh(&mut self, engine: &Engine, unreadable: &[OwnerKind]) -> RefreshStats {
+        let stats = if self.attributed.as_deref() == Some(unreadable) {
+            self.refresh_changed(engine, unreadable)
+        } else {
+            self.refresh_all(engine, unreadable)
+        };
+        self.changed = HashSet::new();
+        stats
+    }
+
+    /// Only contents changed since the last attribution: resolve again the
+    /// rows the changed objects belong to, if their fingerprint moved.
+    fn refresh_changed(&mut self, engine: &Engine, unreadable: &[OwnerKind]) -> RefreshStats {
+        let mut stats = RefreshStats::default();
+        let dirty: HashSet<&str> = self
+            .changed
+            .iter()
+            .filter_map(|u| {
+                if self.rows.contains_key(u) {
+                    Some(&**u)
+                } else {
+                    self.member_of.get(u).map(|r| &**r)
+                }
+            })
+            .collect();
+        for id in dirty {
+            let Some(row) = self.rows.get_mut(id) else {
+                continue;
+            };
+            let Some(entry) = self.entries.get(id) else {
+                continue;
+            };
+            let fingerprint = fingerprint(&self.entries, entry, unreadable, &row.items, &row.owner);
+            if fingerprint == row.fingerprint {
+                continue;
+            }
+            let items = std::mem::take(&mut row.items);
+            let owner = row.owner.take();
+            *row = resolve_row(
+                engine,
+                &self.entries,
+                self.selector.as_ref(),
+                entry,
+                items,
+                owner,
+                fingerprint,
+                &mut stats,
+            );
+        }
+        stats.workloads = self.rows.values().filter(|r| r.metrics.is_some()).count();
+        stats
+    }
+
+    /// Attribute every pod again, then resolve the rows whose fingerprint
+    /// moved.
+    fn refresh_all(&mut self, engine: &Engine, unreadable: &[OwnerKind]) -> RefreshStats {
         let mut stats = RefreshStats::default();
         // Every object a chain may pass through, by uid (pods too: a
         // LeaderWorkerSet's worker StatefulSet is its leader pod's).
@@ -313,84 +427,50 @@ impl LiveState {
             .collect();
         let listed_links: Vec<&Value> = listed.iter().map(|(_, l)| *l).collect();
         let by_row = pods_by_row(&listed_links, &pods, &by_uid);
-        let options = ListOptions {
-            owners_complete: true,
-            unreadable: unreadable.to_vec(),
-            ..ListOptions::default()
-        };
         let mut states = HashMap::new();
+        let mut member_of: HashMap<Box<str>, Box<str>> = HashMap::new();
         let mut next: BTreeMap<Box<str>, Row> = BTreeMap::new();
         for (i, (id, link)) in listed.iter().enumerate() {
             let entry = &self.entries[*id];
-            // Whether the object's controller chain ends at an owner that
-            // is not there: it changes when that owner is listed or deleted
-            // (an owner kind watched after the first refresh), not only with
-            // the object and its items.
-            let owner = owner_state(link, &by_uid, &options.unreadable, &mut states);
-            // The fingerprint: the object's and each item's uid and
-            // resourceVersion, in the order they are given, and the owner
-            // state.
-            let mut h = DefaultHasher::new();
-            entry.resource_version.hash(&mut h);
-            unreadable.hash(&mut h);
-            owner
-                .as_ref()
-                .map(|o| (&o.uid, o.state == OwnerStateKind::Unreadable))
-                .hash(&mut h);
-            for item in &by_row[i] {
-                let u = match item {
-                    Item::Pod(p) => pod_ids[*p],
-                    Item::Owner(o) => uid(o).unwrap_or_default(),
-                };
-                u.hash(&mut h);
-                if let Some(e) = self.entries.get(u) {
-                    e.resource_version.hash(&mut h);
-                }
+            let items: Vec<(Box<str>, bool)> = by_row[i]
+                .iter()
+                .map(|item| match item {
+                    Item::Pod(p) => (pod_ids[*p].into(), true),
+                    Item::Owner(o) => (uid(o).unwrap_or_default().into(), false),
+                })
+                .collect();
+            for (u, _) in &items {
+                member_of.insert(u.clone(), (*id).into());
             }
-            let fingerprint = h.finish();
+            let owner = owner_state(link, &by_uid, unreadable, &mut states);
+            let fingerprint = fingerprint(&self.entries, entry, unreadable, &items, &owner);
             let key: Box<str> = (*id).into();
-            if let Some(row) = self.rows.remove(&key)
+            if let Some(mut row) = self.rows.remove(&key)
                 && row.fingerprint == fingerprint
             {
+                row.items = items;
                 next.insert(key, row);
                 continue;
             }
-            let object = read(entry);
-            if let Some(sel) = &self.selector
-                && !sel.matches(object.pointer("/metadata/labels"))
-            {
-                next.insert(
-                    key,
-                    Row {
-                        fingerprint,
-                        metrics: None,
-                    },
-                );
-                continue;
-            }
-            let items: Vec<Value> = by_row[i]
-                .iter()
-                .filter_map(|item| match item {
-                    Item::Pod(p) => self.entries.get(pod_ids[*p]).map(read),
-                    Item::Owner(o) => Some((*o).clone()),
-                })
-                .collect();
-            let mut metrics = engine.workload_metrics(&object, &items);
-            metrics.summary.owner = owner;
-            if let Some(e) = &metrics.summary.error {
-                stats.errors.push(e.code());
-            }
-            stats.resolved += 1;
-            next.insert(
-                key,
-                Row {
-                    fingerprint,
-                    metrics: Some(Arc::new(metrics)),
-                },
+            let row = resolve_row(
+                engine,
+                &self.entries,
+                self.selector.as_ref(),
+                entry,
+                items,
+                owner,
+                fingerprint,
+                &mut stats,
             );
+            next.insert(key, row);
         }
         stats.removed = self.rows.values().filter(|r| r.metrics.is_some()).count();
         self.rows = next;
+        self.member_of = member_of;
+        self.attributed = Some(unreadable.to_vec());
+        if self.missing.is_none() {
+            self.missing = Some(self.missing_kinds());
+        }
         stats.workloads = self.rows.values().filter(|r| r.metrics.is_some()).count();
         stats
     }
@@ -422,6 +502,77 @@ fn covered(engine: &Engine, object: &Value) -> bool {
     engine
         .lookup(&Gvk::from_api_version(text("apiVersion"), text("kind")))
         .is_some()
+}
+
+/// A row's fingerprint: its object's resourceVersion, the unreadable
+/// kinds, each item's uid and resourceVersion in the order they are given,
+/// and where its controller chain ends.
+fn fingerprint(
+    entries: &BTreeMap<Box<str>, Entry>,
+    entry: &Entry,
+    unreadable: &[OwnerKind],
+    items: &[(Box<str>, bool)],
+    owner: &Option<OwnerState>,
+) -> u64 {
+    let mut h = DefaultHasher::new();
+    entry.resource_version.hash(&mut h);
+    unreadable.hash(&mut h);
+    for (u, _) in items {
+        u.hash(&mut h);
+        if let Some(e) = entries.get(u) {
+            e.resource_version.hash(&mut h);
+        }
+    }
+    if let Some(o) = owner {
+        matches!(o.state, OwnerStateKind::Unreadable).hash(&mut h);
+        o.uid.hash(&mut h);
+        o.kind.hash(&mut h);
+    }
+    h.finish()
+}
+
+/// Resolve one row: its object, pods and owners read from `entries`.
+#[allow(clippy::too_many_arguments)]
+fn resolve_row(
+    engine: &Engine,
+    entries: &BTreeMap<Box<str>, Entry>,
+    selector: Option<&LabelSelector>,
+    entry: &Entry,
+    items: Vec<(Box<str>, bool)>,
+    owner: Option<OwnerState>,
+    fingerprint: u64,
+    stats: &mut RefreshStats,
+) -> Row {
+    let object = read(entry);
+    if let Some(sel) = selector
+        && !sel.matches(object.pointer("/metadata/labels"))
+    {
+        return Row {
+            fingerprint,
+            metrics: None,
+            items,
+            owner,
+        };
+    }
+    let values: Vec<Value> = items
+        .iter()
+        .filter_map(|(u, pod)| {
+            let e = entries.get(u)?;
+            Some(if *pod { read(e) } else { e.link.clone() })
+        })
+        .collect();
+    let mut metrics = engine.workload_metrics(&object, &values);
+    metrics.summary.owner.clone_from(&owner);
+    if let Some(e) = &metrics.summary.error {
+        stats.errors.push(e.code());
+    }
+    stats.resolved += 1;
+    Row {
+        fingerprint,
+        metrics: Some(Arc::new(metrics)),
+        items,
+        owner,
+    }
 }
 
 /// An entry's object as a value (from its text; an owner's link).
@@ -597,6 +748,264 @@ mod tests {
         state.delete(&node);
         state.refresh(&engine, &[]);
         assert_eq!(owner(&state), Some(OwnerStateKind::Orphaned));
+    }
+
+    fn controller(api_version: &str, kind: &str, name: &str, uid: &str) -> Value {
+        json!([{"apiVersion": api_version, "kind": kind, "name": name, "uid": uid,
+                "controller": true}])
+    }
+
+    fn object(api_version: &str, kind: &str, name: &str, uid: &str, rv: u32) -> Value {
+        json!({"apiVersion": api_version, "kind": kind,
+               "metadata": {"name": name, "namespace": "ns", "uid": uid,
+                            "resourceVersion": rv.to_string(), "labels": {"app": name}}})
+    }
+
+    fn deployment(name: &str, uid: &str, replicas: u32, rv: u32) -> Value {
+        let mut d = object("apps/v1", "Deployment", name, uid, rv);
+        d["spec"] = json!({"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [
+                {"name": "c", "image": "i", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}});
+        d
+    }
+
+    fn replica_set(name: &str, uid: &str, owner: (&str, &str), rv: u32) -> Value {
+        let mut r = deployment(name, uid, 2, rv);
+        r["kind"] = json!("ReplicaSet");
+        r["metadata"]["ownerReferences"] = controller("apps/v1", "Deployment", owner.0, owner.1);
+        r
+    }
+
+    fn pod(name: &str, uid: &str, owner: (&str, &str, &str), ready: bool, rv: u32) -> Value {
+        let mut p = object("v1", "Pod", name, uid, rv);
+        if !owner.0.is_empty() {
+            p["metadata"]["ownerReferences"] = controller("apps/v1", owner.0, owner.1, owner.2);
+        }
+        let r = if ready { "True" } else { "False" };
+        p["spec"] = json!({"nodeName": "n1", "containers": [
+            {"name": "c", "image": "i", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]});
+        p["status"] = json!({"phase": "Running", "conditions": [{"type": "Ready", "status": r}]});
+        p
+    }
+
+    /// Two Deployments (a ReplicaSet and two pods each) and a bare pod.
+    fn cluster() -> Vec<(&'static str, Value)> {
+        vec![
+            ("deployments", deployment("a", "d-a", 2, 1)),
+            ("deployments", deployment("b", "d-b", 2, 2)),
+            ("replicasets", replica_set("a-1", "rs-a", ("a", "d-a"), 3)),
+            ("replicasets", replica_set("b-1", "rs-b", ("b", "d-b"), 4)),
+            (
+                "pods",
+                pod("a-1-x", "p-a1", ("ReplicaSet", "a-1", "rs-a"), true, 5),
+            ),
+            (
+                "pods",
+                pod("a-1-y", "p-a2", ("ReplicaSet", "a-1", "rs-a"), true, 6),
+            ),
+            (
+                "pods",
+                pod("b-1-x", "p-b1", ("ReplicaSet", "b-1", "rs-b"), true, 7),
+            ),
+            (
+                "pods",
+                pod("b-1-y", "p-b2", ("ReplicaSet", "b-1", "rs-b"), true, 8),
+            ),
+            ("pods", pod("bare", "p-bare", ("", "", ""), true, 9)),
+        ]
+    }
+
+    /// What a state made at once from `objects` reports.
+    fn fresh(
+        engine: &Engine,
+        objects: &[(&str, Value)],
+        unreadable: &[OwnerKind],
+    ) -> Vec<Arc<WorkloadMetrics>> {
+        let mut s = LiveState::new(1000, None).unwrap();
+        for (source, o) in objects {
+            s.apply(engine, source, o);
+        }
+        s.refresh(engine, unreadable);
+        s.workloads()
+    }
+
+    /// Apply `change` to `objects` and to `state`, refresh, and check the
+    /// state reports what a fresh one does. Returns the refresh's stats.
+    fn step(
+        engine: &Engine,
+        state: &mut LiveState,
+        objects: &mut Vec<(&'static str, Value)>,
+        change: (&'static str, Value),
+    ) -> RefreshStats {
+        let id = uid(&change.1).unwrap().to_string();
+        objects.retain(|(_, o)| uid(o) != Some(&id));
+        state.apply(engine, change.0, &change.1);
+        objects.push(change);
+        let stats = state.refresh(engine, &[]);
+        assert_eq!(state.workloads(), fresh(engine, objects, &[]));
+        stats
+    }
+
+    fn ready_pods(state: &LiveState, name: &str) -> u64 {
+        let w = state.workloads();
+        let w = w.iter().find(|w| w.summary.name == name).unwrap();
+        w.summary.live.unwrap().ready
+    }
+
+    #[test]
+    fn a_change_of_content_resolves_only_its_workload_without_attributing_again() {
+        let engine = Engine::new().unwrap();
+        let mut objects = cluster();
+        let mut state = LiveState::new(1000, None).unwrap();
+        for (source, o) in &objects {
+            state.apply(&engine, source, o);
+        }
+        let stats = state.refresh(&engine, &[]);
+        assert_eq!((stats.workloads, stats.resolved), (3, 3));
+        assert_eq!(ready_pods(&state, "a"), 2);
+        // A pod becomes unready: its Deployment alone resolves again, from
+        // the attribution kept.
+        let stats = step(
+            &engine,
+            &mut state,
+            &mut objects,
+            (
+                "pods",
+                pod("a-1-x", "p-a1", ("ReplicaSet", "a-1", "rs-a"), false, 10),
+            ),
+        );
+        assert_eq!((stats.workloads, stats.resolved, stats.removed), (3, 1, 0));
+        assert!(state.attributed.is_some());
+        assert_eq!(ready_pods(&state, "a"), 1);
+        // A Deployment scaled; a ReplicaSet's content; the bare pod.
+        let stats = step(
+            &engine,
+            &mut state,
+            &mut objects,
+            ("deployments", deployment("b", "d-b", 5, 11)),
+        );
+        assert_eq!(stats.resolved, 1);
+        let stats = step(
+            &engine,
+            &mut state,
+            &mut objects,
+            ("replicasets", replica_set("a-1", "rs-a", ("a", "d-a"), 12)),
+        );
+        assert_eq!(stats.resolved, 1);
+        let stats = step(
+            &engine,
+            &mut state,
+            &mut objects,
+            ("pods", pod("bare", "p-bare", ("", "", ""), false, 13)),
+        );
+        assert_eq!(stats.resolved, 1);
+        assert!(state.attributed.is_some());
+        // The same version again changes nothing.
+        let again = pod("bare", "p-bare", ("", "", ""), false, 13);
+        assert!(!state.apply(&engine, "pods", &again));
+        assert_eq!(state.refresh(&engine, &[]).resolved, 0);
+    }
+
+    #[test]
+    fn changes_of_structure_attribute_again() {
+        let engine = Engine::new().unwrap();
+        let mut objects = cluster();
+        let mut state = LiveState::new(1000, None).unwrap();
+        for (source, o) in &objects {
+            state.apply(&engine, source, o);
+        }
+        state.refresh(&engine, &[]);
+        // A pod added to a ReplicaSet.
+        let stats = step(
+            &engine,
+            &mut state,
+            &mut objects,
+            (
+                "pods",
+                pod("a-1-z", "p-a3", ("ReplicaSet", "a-1", "rs-a"), true, 20),
+            ),
+        );
+        assert_eq!((stats.workloads, stats.resolved), (3, 1));
+        assert_eq!(ready_pods(&state, "a"), 3);
+        // A pod moves to the other ReplicaSet (its controller reference).
+        let stats = step(
+            &engine,
+            &mut state,
+            &mut objects,
+            (
+                "pods",
+                pod("a-1-z", "p-a3", ("ReplicaSet", "b-1", "rs-b"), true, 21),
+            ),
+        );
+        assert_eq!(stats.resolved, 2);
+        assert_eq!(ready_pods(&state, "b"), 3);
+        // A ReplicaSet deleted: its pods' chain now ends at a missing owner
+        // of a covered type, so each is a workload of its own.
+        let rs = replica_set("b-1", "rs-b", ("b", "d-b"), 4);
+        assert!(state.delete(&rs));
+        objects.retain(|(_, o)| uid(o) != Some("rs-b"));
+        let stats = state.refresh(&engine, &[]);
+        assert_eq!(state.workloads(), fresh(&engine, &objects, &[]));
+        assert_eq!(stats.workloads, 6);
+        // A watch listed again without the pod added above.
+        objects.retain(|(_, o)| uid(o) != Some("p-a3"));
+        let listed: Vec<Value> = objects
+            .iter()
+            .filter(|(s, _)| *s == "pods")
+            .map(|(_, o)| o.clone())
+            .collect();
+        state.replace(&engine, "pods", &listed);
+        state.refresh(&engine, &[]);
+        assert_eq!(state.workloads(), fresh(&engine, &objects, &[]));
+        assert_eq!(
+            state.counts(),
+            StateCounts {
+                covered: 3,
+                owners: 0,
+                pods: 5,
+                refused: 0
+            }
+        );
+    }
+
+    #[test]
+    fn an_owner_that_appears_above_a_workload_is_seen() {
+        let engine = Engine::new().unwrap();
+        let mut d = deployment("a", "d-a", 1, 1);
+        d["metadata"]["ownerReferences"] = controller("example.com/v1", "Platform", "p", "x-1");
+        let mut objects = vec![("deployments", d)];
+        let mut state = LiveState::new(1000, None).unwrap();
+        state.apply(&engine, "deployments", &objects[0].1);
+        state.refresh(&engine, &[]);
+        let owner = |s: &LiveState| s.workloads()[0].summary.owner.as_ref().map(|o| o.state);
+        assert_eq!(owner(&state), Some(OwnerStateKind::Orphaned));
+        let kinds = state.owner_kinds_needed(&engine, &[]);
+        assert_eq!(
+            kinds,
+            vec![OwnerKind {
+                api_version: "example.com/v1".into(),
+                kind: "Platform".into()
+            }]
+        );
+        assert!(state.owner_kinds_needed(&engine, &kinds).is_empty());
+        // Unreadable: a change of the kinds the front end may not watch.
+        state.refresh(&engine, &kinds);
+        assert_eq!(owner(&state), Some(OwnerStateKind::Unreadable));
+        assert_eq!(state.workloads(), fresh(&engine, &objects, &kinds));
+        state.refresh(&engine, &[]);
+        assert_eq!(owner(&state), Some(OwnerStateKind::Orphaned));
+        // The owner arrives (it has no controller): the chain ends there.
+        step(
+            &engine,
+            &mut state,
+            &mut objects,
+            (
+                "platforms",
+                object("example.com/v1", "Platform", "p", "x-1", 2),
+            ),
+        );
+        assert_eq!(owner(&state), None);
+        assert!(state.owner_kinds_needed(&engine, &[]).is_empty());
     }
 
     #[test]
