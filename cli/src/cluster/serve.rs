@@ -10,6 +10,7 @@
 //!
 //! Every name and label of the exposition is in `docs/metrics.md`.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::net::SocketAddr;
 use std::sync::mpsc as std_mpsc;
@@ -834,8 +835,10 @@ impl Snapshot {
 }
 
 /// A label value as the exposition may carry it: `\`, `"` and newlines
-/// escaped, cut to [`MAX_LABEL_BYTES`].
-fn label(v: &str) -> String {
+/// escaped, cut to [`MAX_LABEL_BYTES`]. Borrowed when there is nothing to
+/// escape: a scrape writes a few hundred thousand labels, and allocating
+/// each was most of its time.
+fn label(v: &str) -> Cow<'_, str> {
     let mut cut = v;
     if cut.len() > MAX_LABEL_BYTES {
         let mut end = MAX_LABEL_BYTES;
@@ -844,7 +847,10 @@ fn label(v: &str) -> String {
         }
         cut = &cut[..end];
     }
-    let mut out = String::with_capacity(cut.len());
+    if !cut.contains(['\\', '"', '\n']) {
+        return Cow::Borrowed(cut);
+    }
+    let mut out = String::with_capacity(cut.len() + 8);
     for c in cut.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
@@ -853,31 +859,36 @@ fn label(v: &str) -> String {
             c => out.push(c),
         }
     }
-    out
+    Cow::Owned(out)
 }
 
-type Labels = Vec<(&'static str, String)>;
+type Labels<'a> = Vec<(&'static str, Cow<'a, str>)>;
 
-fn workload_labels(w: &WorkloadMetrics) -> Labels {
+fn workload_labels(w: &WorkloadMetrics) -> Labels<'_> {
     let s = &w.summary;
-    let group = s
-        .api_version
-        .rsplit_once('/')
-        .map_or("", |(g, _)| g)
-        .to_string();
+    let group = s.api_version.rsplit_once('/').map_or("", |(g, _)| g);
     vec![
         (
             "namespace",
             label(s.namespace.as_deref().unwrap_or_default()),
         ),
-        ("group", label(&group)),
+        ("group", label(group)),
         ("kind", label(&s.kind)),
         ("workload", label(&s.name)),
     ]
 }
 
-fn with(mut base: Labels, more: &[(&'static str, &str)]) -> Labels {
+fn with<'a>(mut base: Labels<'a>, more: &[(&'static str, &'a str)]) -> Labels<'a> {
     base.extend(more.iter().map(|(k, v)| (*k, label(v))));
+    base
+}
+
+/// `with`, for values that do not outlive the labels.
+fn with_owned<'a>(mut base: Labels<'a>, more: &[(&'static str, &str)]) -> Labels<'a> {
+    base.extend(
+        more.iter()
+            .map(|(k, v)| (*k, Cow::Owned(label(v).into_owned()))),
+    );
     base
 }
 
@@ -887,21 +898,21 @@ struct Gauges<'e, 'a> {
 
 impl Gauges<'_, '_> {
     /// One gauge family: `samples` as (labels, value).
-    fn family(
+    fn family<'l>(
         &mut self,
         name: &str,
         help: &str,
-        samples: impl IntoIterator<Item = (Labels, f64)>,
+        samples: impl IntoIterator<Item = (Labels<'l>, f64)>,
     ) -> Result<(), std::fmt::Error> {
         self.typed(name, help, MetricType::Gauge, samples)
     }
 
-    fn typed(
+    fn typed<'l>(
         &mut self,
         name: &str,
         help: &str,
         kind: MetricType,
-        samples: impl IntoIterator<Item = (Labels, f64)>,
+        samples: impl IntoIterator<Item = (Labels<'l>, f64)>,
     ) -> Result<(), std::fmt::Error> {
         let mut samples = samples.into_iter().peekable();
         if samples.peek().is_none() {
@@ -943,16 +954,16 @@ impl Collector for Snapshot {
                 let s = &w.summary;
                 let version = s.api_version.rsplit('/').next().unwrap_or_default();
                 let origin = s.origin.map(|o| format!("{o:?}").to_lowercase());
+                let labels = with(
+                    workload_labels(w),
+                    &[
+                        ("version", version),
+                        ("uid", s.uid.as_deref().unwrap_or_default()),
+                        ("definition", s.definition.as_deref().unwrap_or_default()),
+                    ],
+                );
                 (
-                    with(
-                        workload_labels(w),
-                        &[
-                            ("version", version),
-                            ("uid", s.uid.as_deref().unwrap_or_default()),
-                            ("definition", s.definition.as_deref().unwrap_or_default()),
-                            ("origin", origin.as_deref().unwrap_or_default()),
-                        ],
-                    ),
+                    with_owned(labels, &[("origin", origin.as_deref().unwrap_or_default())]),
                     1.0,
                 )
             }),
@@ -1038,11 +1049,9 @@ impl Collector for Snapshot {
             ws.iter().filter_map(|w| {
                 let o = w.summary.owner.as_ref()?;
                 let state = format!("{:?}", o.state).to_lowercase();
+                let labels = with_owned(workload_labels(w), &[("state", &state)]);
                 Some((
-                    with(
-                        workload_labels(w),
-                        &[("state", &state), ("owner_kind", &o.kind), ("owner", &o.name)],
-                    ),
+                    with(labels, &[("owner_kind", &o.kind), ("owner", &o.name)]),
                     1.0,
                 ))
             }),
@@ -1099,7 +1108,10 @@ impl Collector for Snapshot {
             )?;
         }
         if self.families.contains(&Family::Pods) {
-            let pod_labels = |w: &WorkloadMetrics, p: &workload_lens::PodMetrics| {
+            fn pod_labels<'a>(
+                w: &'a WorkloadMetrics,
+                p: &'a workload_lens::PodMetrics,
+            ) -> Labels<'a> {
                 let s = &w.summary;
                 let group = s.api_version.rsplit_once('/').map_or("", |(g, _)| g);
                 vec![
@@ -1120,7 +1132,7 @@ impl Collector for Snapshot {
                         label(p.instance.as_deref().unwrap_or_default()),
                     ),
                 ]
-            };
+            }
             g.family(
                 "workload_lens_pod_info",
                 "A pod of a workload (1), keyed by namespace and pod as dcgm-exporter labels GPU series.",
@@ -1187,7 +1199,7 @@ impl Collector for Snapshot {
             "workload_lens_exporter_build_info",
             "The exporter's version (1).",
             [(
-                vec![("version", env!("CARGO_PKG_VERSION").to_string())],
+                vec![("version", Cow::Borrowed(env!("CARGO_PKG_VERSION")))],
                 1.0,
             )],
         )?;
@@ -1224,7 +1236,7 @@ impl Collector for Snapshot {
             MetricType::Counter,
             self.resolve_errors
                 .iter()
-                .map(|(c, n)| (vec![("code", (*c).to_string())], *n as f64)),
+                .map(|(c, n)| (vec![("code", Cow::Borrowed(*c))], *n as f64)),
         )?;
         g.typed(
             "workload_lens_exporter_resolves",
@@ -1248,7 +1260,7 @@ impl Collector for Snapshot {
             "Objects held, by role: covered (workload types), owner, pod.",
             [("covered", 0), ("owner", 1), ("pod", 2)]
                 .into_iter()
-                .map(|(r, i)| (vec![("role", r.to_string())], self.objects[i] as f64)),
+                .map(|(r, i)| (vec![("role", Cow::Borrowed(r))], self.objects[i] as f64)),
         )?;
         g.typed(
             "workload_lens_exporter_objects_refused",
@@ -1315,5 +1327,15 @@ mod tests {
         assert_eq!(watch_call_seconds(Duration::from_secs(300)), 295);
         assert_eq!(watch_call_seconds(Duration::from_secs(5)), 1);
         assert_eq!(watch_call_seconds(Duration::from_millis(1500)), 1);
+    }
+
+    #[test]
+    fn labels_are_escaped_and_cut_and_borrowed_when_clean() {
+        assert!(matches!(label("bench-03"), Cow::Borrowed("bench-03")));
+        assert_eq!(label("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+        let long = "é".repeat(200);
+        let cut = label(&long);
+        assert!(cut.len() <= MAX_LABEL_BYTES && long.starts_with(&*cut));
+        assert_eq!(cut.len(), MAX_LABEL_BYTES);
     }
 }
