@@ -77,6 +77,12 @@ const STEADY: Duration = Duration::from_secs(10);
 const FORBIDDEN_RETRY: Duration = Duration::from_secs(300);
 /// The longest a burst of changes delays a refresh.
 const MAX_DELAY: Duration = Duration::from_secs(2);
+/// Listed objects go to the state's thread this many at a time: one
+/// message per object cost more than the list itself.
+const LIST_BATCH: usize = 500;
+/// How often a refresh held back until every watch has listed looks again
+/// (with `--debounce-ms 0` the state's thread would otherwise spin).
+const SYNC_POLL: Duration = Duration::from_millis(50);
 
 /// One watch's state, for the exporter's own series and `/readyz`.
 #[derive(Debug, Clone, Default)]
@@ -139,8 +145,8 @@ enum Msg {
     /// A (re-)list starts: the objects that follow until `Listed` are all
     /// the watch has.
     Listing(Arc<str>),
-    /// One object of a list.
-    Listed(Arc<str>, Value),
+    /// Objects of a list, [`LIST_BATCH`] at most.
+    Listed(Arc<str>, Vec<Value>),
     /// The list is complete: what it did not have is forgotten, and the
     /// watch is up.
     ListDone(Arc<str>),
@@ -445,17 +451,27 @@ async fn watch_once(
     let config = watcher::Config::default().timeout(watch_secs);
     let mut stream = std::pin::pin!(watcher(api.clone(), config));
     let mut end = WatchEnd::default();
+    let mut batch: Vec<Value> = Vec::new();
     while let Some(event) = stream.next().await {
         let sent = match event {
-            // The objects of a list go to the state one by one, as they
-            // arrive: a large list is never held here.
-            Ok(watcher::Event::Init) => tx.send(Msg::Listing(source.clone())),
+            // The objects of a list go to the state as they arrive, a batch
+            // at a time: a large list is never held here.
+            Ok(watcher::Event::Init) => {
+                batch.clear();
+                tx.send(Msg::Listing(source.clone()))
+            }
             Ok(watcher::Event::InitApply(o)) => {
-                tx.send(Msg::Listed(source.clone(), to_value(o, ar)))
+                batch.push(to_value(o, ar));
+                if batch.len() < LIST_BATCH {
+                    continue;
+                }
+                tx.send(Msg::Listed(source.clone(), std::mem::take(&mut batch)))
             }
             Ok(watcher::Event::InitDone) => {
                 end.listed_at = Some(Instant::now());
-                tx.send(Msg::ListDone(source.clone()))
+                let rest = std::mem::take(&mut batch);
+                tx.send(Msg::Listed(source.clone(), rest))
+                    .and_then(|()| tx.send(Msg::ListDone(source.clone())))
             }
             Ok(watcher::Event::Apply(o)) => {
                 touch(shared, source);
@@ -529,8 +545,12 @@ fn run_state(
     let mut watched: Vec<OwnerKind> = Vec::new();
     // Per watch in the middle of a list: the uids it has listed so far.
     let mut listing: HashMap<Arc<str>, HashSet<String>> = HashMap::new();
+    // A refresh held back until every watch has listed: the next wait is
+    // SYNC_POLL, not the debounce.
+    let mut held = false;
     loop {
         let timeout = match dirty_since {
+            Some(_) if held => SYNC_POLL.max(options.debounce),
             Some(_) => options.debounce,
             None => Duration::from_millis(500),
         };
@@ -544,13 +564,17 @@ fn run_state(
                         listing.insert(source, HashSet::new());
                         false
                     }
-                    Msg::Listed(source, o) => {
-                        if let Some(uid) = o.pointer("/metadata/uid").and_then(Value::as_str)
-                            && let Some(seen) = listing.get_mut(&source)
-                        {
-                            seen.insert(uid.to_string());
+                    Msg::Listed(source, objects) => {
+                        let mut changed = false;
+                        for o in &objects {
+                            if let Some(uid) = o.pointer("/metadata/uid").and_then(Value::as_str)
+                                && let Some(seen) = listing.get_mut(&source)
+                            {
+                                seen.insert(uid.to_string());
+                            }
+                            changed |= state.apply(engine, &source, o);
                         }
-                        state.apply(engine, &source, &o)
+                        changed
                     }
                     Msg::ListDone(source) => {
                         if let Some(seen) = listing.remove(&source) {
@@ -624,7 +648,8 @@ fn run_state(
         if last_change.elapsed() < options.debounce && since.elapsed() < MAX_DELAY {
             continue;
         }
-        if !all_synced {
+        held = !all_synced;
+        if held {
             // Wait for every first list: a partial state would publish
             // pods without their workloads.
             continue;

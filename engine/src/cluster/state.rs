@@ -1172,6 +1172,20 @@ mod tests {
                 refused: 0
             }
         );
+        // Listed again object by object as a watch streams a list (apply,
+        // then retain), without a pod of Deployment a: only a is resolved.
+        objects.retain(|(_, o)| uid(o) != Some("p-a2"));
+        let mut seen = HashSet::new();
+        for (source, o) in objects.iter().filter(|(s, _)| *s == "pods") {
+            state.apply(&engine, source, o);
+            seen.insert(uid(o).unwrap().to_string());
+        }
+        state.retain("pods", |u| seen.contains(u));
+        let stats = state.refresh(&engine, &[]);
+        assert_eq!(state.workloads(), fresh(&engine, &objects, &[]));
+        assert_eq!(stats.resolved, 1);
+        assert_eq!(ready_pods(&state, "a"), 1);
+        assert_eq!(state.counts().pods, 4);
     }
 
     #[test]
