@@ -4,8 +4,8 @@
 # Builds the release CLI, starts the test API server on a fresh
 # target/bench-serve (testing/kube-apiserver/start.sh), fills it and measures
 # `workload-lens serve` against it (bench/serve/serve_bench.py), then stops
-# the server. The full size (5,000 workloads, 50,000 pods) takes 15-25 min on
-# 2 cores, most of it creating the objects; `--workloads 50 --changes 5
+# the server. The full size (5,000 workloads, 50,000 pods) takes about 15 min
+# on 2 cores, a third of it creating the objects; `--workloads 50 --changes 5
 # --burst 50` is a smoke run of about 40 s once built.
 # Writes the figures to target/bench-serve/serve-bench.json too.
 set -euo pipefail
