@@ -165,6 +165,23 @@ enum Command {
             Example: workload-lens serve --listen 127.0.0.1:9180 -n ml-team"
     )]
     Serve(ServeArgs),
+    /// Write the cluster's workloads, pods, owners and definitions to a file
+    #[command(
+        after_help = EXIT_CODES_HELP,
+        long_about = "Write what a listing of the cluster reads to FILE, to answer from \
+            later or elsewhere: every object of every covered type, the pods, the owner \
+            objects between them, and the definitions stored in the cluster, with what was \
+            left out and why. Gzip-compressed JSON Lines: a header (format version, cluster \
+            name, capture time), one line per object, and an end line; the format is in \
+            docs/fleet.md.\n\n\
+            Every namespace by default (-n NS for one). Written page by page as the lists \
+            are read, to FILE.partial, renamed to FILE at the end: a failed run leaves no \
+            file.\n\n\
+            Read it back with `get --snapshot FILE` and `top --snapshot FILE`, or with the \
+            Python package's workload_lens.fleet.\n\n\
+            Example: workload-lens snapshot -o prod-eu.jsonl.gz --cluster-name prod-eu"
+    )]
+    Snapshot(SnapshotArgs),
     /// Print a shell completion script (bash, zsh or fish)
     #[command(
         long_about = "Print the completion script of SHELL on stdout: subcommands, options \
@@ -307,6 +324,10 @@ struct GetArgs {
     /// change (until interrupted)
     #[arg(long, short = 'w')]
     watch: bool,
+    /// Read the workloads from a snapshot file (`workload-lens snapshot`),
+    /// not from the cluster; -n and --phase narrow it
+    #[arg(long, value_name = "FILE")]
+    snapshot: Option<String>,
     #[command(flatten)]
     cluster: ClusterArgs,
 }
@@ -329,6 +350,38 @@ struct TopArgs {
     /// Print the tables without their headers
     #[arg(long)]
     no_headers: bool,
+    /// Add up the workloads of a snapshot file (`workload-lens snapshot`),
+    /// not of the cluster
+    #[arg(long, value_name = "FILE")]
+    snapshot: Option<String>,
+    #[command(flatten)]
+    cluster: ClusterArgs,
+}
+
+// `snapshot`: one cluster's state to a file.
+#[derive(Debug, clap::Args)]
+struct SnapshotArgs {
+    /// The file to write (gzip JSON Lines; by custom NAME.jsonl.gz)
+    #[arg(long, short = 'o', value_name = "FILE")]
+    output: String,
+    /// The cluster's name in the snapshot [default: the kubeconfig
+    /// context, else the server's address]
+    #[arg(long, value_name = "NAME")]
+    cluster_name: Option<String>,
+    /// Only this namespace [default: every namespace]
+    #[arg(long, short = 'n', value_name = "NS")]
+    namespace: Option<String>,
+    /// Only objects of the covered types with these labels (e.g.
+    /// `team=ml,tier!=dev`)
+    #[arg(long, short = 'l', value_name = "SELECTOR")]
+    selector: Option<String>,
+    /// Objects per list request
+    #[arg(long, value_name = "N", default_value = "500")]
+    chunk_size: usize,
+    /// A definition file that adds to or overrides the catalog and the
+    /// cluster's definitions; repeatable
+    #[arg(long = "definition", short = 'd', value_name = "FILE")]
+    definitions: Vec<String>,
     #[command(flatten)]
     cluster: ClusterArgs,
 }
@@ -546,6 +599,7 @@ fn scope(
         connect: connect_options(c),
         timings: s.timings,
         skip_definitions: c.no_cluster_definitions,
+        snapshot: None,
     }
 }
 
@@ -585,6 +639,10 @@ fn execute(cli: Cli) -> Result<u8, Failure> {
         Command::Serve(args) => serve_command(args, &limits),
         #[cfg(not(feature = "cluster"))]
         Command::Serve(_) => Err(no_cluster()),
+        #[cfg(feature = "cluster")]
+        Command::Snapshot(args) => snapshot_command(args, &limits),
+        #[cfg(not(feature = "cluster"))]
+        Command::Snapshot(_) => Err(no_cluster()),
         Command::Update(args) => update_command(args, &limits),
         Command::Validate(args) => validate_command(args, &limits),
         Command::Definitions(args) => definitions_command(args, &limits),
@@ -723,11 +781,13 @@ fn get_command(args: GetArgs, limits: &Limits) -> Result<u8, Failure> {
         sort_by,
         no_headers,
         watch,
+        snapshot,
         cluster: c,
     } = args;
     let mut sc = scope(target, names, s, &c);
     sc.phases = phases;
     sc.all_types = all_types;
+    sc.snapshot = snapshot;
     let view = cluster::get::View {
         format: output,
         sort_by,
@@ -756,12 +816,43 @@ fn top_command(args: TopArgs, limits: &Limits) -> Result<u8, Failure> {
         phases,
         output,
         no_headers,
+        snapshot,
         cluster: c,
     } = args;
     let mut sc = scope(target, Vec::new(), s, &c);
     sc.phases = phases;
+    sc.snapshot = snapshot;
     let (text, warnings) = cluster::get::top(&sc, output, no_headers, limits)?;
     print_with_warnings(&text, &warnings)
+}
+
+/// `snapshot`: the cluster's state to a file.
+#[cfg(feature = "cluster")]
+fn snapshot_command(args: SnapshotArgs, limits: &Limits) -> Result<u8, Failure> {
+    let scope = cluster::snapshot::SnapshotOptions {
+        namespace: args.namespace,
+        selector: args.selector,
+        chunk_size: args.chunk_size,
+        definitions: paths(&args.definitions),
+        connect: connect_options(&args.cluster),
+        skip_definitions: args.cluster.no_cluster_definitions,
+    };
+    let w = cluster::snapshot::snapshot(
+        &scope,
+        std::path::Path::new(&args.output),
+        args.cluster_name.as_deref(),
+        limits,
+    )?;
+    eprintln!(
+        "snapshot of {}: {} workloads, {} records, {} bytes, {:.1} s, in {}",
+        w.cluster,
+        w.workloads,
+        w.records,
+        w.bytes,
+        w.seconds,
+        w.path.display()
+    );
+    Ok(EXIT_OK)
 }
 
 /// `serve`: the Prometheus exporter.

@@ -1662,3 +1662,180 @@ fn serve_scopes_namespaces_selectors_and_families() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("label selector"), "{}", stderr(&o));
 }
+
+/// The lines of a snapshot file (gzip JSON Lines).
+fn snapshot_lines(path: &Path) -> Vec<Value> {
+    use std::io::Read;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Issue 36: `snapshot` writes what a listing reads, and `get --snapshot`
+/// and `top --snapshot` answer from it what the live commands answered:
+/// the same rows and the same warnings, for the admin and for the viewer
+/// (who may not list PyTorchJobs nor TrainJobs), whole and narrowed by
+/// namespace and status.
+#[test]
+fn snapshots_answer_as_the_live_cluster_did() {
+    let Some(d) = live_dir() else { return };
+    let _alone = EVERY_NAMESPACE.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    for who in ["kubeconfig", "kubeconfig-viewer"] {
+        let file = tmp.path().join(format!("{who}.jsonl.gz"));
+        let f = file.to_str().unwrap();
+        let o = wl_as(&d, who, &["snapshot", "-o", f, "--cluster-name", "kapi"]);
+        ok(&o);
+        assert!(
+            stderr(&o).starts_with("snapshot of kapi: "),
+            "{}",
+            stderr(&o)
+        );
+        for args in [
+            vec!["get", "-A", "-o", "json"],
+            vec!["get", "-n", "lens-account", "-o", "json"],
+            vec!["get", "-A", "--phase", "running", "-o", "json"],
+            vec!["get", "-A", "-o", "wide", "--sort-by", "name"],
+            vec!["top", "-A", "-o", "json"],
+            vec!["top", "-n", "lens-train"],
+        ] {
+            let live = wl_as(&d, who, &args);
+            let mut from_file = args.clone();
+            from_file.extend(["--snapshot", f]);
+            let read = wl_as(&d, who, &from_file);
+            let (live_out, read_out) = (ok(&live), ok(&read));
+            // Ages are printed relative to now: the tables may differ by
+            // a second there, JSON never does.
+            if args.contains(&"json") {
+                assert_eq!(
+                    serde_json::from_str::<Value>(&read_out).unwrap(),
+                    serde_json::from_str::<Value>(&live_out).unwrap(),
+                    "{who} {args:?}"
+                );
+            } else {
+                let strip = |t: &str| -> Vec<Vec<String>> {
+                    t.lines()
+                        .map(|l| {
+                            l.split_whitespace()
+                                .filter(|c| !c.ends_with('s') || c.parse::<f64>().is_ok())
+                                .map(str::to_string)
+                                .collect()
+                        })
+                        .collect()
+                };
+                assert_eq!(strip(&read_out), strip(&live_out), "{who} {args:?}");
+            }
+            if args.contains(&"-n") {
+                // Read from a snapshot of every namespace, a type the
+                // viewer may not list says so in the server's words for
+                // the whole cluster, not for the namespace: the same
+                // warnings up to those words.
+                let gist = |t: &str| -> Vec<String> {
+                    t.lines()
+                        .map(|l| l.split(" in namespace").next().unwrap().to_string())
+                        .map(|l| l.split(" (").next().unwrap().to_string())
+                        .collect()
+                };
+                assert_eq!(gist(&stderr(&read)), gist(&stderr(&live)), "{who} {args:?}");
+            } else {
+                assert_eq!(stderr(&read), stderr(&live), "{who} {args:?}");
+            }
+        }
+        // The file: a header, records with their roles and without
+        // managedFields, and an end line that counts them.
+        let lines = snapshot_lines(&file);
+        let header = &lines[0];
+        assert_eq!(header["format"], "workload-lens-snapshot");
+        assert_eq!(header["version"], 1);
+        assert_eq!(header["cluster"], "kapi");
+        assert!(header["capturedAt"].as_str().unwrap().ends_with('Z'));
+        assert!(header.get("namespace").is_none());
+        let end = &lines.last().unwrap()["end"];
+        assert_eq!(end["records"].as_u64().unwrap() as usize, lines.len() - 2);
+        let mut roles = std::collections::BTreeSet::new();
+        for l in &lines[1..lines.len() - 1] {
+            for r in l["roles"].as_array().unwrap() {
+                roles.insert(r.as_str().unwrap().to_string());
+            }
+            assert!(l["object"]["metadata"].get("managedFields").is_none());
+        }
+        // (The scenario's owners are all of covered types: no `owner`.)
+        assert_eq!(
+            roles.into_iter().collect::<Vec<_>>(),
+            ["definition", "object", "pod"],
+            "{who}"
+        );
+        if who == "kubeconfig-viewer" {
+            assert!(
+                end["forbidden"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&json!("pytorchjobs.kubeflow.org")),
+                "{end}"
+            );
+        }
+    }
+    // One namespace's snapshot answers as `get -n` did.
+    let file = tmp.path().join("account.jsonl.gz");
+    let f = file.to_str().unwrap();
+    ok(&wl(&d, &["snapshot", "-n", "lens-account", "-o", f]));
+    let live = json_of(&wl(&d, &["get", "-n", "lens-account", "-o", "json"]));
+    let read = json_of(&wl(&d, &["get", "--snapshot", f, "-o", "json"]));
+    assert_eq!(read, live);
+    assert_eq!(snapshot_lines(&file)[0]["namespace"], "lens-account");
+    // The cluster's name is the kubeconfig's context by default.
+    let header = &snapshot_lines(&file)[0];
+    assert!(!header["cluster"].as_str().unwrap().is_empty(), "{header}");
+
+    // A snapshot cut short, a file that is no snapshot, and a lost server
+    // are errors, located; a failed snapshot leaves no file behind.
+    let whole = snapshot_lines(&file);
+    let cut = tmp.path().join("cut.jsonl");
+    let text: String = whole[..whole.len() - 1]
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&cut, text).unwrap();
+    let o = wl(&d, &["get", "--snapshot", cut.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cut short"), "{}", stderr(&o));
+    std::fs::write(&cut, "{\"apiVersion\": \"v1\", \"kind\": \"Pod\"}\n").unwrap();
+    let o = wl(
+        &d,
+        &["get", "--snapshot", cut.to_str().unwrap(), "-o", "json"],
+    );
+    assert!(
+        stderr(&o).contains("not a workload-lens snapshot"),
+        "{}",
+        stderr(&o)
+    );
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["error"], "parse");
+    assert_eq!(v["location"]["line"], 1);
+    let o = wl(&d, &["get", "--snapshot", f, "jobsets"]);
+    assert_eq!(o.status.code(), Some(2));
+    let gone = tmp.path().join("gone.jsonl.gz");
+    let dead = tmp.path().join("dead-kubeconfig");
+    let admin = std::fs::read_to_string(d.join("kubeconfig")).unwrap();
+    let server_line = admin
+        .lines()
+        .find(|l| l.trim_start().starts_with("server:"))
+        .unwrap();
+    std::fs::write(
+        &dead,
+        admin.replace(server_line, "    server: https://127.0.0.1:1"),
+    )
+    .unwrap();
+    let o = bin()
+        .args(["snapshot", "-o", gone.to_str().unwrap(), "--kubeconfig"])
+        .arg(&dead)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(7), "{}", stderr(&o));
+    assert!(!gone.exists());
+    assert!(!tmp.path().join("gone.jsonl.gz.partial").exists());
+}

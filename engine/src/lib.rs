@@ -83,6 +83,10 @@ pub use cluster::protocol::{
     DIAGNOSIS_REASONS, DefinitionsQuery, DescribeQuery, Description, Discovery, ListQuery, Listing,
     MAX_GROUP_VERSIONS, MAX_LIST_PAGES, MAX_ORPHANS, MAX_OWNER_ROUNDS, Reply, Request,
 };
+pub use cluster::snapshot::{
+    RecordRole, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotEnd, SnapshotHeader, SnapshotQuery,
+    SnapshotReader,
+};
 pub use cluster::state::{LabelSelector, LiveState, RefreshStats, StateCounts};
 pub use cluster::{
     ApiResource, ClusterDefinitionWarning, ClusterWarning, ListOptions, LivePods, OwnerKind,

@@ -47,6 +47,9 @@ pub struct Scope {
     pub timings: bool,
     /// `--no-cluster-definitions`: the cluster's definitions are not read.
     pub skip_definitions: bool,
+    /// `--snapshot FILE`: read the workloads from a snapshot, not a
+    /// cluster.
+    pub snapshot: Option<String>,
 }
 
 /// How `get` prints.
@@ -445,6 +448,9 @@ fn row_warnings(rows: &[WorkloadSummary]) -> Vec<Warning> {
 /// list and then the changes itself, until interrupted.
 pub fn get(scope: &Scope, view: &View, limits: &Limits) -> Result<Got, Failure> {
     let format = view.format.format();
+    if let Some(path) = &scope.snapshot {
+        return get_snapshot(scope, view, path, limits);
+    }
     let targets = split_targets(scope)?;
     if targets.len() > 1 {
         if view.watch {
@@ -455,33 +461,10 @@ pub fn get(scope: &Scope, view: &View, limits: &Limits) -> Result<Got, Failure> 
         return get_several(scope, view, &targets, limits);
     }
     let listed = list(scope, limits, format)?;
-    let listing = &listed.listing;
-    let mut warnings = warnings_of(listing);
-    let mut rows = listing.workloads.clone();
-    if let Some(key) = view.sort_by {
-        sort_rows(&mut rows, key);
-    }
-    let cols = Columns {
-        namespace: listing.namespace.is_none(),
-        types: listing.types.len() > 1,
-        wide: view.format == GetOutput::Wide,
-    };
-    if rows.is_empty() && !matches!(view.format, GetOutput::Json | GetOutput::Yaml) {
-        warnings.insert(0, empty_warning(listing.namespace.as_deref()));
-    }
+    let (rows, cols, warnings) = rows_of(&listed.listing, view);
     if !view.watch {
-        let text = match view.format {
-            GetOutput::Json | GetOutput::Yaml => {
-                let body = match (listed.single, rows.as_slice()) {
-                    (true, [one]) => serde_json::to_value(one).unwrap_or_default(),
-                    _ => json!({"items": rows, "count": rows.len()}),
-                };
-                machine(&body, view.format)?
-            }
-            _ => text_of(&rows, cols, view),
-        };
         return Ok(Got {
-            text,
+            text: text_once(&rows, cols, listed.single, view)?,
             not_found: Vec::new(),
             warnings,
         });
@@ -503,6 +486,85 @@ pub fn get(scope: &Scope, view: &View, limits: &Limits) -> Result<Got, Failure> 
         not_found: Vec::new(),
         warnings: Vec::new(),
     })
+}
+
+/// The rows of a listing as `view` sorts them, the columns to print, and
+/// the warnings to print after them.
+fn rows_of(listing: &Listing, view: &View) -> (Vec<WorkloadSummary>, Columns, Vec<Warning>) {
+    let mut warnings = warnings_of(listing);
+    let mut rows = listing.workloads.clone();
+    if let Some(key) = view.sort_by {
+        sort_rows(&mut rows, key);
+    }
+    let cols = Columns {
+        namespace: listing.namespace.is_none(),
+        types: listing.types.len() > 1,
+        wide: view.format == GetOutput::Wide,
+    };
+    if rows.is_empty() && !matches!(view.format, GetOutput::Json | GetOutput::Yaml) {
+        warnings.insert(0, empty_warning(listing.namespace.as_deref()));
+    }
+    (rows, cols, warnings)
+}
+
+/// The rows printed once (not `--watch`).
+fn text_once(
+    rows: &[WorkloadSummary],
+    cols: Columns,
+    single: bool,
+    view: &View,
+) -> Result<String, Failure> {
+    Ok(match view.format {
+        GetOutput::Json | GetOutput::Yaml => {
+            let body = match (single, rows) {
+                (true, [one]) => serde_json::to_value(one).unwrap_or_default(),
+                _ => json!({"items": rows, "count": rows.len()}),
+            };
+            machine(&body, view.format)?
+        }
+        _ => text_of(rows, cols, view),
+    })
+}
+
+/// `get --snapshot FILE`: the listing the snapshot's cluster gave when it
+/// was taken, with `-n` and `--phase` kept.
+fn get_snapshot(scope: &Scope, view: &View, path: &str, limits: &Limits) -> Result<Got, Failure> {
+    if scope.target.is_some() {
+        return Err(Failure::usage(
+            "--snapshot lists every covered type (top-level workloads); give no TYPE, and \
+             narrow it with -n or --phase",
+        ));
+    }
+    if view.watch {
+        return Err(Failure::usage("--watch needs a cluster, not --snapshot"));
+    }
+    let listing = snapshot_listing(scope, path, limits, view.format.format())?;
+    let (rows, cols, warnings) = rows_of(&listing, view);
+    Ok(Got {
+        text: text_once(&rows, cols, false, view)?,
+        not_found: Vec::new(),
+        warnings,
+    })
+}
+
+/// A snapshot's listing, with the scope's namespace (`-n`; `-A` or none:
+/// all the snapshot holds) and statuses.
+fn snapshot_listing(
+    scope: &Scope,
+    path: &str,
+    limits: &Limits,
+    format: Format,
+) -> Result<Listing, Failure> {
+    let engine = super::engine(&scope.definitions, limits)?;
+    let query = workload_lens::SnapshotQuery {
+        namespace: if scope.all_namespaces {
+            None
+        } else {
+            scope.namespace.clone()
+        },
+        phases: scope.phases.clone(),
+    };
+    super::snapshot::read_listing(path, &engine, &query, format)
 }
 
 /// JSON (pretty) or YAML.
@@ -887,9 +949,19 @@ pub fn top(
         all_types: scope.target.is_none(),
         ..scope.clone()
     };
-    let listed = list(&scope, limits, format)?;
-    let warnings = warnings_of(&listed.listing);
-    let usage = workload_lens::usage(&listed.listing.workloads);
+    let listing = match &scope.snapshot {
+        Some(path) => {
+            if scope.target.is_some() {
+                return Err(Failure::usage(
+                    "--snapshot adds up every covered type; give no TYPE",
+                ));
+            }
+            snapshot_listing(&scope, path, limits, format)?
+        }
+        None => *list(&scope, limits, format)?.listing,
+    };
+    let warnings = warnings_of(&listing);
+    let usage = workload_lens::usage(&listing.workloads);
     let text = match format {
         Format::Json => output::json(&usage)?,
         Format::Yaml => output::yaml(&usage)?,

@@ -7,6 +7,7 @@
 
 pub mod get;
 pub mod serve;
+pub mod snapshot;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -69,6 +70,9 @@ pub struct Cluster {
     client: kube::Client,
     pub namespace: String,
     pub server: String,
+    /// The kubeconfig context connected through (none: in a pod, by its
+    /// service account).
+    pub context: Option<String>,
 }
 
 /// An error and its sources, on one line.
@@ -177,11 +181,15 @@ impl Cluster {
             context: options.context.clone(),
             ..KubeConfigOptions::default()
         };
+        let mut context = options.context.clone();
         let config = rt.block_on(async {
             match read_kubeconfig(options.kubeconfig.as_deref())? {
                 Some((kc, file)) => {
                     if let Some(c) = &options.context {
                         check_context(&kc, c, &file)?;
+                    }
+                    if context.is_none() {
+                        context = kc.current_context.clone();
                     }
                     kube::Config::from_custom_kubeconfig(kc, &kube_options)
                         .await
@@ -230,6 +238,7 @@ impl Cluster {
             client,
             namespace,
             server,
+            context,
         })
     }
 
@@ -275,8 +284,20 @@ impl Cluster {
     /// and the time the engine took with the replies.
     pub fn run(
         &self,
+        session: ClusterSession,
+        timings: Option<&mut Timings>,
+    ) -> Result<ClusterOutcome, Error> {
+        self.run_each(session, timings, |_| Ok(()))
+    }
+
+    /// [`Cluster::run`], calling `fed` after each batch of replies is fed
+    /// (`snapshot` writes what the session recorded); an error of `fed`
+    /// ends the run with that error.
+    pub fn run_each(
+        &self,
         mut session: ClusterSession,
         mut timings: Option<&mut Timings>,
+        mut fed_by: impl FnMut(&mut ClusterSession) -> Result<(), Error>,
     ) -> Result<ClusterOutcome, Error> {
         while !session.is_done() {
             let asked = Instant::now();
@@ -301,6 +322,7 @@ impl Cluster {
                 t.engine += fed.elapsed();
             }
             result?;
+            fed_by(&mut session)?;
         }
         session.finish()
     }

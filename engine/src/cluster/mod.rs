@@ -18,6 +18,8 @@ pub(crate) mod api;
 pub(crate) mod events;
 pub(crate) mod metrics;
 pub(crate) mod protocol;
+pub(crate) mod records;
+pub(crate) mod snapshot;
 pub(crate) mod state;
 
 use std::collections::{BTreeMap, HashMap, HashSet};

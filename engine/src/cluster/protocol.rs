@@ -325,6 +325,15 @@ pub struct Listing {
     #[serde(skip)]
     #[cfg_attr(feature = "schema", schemars(skip))]
     pub engine: Engine,
+    /// Owner kinds whose list failed: a chain that ends at one makes its
+    /// object a workload of its own, `unreadable`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unreadable: Vec<OwnerKind>,
+    /// How many of `warnings` the session gave (the rest are the rows'
+    /// owner warnings, derived from the rows).
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub(crate) session_warnings: usize,
 }
 
 /// One workload as read for `describe`: the object, the pods of its
@@ -608,6 +617,9 @@ pub struct ClusterSession {
     diagnosis_events: HashMap<(String, String), (events::Stamp, Value)>,
     /// The workload's Kueue Workloads and gang-scheduler groups.
     related: Vec<Value>,
+    /// A snapshot's lines, as the pages that hold them are read
+    /// ([`ClusterSession::recording`]); None: not recording.
+    records: Option<Vec<String>>,
 }
 
 impl Engine {
@@ -662,6 +674,7 @@ impl ClusterSession {
             events: Newest::default(),
             diagnosis_events: HashMap::new(),
             related: Vec::new(),
+            records: None,
         };
         if let ClusterOp::List(q) = &s.op
             && let Some(bad) = q.phases.iter().find(|p| WorkloadStatus::parse(p).is_none())
@@ -697,6 +710,30 @@ impl ClusterSession {
             self.server = server;
         }
         self
+    }
+
+    /// Record what a listing reads as a snapshot's lines
+    /// ([`crate::SnapshotReader`]): each object of each page (the definitions
+    /// stored in the cluster, the covered types' objects, the pods and the
+    /// owners the walk lists), with the roles the listing gives it. Take
+    /// them with [`ClusterSession::take_records`] after each
+    /// [`ClusterSession::feed`]: they are held only until then, so a
+    /// snapshot is written page by page. Only a [`ClusterOp::List`]
+    /// records; other operations ignore it.
+    pub fn recording(mut self) -> Self {
+        if matches!(self.op, ClusterOp::List(_)) {
+            self.records = Some(Vec::new());
+        }
+        self
+    }
+
+    /// The snapshot lines recorded since the last call (one JSON object
+    /// each, without a newline).
+    pub fn take_records(&mut self) -> Vec<String> {
+        self.records
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// The requests to make now (empty when the session is done). Make
@@ -801,6 +838,7 @@ impl ClusterSession {
                 });
                 let workloads = engine.list_live(&objects, &owners, pods, &options);
                 let mut warnings = warnings;
+                let session_warnings = warnings.len();
                 warnings.extend(workloads.iter().filter_map(owner_warning));
                 ClusterOutcome::Listing(Box::new(Listing {
                     workloads,
@@ -812,6 +850,8 @@ impl ClusterSession {
                     served,
                     owners,
                     engine,
+                    unreadable: options.unreadable,
+                    session_warnings,
                 }))
             }
             ClusterOp::Definitions(_) => {
@@ -1116,6 +1156,28 @@ impl ClusterSession {
         };
         let mut items = page.items;
         let reading_pods = matches!(&self.op, ClusterOp::List(q) if q.pods);
+        if let Some(records) = self.records.as_mut() {
+            let listed_pods = reading_pods && is_pods(&stream.resource);
+            for o in &items {
+                let roles: &[super::records::RecordRole] = match stream.role {
+                    Role::Definitions => &[super::records::RecordRole::Definition],
+                    Role::Type(_) if listed_pods && is_pod(o) => &[
+                        super::records::RecordRole::Object,
+                        super::records::RecordRole::Pod,
+                    ],
+                    Role::Type(_) => &[super::records::RecordRole::Object],
+                    Role::Pods => &[super::records::RecordRole::Pod],
+                    Role::Owners => &[super::records::RecordRole::Owner],
+                    Role::Events | Role::Related => &[],
+                };
+                if !roles.is_empty() {
+                    records.push(super::records::record_line(
+                        roles,
+                        &without_managed_fields(o),
+                    ));
+                }
+            }
+        }
         if let Role::Type(_) = stream.role
             && reading_pods
             && is_pods(&stream.resource)
@@ -1898,7 +1960,7 @@ fn top_level(q: &ListQuery) -> bool {
 /// The warning of a row whose controller was not found: it is shown as a
 /// workload of its own, and what it holds is said, so a total that counts
 /// it can be accounted for.
-fn owner_warning(row: &WorkloadSummary) -> Option<ClusterWarning> {
+pub(crate) fn owner_warning(row: &WorkloadSummary) -> Option<ClusterWarning> {
     let o = row.owner.as_ref()?;
     let place = row
         .namespace

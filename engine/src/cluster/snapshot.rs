@@ -1,0 +1,423 @@
+//! Cluster snapshots: what a listing of one cluster read, as JSON Lines, to
+//! answer from later and elsewhere (`workload-lens snapshot`, `get
+//! --snapshot`, the fleet tools).
+//!
+//! A snapshot is written while a [`ClusterOp::List`] session runs
+//! ([`ClusterSession::recording`](super::protocol::ClusterSession::recording)):
+//! page by page, never held whole. Its lines, each one JSON object:
+//!
+//! 1. the header ([`SnapshotHeader`]): `{"format": "workload-lens-snapshot",
+//!    "version": 1, "cluster": ..., "capturedAt": ..., ...}`;
+//! 2. one record per object read: `{"roles": ["object"], "object": {...}}`.
+//!    The roles are those the listing gave it: `definition` (a definition
+//!    stored in the cluster), `object` (an object of a covered type), `pod`
+//!    (a pod, for the rows' live counts), `owner` (an object of a type no
+//!    definition covers that a controller chain goes through). A pod of a
+//!    listed Pod type is both `object` and `pod`. `managedFields` are left
+//!    out;
+//! 3. the end ([`SnapshotEnd`]): `{"end": {"records": N, "warnings": [...],
+//!    ...}}`: what the listing left out and why, and the served types. A
+//!    file without it was cut short, and is refused.
+//!
+//! [`SnapshotReader`] reads the lines back, and [`SnapshotReader::listing`]
+//! gives the [`Listing`] the live command gave: the same rows, by the same
+//! function ([`Engine::list_workloads_with_pods`]'s), with the cluster's
+//! definitions over the engine's, and the same warnings. Reading is bounded
+//! as a live listing is: each line by `maxInputBytes`, what is kept by
+//! `maxClusterBytes`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::protocol::{Listing, is_pod, owner_warning, stub};
+pub use super::records::RecordRole;
+use super::{ApiResource, ClusterWarning, ListOptions, OwnerKind, Pods, meta_str};
+use crate::engine::Engine;
+use crate::error::{Error, ErrorCode, Location, Result};
+use crate::resolved::WorkloadStatus;
+
+/// The `format` of a snapshot's header.
+pub const SNAPSHOT_FORMAT: &str = "workload-lens-snapshot";
+
+/// The version of the snapshot format this engine writes and reads.
+pub const SNAPSHOT_VERSION: u32 = 1;
+
+/// A snapshot's first line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotHeader {
+    /// Always [`SNAPSHOT_FORMAT`].
+    pub format: String,
+    /// [`SNAPSHOT_VERSION`] when written by this engine.
+    pub version: u32,
+    /// The cluster's name, as the writer was told it (`--cluster`, else
+    /// the kubeconfig context).
+    pub cluster: String,
+    /// When the capture started, RFC 3339 in UTC.
+    pub captured_at: String,
+    /// The namespace captured (none: every namespace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// The label selector the covered types were listed with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_selector: Option<String>,
+    /// The writer (`workload-lens 0.1.0`).
+    #[serde(default)]
+    pub writer: String,
+}
+
+impl SnapshotHeader {
+    /// A header of this engine's format and version.
+    pub fn new(cluster: impl Into<String>, captured_at: impl Into<String>) -> SnapshotHeader {
+        SnapshotHeader {
+            format: SNAPSHOT_FORMAT.into(),
+            version: SNAPSHOT_VERSION,
+            cluster: cluster.into(),
+            captured_at: captured_at.into(),
+            namespace: None,
+            label_selector: None,
+            writer: format!("workload-lens {}", env!("CARGO_PKG_VERSION")),
+        }
+    }
+
+    /// The header as its line (JSON, no newline).
+    pub fn line(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// A snapshot's last line, under the key `end`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotEnd {
+    /// The records written between the header and this line.
+    pub records: usize,
+    /// What the listing left out, and why (not the rows' own owner
+    /// warnings: those are derived from the rows when read).
+    #[serde(default)]
+    pub warnings: Vec<ClusterWarning>,
+    /// Types that could not be listed: forbidden.
+    #[serde(default)]
+    pub forbidden: Vec<String>,
+    /// Owner kinds whose list failed.
+    #[serde(default)]
+    pub unreadable: Vec<OwnerKind>,
+    /// The types listed.
+    #[serde(default)]
+    pub types: Vec<ApiResource>,
+    /// Every served resource (discovery).
+    #[serde(default)]
+    pub served: Vec<ApiResource>,
+}
+
+impl SnapshotEnd {
+    /// The end of a snapshot of `listing`, after `records` records.
+    pub fn of(listing: &Listing, records: usize) -> SnapshotEnd {
+        SnapshotEnd {
+            records,
+            warnings: listing.warnings[..listing.session_warnings.min(listing.warnings.len())]
+                .to_vec(),
+            forbidden: listing.forbidden.clone(),
+            unreadable: listing.unreadable.clone(),
+            types: listing.types.clone(),
+            served: listing.served.clone(),
+        }
+    }
+
+    /// The end as its line (JSON, no newline).
+    pub fn line(&self) -> String {
+        serde_json::json!({ "end": self }).to_string()
+    }
+}
+
+/// What [`SnapshotReader::listing`] keeps of the snapshot: as `get -n` and
+/// `get --phase` keep of a live listing.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SnapshotQuery {
+    /// Only this namespace's objects and pods (and cluster-scoped ones);
+    /// none: all the snapshot holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// Keep only workloads with one of these statuses (case-insensitive).
+    #[serde(default)]
+    pub phases: Vec<String>,
+}
+
+/// Reads a snapshot's lines back (see the module documentation).
+#[derive(Debug)]
+pub struct SnapshotReader {
+    engine: Engine,
+    line: usize,
+    kept: usize,
+    header: Option<SnapshotHeader>,
+    end: Option<SnapshotEnd>,
+    records: usize,
+    definitions: Vec<Value>,
+    objects: Vec<Value>,
+    owners: Vec<Value>,
+    pod_links: Vec<Value>,
+    pod_texts: Vec<Box<str>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Record {
+    roles: Vec<RecordRole>,
+    object: Value,
+}
+
+impl SnapshotReader {
+    /// A reader whose listing resolves with `engine`'s definitions (under
+    /// the cluster's, as a live listing does) and limits.
+    pub fn new(engine: &Engine) -> SnapshotReader {
+        SnapshotReader {
+            engine: engine.clone(),
+            line: 0,
+            kept: 0,
+            header: None,
+            end: None,
+            records: 0,
+            definitions: Vec::new(),
+            objects: Vec::new(),
+            owners: Vec::new(),
+            pod_links: Vec::new(),
+            pod_texts: Vec::new(),
+        }
+    }
+
+    /// The header, once its line is read.
+    pub fn header(&self) -> Option<&SnapshotHeader> {
+        self.header.as_ref()
+    }
+
+    /// The end, once its line is read.
+    pub fn end(&self) -> Option<&SnapshotEnd> {
+        self.end.as_ref()
+    }
+
+    /// Lines read so far.
+    pub fn lines(&self) -> usize {
+        self.line
+    }
+
+    fn error(&self, code: ErrorCode, message: String) -> Error {
+        Error::new(code, message).at(Location {
+            line: Some(self.line),
+            ..Location::default()
+        })
+    }
+
+    /// Read the next line (its newline, if any, left out; an empty line is
+    /// skipped). Errors are located by line: `parse` for a line that is not
+    /// what its place asks for, `limit` past `maxInputBytes` for a line or
+    /// `maxClusterBytes` for what is kept.
+    pub fn feed_line(&mut self, line: &str) -> Result<()> {
+        self.line += 1;
+        let line = line.trim_end_matches(['\n', '\r']);
+        if line.trim().is_empty() {
+            return Ok(());
+        }
+        if self.end.is_some() {
+            return Err(self.error(
+                ErrorCode::Parse,
+                "a line after the snapshot's end line".into(),
+            ));
+        }
+        let limits = *self.engine.limits();
+        let value = crate::source::read_value(line, &limits).map_err(|e| {
+            let code = e.code();
+            self.error(code, e.message().to_string())
+        })?;
+        let Some(header) = &self.header else {
+            let header: SnapshotHeader = serde_json::from_value(value).map_err(|e| {
+                self.error(
+                    ErrorCode::Parse,
+                    format!("not a workload-lens snapshot: its first line is no header ({e})"),
+                )
+            })?;
+            if header.format != SNAPSHOT_FORMAT {
+                return Err(self.error(
+                    ErrorCode::Parse,
+                    format!(
+                        "not a workload-lens snapshot: the header's format is '{}', not \
+                         '{SNAPSHOT_FORMAT}'",
+                        header.format
+                    ),
+                ));
+            }
+            if header.version != SNAPSHOT_VERSION {
+                return Err(self.error(
+                    ErrorCode::Parse,
+                    format!(
+                        "snapshot format version {} is not read by this version, which reads \
+                         version {SNAPSHOT_VERSION}",
+                        header.version
+                    ),
+                ));
+            }
+            self.header = Some(header);
+            return Ok(());
+        };
+        let _ = header;
+        if let Some(end) = value.get("end") {
+            let end: SnapshotEnd = serde_json::from_value(end.clone()).map_err(|e| {
+                self.error(ErrorCode::Parse, format!("the snapshot's end line: {e}"))
+            })?;
+            if end.records != self.records {
+                return Err(self.error(
+                    ErrorCode::Parse,
+                    format!(
+                        "the snapshot's end line counts {} records, but {} were read",
+                        end.records, self.records
+                    ),
+                ));
+            }
+            self.end = Some(end);
+            return Ok(());
+        }
+        let record: Record = serde_json::from_value(value)
+            .map_err(|e| self.error(ErrorCode::Parse, format!("not a record ({e})")))?;
+        if !record.object.is_object() {
+            return Err(self.error(ErrorCode::Parse, "the record's object is no object".into()));
+        }
+        self.records += 1;
+        let mut bytes = line.len();
+        if record.roles.contains(&RecordRole::Pod) {
+            bytes += line.len() / 4;
+        }
+        self.kept = self.kept.saturating_add(bytes);
+        let limit = limits.max_cluster_bytes;
+        if self.kept > limit {
+            return Err(Error::limit_error(
+                "maxClusterBytes",
+                format!(
+                    "the snapshot holds more than the limit maxClusterBytes ({limit} bytes) of \
+                     objects; a namespace's snapshot is smaller"
+                ),
+            )
+            .at(Location {
+                line: Some(self.line),
+                ..Location::default()
+            }));
+        }
+        let object = record.object;
+        for role in &record.roles {
+            match role {
+                RecordRole::Pod => {
+                    if !is_pod(&object) {
+                        return Err(self.error(
+                            ErrorCode::Parse,
+                            "a record said to be a pod is not one".into(),
+                        ));
+                    }
+                    self.pod_links.push(stub(&object));
+                    self.pod_texts
+                        .push(serde_json::to_string(&object).unwrap_or_default().into());
+                }
+                RecordRole::Definition => self.definitions.push(object.clone()),
+                RecordRole::Object => self.objects.push(object.clone()),
+                RecordRole::Owner => self.owners.push(object.clone()),
+            }
+        }
+        Ok(())
+    }
+
+    /// Read every line of `text`.
+    pub fn feed_text(&mut self, text: &str) -> Result<()> {
+        text.lines().try_for_each(|l| self.feed_line(l))
+    }
+
+    /// The listing the live command gave (see the module documentation),
+    /// with `query`'s namespace and statuses kept. The snapshot must be
+    /// whole: its header and end read.
+    pub fn listing(&self, query: &SnapshotQuery) -> Result<Listing> {
+        let Some(header) = &self.header else {
+            return Err(Error::new(
+                ErrorCode::Parse,
+                "not a workload-lens snapshot: it is empty",
+            ));
+        };
+        let Some(end) = &self.end else {
+            return Err(self.error(
+                ErrorCode::Parse,
+                format!(
+                    "the snapshot ends without its end line after {} records: it was cut short",
+                    self.records
+                ),
+            ));
+        };
+        if let Some(bad) = query
+            .phases
+            .iter()
+            .find(|p| WorkloadStatus::parse(p).is_none())
+        {
+            let known: Vec<&str> = WorkloadStatus::ALL.iter().map(|w| w.as_str()).collect();
+            return Err(Error::new(
+                ErrorCode::Usage,
+                format!(
+                    "unknown status '{bad}' to keep; the statuses are {}",
+                    known.join(", ")
+                ),
+            ));
+        }
+        let (engine, _) = self.engine.with_cluster_definitions(&self.definitions);
+        let keep = |o: &Value| match (&query.namespace, meta_str(o, "namespace")) {
+            (Some(want), Some(ns)) if !ns.is_empty() => want == ns,
+            _ => true,
+        };
+        let filtered;
+        let (objects, owners, links, texts) = if query.namespace.is_some() {
+            let objects: Vec<Value> = self.objects.iter().filter(|o| keep(o)).cloned().collect();
+            let owners: Vec<Value> = self.owners.iter().filter(|o| keep(o)).cloned().collect();
+            let (links, texts): (Vec<Value>, Vec<Box<str>>) = self
+                .pod_links
+                .iter()
+                .zip(&self.pod_texts)
+                .filter(|(l, _)| keep(l))
+                .map(|(l, t)| (l.clone(), t.clone()))
+                .unzip();
+            filtered = (objects, owners, links, texts);
+            (
+                filtered.0.as_slice(),
+                filtered.1.as_slice(),
+                filtered.2.as_slice(),
+                filtered.3.as_slice(),
+            )
+        } else {
+            (
+                self.objects.as_slice(),
+                self.owners.as_slice(),
+                self.pod_links.as_slice(),
+                self.pod_texts.as_slice(),
+            )
+        };
+        let options = ListOptions {
+            top_level_only: true,
+            phases: query.phases.clone(),
+            owners_complete: true,
+            unreadable: end.unreadable.clone(),
+        };
+        let pods = Pods::Texts { links, texts };
+        let workloads = engine.list_live(objects, owners, Some(pods), &options);
+        let mut warnings = end.warnings.clone();
+        let session_warnings = warnings.len();
+        warnings.extend(workloads.iter().filter_map(owner_warning));
+        Ok(Listing {
+            workloads,
+            warnings,
+            forbidden: end.forbidden.clone(),
+            types: end.types.clone(),
+            resource_versions: vec![String::new(); end.types.len()],
+            namespace: query.namespace.clone().or_else(|| header.namespace.clone()),
+            served: end.served.clone(),
+            owners: owners.to_vec(),
+            engine,
+            unreadable: end.unreadable.clone(),
+            session_warnings,
+        })
+    }
+}

@@ -1,0 +1,434 @@
+//! Snapshots: a listing recorded page by page ([`ClusterSession::recording`])
+//! reads back ([`SnapshotReader::listing`]) as the live listing it was,
+//! on random clusters served by a small server written here (pages,
+//! orphans, pods without controller, owners of a kind no definition
+//! covers, owners missing, a type the identity may not list); and bad
+//! snapshots are located errors.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+use workload_lens::{
+    ClusterOp, ClusterOutcome, Engine, ErrorCode, Limits, ListQuery, Listing, Reply, SnapshotEnd,
+    SnapshotHeader, SnapshotQuery, SnapshotReader,
+};
+
+/// A server: discovery, and lists of objects by resource (plural), paged
+/// by `limit` with numeric continue tokens. Resources in `forbidden`
+/// answer 403.
+struct Server {
+    objects: BTreeMap<&'static str, Vec<Value>>,
+    forbidden: Vec<&'static str>,
+}
+
+const RESOURCES: [(&str, &str, &str, &str); 5] = [
+    ("", "v1", "pods", "Pod"),
+    ("batch", "v1", "jobs", "Job"),
+    ("jobset.x-k8s.io", "v1alpha2", "jobsets", "JobSet"),
+    ("apps", "v1", "replicasets", "ReplicaSet"),
+    ("apps", "v1", "deployments", "Deployment"),
+];
+
+impl Server {
+    fn answer(&self, path: &str) -> Reply {
+        let (route, query) = path.split_once('?').unwrap_or((path, ""));
+        if route == "/api/v1" {
+            return Reply::ok(
+                json!({"groupVersion": "v1", "resources": [
+                    {"name": "pods", "singularName": "pod", "namespaced": true, "kind": "Pod"}]})
+                .to_string(),
+            );
+        }
+        if route == "/apis" {
+            let groups: Vec<Value> = ["batch", "jobset.x-k8s.io", "apps"]
+                .iter()
+                .map(|g| {
+                    let v = RESOURCES.iter().find(|r| r.0 == *g).unwrap().1;
+                    json!({"name": g, "versions": [{"groupVersion": format!("{g}/{v}"), "version": v}],
+                           "preferredVersion": {"groupVersion": format!("{g}/{v}"), "version": v}})
+                })
+                .collect();
+            return Reply::ok(json!({"kind": "APIGroupList", "groups": groups}).to_string());
+        }
+        for (g, v, _, _) in RESOURCES.iter().filter(|r| !r.0.is_empty()) {
+            if route == format!("/apis/{g}/{v}") {
+                let resources: Vec<Value> = RESOURCES
+                    .iter()
+                    .filter(|r| r.0 == *g)
+                    .map(|r| json!({"name": r.2, "singularName": r.3.to_lowercase(), "namespaced": true, "kind": r.3}))
+                    .collect();
+                return Reply::ok(json!({"resources": resources}).to_string());
+            }
+        }
+        let segments: Vec<&str> = route.split('/').collect();
+        // GET one object: .../PLURAL/NAME.
+        if segments.len() >= 2
+            && let Some((_, _, plural, _)) = RESOURCES
+                .iter()
+                .find(|r| r.2 == segments[segments.len() - 2])
+        {
+            let name = segments[segments.len() - 1];
+            let namespace = segments
+                .iter()
+                .position(|s| *s == "namespaces")
+                .map(|i| segments[i + 1]);
+            return match self.objects[plural].iter().find(|o| {
+                o["metadata"]["name"] == name
+                    && namespace.is_none_or(|ns| o["metadata"]["namespace"] == ns)
+            }) {
+                Some(o) => Reply::ok(o.to_string()),
+                None => Reply::status(404, r#"{"kind":"Status","code":404}"#),
+            };
+        }
+        let plural = *segments.last().unwrap();
+        let Some((_, _, plural, kind)) = RESOURCES.iter().find(|r| r.2 == plural) else {
+            return Reply::status(404, r#"{"kind":"Status","code":404}"#);
+        };
+        if self.forbidden.contains(plural) {
+            return Reply::status(403, r#"{"kind":"Status","message":"forbidden","code":403}"#);
+        }
+        let namespace = segments
+            .iter()
+            .position(|s| *s == "namespaces")
+            .map(|i| segments[i + 1]);
+        let mut limit = usize::MAX;
+        let mut from = 0;
+        for kv in query.split('&') {
+            match kv.split_once('=') {
+                Some(("limit", n)) => limit = n.parse().unwrap(),
+                Some(("continue", c)) => from = c.parse().unwrap(),
+                _ => {}
+            }
+        }
+        let all: Vec<&Value> = self.objects[plural]
+            .iter()
+            .filter(|o| namespace.is_none_or(|ns| o["metadata"]["namespace"] == ns))
+            .collect();
+        let page: Vec<&Value> = all.iter().skip(from).take(limit).copied().collect();
+        let mut metadata = json!({"resourceVersion": "7"});
+        if from + page.len() < all.len() {
+            metadata["continue"] = json!((from + page.len()).to_string());
+        }
+        Reply::ok(
+            json!({"kind": format!("{kind}List"), "metadata": metadata, "items": page}).to_string(),
+        )
+    }
+}
+
+/// A random cluster: JobSets (Jobs, pods) and Deployments (ReplicaSets,
+/// pods) in two namespaces, with pods whose controller is missing, pods
+/// with none, and Jobs whose JobSet is missing.
+fn cluster(seed: u64) -> Server {
+    let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = |n: u64| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng % n
+    };
+    let mut objects: BTreeMap<&'static str, Vec<Value>> = BTreeMap::new();
+    for (_, _, plural, _) in RESOURCES {
+        objects.insert(plural, Vec::new());
+    }
+    let meta = |name: &str, ns: &str, uid: &str, owner: Option<(&str, &str, &str, &str)>| {
+        let mut m = json!({"name": name, "namespace": ns, "uid": uid, "resourceVersion": "1",
+                           "creationTimestamp": "2026-01-01T00:00:00Z",
+                           "managedFields": [{"manager": "test"}]});
+        if let Some((api, kind, n, u)) = owner {
+            m["ownerReferences"] =
+                json!([{"apiVersion": api, "kind": kind, "name": n, "uid": u, "controller": true}]);
+        }
+        m
+    };
+    let container =
+        json!([{"name": "c", "image": "i", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]);
+    let pod = |name: &str, ns: &str, owner: Option<(&str, &str, &str, &str)>, ready: bool| {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": meta(name, ns, name, owner),
+               "spec": {"nodeName": "n1", "containers": container},
+               "status": {"phase": "Running", "conditions": [{"type": "Ready",
+                          "status": if ready { "True" } else { "False" }}]}})
+    };
+    for i in 0..(4 + next(6)) {
+        let ns = if next(2) == 0 { "a" } else { "b" };
+        let name = format!("js{i}");
+        let present = next(5) != 0;
+        if present {
+            objects.get_mut("jobsets").unwrap().push(json!({
+                "apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+                "metadata": meta(&name, ns, &name, None),
+                "spec": {"replicatedJobs": [{"name": "w", "replicas": 1, "template": {"spec": {
+                    "parallelism": 2, "completions": 2,
+                    "template": {"spec": {"containers": container}}}}}]}}));
+        }
+        let job = format!("{name}-w-0");
+        objects.get_mut("jobs").unwrap().push(json!({
+            "apiVersion": "batch/v1", "kind": "Job",
+            "metadata": meta(&job, ns, &job, Some(("jobset.x-k8s.io/v1alpha2", "JobSet", &name, &name))),
+            "spec": {"parallelism": 2, "template": {"spec": {"containers": container}}}}));
+        for p in 0..next(3) {
+            objects.get_mut("pods").unwrap().push(pod(
+                &format!("{job}-{p}"),
+                ns,
+                Some(("batch/v1", "Job", &job, &job)),
+                next(2) == 0,
+            ));
+        }
+    }
+    for i in 0..(2 + next(4)) {
+        let ns = if next(2) == 0 { "a" } else { "b" };
+        let name = format!("dep{i}");
+        let rs = format!("{name}-rs");
+        objects.get_mut("deployments").unwrap().push(json!({
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta(&name, ns, &name, None),
+            "spec": {"replicas": 2, "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": container}}}}));
+        if next(4) != 0 {
+            objects.get_mut("replicasets").unwrap().push(json!({
+                "apiVersion": "apps/v1", "kind": "ReplicaSet",
+                "metadata": meta(&rs, ns, &rs, Some(("apps/v1", "Deployment", &name, &name))),
+                "spec": {"replicas": 2}}));
+        }
+        for p in 0..next(3) {
+            objects.get_mut("pods").unwrap().push(pod(
+                &format!("{rs}-{p}"),
+                ns,
+                Some(("apps/v1", "ReplicaSet", &rs, &rs)),
+                true,
+            ));
+        }
+    }
+    for p in 0..next(3) {
+        let ns = if next(2) == 0 { "a" } else { "b" };
+        objects
+            .get_mut("pods")
+            .unwrap()
+            .push(pod(&format!("bare{p}"), ns, None, true));
+    }
+    let forbidden = if next(3) == 0 {
+        vec!["jobsets"]
+    } else {
+        vec![]
+    };
+    Server { objects, forbidden }
+}
+
+/// The live listing of `query`, and the snapshot its session recorded.
+fn live_and_snapshot(engine: &Engine, server: &Server, query: ListQuery) -> (Listing, Vec<String>) {
+    let mut header = SnapshotHeader::new("test", "2026-12-06T00:00:00Z");
+    header.namespace = query.namespace.clone();
+    let mut lines = vec![header.line()];
+    let mut session = engine.cluster_session(ClusterOp::List(query)).recording();
+    while !session.is_done() {
+        let replies: Vec<Reply> = session
+            .requests()
+            .iter()
+            .map(|r| server.answer(&r.path))
+            .collect();
+        session.feed(replies).unwrap();
+        lines.extend(session.take_records());
+    }
+    let Ok(ClusterOutcome::Listing(listing)) = session.finish() else {
+        panic!("not a listing")
+    };
+    lines.push(SnapshotEnd::of(&listing, lines.len() - 1).line());
+    (*listing, lines)
+}
+
+fn read(engine: &Engine, lines: &[String], query: &SnapshotQuery) -> Listing {
+    let mut reader = SnapshotReader::new(engine);
+    for l in lines {
+        reader.feed_line(l).unwrap();
+    }
+    reader.listing(query).unwrap()
+}
+
+/// What a listing answers: its rows and warnings, as JSON.
+fn answers(l: &Listing) -> Value {
+    json!({"workloads": l.workloads, "warnings": l.warnings, "forbidden": l.forbidden,
+           "types": l.types, "namespace": l.namespace, "unreadable": l.unreadable})
+}
+
+#[test]
+fn a_snapshot_reads_back_as_the_listing_it_recorded() {
+    let engine = Engine::new().unwrap();
+    let mut orphans = 0;
+    let mut forbidden = 0;
+    for seed in 1..=40 {
+        let server = cluster(seed);
+        for (namespace, chunk) in [(None, 3), (Some("a"), 2), (None, 500)] {
+            let query = ListQuery {
+                all_types: true,
+                namespace: namespace.map(str::to_string),
+                chunk_size: chunk,
+                ..ListQuery::default()
+            };
+            let (live, lines) = live_and_snapshot(&engine, &server, query);
+            let whole = read(&engine, &lines, &SnapshotQuery::default());
+            assert_eq!(
+                answers(&whole),
+                answers(&live),
+                "seed {seed}, {namespace:?}"
+            );
+            orphans += live.workloads.iter().filter(|w| w.owner.is_some()).count();
+            forbidden += usize::from(!live.forbidden.is_empty());
+            // managedFields never reach the file.
+            assert!(lines.iter().all(|l| !l.contains("managedFields")));
+            // Narrowed to a namespace: as the live listing of that
+            // namespace; and by status.
+            if namespace.is_none() {
+                let (live_a, _) = live_and_snapshot(
+                    &engine,
+                    &server,
+                    ListQuery {
+                        all_types: true,
+                        namespace: Some("a".into()),
+                        ..ListQuery::default()
+                    },
+                );
+                let q = SnapshotQuery {
+                    namespace: Some("a".into()),
+                    phases: Vec::new(),
+                };
+                let read_a = read(&engine, &lines, &q);
+                assert_eq!(
+                    answers(&read_a)["workloads"],
+                    answers(&live_a)["workloads"],
+                    "seed {seed}"
+                );
+                let q = SnapshotQuery {
+                    namespace: None,
+                    phases: vec!["running".into()],
+                };
+                let running = read(&engine, &lines, &q);
+                let (live_running, _) = live_and_snapshot(
+                    &engine,
+                    &server,
+                    ListQuery {
+                        all_types: true,
+                        phases: vec!["Running".into()],
+                        ..ListQuery::default()
+                    },
+                );
+                assert_eq!(
+                    answers(&running)["workloads"],
+                    answers(&live_running)["workloads"],
+                    "seed {seed}"
+                );
+            }
+        }
+    }
+    // The random clusters reached what the test is for.
+    assert!(orphans > 20, "{orphans}");
+    assert!(forbidden > 5, "{forbidden}");
+}
+
+#[test]
+fn bad_snapshots_are_located_errors() {
+    let engine = Engine::new().unwrap();
+    let server = cluster(3);
+    let (_, lines) = live_and_snapshot(
+        &engine,
+        &server,
+        ListQuery {
+            all_types: true,
+            ..ListQuery::default()
+        },
+    );
+    let fails = |lines: &[String]| -> (ErrorCode, Option<usize>, String) {
+        let mut reader = SnapshotReader::new(&engine);
+        let e = lines
+            .iter()
+            .try_for_each(|l| reader.feed_line(l))
+            .and_then(|()| reader.listing(&SnapshotQuery::default()).map(|_| ()))
+            .unwrap_err();
+        (e.code(), e.location().line, e.message().to_string())
+    };
+    // Cut short: no end line.
+    let (code, _, message) = fails(&lines[..lines.len() - 1]);
+    assert_eq!(code, ErrorCode::Parse);
+    assert!(message.contains("cut short"), "{message}");
+    // A record lost: the end line's count says so.
+    let mut lost = lines.clone();
+    lost.remove(2);
+    let (code, line, message) = fails(&lost);
+    assert_eq!((code, line), (ErrorCode::Parse, Some(lost.len())));
+    assert!(message.contains("records"), "{message}");
+    // Not a snapshot; another version; a line after the end; a bad record.
+    let (_, line, message) = fails(&[r#"{"kind": "Pod"}"#.to_string()]);
+    assert_eq!(line, Some(1));
+    assert!(
+        message.contains("not a workload-lens snapshot"),
+        "{message}"
+    );
+    let newer = lines[0].replace("\"version\":1", "\"version\":2");
+    let (_, _, message) = fails(&[newer]);
+    assert!(message.contains("version 2"), "{message}");
+    let mut after = lines.clone();
+    after.push(lines[1].clone());
+    let (_, line, _) = fails(&after);
+    assert_eq!(line, Some(after.len()));
+    let mut bad = lines.clone();
+    bad[1] = r#"{"roles": ["pod"], "object": {"kind": "Job", "apiVersion": "batch/v1"}}"#.into();
+    let (code, line, _) = fails(&bad);
+    assert_eq!((code, line), (ErrorCode::Parse, Some(2)));
+    bad[1] = r#"{"roles": ["sideways"], "object": {}}"#.into();
+    assert_eq!(fails(&bad).1, Some(2));
+    bad[1] = "{not json".into();
+    assert_eq!(fails(&bad).0, ErrorCode::Parse);
+    // Bounded: what is kept by maxClusterBytes, each line by
+    // maxInputBytes.
+    let small = Engine::builder()
+        .limits(Limits {
+            max_cluster_bytes: 4096,
+            ..Limits::default()
+        })
+        .build()
+        .unwrap();
+    let mut reader = SnapshotReader::new(&small);
+    let e = lines
+        .iter()
+        .try_for_each(|l| reader.feed_line(l))
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Limit);
+    assert!(e.location().line.is_some());
+}
+
+#[test]
+fn a_large_snapshot_reads_within_its_budget() {
+    // Ten times a large namespace: 20,000 pods under 2,000 Jobs, read
+    // within the default limits, in bounded time.
+    let engine = Engine::new().unwrap();
+    let mut lines = vec![SnapshotHeader::new("big", "2026-12-06T00:00:00Z").line()];
+    let mut records = 0;
+    for j in 0..2000 {
+        let job = format!("job{j}");
+        lines.push(
+            json!({"roles": ["object"], "object": {"apiVersion": "batch/v1", "kind": "Job",
+                "metadata": {"name": job, "namespace": "big", "uid": job},
+                "spec": {"parallelism": 10, "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}}})
+            .to_string(),
+        );
+        records += 1;
+        for p in 0..10 {
+            let name = format!("{job}-{p}");
+            lines.push(
+                json!({"roles": ["pod"], "object": {"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": name, "namespace": "big", "uid": name,
+                    "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": job,
+                                         "uid": job, "controller": true}]},
+                "spec": {"containers": [{"name": "c", "image": "i"}]},
+                "status": {"phase": "Running"}}})
+                .to_string(),
+            );
+            records += 1;
+        }
+    }
+    lines.push(json!({"end": {"records": records}}).to_string());
+    let l = read(&engine, &lines, &SnapshotQuery::default());
+    assert_eq!(l.workloads.len(), 2000);
+    assert!(
+        l.workloads
+            .iter()
+            .all(|w| w.live.is_some_and(|v| v.pods == 10))
+    );
+}
