@@ -33,6 +33,66 @@ fn queries(json: Option<&str>) -> Result<Vec<SourceQuery>> {
     })
 }
 
+/// Snapshots, split into records for the fleet tables.
+pub mod snapshot {
+    use super::*;
+    use workload_lens::{SnapshotLine, SnapshotLines};
+
+    /// Read `lines` of a snapshot (in order, after those read before):
+    /// the records among them, as (roles comma-separated, namespace, object
+    /// JSON text), column by column.
+    pub fn read_lines(
+        state: &mut SnapshotLines,
+        lines: &[String],
+    ) -> Result<(Vec<String>, Vec<Option<String>>, Vec<String>)> {
+        #[derive(serde::Deserialize)]
+        struct Meta {
+            namespace: Option<String>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Object {
+            metadata: Option<Meta>,
+        }
+        let mut roles = Vec::new();
+        let mut namespaces = Vec::new();
+        let mut objects = Vec::new();
+        for line in lines {
+            if let SnapshotLine::Record { roles: r, object } = state.read(line)? {
+                let words: Vec<&str> = r
+                    .iter()
+                    .map(|r| match r {
+                        workload_lens::RecordRole::Definition => "definition",
+                        workload_lens::RecordRole::Object => "object",
+                        workload_lens::RecordRole::Pod => "pod",
+                        workload_lens::RecordRole::Owner => "owner",
+                    })
+                    .collect();
+                roles.push(words.join(","));
+                // Its namespace, for partitioning (the line's checks have
+                // bounded its size; a shape serde cannot read has none).
+                let ns = serde_json::from_str::<Object>(object)
+                    .ok()
+                    .and_then(|o| o.metadata)
+                    .and_then(|m| m.namespace)
+                    .filter(|n| !n.is_empty());
+                namespaces.push(ns);
+                objects.push(object.to_string());
+            }
+        }
+        Ok((roles, namespaces, objects))
+    }
+
+    /// The header and end of the whole snapshot, as JSON texts; an error
+    /// when it is empty or was cut short.
+    pub fn finish(state: &SnapshotLines) -> Result<(String, String)> {
+        let (header, end) = state.finish()?;
+        Ok((
+            serde_json::to_string(header).unwrap_or_default(),
+            serde_json::to_string(end).unwrap_or_default(),
+        ))
+    }
+}
+
 /// Module-level operations.
 pub mod free {
     use super::*;
@@ -408,6 +468,38 @@ pub mod definition {
 /// its limits).
 pub mod catalog {
     use super::*;
+
+    /// The fleet tables ([`Engine::fleet_tables`]) of a batch of records,
+    /// given column by column: each record's cluster, its roles
+    /// (comma-separated) and its object's JSON text.
+    pub fn fleet_tables(
+        e: &Engine,
+        clusters: &[String],
+        roles: &[String],
+        objects: &[String],
+    ) -> Result<workload_lens::FleetTables> {
+        if clusters.len() != objects.len() || roles.len() != objects.len() {
+            return Err(Error::new(
+                ErrorCode::Usage,
+                format!(
+                    "a batch's columns differ in length: {} clusters, {} roles, {} objects",
+                    clusters.len(),
+                    roles.len(),
+                    objects.len()
+                ),
+            ));
+        }
+        let roles: Vec<[&str; 1]> = roles.iter().map(|r| [r.as_str()]).collect();
+        Ok(
+            e.fleet_tables(clusters.iter().zip(&roles).zip(objects).map(|((c, r), o)| {
+                workload_lens::FleetRecord {
+                    cluster: c,
+                    roles: r,
+                    object: o,
+                }
+            })),
+        )
+    }
 
     /// The definition for an apiVersion and kind.
     pub fn lookup(e: &Engine, api_version: &str, kind: &str) -> Result<Option<Def>> {

@@ -390,11 +390,66 @@ workload_lens_binding::for_each_operation!(python_ops
             Ok((PyCatalog(Mutex::new(Arc::new(engine))), warnings))
         }
 
+        /// The fleet tables of a batch of records, column by column: a dict
+        /// `{schema_version, workloads, instances, pods}`, each table a dict
+        /// of column lists (the Python layer makes Arrow tables of them).
+        /// The columns are read under the GIL, the batch resolved without
+        /// it, one crossing.
+        fn fleet_tables<'py>(
+            &self,
+            py: Python<'py>,
+            clusters: Vec<String>,
+            roles: Vec<String>,
+            objects: Vec<String>,
+        ) -> PyResult<Bound<'py, PyAny>> {
+            let engine = self.lock().clone();
+            let tables = run(py, || Ok(ops::catalog::fleet_tables(&engine, &clusters, &roles, &objects)?))?;
+            pythonized(py, &tables)
+        }
+
         fn __len__(&self) -> usize {
             self.lock().definitions().len()
         }
     }
 );
+
+/// A snapshot's lines, read in order: the engine's
+/// [`workload_lens::SnapshotLines`] (`workload_lens.fleet` reads snapshots
+/// with it).
+#[pyclass(frozen, module = "workload_lens._native", name = "SnapshotLines")]
+struct PySnapshotLines(Mutex<workload_lens::SnapshotLines>);
+
+#[pymethods]
+impl PySnapshotLines {
+    #[new]
+    #[pyo3(signature = (limits = None))]
+    fn new(py: Python<'_>, limits: Option<Arg>) -> PyResult<Self> {
+        let l = run(py, || Ok(binding::limits(limits.as_deref())?))?;
+        Ok(PySnapshotLines(Mutex::new(
+            workload_lens::SnapshotLines::new(&l),
+        )))
+    }
+
+    /// Read the next lines: the records among them, as three lists (roles,
+    /// comma-separated; namespaces; the objects' JSON texts).
+    #[allow(clippy::type_complexity)]
+    fn read(
+        &self,
+        py: Python<'_>,
+        lines: Vec<String>,
+    ) -> PyResult<(Vec<String>, Vec<Option<String>>, Vec<String>)> {
+        let mut state = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let state = &mut *state;
+        run(py, || Ok(ops::snapshot::read_lines(state, &lines)?))
+    }
+
+    /// The header and the end, as JSON texts, once every line is read.
+    fn finish(&self, py: Python<'_>) -> PyResult<(String, String)> {
+        let state = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let state = &*state;
+        run(py, || Ok(ops::snapshot::finish(state)?))
+    }
+}
 
 /// Run the `workload-lens` command line (argv includes the program name);
 /// returns the exit code. (The CLI crate is built on the engine, so this
@@ -417,10 +472,10 @@ mod _native {
 
     #[pymodule_export]
     use super::{
-        _panic_for_tests, PyCatalog, PyDefinition, PySession, catalog_sources, check_limits,
-        cli_main, compile, compile_all, compile_object, compile_one_object, default_limits,
-        error_codes, evaluate, human_amounts, missing_owners, parse, parse_bytes, rebuild,
-        source_map, usage, validate,
+        _panic_for_tests, PyCatalog, PyDefinition, PySession, PySnapshotLines, catalog_sources,
+        check_limits, cli_main, compile, compile_all, compile_object, compile_one_object,
+        default_limits, error_codes, evaluate, human_amounts, missing_owners, parse, parse_bytes,
+        rebuild, source_map, usage, validate,
     };
 
     #[pymodule_init]

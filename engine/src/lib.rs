@@ -77,6 +77,9 @@ pub use cluster::api::{
     code_of_status, collection_path, encode, list_request, object_path, resource_for, watch_request,
 };
 pub use cluster::events::{MAX_EVENTS, WorkloadEvent};
+pub use cluster::fleet::{
+    FLEET_SCHEMA_VERSION, FleetRecord, FleetTables, InstanceColumns, PodColumns, WorkloadColumns,
+};
 pub use cluster::metrics::{GangMetrics, InstanceMetrics, PodMetrics, WorkloadMetrics};
 pub use cluster::protocol::{
     ClusterDefinitions, ClusterOp, ClusterOutcome, ClusterSession, DEFAULT_CHUNK_SIZE,
@@ -84,8 +87,8 @@ pub use cluster::protocol::{
     MAX_GROUP_VERSIONS, MAX_LIST_PAGES, MAX_ORPHANS, MAX_OWNER_ROUNDS, Reply, Request,
 };
 pub use cluster::snapshot::{
-    RecordRole, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotEnd, SnapshotHeader, SnapshotQuery,
-    SnapshotReader,
+    RecordRole, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotEnd, SnapshotHeader, SnapshotLine,
+    SnapshotLines, SnapshotQuery, SnapshotReader,
 };
 pub use cluster::state::{LabelSelector, LiveState, RefreshStats, StateCounts};
 pub use cluster::{

@@ -118,7 +118,7 @@ impl Server {
 /// A random cluster: JobSets (Jobs, pods) and Deployments (ReplicaSets,
 /// pods) in two namespaces, with pods whose controller is missing, pods
 /// with none, and Jobs whose JobSet is missing.
-fn cluster(seed: u64) -> Server {
+fn cluster_of(seed: u64) -> Server {
     let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut next = |n: u64| {
         rng ^= rng << 13;
@@ -254,7 +254,7 @@ fn a_snapshot_reads_back_as_the_listing_it_recorded() {
     let mut orphans = 0;
     let mut forbidden = 0;
     for seed in 1..=40 {
-        let server = cluster(seed);
+        let server = cluster_of(seed);
         for (namespace, chunk) in [(None, 3), (Some("a"), 2), (None, 500)] {
             let query = ListQuery {
                 all_types: true,
@@ -325,7 +325,7 @@ fn a_snapshot_reads_back_as_the_listing_it_recorded() {
 #[test]
 fn bad_snapshots_are_located_errors() {
     let engine = Engine::new().unwrap();
-    let server = cluster(3);
+    let server = cluster_of(3);
     let (_, lines) = live_and_snapshot(
         &engine,
         &server,
@@ -431,4 +431,156 @@ fn a_large_snapshot_reads_within_its_budget() {
             .iter()
             .all(|w| w.live.is_some_and(|v| v.pods == 10))
     );
+}
+
+/// The fleet tables of a batch of several clusters' snapshot records
+/// (workloads, instances, pods) say what each cluster's snapshot listing
+/// says, row by row; the owner kinds a capture could not list come as
+/// `unreadable` records.
+#[test]
+fn fleet_tables_say_what_each_snapshot_listing_says() {
+    use workload_lens::FleetRecord;
+    let engine = Engine::new().unwrap();
+    let mut records: Vec<(String, Vec<String>, String)> = Vec::new();
+    let mut expected: Vec<(String, Value)> = Vec::new();
+    for seed in 1..=12 {
+        let cluster = format!("c{seed:02}");
+        let (_, lines) = live_and_snapshot(
+            &engine,
+            &cluster_of(seed),
+            ListQuery {
+                all_types: true,
+                chunk_size: 4,
+                ..ListQuery::default()
+            },
+        );
+        let listing = read(&engine, &lines, &SnapshotQuery::default());
+        for w in &listing.workloads {
+            expected.push((cluster.clone(), serde_json::to_value(w).unwrap()));
+        }
+        for l in &lines[1..lines.len() - 1] {
+            let v: Value = serde_json::from_str(l).unwrap();
+            let roles = v["roles"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r.as_str().unwrap().to_string())
+                .collect();
+            records.push((cluster.clone(), roles, v["object"].to_string()));
+        }
+        let end: Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+        for k in end["end"]["unreadable"].as_array().unwrap() {
+            records.push((cluster.clone(), vec!["unreadable".into()], k.to_string()));
+        }
+    }
+    // Shuffled: a batch's order does not matter.
+    records.reverse();
+    let roles: Vec<Vec<&str>> = records
+        .iter()
+        .map(|r| r.1.iter().map(String::as_str).collect())
+        .collect();
+    let tables = engine.fleet_tables(records.iter().zip(&roles).map(|(r, roles)| FleetRecord {
+        cluster: &r.0,
+        roles,
+        object: &r.2,
+    }));
+    let w = &tables.workloads;
+    assert_eq!(w.cluster.len(), expected.len());
+    let mut unreadable = 0;
+    for (i, (cluster, row)) in expected.iter().enumerate() {
+        let at = format!("row {i}: {row}");
+        assert_eq!(&w.cluster[i], cluster, "{at}");
+        assert_eq!(w.name[i].as_deref(), row["name"].as_str(), "{at}");
+        assert_eq!(w.kind[i].as_deref(), row["kind"].as_str(), "{at}");
+        assert_eq!(w.namespace[i].as_deref(), row["namespace"].as_str(), "{at}");
+        assert_eq!(w.desired_pods[i], row["pods"].as_u64(), "{at}");
+        assert_eq!(w.gpus[i], row["gpus"].as_u64(), "{at}");
+        assert_eq!(w.live_pods[i], row["live"]["pods"].as_u64(), "{at}");
+        assert_eq!(w.ready_pods[i], row["live"]["ready"].as_u64(), "{at}");
+        assert_eq!(w.gpus_held[i], row["live"]["gpus"].as_u64(), "{at}");
+        assert_eq!(
+            w.owner_state[i].as_deref(),
+            row["owner"]["state"].as_str(),
+            "{at}"
+        );
+        assert_eq!(json!(w.statuses[i]), row["statuses"], "{at}");
+        assert_eq!(
+            w.definition[i].as_deref(),
+            row["definition"].as_str(),
+            "{at}"
+        );
+        assert!(w.error_code[i].is_none(), "{at}");
+        unreadable += usize::from(w.owner_state[i].as_deref() == Some("unreadable"));
+    }
+    assert!(unreadable > 0, "no cluster had an unreadable owner");
+    // Instances and pods belong to the workloads: every live pod is in
+    // the pods table once, under its workload.
+    let live: u64 = w.live_pods.iter().flatten().sum();
+    assert_eq!(tables.pods.pod.len() as u64, live);
+    assert!(!tables.instances.component.is_empty());
+    assert_eq!(tables.schema_version, 1);
+}
+
+#[test]
+fn fleet_records_that_fail_are_rows() {
+    use workload_lens::FleetRecord;
+    let engine = Engine::new().unwrap();
+    let good = json!({"apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {"name": "j", "namespace": "ns", "uid": "j"},
+        "spec": {"parallelism": 1, "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}})
+    .to_string();
+    let no_uid =
+        json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "x"}}).to_string();
+    let bad_jq = json!({"apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {"name": "y", "namespace": "ns", "uid": "y"},
+        "spec": {"parallelism": "many"}})
+    .to_string();
+    let deep = format!("{}1{}", "[".repeat(5000), "]".repeat(5000));
+    let records = [
+        ("a", vec!["object"], good.as_str()),
+        ("a", vec!["object"], "{not json"),
+        ("a", vec!["object"], "[1, 2]"),
+        ("a", vec!["sideways"], good.as_str()),
+        ("a", vec![], good.as_str()),
+        ("a", vec!["object"], no_uid.as_str()),
+        ("a", vec!["unreadable"], "{}"),
+        ("b", vec!["object"], bad_jq.as_str()),
+        ("b", vec!["object"], deep.as_str()),
+    ];
+    let t = engine.fleet_tables(records.iter().map(|(c, r, o)| FleetRecord {
+        cluster: c,
+        roles: r,
+        object: o,
+    }));
+    let w = &t.workloads;
+    let rows: Vec<(String, Option<String>, Option<String>)> = (0..w.cluster.len())
+        .map(|i| {
+            (
+                w.cluster[i].clone(),
+                w.name[i].clone(),
+                w.error_code[i].clone(),
+            )
+        })
+        .collect();
+    let r = |c: &str, n: Option<&str>, e: Option<&str>| {
+        (c.to_string(), n.map(str::to_string), e.map(str::to_string))
+    };
+    assert_eq!(
+        rows,
+        [
+            r("a", None, Some("parse")),
+            r("a", None, Some("invalid_object")),
+            r("a", Some("j"), Some("usage")),
+            r("a", Some("j"), Some("usage")),
+            r("a", Some("x"), Some("invalid_object")),
+            r("a", None, Some("usage")),
+            r("a", Some("j"), None),
+            r("b", None, Some("limit")),
+            rows[8].clone(),
+        ]
+    );
+    // A workload that does not resolve is a row with its identity.
+    assert_eq!(w.name[8].as_deref(), Some("y"));
+    assert!(w.error_code[8].is_some(), "{:?}", w.error_message[8]);
+    assert!(w.desired_pods[8].is_none());
 }

@@ -560,6 +560,13 @@ class Definition:
         return f"<Definition {info['name']} ({g.api_version} {g.kind}, {info['origin']})>"
 
 
+def _rebuild_catalog(bundled: bool, limits: str, definitions: List[Definition]) -> "Catalog":
+    c = Catalog(bundled=bundled, limits=_loads(limits))
+    for d in definitions:
+        c.add(d)
+    return c
+
+
 def _rebuild_definition(definition: str, limits: str, origin: str, warnings: str) -> Definition:
     d = Definition._wrap(_native.rebuild(definition, limits, origin))
     # Warnings found when the definition was first read (unknown fields,
@@ -680,6 +687,20 @@ class Catalog:
     def definitions(self) -> List[Definition]:
         """Every definition, sorted by name."""
         return [Definition._wrap(n) for n in self._native.definitions()]
+
+    def limits(self) -> Dict[str, int]:
+        """The catalog's limits (camelCase names)."""
+        r: Dict[str, int] = _loads(self._native.limits())
+        return r
+
+    def __reduce__(self) -> Tuple[Any, Tuple[bool, str, List[Definition]]]:
+        # Rebuilt from its limits, the bundled catalog when it holds it, and
+        # every other definition (pickled as definitions pickle): a worker
+        # of a distributed engine compiles the catalog once.
+        defs = self.definitions()
+        bundled = any(d.origin == "catalog" for d in defs)
+        own = [d for d in defs if d.origin != "catalog"]
+        return (_rebuild_catalog, (bundled, self._native.limits(), own))
 
     def resolve(self, obj: Any, pods: Any = None) -> Dict[str, Any]:
         """Choose the definition by the object's GVK and resolve it (with

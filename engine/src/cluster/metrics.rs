@@ -22,6 +22,11 @@ pub struct WorkloadMetrics {
     pub summary: WorkloadSummary,
     /// The workload's pods in phase Running.
     pub running_pods: u64,
+    /// CPU the desired pods request, in millicores (0 when it did not
+    /// resolve).
+    pub cpu_millis: u64,
+    /// Memory the desired pods request, in bytes.
+    pub memory_bytes: u64,
     /// One entry per instance of each component that has pods (a pod
     /// template or pod spec), in the resolved order (empty when the
     /// workload did not resolve).
@@ -117,11 +122,15 @@ impl Engine {
         let mut out = WorkloadMetrics {
             summary,
             running_pods: 0,
+            cpu_millis: 0,
+            memory_bytes: 0,
             instances: Vec::new(),
             pods: Vec::new(),
             gangs: Vec::new(),
         };
         let Some(r) = resolved else { return out };
+        out.cpu_millis = r.totals.resources.cpu_millis;
+        out.memory_bytes = r.totals.resources.memory_bytes;
         for c in r.components.iter().filter(|c| c.has_pod_definition) {
             for i in &c.instances {
                 let (pods, ready) = i.live.as_ref().map_or((0, 0), |l| {

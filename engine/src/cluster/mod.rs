@@ -16,6 +16,7 @@
 
 pub(crate) mod api;
 pub(crate) mod events;
+pub(crate) mod fleet;
 pub(crate) mod metrics;
 pub(crate) mod protocol;
 pub(crate) mod records;

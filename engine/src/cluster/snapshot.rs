@@ -147,45 +147,60 @@ pub struct SnapshotQuery {
     pub phases: Vec<String>,
 }
 
-/// Reads a snapshot's lines back (see the module documentation).
-#[derive(Debug)]
-pub struct SnapshotReader {
-    engine: Engine,
+/// What one line of a snapshot is ([`SnapshotLines::read`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SnapshotLine<'a> {
+    /// An empty line (skipped).
+    Blank,
+    /// The header (now in [`SnapshotLines::header`]).
+    Header,
+    /// A record: its roles and its object's JSON text, as written.
+    Record {
+        /// What the listing used it for.
+        roles: Vec<RecordRole>,
+        /// The object, JSON text (not read yet).
+        object: &'a str,
+    },
+    /// The end (now in [`SnapshotLines::end`]).
+    End,
+}
+
+/// The rules of a snapshot's lines, without keeping its objects: the
+/// header first, of this format and version; records of known roles; the
+/// end last, counting the records. [`SnapshotReader`] keeps what they hold;
+/// the fleet tools split a snapshot into records with it.
+#[derive(Debug, Clone)]
+pub struct SnapshotLines {
+    max_line: usize,
     line: usize,
-    kept: usize,
     header: Option<SnapshotHeader>,
     end: Option<SnapshotEnd>,
     records: usize,
-    definitions: Vec<Value>,
-    objects: Vec<Value>,
-    owners: Vec<Value>,
-    pod_links: Vec<Value>,
-    pod_texts: Vec<Box<str>>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Record {
+struct RawRecord<'a> {
     roles: Vec<RecordRole>,
-    object: Value,
+    #[serde(borrow)]
+    object: &'a serde_json::value::RawValue,
 }
 
-impl SnapshotReader {
-    /// A reader whose listing resolves with `engine`'s definitions (under
-    /// the cluster's, as a live listing does) and limits.
-    pub fn new(engine: &Engine) -> SnapshotReader {
-        SnapshotReader {
-            engine: engine.clone(),
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EndLine {
+    end: SnapshotEnd,
+}
+
+impl SnapshotLines {
+    /// Lines read within `limits` (each at most `maxInputBytes`).
+    pub fn new(limits: &crate::Limits) -> SnapshotLines {
+        SnapshotLines {
+            max_line: limits.effective().max_input_bytes,
             line: 0,
-            kept: 0,
             header: None,
             end: None,
             records: 0,
-            definitions: Vec::new(),
-            objects: Vec::new(),
-            owners: Vec::new(),
-            pod_links: Vec::new(),
-            pod_texts: Vec::new(),
         }
     }
 
@@ -204,36 +219,45 @@ impl SnapshotReader {
         self.line
     }
 
-    fn error(&self, code: ErrorCode, message: String) -> Error {
+    /// Records read so far.
+    pub fn records(&self) -> usize {
+        self.records
+    }
+
+    fn error(&self, code: ErrorCode, message: impl Into<String>) -> Error {
         Error::new(code, message).at(Location {
             line: Some(self.line),
             ..Location::default()
         })
     }
 
-    /// Read the next line (its newline, if any, left out; an empty line is
-    /// skipped). Errors are located by line: `parse` for a line that is not
-    /// what its place asks for, `limit` past `maxInputBytes` for a line or
-    /// `maxClusterBytes` for what is kept.
-    pub fn feed_line(&mut self, line: &str) -> Result<()> {
+    /// Read the next line (its newline, if any, left out). Errors are
+    /// located by line: `parse` for a line that is not what its place asks
+    /// for, `limit` for a line past `maxInputBytes`.
+    pub fn read<'a>(&mut self, line: &'a str) -> Result<SnapshotLine<'a>> {
         self.line += 1;
         let line = line.trim_end_matches(['\n', '\r']);
         if line.trim().is_empty() {
-            return Ok(());
+            return Ok(SnapshotLine::Blank);
         }
         if self.end.is_some() {
-            return Err(self.error(
-                ErrorCode::Parse,
-                "a line after the snapshot's end line".into(),
-            ));
+            return Err(self.error(ErrorCode::Parse, "a line after the snapshot's end line"));
         }
-        let limits = *self.engine.limits();
-        let value = crate::source::read_value(line, &limits).map_err(|e| {
-            let code = e.code();
-            self.error(code, e.message().to_string())
-        })?;
-        let Some(header) = &self.header else {
-            let header: SnapshotHeader = serde_json::from_value(value).map_err(|e| {
+        if line.len() > self.max_line {
+            return Err(Error::limit_error(
+                "maxInputBytes",
+                format!(
+                    "the line is longer than the limit maxInputBytes ({} bytes)",
+                    self.max_line
+                ),
+            )
+            .at(Location {
+                line: Some(self.line),
+                ..Location::default()
+            }));
+        }
+        if self.header.is_none() {
+            let header: SnapshotHeader = serde_json::from_str(line).map_err(|e| {
                 self.error(
                     ErrorCode::Parse,
                     format!("not a workload-lens snapshot: its first line is no header ({e})"),
@@ -260,34 +284,123 @@ impl SnapshotReader {
                 ));
             }
             self.header = Some(header);
-            return Ok(());
-        };
-        let _ = header;
-        if let Some(end) = value.get("end") {
-            let end: SnapshotEnd = serde_json::from_value(end.clone()).map_err(|e| {
+            return Ok(SnapshotLine::Header);
+        }
+        if line.trim_start().starts_with("{\"end\"") {
+            let end: EndLine = serde_json::from_str(line).map_err(|e| {
                 self.error(ErrorCode::Parse, format!("the snapshot's end line: {e}"))
             })?;
-            if end.records != self.records {
+            if end.end.records != self.records {
                 return Err(self.error(
                     ErrorCode::Parse,
                     format!(
                         "the snapshot's end line counts {} records, but {} were read",
-                        end.records, self.records
+                        end.end.records, self.records
                     ),
                 ));
             }
-            self.end = Some(end);
-            return Ok(());
+            self.end = Some(end.end);
+            return Ok(SnapshotLine::End);
         }
-        let record: Record = serde_json::from_value(value)
+        let record: RawRecord<'a> = serde_json::from_str(line)
             .map_err(|e| self.error(ErrorCode::Parse, format!("not a record ({e})")))?;
-        if !record.object.is_object() {
-            return Err(self.error(ErrorCode::Parse, "the record's object is no object".into()));
+        if !record.object.get().starts_with('{') {
+            return Err(self.error(ErrorCode::Parse, "the record's object is no object"));
+        }
+        if record.roles.is_empty() {
+            return Err(self.error(ErrorCode::Parse, "the record has no role"));
         }
         self.records += 1;
-        let mut bytes = line.len();
-        if record.roles.contains(&RecordRole::Pod) {
-            bytes += line.len() / 4;
+        Ok(SnapshotLine::Record {
+            roles: record.roles,
+            object: record.object.get(),
+        })
+    }
+
+    /// The header and end of a whole snapshot: an error when it is empty
+    /// or was cut short (no end line).
+    pub fn finish(&self) -> Result<(&SnapshotHeader, &SnapshotEnd)> {
+        let Some(header) = &self.header else {
+            return Err(Error::new(
+                ErrorCode::Parse,
+                "not a workload-lens snapshot: it is empty",
+            ));
+        };
+        let Some(end) = &self.end else {
+            return Err(self.error(
+                ErrorCode::Parse,
+                format!(
+                    "the snapshot ends without its end line after {} records: it was cut short",
+                    self.records
+                ),
+            ));
+        };
+        Ok((header, end))
+    }
+}
+
+/// Reads a snapshot's lines back (see the module documentation).
+#[derive(Debug)]
+pub struct SnapshotReader {
+    engine: Engine,
+    lines: SnapshotLines,
+    kept: usize,
+    definitions: Vec<Value>,
+    objects: Vec<Value>,
+    owners: Vec<Value>,
+    pod_links: Vec<Value>,
+    pod_texts: Vec<Box<str>>,
+}
+
+impl SnapshotReader {
+    /// A reader whose listing resolves with `engine`'s definitions (under
+    /// the cluster's, as a live listing does) and limits.
+    pub fn new(engine: &Engine) -> SnapshotReader {
+        SnapshotReader {
+            engine: engine.clone(),
+            lines: SnapshotLines::new(engine.limits()),
+            kept: 0,
+            definitions: Vec::new(),
+            objects: Vec::new(),
+            owners: Vec::new(),
+            pod_links: Vec::new(),
+            pod_texts: Vec::new(),
+        }
+    }
+
+    /// The header, once its line is read.
+    pub fn header(&self) -> Option<&SnapshotHeader> {
+        self.lines.header()
+    }
+
+    /// The end, once its line is read.
+    pub fn end(&self) -> Option<&SnapshotEnd> {
+        self.lines.end()
+    }
+
+    /// Lines read so far.
+    pub fn lines(&self) -> usize {
+        self.lines.lines()
+    }
+
+    fn error(&self, code: ErrorCode, message: impl Into<String>) -> Error {
+        self.lines.error(code, message)
+    }
+
+    /// Read the next line (its newline, if any, left out; an empty line is
+    /// skipped): [`SnapshotLines::read`]'s rules, then each record's object
+    /// read within the limits and kept, charged to `maxClusterBytes`.
+    pub fn feed_line(&mut self, line: &str) -> Result<()> {
+        let (roles, text) = match self.lines.read(line)? {
+            SnapshotLine::Record { roles, object } => (roles, object),
+            _ => return Ok(()),
+        };
+        let limits = *self.engine.limits();
+        let object = crate::source::read_value(text, &limits)
+            .map_err(|e| self.error(e.code(), e.message().to_string()))?;
+        let mut bytes = text.len();
+        if roles.contains(&RecordRole::Pod) {
+            bytes += text.len() / 4;
         }
         self.kept = self.kept.saturating_add(bytes);
         let limit = limits.max_cluster_bytes;
@@ -300,19 +413,17 @@ impl SnapshotReader {
                 ),
             )
             .at(Location {
-                line: Some(self.line),
+                line: Some(self.lines.lines()),
                 ..Location::default()
             }));
         }
-        let object = record.object;
-        for role in &record.roles {
+        for role in &roles {
             match role {
                 RecordRole::Pod => {
                     if !is_pod(&object) {
-                        return Err(self.error(
-                            ErrorCode::Parse,
-                            "a record said to be a pod is not one".into(),
-                        ));
+                        return Err(
+                            self.error(ErrorCode::Parse, "a record said to be a pod is not one")
+                        );
                     }
                     self.pod_links.push(stub(&object));
                     self.pod_texts
@@ -335,21 +446,7 @@ impl SnapshotReader {
     /// with `query`'s namespace and statuses kept. The snapshot must be
     /// whole: its header and end read.
     pub fn listing(&self, query: &SnapshotQuery) -> Result<Listing> {
-        let Some(header) = &self.header else {
-            return Err(Error::new(
-                ErrorCode::Parse,
-                "not a workload-lens snapshot: it is empty",
-            ));
-        };
-        let Some(end) = &self.end else {
-            return Err(self.error(
-                ErrorCode::Parse,
-                format!(
-                    "the snapshot ends without its end line after {} records: it was cut short",
-                    self.records
-                ),
-            ));
-        };
+        let (header, end) = self.lines.finish()?;
         if let Some(bad) = query
             .phases
             .iter()
