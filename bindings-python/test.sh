@@ -20,8 +20,8 @@ if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv"
 fi
 
-echo "== installing maturin, pytest, mypy and kubernetes into .venv"
-"${pip[@]}" install 'maturin>=1.9,<2' pytest 'mypy>=2.4,<3' kubernetes
+echo "== installing maturin, pytest, mypy, kubernetes and pyarrow into .venv"
+"${pip[@]}" install 'maturin>=1.9,<2' pytest 'mypy>=2.4,<3' kubernetes pyarrow
 
 # The build backend runs the venv's `maturin` (and pytest the console command).
 export PATH="$venv/bin:$PATH"
@@ -39,3 +39,8 @@ cargo build -q --locked -p workload-lens-cli
 echo "== pytest bindings-python/tests"
 cd "$root/bindings-python"
 "$venv/bin/python" -m pytest tests -q -p no:cacheprovider -ra
+
+echo "== pytest bench/fleet (the synthetic fleet generator, through the CLI)"
+cd "$root"
+PYTHONDONTWRITEBYTECODE=1 WORKLOAD_LENS_BIN="${CARGO_TARGET_DIR:-$root/target}/debug/workload-lens" \
+  "$venv/bin/python" -m pytest bench/fleet -q -p no:cacheprovider -ra

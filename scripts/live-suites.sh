@@ -8,7 +8,7 @@
 #       CLI     cargo test -p workload-lens-cli --test live --test deploy
 #               (cli/tests/live.rs; cli/tests/deploy.rs: deploy/'s manifests
 #               dry-run, and `serve` with their ServiceAccount and role)
-#       Python  pytest bindings-python/tests/test_kube.py
+#       Python  pytest bindings-python/tests/test_kube.py tests/test_fleet.py
 #       Node    node --test bindings-node/tests/kube.test.mjs
 #       parity  testing/live/parity.py CLI
 #   bash scripts/live-suites.sh sim      needs WORKLOAD_LENS_SIM_STATE
@@ -28,12 +28,12 @@ kind=${1:-}
 case "$kind" in
   live)
     : "${WORKLOAD_LENS_LIVE_DIR:?the live suites need WORKLOAD_LENS_LIVE_DIR}"
-    cli_tests=(live deploy) py_test=tests/test_kube.py node_test=tests/kube.test.mjs
+    cli_tests=(live deploy) py_test=(tests/test_kube.py tests/test_fleet.py) node_test=tests/kube.test.mjs
     parity_args=()
     ;;
   sim)
     : "${WORKLOAD_LENS_SIM_STATE:?the sim suites need WORKLOAD_LENS_SIM_STATE}"
-    cli_tests=(sim) py_test=tests/test_sim.py node_test=tests/sim.test.mjs
+    cli_tests=(sim) py_test=(tests/test_sim.py) node_test=tests/sim.test.mjs
     parity_args=(--sim "$WORKLOAD_LENS_SIM_STATE")
     ;;
   *) echo "usage: $0 live|sim" >&2; exit 2 ;;
@@ -70,11 +70,11 @@ python_suite() {
   fi
   # As bindings-python/test.sh does: its tools, then the package built and
   # installed without build isolation (seconds when nothing changed).
-  "${pip[@]}" install 'maturin>=1.9,<2' pytest kubernetes || return
+  "${pip[@]}" install 'maturin>=1.9,<2' pytest kubernetes pyarrow || return
   PATH="$venv/bin:$PATH" "${pip[@]}" install --no-build-isolation --force-reinstall --no-deps ./bindings-python || return
-  (cd bindings-python && "$venv/bin/python" -m pytest "$py_test" -q -p no:cacheprovider -ra)
+  (cd bindings-python && "$venv/bin/python" -m pytest "${py_test[@]}" -q -p no:cacheprovider -ra)
 }
-step "Python: build the package into .venv, pytest bindings-python/$py_test"
+step "Python: build the package into .venv, pytest ${py_test[*]/#/bindings-python/}"
 run_suite Python python_suite
 
 node_suite() {

@@ -38,13 +38,14 @@ pub mod snapshot {
     use super::*;
     use workload_lens::{SnapshotLine, SnapshotLines};
 
+    /// Records column by column: roles (comma-separated), namespaces, and
+    /// the objects' JSON texts.
+    pub type Records = (Vec<String>, Vec<Option<String>>, Vec<String>);
+
     /// Read `lines` of a snapshot (in order, after those read before):
     /// the records among them, as (roles comma-separated, namespace, object
     /// JSON text), column by column.
-    pub fn read_lines(
-        state: &mut SnapshotLines,
-        lines: &[String],
-    ) -> Result<(Vec<String>, Vec<Option<String>>, Vec<String>)> {
+    pub fn read_lines(state: &mut SnapshotLines, lines: &[String]) -> Result<Records> {
         #[derive(serde::Deserialize)]
         struct Meta {
             namespace: Option<String>,

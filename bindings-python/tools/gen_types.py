@@ -225,7 +225,7 @@ by the engine's host reader; other ``str`` arguments are JSON serialized by
 the Python layer. Results of kind ``value`` are Python values, those of kind
 ``json`` JSON text. Errors are workload_lens exceptions."""
 
-from typing import Any, List, Optional, Tuple, Union, final
+from typing import Any, Dict, List, Optional, Tuple, Union, final
 
 __version__: str
 '''
@@ -242,7 +242,13 @@ NATIVE_EXTRA = {
         "def __new__(cls, bundled: bool = True, limits: Optional[_Arg] = None) -> Catalog: ...",
         "def add(self, definition: Definition) -> Optional[Definition]: ...",
         "def with_cluster_definitions(self, inputs: List[_Obj]) -> Tuple[Catalog, str]: ...",
+        "def fleet_tables(self, clusters: List[str], roles: List[str], objects: List[str]) -> Dict[str, Any]: ...",
         "def __len__(self) -> int: ...",
+    ],
+    "SnapshotLines": [
+        "def __new__(cls, limits: Optional[_Arg] = None) -> SnapshotLines: ...",
+        "def read(self, lines: List[str]) -> Tuple[List[str], List[Optional[str]], List[str]]: ...",
+        "def finish(self) -> Tuple[str, str]: ...",
     ],
     "": [
         "def cli_main(argv: List[_Arg]) -> int: ...",
@@ -264,12 +270,13 @@ def generate_stub(operations: List[Dict[str, Any]]) -> str:
     names = [op["name"] for op in operations if op["section"] in ("free", "limited", "factory")]
     names += ["cli_main", "_panic_for_tests"]
     out = [STUB_HEAD, "__all__ = [", '    "__version__",', '    "Definition",', '    "Catalog",',
-           '    "ClusterSession",']
+           '    "ClusterSession",', '    "SnapshotLines",']
     out += [f'    "{n}",' for n in names] + ["]", "", "_Arg = Union[str, bytes]", "_Obj = Any", ""]
     for cls, section in (("Definition", "definition"), ("Catalog", "catalog"), ("ClusterSession", "session")):
         out += ["@final", f"class {cls}:"]
         out += ["    " + sig(op, True) for op in operations if op["section"] == section]
         out += ["    " + line for line in NATIVE_EXTRA.get(cls, [])] + [""]
+    out += ["@final", "class SnapshotLines:"] + ["    " + line for line in NATIVE_EXTRA["SnapshotLines"]] + [""]
     out += functions + NATIVE_EXTRA[""]
     return "\n".join(out) + "\n"
 

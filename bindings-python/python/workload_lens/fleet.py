@@ -31,16 +31,16 @@ import os
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Union
 
-try:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-except ImportError as e:  # pragma: no cover - exercised without the extra
-    raise ImportError(
-        "workload_lens.fleet needs pyarrow: pip install 'workload-lens[fleet]'"
-    ) from e
+import importlib.util
 
-from . import _native
-from ._api import Catalog, Definition
+if importlib.util.find_spec("pyarrow") is None:  # pragma: no cover - without the extra
+    raise ImportError("workload_lens.fleet needs pyarrow: pip install 'workload-lens[fleet]'")
+
+import pyarrow as pa  # type: ignore[import-untyped]  # noqa: E402
+import pyarrow.compute as pc  # type: ignore[import-untyped]  # noqa: E402
+
+from . import _native  # noqa: E402
+from ._api import Catalog, Definition  # noqa: E402
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -178,12 +178,12 @@ class FleetTables:
     pods: "pa.Table"
 
 
-def _open(path: Union[str, "os.PathLike[str]", io.IOBase]) -> io.BufferedIOBase:
-    raw: Any = path if hasattr(path, "read") else open(os.fspath(path), "rb")  # type: ignore[arg-type]
+def _open(path: Union[str, "os.PathLike[str]", io.IOBase]) -> Any:
+    raw: Any = path if hasattr(path, "read") else open(os.fspath(path), "rb")
     buffered = raw if hasattr(raw, "peek") else io.BufferedReader(raw)
     if buffered.peek(2)[:2] == b"\x1f\x8b":
-        return gzip.GzipFile(fileobj=buffered)  # type: ignore[return-value]
-    return buffered  # type: ignore[no-any-return]
+        return gzip.GzipFile(fileobj=buffered)
+    return buffered
 
 
 def read_snapshot(

@@ -327,7 +327,8 @@ pub struct Listing {
     pub engine: Engine,
     /// Owner kinds whose list failed: a chain that ends at one makes its
     /// object a workload of its own, `unreadable`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
     pub unreadable: Vec<OwnerKind>,
     /// How many of `warnings` the session gave (the rest are the rows'
     /// owner warnings, derived from the rows).
