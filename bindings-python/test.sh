@@ -20,8 +20,8 @@ if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv"
 fi
 
-echo "== installing maturin, pytest, mypy, kubernetes and pyarrow into .venv"
-"${pip[@]}" install 'maturin>=1.9,<2' pytest 'mypy>=2.4,<3' kubernetes pyarrow
+echo "== installing maturin, pytest, mypy, kubernetes, pyarrow and duckdb into .venv"
+"${pip[@]}" install 'maturin>=1.9,<2' pytest 'mypy>=2.4,<3' kubernetes pyarrow duckdb
 
 # The build backend runs the venv's `maturin` (and pytest the console command).
 export PATH="$venv/bin:$PATH"
@@ -40,7 +40,7 @@ echo "== pytest bindings-python/tests"
 cd "$root/bindings-python"
 "$venv/bin/python" -m pytest tests -q -p no:cacheprovider -ra
 
-echo "== pytest bench/fleet (the synthetic fleet generator, through the CLI)"
+echo "== pytest bench/fleet testing/fleet (the fleet generator through the CLI; docs/fleet.md's recipes)"
 cd "$root"
 PYTHONDONTWRITEBYTECODE=1 WORKLOAD_LENS_BIN="${CARGO_TARGET_DIR:-$root/target}/debug/workload-lens" \
-  "$venv/bin/python" -m pytest bench/fleet -q -p no:cacheprovider -ra
+  "$venv/bin/python" -m pytest bench/fleet testing/fleet -q -p no:cacheprovider -ra

@@ -336,7 +336,10 @@ ORPHAN_OWNERS = [
 
 
 def orphan_line(name: str, ns: str, ts: str, uid: str, owner_uid: str, node: str, variant: int,
-                hash_: str, pod_: str) -> str:
+                hash_: str, pod_: str, app: str) -> str:
+    """A pod whose controller is gone, labelled `app: APP` (the workload it
+    was generated beside): a look-alike of that workload where its selector
+    reads the label, as a leftover of an earlier rollout is."""
     api_version, kind, owner_name, pod_name = ORPHAN_OWNERS[variant]
     owner_name = owner_name.format(name=name, hash=hash_)
     pod_name = pod_name.format(name=name, hash=hash_, pod=pod_)
@@ -344,7 +347,7 @@ def orphan_line(name: str, ns: str, ts: str, uid: str, owner_uid: str, node: str
         "apiVersion": "v1", "kind": "Pod",
         "metadata": {
             "name": pod_name, "namespace": ns, "uid": uid, "creationTimestamp": ts,
-            "labels": {"app": name},
+            "labels": {"app": app},
             "ownerReferences": [{"apiVersion": api_version, "kind": kind, "name": owner_name, "uid": owner_uid,
                                  "controller": True, "blockOwnerDeletion": True}],
         },
@@ -408,7 +411,7 @@ def write_cluster(path: Path, index: int, args, ts: list[Template], cum: list[fl
                     o = orphan_line(f"stale-{w:05d}", ns, vals[TS], uid4(orng.getrandbits), uid4(orng.getrandbits),
                                     nodes[int(orng.random() * nnodes)], orng.randrange(len(ORPHAN_OWNERS)),
                                     "".join(orng.choice(HASH_CHARS) for _ in range(9)),
-                                    "".join(orng.choice(HASH_CHARS) for _ in range(5)))
+                                    "".join(orng.choice(HASH_CHARS) for _ in range(5)), vals[0])
                     out.append(o)
                     size += len(o)
                     records += 1
