@@ -40,6 +40,13 @@
 #                blocks of docs/metrics.md; 1,000 workloads created and
 #                deleted; the API server stopped and started again. The same
 #                kube-apiserver build as live
+#   fleet        docs/fleet.md's recipes on local clusters (scripts/fleet.sh,
+#                testing/fleet): Ray Data with 2 CPUs and PySpark local[2]
+#                (the pinned versions, into .venv with the package), over a
+#                generated fleet and over a snapshot of a seeded
+#                kube-apiserver, each row checked against fleet.resolve and
+#                `get -A -o json`; DuckDB and Parquet; the Python fleet tests
+#                with the live server. The same kube-apiserver build as live
 #   sim          the simulated GPU cluster (testing/sim: kube-apiserver,
 #                kube-controller-manager, kube-scheduler, 4 KWOK nodes x 8
 #                GPUs, the operators) and the tests run in it: the sim's own
@@ -102,7 +109,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
-ORDER=(rust python hostile node wasm package playground conformance live metrics sim)
+ORDER=(rust python hostile node wasm package playground conformance live metrics fleet sim)
 usage() {
   cat <<'EOF'
 usage: bash scripts/test.sh [STAGE...]    (default: all)
@@ -119,6 +126,8 @@ stages (run in this order, whatever order they are given in):
   live          live-cluster suites against a real kube-apiserver, seeded (scripts/live.sh; needs Go >= 1.26)
   metrics       the exporter (workload-lens serve) scraped by a real Prometheus: parity with get, recording
                 rules, docs/metrics.md's PromQL, churn, API server faults (scripts/metrics.sh; needs Go >= 1.26)
+  fleet         docs/fleet.md's recipes: Ray Data (2 CPUs), PySpark local[2], DuckDB, over generated
+                snapshots and a live kube-apiserver's (scripts/fleet.sh; needs Go >= 1.26 and Java >= 17)
   sim           the simulated GPU cluster with its operators: its own test, the operators' smoke tests, the
                 scenarios replayed live (scripts/sim.sh; needs Go >= 1.26; WORKLOAD_LENS_SIM_OPERATORS=a,b
                 picks the operators, default jobset,lws,kueue,kuberay)
@@ -133,7 +142,7 @@ for a in "$@"; do
   case "$a" in
     -h | --help) usage; exit 0 ;;
     all) for s in "${ORDER[@]}"; do want[$s]=1; done ;;
-    rust | python | hostile | node | wasm | package | playground | conformance | live | metrics | sim) want[$a]=1 ;;
+    rust | python | hostile | node | wasm | package | playground | conformance | live | metrics | fleet | sim) want[$a]=1 ;;
     *) echo "error: unknown stage '$a'" >&2; usage >&2; exit 2 ;;
   esac
 done
@@ -176,9 +185,13 @@ if has metrics; then
   need_apt prometheus "the metrics stage: a real Prometheus and promtool (scripts/metrics.sh)" prometheus
   python3 -c 'import ensurepip' 2>/dev/null || need_apt python3-venv "the metrics stage's venv, target/live/venv"
 fi
-if has live || has metrics || has sim; then
+if has fleet; then
+  need_apt default-jre-headless "the fleet stage: Java for PySpark (scripts/fleet.sh)" java
+  python3 -c 'import ensurepip' 2>/dev/null || need_apt python3-venv "the fleet stage's venv, .venv"
+fi
+if has live || has metrics || has fleet || has sim; then
   # Checked first, so that `all` does not fail only after the other stages.
-  go_stages=$(for s in live metrics sim; do if has $s; then printf '%s ' $s; fi; done)
+  go_stages=$(for s in live metrics fleet sim; do if has $s; then printf '%s ' $s; fi; done)
   go_stages=${go_stages% }
   case $go_stages in
     *" "*) go_need="the ${go_stages// / and } stages need" ;;
@@ -276,7 +289,7 @@ fi
 # network-bound, and the Go compiler runs at a lower priority), in a process
 # group of its own.
 KAPI_PID=""
-if { has live || has metrics || has sim; } && ! bash testing/kube-apiserver/build.sh --cached >/dev/null; then
+if { has live || has metrics || has fleet || has sim; } && ! bash testing/kube-apiserver/build.sh --cached >/dev/null; then
   for s in rust python hostile node wasm package playground conformance; do
     if has "$s"; then
       mkdir -p target
@@ -418,6 +431,13 @@ if has metrics; then
   wait_for_kapi
   stage "metrics: workload-lens serve scraped by Prometheus, rules, churn, API server faults (scripts/metrics.sh)"
   bash scripts/metrics.sh
+fi
+
+if has fleet; then
+  # After live: the same kube-apiserver build.
+  wait_for_kapi
+  stage "fleet: the recipes on local Ray and Spark, DuckDB, generated and live snapshots (scripts/fleet.sh)"
+  bash scripts/fleet.sh
 fi
 
 if has sim; then

@@ -71,7 +71,7 @@ pub mod snapshot {
                 roles.push(words.join(","));
                 // Its namespace, for partitioning (the line's checks have
                 // bounded its size; a shape serde cannot read has none).
-                let ns = serde_json::from_str::<Object>(object)
+                let ns = serde_json::from_str::<Object>(&object)
                     .ok()
                     .and_then(|o| o.metadata)
                     .and_then(|m| m.namespace)

@@ -584,3 +584,35 @@ fn fleet_records_that_fail_are_rows() {
     assert!(w.error_code[8].is_some(), "{:?}", w.error_message[8]);
     assert!(w.desired_pods[8].is_none());
 }
+
+/// A record's object is taken as written, wherever its key is, and read
+/// when the key is written with escapes; a string value "object" is no key.
+#[test]
+fn records_are_split_wherever_their_object_is() {
+    use workload_lens::{Limits, SnapshotLine, SnapshotLines};
+    let header = SnapshotHeader::new("c", "2026-12-06T00:00:00Z").line();
+    let object = r#"{"kind":"Pod","metadata":{"name":"a\"}b","labels":{"object":"x"}}}"#;
+    for line in [
+        format!(r#"{{"roles":["pod","object"],"object":{object}}}"#),
+        format!(r#"{{ "object" : {object} , "roles" : ["object"] }}"#),
+        format!(r#"{{"roles":["object"],"obj\u0065ct":{object}}}"#),
+    ] {
+        let mut lines = SnapshotLines::new(&Limits::default());
+        lines.read(&header).unwrap();
+        let SnapshotLine::Record { object: text, .. } = lines.read(&line).unwrap() else {
+            panic!("no record: {line}")
+        };
+        let got: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            got,
+            serde_json::from_str::<Value>(object).unwrap(),
+            "{line}"
+        );
+    }
+    let mut lines = SnapshotLines::new(&Limits::default());
+    lines.read(&header).unwrap();
+    let e = lines
+        .read(r#"{"roles":["object"],"object":"object"}"#)
+        .unwrap_err();
+    assert!(e.message().contains("no object"), "{e}");
+}

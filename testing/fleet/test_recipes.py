@@ -1,8 +1,9 @@
-"""The recipes of docs/fleet.md ("## Recipes") run as written: every
-```python block of that section, in order, in one namespace, in a fresh
+"""The one-process recipes of docs/fleet.md (to Parquet, DuckDB) run as
+written: their ```python blocks, in order, in one namespace, in a fresh
 directory holding a generated fleet (bench/fleet/generate.py: three
 clusters) in snapshots/. Each answer is then checked against the same sum
-made with pyarrow on the tables resolved here.
+made with pyarrow on the tables resolved here. (The Ray and Spark recipes:
+test_distributed.py, in the fleet stage.)
 
     .venv/bin/python -m pytest testing/fleet -q
 
@@ -11,9 +12,6 @@ installs them into .venv).
 """
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Dict
@@ -25,38 +23,16 @@ pytest.importorskip("duckdb")
 
 from workload_lens import fleet  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
-DOC = ROOT / "docs" / "fleet.md"
-
-
-def recipe_blocks() -> list[str]:
-    text = DOC.read_text(encoding="utf-8")
-    section = text.split("\n## Recipes\n", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"^```python\n(.*?)^```", section, re.S | re.M)
+from recipes import generate, recipe_blocks, run_blocks  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
     work = tmp_path_factory.mktemp("recipes")
-    r = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "fleet" / "generate.py"), str(work / "snapshots"),
-         "--clusters", "3", "--workloads-per-cluster", "200", "--namespaces", "5", "--seed", "3",
-         "--orphans", "0.05"],
-        capture_output=True, text=True, check=False,
-    )
-    assert r.returncode == 0, r.stderr
-    blocks = recipe_blocks()
-    assert len(blocks) >= 2
-    scope: Dict[str, Any] = {"__name__": "__recipes__"}
-    import os
-
-    old = os.getcwd()
-    os.chdir(work)
-    try:
-        for i, code in enumerate(blocks):
-            exec(compile(code, f"{DOC}:recipe {i}", "exec"), scope)
-    finally:
-        os.chdir(old)
+    generate(work)
+    blocks = recipe_blocks("To Parquet", "DuckDB")
+    assert len(blocks) == 2
+    scope = run_blocks(blocks, work)
     tables = [fleet.resolve(fleet.read_snapshot(p).records) for p in sorted((work / "snapshots").glob("*.jsonl.gz"))]
     scope["_workloads"] = pa.concat_tables([t.workloads for t in tables])
     scope["_work"] = work

@@ -51,9 +51,11 @@ __all__ = [
     "Snapshot",
     "FleetTables",
     "Resolver",
+    "SnapshotResolver",
     "read_snapshot",
     "resolve",
     "partition",
+    "signed",
 ]
 
 #: The version of the tables' columns.
@@ -298,6 +300,13 @@ def partition(records: Union["pa.Table", "pa.RecordBatch"]) -> "pa.Table":
     return pa.concat_tables([p.cast(parts[0].schema) for p in parts])
 
 
+def signed(schema: "pa.Schema") -> "pa.Schema":
+    """The schema with its unsigned counts as signed 64-bit integers, for
+    engines without unsigned types (Spark)."""
+    fields = [pa.field(f.name, pa.int64(), f.nullable) if pa.types.is_unsigned_integer(f.type) else f for f in schema]
+    return pa.schema(fields, metadata=schema.metadata)
+
+
 class Resolver:
     """A callable for distributed engines: records in, one table out.
 
@@ -306,7 +315,9 @@ class Resolver:
     :func:`partition`) and returns that table (``workloads``, ``instances``
     or ``pods``). Ray Data's ``map_batches`` and Spark's Arrow functions
     construct it once per worker; it pickles as its catalog does
-    (definitions and limits), so the catalog is compiled once per worker."""
+    (definitions and limits), so the catalog is compiled once per worker.
+    ``signed=True`` gives the counts as ``int64`` (:func:`signed`), as
+    Spark needs them."""
 
     def __init__(
         self,
@@ -315,10 +326,12 @@ class Resolver:
         definitions: Iterable[Union[Definition, str]] = (),
         limits: Optional[Mapping[str, int]] = None,
         catalog: Optional[Catalog] = None,
+        signed: bool = False,
     ) -> None:
         if table not in _SCHEMAS:
             raise ValueError(f"table must be one of {', '.join(_SCHEMAS)}, not {table!r}")
         self.table = table
+        self.signed = signed
         if catalog is None:
             catalog = Catalog(limits=limits)
             for d in definitions:
@@ -328,11 +341,22 @@ class Resolver:
     @property
     def schema(self) -> "pa.Schema":
         """The schema of what a call returns."""
-        return _SCHEMAS[self.table]
+        s: pa.Schema = _SCHEMAS[self.table]
+        return signed(s) if self.signed else s
+
+    @property
+    def spark_schema(self) -> Any:
+        """:attr:`schema` as a Spark ``StructType`` (needs pyspark, and
+        ``signed=True``: Spark has no unsigned integers)."""
+        if not self.signed:
+            raise ValueError("Spark has no unsigned integers: make the resolver with signed=True")
+        from pyspark.sql.pandas.types import from_arrow_schema  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+        return from_arrow_schema(self.schema)
 
     def __call__(self, batch: Union["pa.Table", "pa.RecordBatch"]) -> "pa.Table":
         t: pa.Table = getattr(resolve(batch, catalog=self.catalog), self.table)
-        return t
+        return t.cast(self.schema) if self.signed else t
 
     def batches(self, batches: Iterable["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
         """For Spark's ``mapInArrow``: every batch of a partition is read,
@@ -346,4 +370,21 @@ class Resolver:
         yield from out.to_batches()
 
     def __repr__(self) -> str:
-        return f"<Resolver {self.table}, {len(self.catalog.definitions())} definitions>"
+        return f"<{type(self).__name__} {self.table}, {len(self.catalog.definitions())} definitions>"
+
+
+class SnapshotResolver(Resolver):
+    """A :class:`Resolver` whose batches name snapshot files: a batch with a
+    ``path`` column in, the chosen table of those snapshots out (each read
+    and resolved whole, in the worker). For Ray Data's ``map_batches`` over
+    a dataset of paths: no shuffle, and a worker holds one cluster at a
+    time (``batch_size=1``)."""
+
+    def __call__(self, batch: Union["pa.Table", "pa.RecordBatch"]) -> "pa.Table":
+        tables = [
+            super(SnapshotResolver, self).__call__(read_snapshot(p, limits=self.catalog.limits()).records)
+            for p in batch.column("path").to_pylist()
+        ]
+        if not tables:
+            return self.schema.empty_table()
+        return pa.concat_tables(tables)

@@ -159,7 +159,7 @@ pub enum SnapshotLine<'a> {
         /// What the listing used it for.
         roles: Vec<RecordRole>,
         /// The object, JSON text (not read yet).
-        object: &'a str,
+        object: std::borrow::Cow<'a, str>,
     },
     /// The end (now in [`SnapshotLines::end`]).
     End,
@@ -180,10 +180,73 @@ pub struct SnapshotLines {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawRecord<'a> {
+struct RecordShape {
     roles: Vec<RecordRole>,
-    #[serde(borrow)]
-    object: &'a serde_json::value::RawValue,
+    object: serde::de::IgnoredAny,
+}
+
+/// The text of the value of the top-level key `object` of a JSON object
+/// already read as valid: a scan that follows strings and nesting. None
+/// when the key is written with escapes (then the caller reads the value).
+fn object_text(line: &str) -> Option<&str> {
+    let b = line.as_bytes();
+    let (mut i, mut depth) = (0usize, 0usize);
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let start = i + 1;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                let key = line.get(start..i)?;
+                i += 1;
+                if depth == 1 && key == "object" {
+                    // A key (followed by ':'), not a value.
+                    if let Some(rest) = line.get(i..)?.trim_start().strip_prefix(':') {
+                        let rest = rest.trim_start();
+                        let at = line.len() - rest.len();
+                        return value_end(b, at).and_then(|end| line.get(at..end));
+                    }
+                }
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Where the JSON value starting at `at` (an object or array) ends.
+fn value_end(b: &[u8], at: usize) -> Option<usize> {
+    let (mut i, mut depth) = (at, 0usize);
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 #[derive(Deserialize)]
@@ -302,18 +365,30 @@ impl SnapshotLines {
             self.end = Some(end.end);
             return Ok(SnapshotLine::End);
         }
-        let record: RawRecord<'a> = serde_json::from_str(line)
+        let record: RecordShape = serde_json::from_str(line)
             .map_err(|e| self.error(ErrorCode::Parse, format!("not a record ({e})")))?;
-        if !record.object.get().starts_with('{') {
-            return Err(self.error(ErrorCode::Parse, "the record's object is no object"));
-        }
+        let _ = record.object;
         if record.roles.is_empty() {
             return Err(self.error(ErrorCode::Parse, "the record has no role"));
+        }
+        let object = match object_text(line) {
+            Some(text) => std::borrow::Cow::Borrowed(text),
+            // A key written with escapes: read the value, and write it.
+            None => {
+                let v: Value = serde_json::from_str::<serde_json::Map<String, Value>>(line)
+                    .ok()
+                    .and_then(|mut m| m.remove("object"))
+                    .unwrap_or(Value::Null);
+                std::borrow::Cow::Owned(v.to_string())
+            }
+        };
+        if !object.starts_with('{') {
+            return Err(self.error(ErrorCode::Parse, "the record's object is no object"));
         }
         self.records += 1;
         Ok(SnapshotLine::Record {
             roles: record.roles,
-            object: record.object.get(),
+            object,
         })
     }
 
@@ -396,7 +471,7 @@ impl SnapshotReader {
             _ => return Ok(()),
         };
         let limits = *self.engine.limits();
-        let object = crate::source::read_value(text, &limits)
+        let object = crate::source::read_value(&text, &limits)
             .map_err(|e| self.error(e.code(), e.message().to_string()))?;
         let mut bytes = text.len();
         if roles.contains(&RecordRole::Pod) {
