@@ -46,37 +46,14 @@ pub mod snapshot {
     /// the records among them, as (roles comma-separated, namespace, object
     /// JSON text), column by column.
     pub fn read_lines(state: &mut SnapshotLines, lines: &[String]) -> Result<Records> {
-        #[derive(serde::Deserialize)]
-        struct Meta {
-            namespace: Option<String>,
-        }
-        #[derive(serde::Deserialize)]
-        struct Object {
-            metadata: Option<Meta>,
-        }
         let mut roles = Vec::new();
         let mut namespaces = Vec::new();
         let mut objects = Vec::new();
         for line in lines {
             if let SnapshotLine::Record { roles: r, object } = state.read(line)? {
-                let words: Vec<&str> = r
-                    .iter()
-                    .map(|r| match r {
-                        workload_lens::RecordRole::Definition => "definition",
-                        workload_lens::RecordRole::Object => "object",
-                        workload_lens::RecordRole::Pod => "pod",
-                        workload_lens::RecordRole::Owner => "owner",
-                    })
-                    .collect();
+                let words: Vec<&str> = r.iter().map(|r| r.as_str()).collect();
                 roles.push(words.join(","));
-                // Its namespace, for partitioning (the line's checks have
-                // bounded its size; a shape serde cannot read has none).
-                let ns = serde_json::from_str::<Object>(&object)
-                    .ok()
-                    .and_then(|o| o.metadata)
-                    .and_then(|m| m.namespace)
-                    .filter(|n| !n.is_empty());
-                namespaces.push(ns);
+                namespaces.push(workload_lens::record_namespace(&object));
                 objects.push(object.to_string());
             }
         }

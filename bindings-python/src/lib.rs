@@ -426,7 +426,7 @@ impl PySnapshotLines {
     fn new(py: Python<'_>, limits: Option<Arg>) -> PyResult<Self> {
         let l = run(py, || Ok(binding::limits(limits.as_deref())?))?;
         Ok(PySnapshotLines(Mutex::new(
-            workload_lens::SnapshotLines::new(&l),
+            workload_lens::SnapshotLines::holding(&l),
         )))
     }
 

@@ -257,6 +257,13 @@ def test_bad_snapshots_raise_the_engines_located_errors(tmp_path: Path) -> None:
     p.write_text(header + "\n" + json.dumps({"roles": ["object"], "object": {"x": "y" * 5000}}) + "\n")
     with pytest.raises(wl.LimitError):
         fleet.read_snapshot(p, limits={"maxInputBytes": 4096})
+    # The records it returns are held: charged to maxClusterBytes.
+    p = tmp_path / "many.jsonl"
+    p.write_text(header + "\n" + (rec + "\n") * 200 + json.dumps({"end": {"records": 200}}) + "\n")
+    assert fleet.read_snapshot(p).records.num_rows == 200
+    with pytest.raises(wl.LimitError) as e:
+        fleet.read_snapshot(p, limits={"maxClusterBytes": 20_000})
+    assert "maxClusterBytes" in str(e.value) and 2 < e.value.location["line"] < 200
 
 
 def test_catalogs_and_resolvers_pickle_with_their_definitions() -> None:

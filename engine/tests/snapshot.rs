@@ -616,3 +616,53 @@ fn records_are_split_wherever_their_object_is() {
         .unwrap_err();
     assert!(e.message().contains("no object"), "{e}");
 }
+
+/// Lines read for a caller that holds the records (the fleet tools) are
+/// charged to maxClusterBytes: ten times the 22,000-record namespace above
+/// within the defaults is 2.2e5 records; past a small limit, a located
+/// limit error.
+#[test]
+fn records_held_by_the_caller_are_charged() {
+    use workload_lens::{Limits, SnapshotLine, SnapshotLines, record_namespace};
+    let header = SnapshotHeader::new("c", "2026-12-06T00:00:00Z").line();
+    let pod = |i: usize| {
+        json!({"roles": ["object", "pod"], "object": {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("p{i}"), "namespace": "big", "uid": format!("p{i}")}}})
+        .to_string()
+    };
+    let mut lines = SnapshotLines::holding(&Limits::default());
+    lines.read(&header).unwrap();
+    for i in 0..220_000 {
+        let line = pod(i);
+        let SnapshotLine::Record { object, .. } = lines.read(&line).unwrap() else {
+            panic!("no record")
+        };
+        if i == 0 {
+            assert_eq!(record_namespace(&object).as_deref(), Some("big"));
+        }
+    }
+    let small = Limits {
+        max_cluster_bytes: 10_000,
+        ..Limits::default()
+    };
+    let mut lines = SnapshotLines::holding(&small);
+    lines.read(&header).unwrap();
+    let e = (0..1000)
+        .try_for_each(|i| lines.read(&pod(i)).map(|_| ()))
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Limit);
+    assert!(
+        e.location().line.is_some_and(|l| l < 200),
+        "{:?}",
+        e.location()
+    );
+    // Without holding (the reader, which charges what it keeps itself),
+    // nothing is charged here.
+    let mut lines = SnapshotLines::new(&small);
+    lines.read(&header).unwrap();
+    assert!((0..1000).all(|i| lines.read(&pod(i)).is_ok()));
+    assert_eq!(
+        record_namespace(r#"{"kind":"Node","metadata":{"name":"n"}}"#),
+        None
+    );
+}

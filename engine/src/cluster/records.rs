@@ -21,6 +21,19 @@ pub enum RecordRole {
     Owner,
 }
 
+impl RecordRole {
+    /// The role's word in a snapshot (`definition`, `object`, `pod`,
+    /// `owner`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RecordRole::Definition => "definition",
+            RecordRole::Object => "object",
+            RecordRole::Pod => "pod",
+            RecordRole::Owner => "owner",
+        }
+    }
+}
+
 /// One record's line.
 /// `object` comes without its `managedFields` (the session strips them).
 pub(crate) fn record_line(roles: &[RecordRole], object: &Value) -> String {

@@ -172,6 +172,9 @@ pub enum SnapshotLine<'a> {
 #[derive(Debug, Clone)]
 pub struct SnapshotLines {
     max_line: usize,
+    /// With [`SnapshotLines::holding`]: the records' bytes so far, and
+    /// `maxClusterBytes`.
+    held: Option<(usize, usize)>,
     line: usize,
     header: Option<SnapshotHeader>,
     end: Option<SnapshotEnd>,
@@ -260,10 +263,21 @@ impl SnapshotLines {
     pub fn new(limits: &crate::Limits) -> SnapshotLines {
         SnapshotLines {
             max_line: limits.effective().max_input_bytes,
+            held: None,
             line: 0,
             header: None,
             end: None,
             records: 0,
+        }
+    }
+
+    /// [`SnapshotLines::new`], for a caller that holds every record it is
+    /// given (the fleet tools): their objects' bytes are charged to
+    /// `maxClusterBytes`, past which a line is a `limit` error.
+    pub fn holding(limits: &crate::Limits) -> SnapshotLines {
+        SnapshotLines {
+            held: Some((0, limits.effective().max_cluster_bytes)),
+            ..SnapshotLines::new(limits)
         }
     }
 
@@ -385,6 +399,22 @@ impl SnapshotLines {
         if !object.starts_with('{') {
             return Err(self.error(ErrorCode::Parse, "the record's object is no object"));
         }
+        if let Some((held, max)) = &mut self.held {
+            *held = held.saturating_add(object.len());
+            if *held > *max {
+                return Err(Error::limit_error(
+                    "maxClusterBytes",
+                    format!(
+                        "the snapshot's records hold more than the limit maxClusterBytes ({max} \
+                         bytes)"
+                    ),
+                )
+                .at(Location {
+                    line: Some(self.line),
+                    ..Location::default()
+                }));
+            }
+        }
         self.records += 1;
         Ok(SnapshotLine::Record {
             roles: record.roles,
@@ -412,6 +442,25 @@ impl SnapshotLines {
         };
         Ok((header, end))
     }
+}
+
+/// A record's namespace (its object's `metadata.namespace`; none for a
+/// cluster-scoped object, or one serde cannot read as an object): the
+/// fleet tools' partition key.
+pub fn record_namespace(object: &str) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Meta {
+        namespace: Option<String>,
+    }
+    #[derive(Deserialize)]
+    struct Object {
+        metadata: Option<Meta>,
+    }
+    serde_json::from_str::<Object>(object)
+        .ok()
+        .and_then(|o| o.metadata)
+        .and_then(|m| m.namespace)
+        .filter(|n| !n.is_empty())
 }
 
 /// Reads a snapshot's lines back (see the module documentation).
