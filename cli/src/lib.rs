@@ -242,9 +242,14 @@ struct DescribeArgs {
     /// of skipping it
     #[arg(long)]
     strict: bool,
-    /// TYPE/NAME: the namespace [default: the context's]
+    /// TYPE/NAME: the namespace [default: the context's; with
+    /// --snapshot, the one it holds, else default]
     #[arg(long, short = 'n', value_name = "NS")]
     namespace: Option<String>,
+    /// TYPE/NAME: read it from a snapshot file (`workload-lens snapshot`),
+    /// as the cluster answered when the snapshot was taken
+    #[arg(long, value_name = "FILE")]
+    snapshot: Option<String>,
     #[command(flatten)]
     cluster: ClusterArgs,
 }
@@ -279,9 +284,14 @@ struct WhyArgs {
     /// yaml`), or `-`
     #[arg(long, value_name = "FILE|-")]
     related: Option<String>,
-    /// TYPE/NAME: the namespace [default: the context's]
+    /// TYPE/NAME: the namespace [default: the context's; with
+    /// --snapshot, the one it holds, else default]
     #[arg(long, short = 'n', value_name = "NS")]
     namespace: Option<String>,
+    /// TYPE/NAME: read it from a snapshot file (`workload-lens snapshot`),
+    /// as the cluster answered when the snapshot was taken
+    #[arg(long, value_name = "FILE")]
+    snapshot: Option<String>,
     #[command(flatten)]
     cluster: ClusterArgs,
 }
@@ -663,12 +673,19 @@ fn describe_command(args: DescribeArgs, limits: &Limits) -> Result<u8, Failure> 
         component_limit,
         strict,
         namespace,
+        snapshot,
         cluster,
     } = args;
     let view = describe::ViewOptions {
         pod_limit,
         component_limit,
     };
+    if snapshot.is_some() && !is_cluster_target(&file, name.as_deref()) {
+        return Err(Failure::usage(format!(
+            "--snapshot describes TYPE/NAME (e.g. jobset/llama) as the snapshot holds it, not \
+             the file '{file}'"
+        )));
+    }
     if is_cluster_target(&file, name.as_deref()) {
         if pods.is_some() {
             return Err(Failure::usage(
@@ -684,6 +701,7 @@ fn describe_command(args: DescribeArgs, limits: &Limits) -> Result<u8, Failure> 
                 definitions: paths(&definitions),
                 connect: connect_options(&cluster),
                 skip_definitions: cluster.no_cluster_definitions,
+                snapshot,
                 ..cluster::get::Scope::default()
             };
             let (text, warnings) = cluster::get::describe(&sc, view, output, limits)?;
@@ -691,7 +709,7 @@ fn describe_command(args: DescribeArgs, limits: &Limits) -> Result<u8, Failure> 
         }
         #[cfg(not(feature = "cluster"))]
         {
-            let _ = (namespace, cluster);
+            let _ = (namespace, cluster, snapshot);
             return Err(no_cluster());
         }
     }
@@ -700,7 +718,7 @@ fn describe_command(args: DescribeArgs, limits: &Limits) -> Result<u8, Failure> 
             "--pod-limit and --component-limit need --pods FILE (or TYPE/NAME from the cluster)",
         ));
     }
-    let _ = (&namespace, &cluster);
+    let _ = (&namespace, &cluster, &snapshot);
     let options = describe::Options {
         pods: pods.map(InputPath),
         view,
@@ -728,8 +746,15 @@ fn why_command(args: WhyArgs, limits: &Limits) -> Result<u8, Failure> {
         events,
         related,
         namespace,
+        snapshot,
         cluster,
     } = args;
+    if snapshot.is_some() && !is_cluster_target(&file, name.as_deref()) {
+        return Err(Failure::usage(format!(
+            "--snapshot diagnoses TYPE/NAME (e.g. jobset/llama) as the snapshot holds it, not \
+             the file '{file}'"
+        )));
+    }
     if is_cluster_target(&file, name.as_deref()) {
         if pods.is_some() || events.is_some() || related.is_some() {
             return Err(Failure::usage(
@@ -745,6 +770,7 @@ fn why_command(args: WhyArgs, limits: &Limits) -> Result<u8, Failure> {
                 definitions: paths(&definitions),
                 connect: connect_options(&cluster),
                 skip_definitions: cluster.no_cluster_definitions,
+                snapshot,
                 ..cluster::get::Scope::default()
             };
             let (text, warnings) = cluster::get::why(&sc, output, limits)?;
@@ -752,11 +778,11 @@ fn why_command(args: WhyArgs, limits: &Limits) -> Result<u8, Failure> {
         }
         #[cfg(not(feature = "cluster"))]
         {
-            let _ = (namespace, cluster);
+            let _ = (namespace, cluster, snapshot);
             return Err(no_cluster());
         }
     }
-    let _ = (&namespace, &cluster);
+    let _ = (&namespace, &cluster, &snapshot);
     let inputs = why::FileInputs {
         file: InputPath(file),
         pods: pods.map(InputPath),
@@ -793,6 +819,7 @@ fn get_command(args: GetArgs, limits: &Limits) -> Result<u8, Failure> {
         sort_by,
         no_headers,
         watch,
+        at: None,
     };
     let got = cluster::get::get(&sc, &view, limits)?;
     output::print(&got.text)?;
@@ -852,6 +879,7 @@ fn snapshot_command(args: SnapshotArgs, limits: &Limits) -> Result<u8, Failure> 
         w.seconds,
         w.path.display()
     );
+    cluster::print_warnings(&w.warnings);
     Ok(EXIT_OK)
 }
 

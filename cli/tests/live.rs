@@ -1695,6 +1695,12 @@ fn snapshots_answer_as_the_live_cluster_did() {
             "{}",
             stderr(&o)
         );
+        assert_eq!(
+            stderr(&o).contains("warning: events not recorded (events is forbidden"),
+            who == "kubeconfig-viewer",
+            "{}",
+            stderr(&o)
+        );
         for args in [
             vec!["get", "-A", "-o", "json"],
             vec!["get", "-n", "lens-account", "-o", "json"],
@@ -1749,6 +1755,106 @@ fn snapshots_answer_as_the_live_cluster_did() {
                 assert_eq!(stderr(&read), stderr(&live), "{who} {args:?}");
             }
         }
+        // describe and why, of every workload the live listing gives (and
+        // one not there): the same answers from the snapshot, events,
+        // diagnosis and warnings included. JSON as the live command gave it;
+        // the human output up to the ages (counted from now live, from the
+        // capture in the snapshot).
+        let listed = json_of(&wl_as(&d, who, &["get", "-A", "-o", "json"]));
+        let mut targets: Vec<(String, String)> = listed["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| {
+                let kind = w["kind"].as_str().unwrap().to_lowercase();
+                let group = w["apiVersion"].as_str().unwrap();
+                let group = group.rsplit_once('/').map(|(g, _)| g).unwrap_or("");
+                let ty = if group.is_empty() {
+                    kind
+                } else {
+                    format!("{kind}.{group}")
+                };
+                (
+                    format!("{ty}/{}", w["name"].as_str().unwrap()),
+                    w["namespace"].as_str().unwrap_or("default").to_string(),
+                )
+            })
+            .collect();
+        assert!(targets.len() > 10, "{who}: {}", targets.len());
+        targets.push(("jobset/nope".into(), "lens-train".into()));
+        let mut with_events = 0;
+        for (i, (target, ns)) in targets.iter().enumerate() {
+            for cmd in ["describe", "why"] {
+                for output in ["json", "human"] {
+                    // Every workload's description as JSON; the rest for
+                    // every third (each is a command run twice).
+                    if (cmd, output) != ("describe", "json") && i % 3 != 0 {
+                        continue;
+                    }
+                    let args = vec![cmd, target.as_str(), "-n", ns.as_str(), "-o", output];
+                    let live = wl_as(&d, who, &args);
+                    let mut from_file = args.clone();
+                    from_file.extend(["--snapshot", f]);
+                    let read = wl_as(&d, who, &from_file);
+                    assert_eq!(read.status.code(), live.status.code(), "{who} {args:?}");
+                    if live.status.success() {
+                        // The server's words for a list the viewer may not
+                        // make are those for the whole cluster (the
+                        // snapshot's list), not for the namespace.
+                        let words = |t: &str| -> String {
+                            t.replace(" at the cluster scope", "")
+                                .replace(&format!(" in the namespace \"{ns}\""), "")
+                        };
+                        assert_eq!(
+                            words(&stderr(&read)),
+                            words(&stderr(&live)),
+                            "{who} {args:?}"
+                        );
+                    } else {
+                        // An error names the snapshot it was read from.
+                        assert_eq!(
+                            stderr(&read),
+                            stderr(&live).replacen("error: ", &format!("error: snapshot {f}: "), 1),
+                            "{who} {args:?}"
+                        );
+                        continue;
+                    }
+                    if output == "json" {
+                        let (mut l, r) = (json_of(&live), json_of(&read));
+                        // A snapshot leaves managedFields out.
+                        strip_managed_fields(&mut l);
+                        with_events +=
+                            usize::from(l["events"].as_array().is_some_and(|e| !e.is_empty()));
+                        assert_eq!(r, l, "{who} {args:?}");
+                    } else {
+                        let ages = |t: &str| -> String {
+                            t.split_whitespace()
+                                .map(|w| {
+                                    let digits =
+                                        w.trim_end_matches(['s', 'm', 'h', 'd', 'y', ')', ',']);
+                                    if !digits.is_empty()
+                                        && digits.len() < w.len()
+                                        && digits.chars().all(|c| c.is_ascii_digit())
+                                    {
+                                        "AGE"
+                                    } else {
+                                        w
+                                    }
+                                })
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        };
+                        assert_eq!(ages(&stdout(&read)), ages(&stdout(&live)), "{who} {args:?}");
+                    }
+                }
+            }
+        }
+        // (The viewer may not list events: the warning says so, above.)
+        assert!(
+            with_events > 0 || who == "kubeconfig-viewer",
+            "{who}: no workload with events"
+        );
+
         // The file: a header, records with their roles and without
         // managedFields, and an end line that counts them.
         let lines = snapshot_lines(&file);
@@ -1768,11 +1874,22 @@ fn snapshots_answer_as_the_live_cluster_did() {
             assert!(l["object"]["metadata"].get("managedFields").is_none());
         }
         // (The scenario's owners are all of covered types: no `owner`.)
-        assert_eq!(
-            roles.into_iter().collect::<Vec<_>>(),
-            ["definition", "object", "pod"],
-            "{who}"
-        );
+        // The viewer may not list events: none recorded, and the end and
+        // the command say so.
+        let expected: &[&str] = if who == "kubeconfig-viewer" {
+            let events = end["unlisted"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|u| u["type"] == "events")
+                .unwrap_or_else(|| panic!("{end}"));
+            assert_eq!(events["status"], 403, "{end}");
+            &["definition", "object", "pod"]
+        } else {
+            &["definition", "event", "object", "pod"]
+        };
+        assert_eq!(roles.into_iter().collect::<Vec<_>>(), expected, "{who}");
+        assert_eq!(end["events"], true);
         if who == "kubeconfig-viewer" {
             assert!(
                 end["forbidden"]
@@ -1842,4 +1959,16 @@ fn snapshots_answer_as_the_live_cluster_did() {
     assert_eq!(o.status.code(), Some(7), "{}", stderr(&o));
     assert!(!gone.exists());
     assert!(!tmp.path().join("gone.jsonl.gz.partial").exists());
+}
+
+/// A value without any `managedFields` (what a snapshot leaves out).
+fn strip_managed_fields(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.remove("managedFields");
+            m.values_mut().for_each(strip_managed_fields);
+        }
+        Value::Array(a) => a.iter_mut().for_each(strip_managed_fields),
+        _ => {}
+    }
 }

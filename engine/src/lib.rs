@@ -88,7 +88,7 @@ pub use cluster::protocol::{
 };
 pub use cluster::snapshot::{
     RecordRole, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotEnd, SnapshotHeader, SnapshotLine,
-    SnapshotLines, SnapshotQuery, SnapshotReader, record_namespace,
+    SnapshotLines, SnapshotQuery, SnapshotReader, Unlisted, record_namespace,
 };
 pub use cluster::state::{LabelSelector, LiveState, RefreshStats, StateCounts};
 pub use cluster::{

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 use workload_lens::{
-    ClusterOp, ClusterOutcome, Engine, ErrorCode, Limits, ListQuery, Listing, Reply, SnapshotEnd,
-    SnapshotHeader, SnapshotQuery, SnapshotReader,
+    ClusterOp, ClusterOutcome, DescribeQuery, Description, Engine, ErrorCode, Limits, ListQuery,
+    Listing, Reply, SnapshotEnd, SnapshotHeader, SnapshotQuery, SnapshotReader,
 };
 
 /// A server: discovery, and lists of objects by resource (plural), paged
@@ -21,8 +21,9 @@ struct Server {
     forbidden: Vec<&'static str>,
 }
 
-const RESOURCES: [(&str, &str, &str, &str); 5] = [
+const RESOURCES: [(&str, &str, &str, &str); 6] = [
     ("", "v1", "pods", "Pod"),
+    ("", "v1", "events", "Event"),
     ("batch", "v1", "jobs", "Job"),
     ("jobset.x-k8s.io", "v1alpha2", "jobsets", "JobSet"),
     ("apps", "v1", "replicasets", "ReplicaSet"),
@@ -35,7 +36,8 @@ impl Server {
         if route == "/api/v1" {
             return Reply::ok(
                 json!({"groupVersion": "v1", "resources": [
-                    {"name": "pods", "singularName": "pod", "namespaced": true, "kind": "Pod"}]})
+                    {"name": "pods", "singularName": "pod", "namespaced": true, "kind": "Pod"},
+                    {"name": "events", "singularName": "event", "namespaced": true, "kind": "Event"}]})
                 .to_string(),
             );
         }
@@ -72,6 +74,9 @@ impl Server {
                 .iter()
                 .position(|s| *s == "namespaces")
                 .map(|i| segments[i + 1]);
+            if self.forbidden.contains(plural) {
+                return Reply::status(403, r#"{"kind":"Status","message":"forbidden","code":403}"#);
+            }
             return match self.objects[plural].iter().find(|o| {
                 o["metadata"]["name"] == name
                     && namespace.is_none_or(|ns| o["metadata"]["namespace"] == ns)
@@ -204,11 +209,47 @@ fn cluster_of(seed: u64) -> Server {
             .unwrap()
             .push(pod(&format!("bare{p}"), ns, None, true));
     }
-    let forbidden = if next(3) == 0 {
+    // Events: about some of the objects (a few of them reasons a
+    // diagnosis reads, at random times), and about objects not there.
+    const REASONS: [&str; 5] = [
+        "FailedScheduling",
+        "Created",
+        "BackOff",
+        "Pulled",
+        "Preempted",
+    ];
+    let mut events = Vec::new();
+    let about: Vec<Value> = ["jobsets", "jobs", "replicasets", "deployments", "pods"]
+        .iter()
+        .flat_map(|p| objects[p].clone())
+        .chain([
+            json!({"kind": "Pod", "metadata": {"name": "gone", "namespace": "a", "uid": "gone"}}),
+        ])
+        .collect();
+    for o in about {
+        for _ in 0..next(3) {
+            let n = events.len();
+            events.push(json!({
+                "apiVersion": "v1", "kind": "Event",
+                "metadata": {"name": format!("ev{n}"), "namespace": o["metadata"]["namespace"],
+                             "uid": format!("ev-{n}")},
+                "involvedObject": {"kind": o["kind"], "name": o["metadata"]["name"],
+                                   "uid": o["metadata"]["uid"],
+                                   "namespace": o["metadata"]["namespace"]},
+                "reason": REASONS[next(5) as usize], "message": format!("event {n}"),
+                "type": "Warning", "count": 1 + next(4),
+                "lastTimestamp": format!("2026-01-01T00:{:02}:00Z", next(60))}));
+        }
+    }
+    objects.insert("events", events);
+    let mut forbidden = if next(3) == 0 {
         vec!["jobsets"]
     } else {
         vec![]
     };
+    if next(4) == 0 {
+        forbidden.push("events");
+    }
     Server { objects, forbidden }
 }
 
@@ -665,4 +706,244 @@ fn records_held_by_the_caller_are_charged() {
         record_namespace(r#"{"kind":"Node","metadata":{"name":"n"}}"#),
         None
     );
+}
+
+/// `describe` and `why` from a snapshot: the engine's description of
+/// every workload of the random clusters, run over the snapshot's records,
+/// is the live description (the object, its pods, owners, events, the
+/// resolved workload, its gang and diagnosis, the warnings), whole and per
+/// namespace; a type the capture could not list is refused as the server
+/// refused it.
+#[test]
+fn a_snapshot_describes_each_workload_as_the_live_cluster_did() {
+    let engine = Engine::new().unwrap();
+    let (mut described, mut with_events, mut refused) = (0, 0, 0);
+    for seed in 1..=30 {
+        let server = cluster_of(seed);
+        for (namespace, chunk) in [(None, 2), (Some("b"), 500)] {
+            let query = ListQuery {
+                all_types: true,
+                namespace: namespace.map(str::to_string),
+                chunk_size: chunk,
+                ..ListQuery::default()
+            };
+            let (_, lines) = live_and_snapshot(&engine, &server, query);
+            let mut reader = SnapshotReader::new(&engine);
+            for l in &lines {
+                reader.feed_line(l).unwrap();
+            }
+            assert!(reader.end().unwrap().events);
+            for plural in ["jobsets", "jobs", "deployments", "pods"] {
+                for o in &server.objects[plural] {
+                    let ns = o["metadata"]["namespace"].as_str().unwrap();
+                    if namespace.is_some_and(|n| n != ns) {
+                        continue;
+                    }
+                    let q = DescribeQuery {
+                        type_: plural.into(),
+                        name: o["metadata"]["name"].as_str().unwrap().into(),
+                        namespace: Some(ns.into()),
+                        chunk_size: chunk,
+                        served: None,
+                        skip_definitions: false,
+                    };
+                    let live = describe_live(&engine, &server, q.clone());
+                    let read = reader.describe(&q);
+                    if server.forbidden.contains(&plural) {
+                        // Readable by name live, but never listed: the
+                        // snapshot cannot hold it.
+                        let e = read.unwrap_err();
+                        assert_eq!(e.code(), ErrorCode::Forbidden, "{}", e.message());
+                        refused += 1;
+                        continue;
+                    }
+                    let (mut live, read) = (outcome(live), outcome(read));
+                    // The one difference: a snapshot leaves managedFields out
+                    // (of the object, and of what is resolved from it).
+                    strip_managed_fields(&mut live);
+                    if let Some((at, r, l)) = first_difference(&read, &live, String::new()) {
+                        panic!(
+                            "seed {seed}, {plural}/{}: at {at}: read {r}, live {l}",
+                            q.name
+                        );
+                    }
+                    described += 1;
+                    with_events += usize::from(
+                        live["description"]["events"]
+                            .as_array()
+                            .is_some_and(|e| !e.is_empty()),
+                    );
+                }
+            }
+        }
+    }
+    // The random clusters reached what the test is for.
+    assert!(described > 300, "{described}");
+    assert!(with_events > 100, "{with_events}");
+    assert!(refused > 10, "{refused}");
+}
+
+/// A snapshot of one namespace says so when asked for another's workload;
+/// one written before snapshots held events says it holds none.
+#[test]
+fn a_description_says_what_the_snapshot_lacks() {
+    let engine = Engine::new().unwrap();
+    let server = cluster_of(5);
+    let query = ListQuery {
+        all_types: true,
+        namespace: Some("a".into()),
+        ..ListQuery::default()
+    };
+    let (_, lines) = live_and_snapshot(&engine, &server, query);
+    let dep = server.objects["deployments"]
+        .iter()
+        .find(|o| o["metadata"]["namespace"] == "b")
+        .expect("a deployment in b");
+    let q = DescribeQuery {
+        type_: "deployments".into(),
+        name: dep["metadata"]["name"].as_str().unwrap().into(),
+        namespace: Some("b".into()),
+        chunk_size: 500,
+        served: None,
+        skip_definitions: false,
+    };
+    let mut reader = SnapshotReader::new(&engine);
+    lines.iter().for_each(|l| reader.feed_line(l).unwrap());
+    let e = reader.describe(&q).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::NotFound);
+    assert!(
+        e.message().ends_with("the snapshot holds only namespace a"),
+        "{}",
+        e.message()
+    );
+
+    // A snapshot of every namespace: where it has one of that name.
+    let (_, whole) = live_and_snapshot(
+        &engine,
+        &server,
+        ListQuery {
+            all_types: true,
+            ..ListQuery::default()
+        },
+    );
+    let mut all = SnapshotReader::new(&engine);
+    whole.iter().for_each(|l| all.feed_line(l).unwrap());
+    let elsewhere = DescribeQuery {
+        namespace: Some("c".into()),
+        ..q.clone()
+    };
+    let e = all.describe(&elsewhere).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::NotFound);
+    assert!(
+        e.message()
+            .ends_with("the snapshot has one in namespace b (-n b)"),
+        "{}",
+        e.message()
+    );
+
+    // The same snapshot without its events, and an end that does not say
+    // it recorded them: as written before they were.
+    let mut old = SnapshotReader::new(&engine);
+    let kept: Vec<&String> = lines
+        .iter()
+        .filter(|l| !l.starts_with("{\"roles\":[\"event\"]"))
+        .collect();
+    for (i, l) in kept.iter().enumerate() {
+        if i + 1 == kept.len() {
+            let mut end: Value = serde_json::from_str(l).unwrap();
+            end["end"].as_object_mut().unwrap().remove("events");
+            end["end"]["records"] = json!(kept.len() - 2);
+            old.feed_line(&end.to_string()).unwrap();
+        } else {
+            old.feed_line(l).unwrap();
+        }
+    }
+    let q = DescribeQuery {
+        namespace: Some("a".into()),
+        name: server.objects["deployments"]
+            .iter()
+            .find(|o| o["metadata"]["namespace"] == "a")
+            .expect("a deployment in a")["metadata"]["name"]
+            .as_str()
+            .unwrap()
+            .into(),
+        ..q
+    };
+    let d = old.describe(&q).unwrap();
+    assert!(d.events.is_empty());
+    assert!(
+        d.warnings
+            .iter()
+            .any(|w| w.reason == "snapshot" && w.message.contains("holds no events")),
+        "{:?}",
+        d.warnings
+    );
+}
+
+/// The live description of `q`.
+fn describe_live(
+    engine: &Engine,
+    server: &Server,
+    q: DescribeQuery,
+) -> workload_lens::Result<Description> {
+    let mut session = engine.cluster_session(ClusterOp::Describe(q));
+    while !session.is_done() {
+        let replies: Vec<Reply> = session
+            .requests()
+            .iter()
+            .map(|r| server.answer(&r.path))
+            .collect();
+        session.feed(replies)?;
+    }
+    match session.finish()? {
+        ClusterOutcome::Description(d) => Ok(*d),
+        _ => panic!("not a description"),
+    }
+}
+
+/// A description's answers (its JSON, with the resolved workload, gang
+/// and diagnosis), or its error's code and message.
+fn outcome(d: workload_lens::Result<Description>) -> Value {
+    match d {
+        Ok(d) => match ClusterOutcome::Description(Box::new(d)).to_value() {
+            Ok(v) => json!({ "description": v }),
+            Err(e) => json!({"value error": e.code().as_str(), "message": e.message()}),
+        },
+        Err(e) => json!({"error": e.code().as_str(), "message": e.message()}),
+    }
+}
+
+/// Where two values first differ: the JSON pointer and both sides.
+fn first_difference(a: &Value, b: &Value, at: String) -> Option<(String, Value, Value)> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => x.keys().chain(y.keys()).find_map(|k| {
+            let (l, r) = (x.get(k), y.get(k));
+            match (l, r) {
+                (Some(l), Some(r)) => first_difference(l, r, format!("{at}/{k}")),
+                _ => Some((
+                    format!("{at}/{k}"),
+                    l.cloned().unwrap_or(Value::Null),
+                    r.cloned().unwrap_or(Value::Null),
+                )),
+            }
+        }),
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (l, r))| first_difference(l, r, format!("{at}/{i}"))),
+        _ if a == b => None,
+        _ => Some((at, a.clone(), b.clone())),
+    }
+}
+
+fn strip_managed_fields(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.remove("managedFields");
+            m.values_mut().for_each(strip_managed_fields);
+        }
+        Value::Array(a) => a.iter_mut().for_each(strip_managed_fields),
+        _ => {}
+    }
 }

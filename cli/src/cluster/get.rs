@@ -59,6 +59,9 @@ pub struct View {
     pub sort_by: Option<SortKey>,
     pub no_headers: bool,
     pub watch: bool,
+    /// When ages count to (seconds since the epoch; none: now): a
+    /// snapshot's capture time.
+    pub at: Option<i64>,
 }
 
 /// What `get` printed: the text for stdout, one `Error from server
@@ -538,23 +541,25 @@ fn get_snapshot(scope: &Scope, view: &View, path: &str, limits: &Limits) -> Resu
     if view.watch {
         return Err(Failure::usage("--watch needs a cluster, not --snapshot"));
     }
-    let listing = snapshot_listing(scope, path, limits, view.format.format())?;
+    let (listing, at) = snapshot_listing(scope, path, limits, view.format.format())?;
     let (rows, cols, warnings) = rows_of(&listing, view);
+    // Ages as the live command gave them: at the capture.
+    let view = View { at, ..*view };
     Ok(Got {
-        text: text_once(&rows, cols, false, view)?,
+        text: text_once(&rows, cols, false, &view)?,
         not_found: Vec::new(),
         warnings,
     })
 }
 
 /// A snapshot's listing, with the scope's namespace (`-n`; `-A` or none:
-/// all the snapshot holds) and statuses.
+/// all the snapshot holds) and statuses, and its capture time.
 fn snapshot_listing(
     scope: &Scope,
     path: &str,
     limits: &Limits,
     format: Format,
-) -> Result<Listing, Failure> {
+) -> Result<(Listing, Option<i64>), Failure> {
     let engine = super::engine(&scope.definitions, limits)?;
     let query = workload_lens::SnapshotQuery {
         namespace: if scope.all_namespaces {
@@ -597,7 +602,7 @@ fn text_of(rows: &[WorkloadSummary], cols: Columns, view: &View) -> String {
     if rows.is_empty() {
         return String::new();
     }
-    let now = now();
+    let now = view.at.unwrap_or_else(now);
     let mut table = Vec::new();
     if !view.no_headers {
         table.push(cols.header());
@@ -956,7 +961,7 @@ pub fn top(
                     "--snapshot adds up every covered type; give no TYPE",
                 ));
             }
-            snapshot_listing(&scope, path, limits, format)?
+            snapshot_listing(&scope, path, limits, format)?.0
         }
         None => *list(&scope, limits, format)?.listing,
     };
@@ -1039,11 +1044,10 @@ pub fn describe(
     format: Format,
     limits: &Limits,
 ) -> Result<(String, Vec<Warning>), Failure> {
-    let d = read_one(scope, "describe", format, limits)?;
+    let (d, at) = read_one(scope, "describe", format, limits)?;
     // The warnings about the workload and its pods go after the output,
     // first, with the cluster's.
-    let (out, about) =
-        output::deferring(|| crate::describe::live_described(&d, view, now(), format));
+    let (out, about) = output::deferring(|| crate::describe::live_described(&d, view, at, format));
     let mut all: Vec<Warning> = about
         .into_iter()
         .map(|message| Warning {
@@ -1064,13 +1068,15 @@ pub fn describe(
 /// One workload read for `command` (`describe`, `why`) through the
 /// engine's description: the object, its namespace's pods and their
 /// owners, the events of those objects, its Kueue Workloads and
-/// gang-scheduler groups.
+/// gang-scheduler groups; from the cluster, or from a snapshot
+/// (`--snapshot FILE`). With the time its ages count to: now, or the
+/// snapshot's capture.
 fn read_one(
     scope: &Scope,
     command: &str,
     format: Format,
     limits: &Limits,
-) -> Result<Box<workload_lens::Description>, Failure> {
+) -> Result<(Box<workload_lens::Description>, i64), Failure> {
     let target = scope.target.as_deref().unwrap_or_default();
     let (ty, name) = split_target(scope)?;
     let (Some(ty), Some(name)) = (ty, name) else {
@@ -1078,6 +1084,19 @@ fn read_one(
             "{command} needs TYPE/NAME (e.g. jobset/llama) or a file, not '{target}'"
         )));
     };
+    if let Some(path) = &scope.snapshot {
+        let engine = super::engine(&scope.definitions, limits)?;
+        let query = DescribeQuery {
+            type_: ty,
+            name,
+            namespace: scope.namespace.clone(),
+            chunk_size: workload_lens::DEFAULT_CHUNK_SIZE,
+            served: None,
+            skip_definitions: scope.skip_definitions,
+        };
+        let (d, at) = super::snapshot::read_description(path, &engine, query, format)?;
+        return Ok((Box::new(d), at.unwrap_or_else(now)));
+    }
     let cluster = Cluster::connect(&scope.connect, format)?;
     let engine = super::engine(&scope.definitions, limits)?;
     let query = DescribeQuery {
@@ -1097,7 +1116,7 @@ fn read_one(
         .cluster_session(ClusterOp::Describe(query))
         .with_server(&cluster.server);
     match cluster.run(session, None) {
-        Ok(ClusterOutcome::Description(d)) => Ok(d),
+        Ok(ClusterOutcome::Description(d)) => Ok((d, now())),
         Ok(_) => Err(Failure::new(EXIT_RESOLVE, "internal: not a description")),
         Err(e) => Err(failure(&e, format)),
     }
@@ -1111,7 +1130,7 @@ pub fn why(
     format: Format,
     limits: &Limits,
 ) -> Result<(String, Vec<Warning>), Failure> {
-    let d = read_one(scope, "why", format, limits)?;
+    let (d, at) = read_one(scope, "why", format, limits)?;
     let warnings: Vec<Warning> = d.warnings.iter().cloned().map(Warning::from).collect();
     let diagnosis = match d.diagnose() {
         Ok(x) => x,
@@ -1120,7 +1139,7 @@ pub fn why(
             return Err(failure(&e, format));
         }
     };
-    let text = crate::why::print(&diagnosis, crate::why::Times::Ago(now()), format)?;
+    let text = crate::why::print(&diagnosis, crate::why::Times::Ago(at), format)?;
     Ok((text, warnings))
 }
 

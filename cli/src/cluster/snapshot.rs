@@ -15,8 +15,8 @@ use flate2::Compression;
 use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
 use workload_lens::{
-    ClusterOp, ClusterOutcome, Engine, Error, ErrorCode, Limits, ListQuery, Listing, SnapshotEnd,
-    SnapshotHeader, SnapshotQuery, SnapshotReader,
+    ClusterOp, ClusterOutcome, DescribeQuery, Description, Engine, Error, ErrorCode, Limits,
+    ListQuery, Listing, SnapshotEnd, SnapshotHeader, SnapshotQuery, SnapshotReader,
 };
 
 use super::{Cluster, ConnectOptions, failure};
@@ -46,6 +46,8 @@ pub struct Written {
     pub workloads: usize,
     pub bytes: u64,
     pub seconds: f64,
+    /// What the capture left out, and why.
+    pub warnings: Vec<super::Warning>,
 }
 
 /// `workload-lens snapshot -o FILE`: list every covered type (and the pods
@@ -116,9 +118,9 @@ pub fn snapshot(
             Ok(_) => return Err(Failure::new(EXIT_RESOLVE, "internal: not a listing")),
             Err(e) => return Err(failure(&e, format)),
         };
-        writeln!(gz, "{}", SnapshotEnd::of(&listing, records).line())
-            .map_err(|e| write_failure(&partial, &e))?;
-        Ok((records, listing.workloads.len()))
+        let end = SnapshotEnd::of(&listing, records);
+        writeln!(gz, "{}", end.line()).map_err(|e| write_failure(&partial, &e))?;
+        Ok((records, listing.workloads.len(), warnings_of(&end)))
     })();
     let finished = outcome.and_then(|counts| {
         let mut w = gz.finish().map_err(|e| write_failure(&partial, &e))?;
@@ -127,7 +129,7 @@ pub fn snapshot(
         std::fs::rename(&partial, out).map_err(|e| write_failure(out, &e))?;
         Ok(counts)
     });
-    let (records, workloads) = match finished {
+    let (records, workloads, warnings) = match finished {
         Ok(c) => c,
         Err(f) => {
             let _ = std::fs::remove_file(&partial);
@@ -142,7 +144,33 @@ pub fn snapshot(
         workloads,
         bytes,
         seconds: start.elapsed().as_secs_f64(),
+        warnings,
     })
+}
+
+/// A capture's warnings: the listing's, and the lists only a description
+/// reads (events, Kueue Workloads, gang groups) the server refused.
+fn warnings_of(end: &SnapshotEnd) -> Vec<super::Warning> {
+    let mut out: Vec<super::Warning> = end.warnings.iter().cloned().map(Into::into).collect();
+    for u in &end.unlisted {
+        if end.warnings.iter().any(|w| w.object == u.type_) {
+            continue;
+        }
+        let place = u
+            .namespace
+            .as_ref()
+            .map(|n| format!(" in namespace {n}"))
+            .unwrap_or_default();
+        out.push(super::Warning {
+            reason: "snapshot".into(),
+            message: format!(
+                "{}{place} not recorded ({}, HTTP {}): describe --snapshot and why --snapshot \
+                 will say they could not be listed",
+                u.type_, u.message, u.status
+            ),
+        });
+    }
+    out
 }
 
 fn partial_path(out: &Path) -> PathBuf {
@@ -165,11 +193,41 @@ pub fn read_listing(
     engine: &Engine,
     query: &SnapshotQuery,
     format: Format,
-) -> Result<Listing, Failure> {
+) -> Result<(Listing, Option<i64>), Failure> {
     let reader = read_file(path, engine, format)?;
-    reader
+    let at = reader
+        .header()
+        .and_then(|h| super::epoch_seconds(&h.captured_at));
+    let listing = reader
         .listing(query)
-        .map_err(|e| snapshot_failure(e, path, format))
+        .map_err(|e| snapshot_failure(e, path, format))?;
+    Ok((listing, at))
+}
+
+/// `describe --snapshot FILE TYPE/NAME` (and `why`): the description the
+/// live command gave, and the capture time (seconds since the epoch) its
+/// ages count to. The namespace: `-n`, else the one the snapshot holds,
+/// else `default`.
+pub fn read_description(
+    path: &str,
+    engine: &Engine,
+    mut query: DescribeQuery,
+    format: Format,
+) -> Result<(Description, Option<i64>), Failure> {
+    let reader = read_file(path, engine, format)?;
+    let header = reader.header();
+    if query.namespace.is_none() {
+        query.namespace = Some(
+            header
+                .and_then(|h| h.namespace.clone())
+                .unwrap_or_else(|| "default".into()),
+        );
+    }
+    let at = header.and_then(|h| super::epoch_seconds(&h.captured_at));
+    let d = reader
+        .describe(&query)
+        .map_err(|e| snapshot_failure(e, path, format))?;
+    Ok((d, at))
 }
 
 /// Read every line of the snapshot at `path` (`-`: stdin).

@@ -98,12 +98,22 @@ pub(crate) fn involved_uids(workload: &Value, pods: &[Value], owners: &[Value]) 
     out
 }
 
+/// The uid of the object an event is about (`involvedObject`, or
+/// `regarding` in events.k8s.io's form).
+pub(crate) fn involved_uid(event: &Value) -> Option<&str> {
+    event
+        .get("involvedObject")
+        .or_else(|| event.get("regarding"))?
+        .get("uid")
+        .and_then(Value::as_str)
+}
+
 /// The event as shown, when it is about one of `uids`.
 pub(crate) fn event_of(event: &Value, uids: &HashSet<String>) -> Option<(WorkloadEvent, Stamp)> {
     let involved = event
         .get("involvedObject")
         .or_else(|| event.get("regarding"))?;
-    let uid = involved.get("uid").and_then(Value::as_str)?;
+    let uid = involved_uid(event)?;
     if !uids.contains(uid) {
         return None;
     }

@@ -41,7 +41,8 @@ pub struct FleetRecord<'a> {
     /// The cluster's name.
     pub cluster: &'a str,
     /// Its roles, comma-separated or one per entry: `object`, `pod`,
-    /// `owner`, `definition`, `unreadable`.
+    /// `owner`, `definition`, `unreadable` (`event` and `related` records
+    /// are skipped: they are for describing one workload).
     pub roles: &'a [&'a str],
     /// The object, as JSON text.
     pub object: &'a str,
@@ -236,14 +237,14 @@ impl Engine {
             if let Some(bad) = roles.iter().find(|r| {
                 !matches!(
                     **r,
-                    "object" | "pod" | "owner" | "definition" | "unreadable"
+                    "object" | "pod" | "owner" | "definition" | "unreadable" | "event" | "related"
                 )
             }) {
                 let e = Error::new(
                     ErrorCode::Usage,
                     format!(
-                        "unknown role '{bad}'; the roles are object, pod, owner, definition and \
-                         unreadable"
+                        "unknown role '{bad}'; the roles are object, pod, owner, definition, \
+                         event, related and unreadable"
                     ),
                 );
                 fail(&mut errors, Some(object), e);
@@ -252,6 +253,11 @@ impl Engine {
             if roles.is_empty() {
                 let e = Error::new(ErrorCode::Usage, "the record has no role");
                 fail(&mut errors, Some(object), e);
+                continue;
+            }
+            if roles.iter().all(|r| matches!(*r, "event" | "related")) {
+                // Read by a description (`describe --snapshot`), not by
+                // the tables.
                 continue;
             }
             if roles.contains(&"definition") {

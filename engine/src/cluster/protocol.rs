@@ -335,6 +335,11 @@ pub struct Listing {
     #[serde(skip)]
     #[cfg_attr(feature = "schema", schemars(skip))]
     pub(crate) session_warnings: usize,
+    /// Whether the session recorded the events and related objects
+    /// (a recording listing), and the lists of them the server refused.
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub(crate) recorded_extras: Option<Vec<super::records::Unlisted>>,
 }
 
 /// One workload as read for `describe`: the object, the pods of its
@@ -516,6 +521,29 @@ struct Stream {
     role: Role,
 }
 
+/// What a request of a session asks, structured: for answers from
+/// recorded objects (a snapshot read back, [`crate::SnapshotReader::describe`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Ask<'a> {
+    /// One object, by name.
+    Object {
+        resource: &'a ApiResource,
+        namespace: Option<&'a str>,
+        name: &'a str,
+    },
+    /// A page of a list.
+    List {
+        resource: &'a ApiResource,
+        namespace: Option<&'a str>,
+        selector: Option<&'a str>,
+        cont: Option<&'a str>,
+        /// Objects per page (0: one page).
+        chunk: usize,
+    },
+    /// Discovery (not asked of a session given the served types).
+    Discovery,
+}
+
 /// What one request of the batch is for.
 #[derive(Debug, Clone)]
 enum Fetch {
@@ -621,6 +649,10 @@ pub struct ClusterSession {
     /// A snapshot's lines, as the pages that hold them are read
     /// ([`ClusterSession::recording`]); None: not recording.
     records: Option<Vec<String>>,
+    /// The uids recorded so far: the events about them are recorded too.
+    recorded_uids: HashSet<Box<str>>,
+    /// The lists for describing that the server refused while recording.
+    unlisted: Vec<super::records::Unlisted>,
 }
 
 impl Engine {
@@ -676,6 +708,8 @@ impl ClusterSession {
             diagnosis_events: HashMap::new(),
             related: Vec::new(),
             records: None,
+            recorded_uids: HashSet::new(),
+            unlisted: Vec::new(),
         };
         if let ClusterOp::List(q) = &s.op
             && let Some(bad) = q.phases.iter().find(|p| WorkloadStatus::parse(p).is_none())
@@ -735,6 +769,38 @@ impl ClusterSession {
             .as_mut()
             .map(std::mem::take)
             .unwrap_or_default()
+    }
+
+    /// What each of [`ClusterSession::requests`] asks, in their order.
+    pub(crate) fn asks(&self) -> Vec<Ask<'_>> {
+        let chunk = self.chunk_size();
+        self.batch
+            .iter()
+            .map(|f| match f {
+                Fetch::Core | Fetch::Groups | Fetch::GroupVersion { .. } => Ask::Discovery,
+                Fetch::Page(s) => Ask::List {
+                    resource: &s.resource,
+                    namespace: s.namespace.as_deref(),
+                    selector: s.selector.as_deref(),
+                    cont: s.cont.as_deref(),
+                    chunk,
+                },
+                Fetch::Object {
+                    resource,
+                    namespace,
+                    name,
+                }
+                | Fetch::Orphan {
+                    resource,
+                    namespace,
+                    name,
+                } => Ask::Object {
+                    resource,
+                    namespace: namespace.as_deref(),
+                    name,
+                },
+            })
+            .collect()
     }
 
     /// The requests to make now (empty when the session is done). Make
@@ -819,6 +885,8 @@ impl ClusterSession {
             events,
             diagnosis_events,
             related,
+            records,
+            unlisted,
             ..
         } = self;
         let engine = engine.unwrap_or(base);
@@ -853,6 +921,7 @@ impl ClusterSession {
                     engine,
                     unreadable: options.unreadable,
                     session_warnings,
+                    recorded_extras: records.map(|_| unlisted),
                 }))
             }
             ClusterOp::Definitions(_) => {
@@ -1122,7 +1191,7 @@ impl ClusterSession {
     }
 
     /// One page of a list: its items to their role, the next page asked.
-    fn page(&mut self, mut stream: Stream, path: &str, body: &str) -> Result<()> {
+    fn page(&mut self, stream: Stream, path: &str, body: &str) -> Result<()> {
         let limits = *self.engine().limits();
         let page: Page = match api::read_page(body, &limits) {
             Ok(p) => p,
@@ -1158,26 +1227,47 @@ impl ClusterSession {
         let mut items = page.items;
         let reading_pods = matches!(&self.op, ClusterOp::List(q) if q.pods);
         if let Some(records) = self.records.as_mut() {
+            use super::records::RecordRole as R;
             let listed_pods = reading_pods && is_pods(&stream.resource);
+            let mut uid_bytes = 0usize;
             for o in &items {
-                let roles: &[super::records::RecordRole] = match stream.role {
-                    Role::Definitions => &[super::records::RecordRole::Definition],
-                    Role::Type(_) if listed_pods && is_pod(o) => &[
-                        super::records::RecordRole::Object,
-                        super::records::RecordRole::Pod,
-                    ],
-                    Role::Type(_) => &[super::records::RecordRole::Object],
-                    Role::Pods => &[super::records::RecordRole::Pod],
-                    Role::Owners => &[super::records::RecordRole::Owner],
-                    Role::Events | Role::Related => &[],
+                let roles: &[R] = match stream.role {
+                    Role::Definitions => &[R::Definition],
+                    Role::Type(_) if listed_pods && is_pod(o) => &[R::Object, R::Pod],
+                    Role::Type(_) => &[R::Object],
+                    Role::Pods => &[R::Pod],
+                    Role::Owners => &[R::Owner],
+                    // Only the events about an object recorded (they come
+                    // after every list of the listing).
+                    Role::Events => match events::involved_uid(o) {
+                        Some(uid) if self.recorded_uids.contains(uid) => &[R::Event],
+                        _ => &[],
+                    },
+                    Role::Related => &[R::Related],
                 };
-                if !roles.is_empty() {
-                    records.push(super::records::record_line(
-                        roles,
-                        &without_managed_fields(o),
-                    ));
+                if roles.is_empty() {
+                    continue;
                 }
+                if roles.iter().any(|r| r.listed())
+                    && let Some(uid) = meta_text(o, "uid")
+                    && self.recorded_uids.insert(uid.into())
+                {
+                    uid_bytes += uid.len();
+                }
+                records.push(super::records::record_line(
+                    roles,
+                    &without_managed_fields(o),
+                ));
             }
+            // The uids are kept to the end: charged as kept.
+            self.charge(uid_bytes, path, || list_what(&stream))?;
+        }
+        if matches!(self.op, ClusterOp::List(_))
+            && matches!(stream.role, Role::Events | Role::Related)
+        {
+            // A recording listing's events and related objects are only
+            // recorded, never kept.
+            return self.next_page(stream, page.cont);
         }
         if let Role::Type(_) = stream.role
             && reading_pods
@@ -1274,8 +1364,14 @@ impl ClusterSession {
         }
         // What a diagnosis keeps of the events is charged as it is kept.
         self.keep(&diagnosis_events, path, || list_what(&stream))?;
+        self.next_page(stream, page.cont)
+    }
+
+    /// A page is read: ask for the next, if the server gave a continue
+    /// token (bounded by [`MAX_LIST_PAGES`]; a repeated token is an error).
+    fn next_page(&mut self, mut stream: Stream, cont: Option<String>) -> Result<()> {
         stream.pages += 1;
-        match page.cont {
+        match cont {
             None => Ok(()),
             Some(c) if Some(&c) == stream.cont.as_ref() => Err(Error::new(
                 ErrorCode::Api,
@@ -1377,6 +1473,22 @@ impl ClusterSession {
                     object: name.clone(),
                     message,
                 };
+                if self.records.is_some() {
+                    // A recording listing's: the snapshot says so, and a
+                    // description read back from it gets the same answer.
+                    self.unlisted.push(super::records::Unlisted {
+                        type_: name.clone(),
+                        namespace: stream.namespace.clone(),
+                        status,
+                        message: detail.clone(),
+                    });
+                }
+                if matches!(self.op, ClusterOp::List(_))
+                    && matches!(stream.role, Role::Events | Role::Related)
+                {
+                    // Only for describing: no warning of the listing.
+                    return Ok(());
+                }
                 match stream.role {
                     Role::Definitions => {
                         self.warnings.push(warning(format!(
@@ -1687,6 +1799,13 @@ impl ClusterSession {
     /// After the owner walk of a description: list the namespace's events,
     /// to keep those of the workload, its pods and the owners between them.
     fn list_events(&mut self) {
+        if let ClusterOp::List(q) = &self.op {
+            if self.records.is_some() {
+                let namespace = q.namespace.clone();
+                self.record_extras(namespace);
+            }
+            return;
+        }
         if !matches!(self.op, ClusterOp::Describe(_)) {
             return;
         }
@@ -1761,6 +1880,37 @@ impl ClusterSession {
                     role: Role::Related,
                 }));
             }
+        }
+    }
+
+    /// A recording listing, after its owner walk: list the events (those
+    /// about an object recorded are recorded), the Kueue Workloads and the
+    /// gang schedulers' groups, of `namespace` or every namespace, for
+    /// `describe --snapshot` and `why --snapshot` to read what
+    /// [`ClusterOp::Describe`] reads live.
+    fn record_extras(&mut self, namespace: Option<String>) {
+        let served = |group: &str, kind: &str| {
+            self.served
+                .iter()
+                .filter(|r| r.group == group && r.kind == kind)
+                .max_by_key(|r| r.preferred)
+                .cloned()
+        };
+        let mut lists: Vec<(ApiResource, Role)> = Vec::new();
+        lists.extend(served("", "Event").map(|r| (r, Role::Events)));
+        lists.extend(served("kueue.x-k8s.io", "Workload").map(|r| (r, Role::Related)));
+        for g in crate::GANG_SCHEDULERS {
+            lists.extend(served(g.group, g.kind).map(|r| (r, Role::Related)));
+        }
+        for (r, role) in lists {
+            self.push(Fetch::Page(Stream {
+                resource: r,
+                namespace: namespace.clone(),
+                selector: None,
+                cont: None,
+                pages: 0,
+                role,
+            }));
         }
     }
 

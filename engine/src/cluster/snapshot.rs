@@ -29,8 +29,12 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::protocol::{Listing, is_pod, owner_warning, stub};
-pub use super::records::RecordRole;
+use super::protocol::{
+    Ask, ClusterOp, ClusterOutcome, DescribeQuery, Description, Listing, Reply, is_pod,
+    owner_warning, stub,
+};
+pub use super::records::{RecordRole, Unlisted};
+use super::state::LabelSelector;
 use super::{ApiResource, ClusterWarning, ListOptions, OwnerKind, Pods, meta_str};
 use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Location, Result};
@@ -110,6 +114,16 @@ pub struct SnapshotEnd {
     /// Every served resource (discovery).
     #[serde(default)]
     pub served: Vec<ApiResource>,
+    /// Whether the events and related objects (Kueue Workloads, gang
+    /// groups) were recorded, for `describe --snapshot`: false in a
+    /// snapshot written before they were.
+    #[serde(default)]
+    pub events: bool,
+    /// The lists the server refused while the snapshot was written, with
+    /// its status and message (a description read back gets the same
+    /// answer).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unlisted: Vec<Unlisted>,
 }
 
 impl SnapshotEnd {
@@ -123,6 +137,8 @@ impl SnapshotEnd {
             unreadable: listing.unreadable.clone(),
             types: listing.types.clone(),
             served: listing.served.clone(),
+            events: listing.recorded_extras.is_some(),
+            unlisted: listing.recorded_extras.clone().unwrap_or_default(),
         }
     }
 
@@ -474,6 +490,8 @@ pub struct SnapshotReader {
     owners: Vec<Value>,
     pod_links: Vec<Value>,
     pod_texts: Vec<Box<str>>,
+    events: Vec<Value>,
+    related: Vec<Value>,
 }
 
 impl SnapshotReader {
@@ -489,6 +507,8 @@ impl SnapshotReader {
             owners: Vec::new(),
             pod_links: Vec::new(),
             pod_texts: Vec::new(),
+            events: Vec::new(),
+            related: Vec::new(),
         }
     }
 
@@ -556,6 +576,8 @@ impl SnapshotReader {
                 RecordRole::Definition => self.definitions.push(object.clone()),
                 RecordRole::Object => self.objects.push(object.clone()),
                 RecordRole::Owner => self.owners.push(object.clone()),
+                RecordRole::Event => self.events.push(object.clone()),
+                RecordRole::Related => self.related.push(object.clone()),
             }
         }
         Ok(())
@@ -639,6 +661,265 @@ impl SnapshotReader {
             engine,
             unreadable: end.unreadable.clone(),
             session_warnings,
+            recorded_extras: end.events.then(|| end.unlisted.clone()),
         })
     }
+
+    /// The description `describe TYPE/NAME` gave when the snapshot was
+    /// taken (and `why TYPE/NAME`'s diagnosis of it): the engine's
+    /// description operation ([`ClusterOp::Describe`]) run over the
+    /// snapshot's records instead of the server. Each request it makes is
+    /// answered from the records as the server answered the listing: the
+    /// object by name, a namespace's pods, owners, events, Kueue Workloads
+    /// and gang groups in pages of the query's chunk size, with the label
+    /// selector a request carries; a type the capture could not list is
+    /// refused as it was (HTTP 403, or the status recorded). The snapshot
+    /// must be whole.
+    pub fn describe(&self, query: &DescribeQuery) -> Result<Description> {
+        let (header, end) = self.lines.finish()?;
+        let mut query = query.clone();
+        query.served = Some(end.served.clone());
+        let mut session = self
+            .engine
+            .cluster_session(ClusterOp::Describe(query.clone()))
+            .with_server(format!("the snapshot of {}", header.cluster));
+        // Each round answers a batch; the session's own bounds (pages per
+        // list, owner rounds) end it, as they end a live one.
+        while !session.is_done() {
+            let replies: Vec<Reply> = session
+                .asks()
+                .into_iter()
+                .map(|ask| self.answer(ask, end))
+                .collect();
+            if let Err(e) = session.feed(replies) {
+                return Err(self.not_found_here(e, header, &query));
+            }
+        }
+        match session.finish() {
+            Ok(ClusterOutcome::Description(mut d)) => {
+                if !end.events {
+                    d.warnings.push(ClusterWarning {
+                        reason: "snapshot".into(),
+                        object: "events".into(),
+                        message: "the snapshot holds no events (written before snapshots \
+                                  recorded them): none are shown, and a diagnosis cannot read \
+                                  them"
+                            .into(),
+                    });
+                }
+                Ok(*d)
+            }
+            Ok(_) => Err(Error::new(ErrorCode::Usage, "internal: not a description")),
+            Err(e) => Err(self.not_found_here(e, header, &query)),
+        }
+    }
+
+    /// A workload not found: say where the snapshot has one of that name,
+    /// or that it holds another namespace only.
+    fn not_found_here(&self, e: Error, header: &SnapshotHeader, q: &DescribeQuery) -> Error {
+        if e.code() != ErrorCode::NotFound {
+            return e;
+        }
+        if let (Some(held), Some(asked)) = (&header.namespace, &q.namespace)
+            && held != asked
+        {
+            return e.suffix(&format!("; the snapshot holds only namespace {held}"));
+        }
+        let served = q.served.as_deref().unwrap_or_default();
+        let Ok(resource) = self.engine.find_type(&q.type_, served) else {
+            return e;
+        };
+        let elsewhere: Vec<String> = self
+            .records_of(&resource, None)
+            .filter(|r| meta_str(r.meta(), "name") == Some(q.name.as_str()))
+            .filter_map(|r| meta_str(r.meta(), "namespace").map(str::to_string))
+            .take(3)
+            .collect();
+        match elsewhere.first() {
+            Some(ns) => e.suffix(&format!(
+                "; the snapshot has one in namespace {} (-n {ns})",
+                elsewhere.join(", ")
+            )),
+            None => e,
+        }
+    }
+
+    /// The answer the server gave to `ask`, from the records.
+    fn answer(&self, ask: Ask<'_>, end: &SnapshotEnd) -> Reply {
+        let refused = |resource: &ApiResource, namespace: Option<&str>| -> Option<Reply> {
+            let name = super::type_name(resource);
+            if let Some(u) = end.unlisted.iter().find(|u| {
+                u.type_ == name && (u.namespace.is_none() || u.namespace.as_deref() == namespace)
+            }) {
+                return Some(status_reply(u.status, &u.message));
+            }
+            let unreadable = end.unreadable.iter().any(|k| {
+                k.kind == resource.kind
+                    && crate::model::Gvk::from_api_version(&k.api_version, &k.kind).group
+                        == resource.group
+            });
+            (end.forbidden.contains(&name) || unreadable).then(|| {
+                status_reply(
+                    403,
+                    &format!("{name} could not be listed when the snapshot was taken"),
+                )
+            })
+        };
+        match ask {
+            Ask::Discovery => status_reply(404, "a snapshot answers no discovery"),
+            Ask::Object {
+                resource,
+                namespace,
+                name,
+            } => {
+                let found = self
+                    .records_of(resource, namespace)
+                    .find(|r| meta_str(r.meta(), "name") == Some(name));
+                match found {
+                    Some(r) => Reply::ok(r.text()),
+                    None => refused(resource, namespace).unwrap_or_else(|| {
+                        status_reply(404, &format!("{} \"{name}\" not found", resource.plural))
+                    }),
+                }
+            }
+            Ask::List {
+                resource,
+                namespace,
+                selector,
+                cont,
+                chunk,
+            } => {
+                if let Some(r) = refused(resource, namespace) {
+                    return r;
+                }
+                let selector = match selector.map(LabelSelector::parse).transpose() {
+                    Ok(s) => s,
+                    Err(e) => return status_reply(400, e.message()),
+                };
+                let start: usize = cont.and_then(|c| c.parse().ok()).unwrap_or(0);
+                let take = if chunk == 0 { usize::MAX } else { chunk };
+                let mut items = Vec::new();
+                let mut next = None;
+                // A pod is read again only when a selector asks for its
+                // labels, or it is on the page.
+                let matching = self.records_of(resource, namespace).filter(|r| {
+                    selector
+                        .as_ref()
+                        .is_none_or(|s| s.matches(r.value().pointer("/metadata/labels")))
+                });
+                for (i, r) in matching.enumerate().skip(start) {
+                    if items.len() == take {
+                        next = Some(i.to_string());
+                        break;
+                    }
+                    items.push(r.value().into_owned());
+                }
+                let mut metadata = serde_json::Map::new();
+                metadata.insert("resourceVersion".into(), Value::String(String::new()));
+                if let Some(n) = next {
+                    metadata.insert("continue".into(), Value::String(n));
+                }
+                let body = serde_json::json!({
+                    "apiVersion": "v1",
+                    "kind": "List",
+                    "metadata": metadata,
+                    "items": items,
+                });
+                Reply::ok(body.to_string())
+            }
+        }
+    }
+
+    /// The records of `resource`'s type (of `namespace`, when the type is
+    /// namespaced and one is given), each once, in the snapshot's order.
+    fn records_of<'s>(
+        &'s self,
+        resource: &'s ApiResource,
+        namespace: Option<&'s str>,
+    ) -> Box<dyn Iterator<Item = Held<'s>> + 's> {
+        let in_namespace = move |o: &Value| match namespace {
+            Some(ns) if resource.namespaced => meta_str(o, "namespace") == Some(ns),
+            _ => true,
+        };
+        if resource.group.is_empty() && resource.kind == "Pod" {
+            // The pods (each once, even one that is also an object of a
+            // listed Pod type), by their links; read again when needed.
+            return Box::new(
+                self.pod_links
+                    .iter()
+                    .zip(&self.pod_texts)
+                    .filter(move |(l, _)| in_namespace(l))
+                    .map(|(l, t)| Held::Pod(l, t)),
+            );
+        }
+        let of_type = move |o: &Value| {
+            o.get("kind").and_then(Value::as_str) == Some(resource.kind.as_str())
+                && o.get("apiVersion")
+                    .and_then(Value::as_str)
+                    .is_some_and(|v| {
+                        crate::model::Gvk::from_api_version(v, &resource.kind).group
+                            == resource.group
+                    })
+        };
+        Box::new(
+            self.definitions
+                .iter()
+                .chain(&self.objects)
+                .chain(&self.owners)
+                .chain(&self.events)
+                .chain(&self.related)
+                .filter(move |o| of_type(o) && in_namespace(o))
+                .map(Held::Value),
+        )
+    }
+}
+
+/// A record a snapshot reader holds: a value, or a pod's link and text.
+#[derive(Clone, Copy)]
+enum Held<'s> {
+    Value(&'s Value),
+    Pod(&'s Value, &'s str),
+}
+
+impl<'s> Held<'s> {
+    /// Its metadata's holder: the value, or the pod's link (name,
+    /// namespace, uid, controller).
+    fn meta(self) -> &'s Value {
+        match self {
+            Held::Value(v) | Held::Pod(v, _) => v,
+        }
+    }
+
+    /// The whole object.
+    fn value(self) -> std::borrow::Cow<'s, Value> {
+        match self {
+            Held::Value(v) => std::borrow::Cow::Borrowed(v),
+            Held::Pod(link, text) => {
+                std::borrow::Cow::Owned(serde_json::from_str(text).unwrap_or_else(|_| link.clone()))
+            }
+        }
+    }
+
+    /// The whole object, as JSON text.
+    fn text(self) -> String {
+        match self {
+            Held::Value(v) => serde_json::to_string(v).unwrap_or_default(),
+            Held::Pod(_, text) => text.to_string(),
+        }
+    }
+}
+
+/// A failure status, with a body the server's way (a `Status`).
+fn status_reply(status: u16, message: &str) -> Reply {
+    Reply::status(
+        status,
+        serde_json::json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "status": "Failure",
+            "message": message,
+            "code": status,
+        })
+        .to_string(),
+    )
 }
