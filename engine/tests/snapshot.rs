@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 use workload_lens::{
     ClusterOp, ClusterOutcome, DescribeQuery, Description, Engine, ErrorCode, Limits, ListQuery,
-    Listing, Reply, SnapshotEnd, SnapshotHeader, SnapshotQuery, SnapshotReader,
+    Listing, LiveState, Reply, SnapshotEnd, SnapshotHeader, SnapshotQuery, SnapshotReader,
 };
 
 /// A server: discovery, and lists of objects by resource (plural), paged
@@ -208,6 +208,30 @@ fn cluster_of(seed: u64) -> Server {
             .get_mut("pods")
             .unwrap()
             .push(pod(&format!("bare{p}"), ns, None, true));
+    }
+    // The labels the operators put on their pods (a JobSet's name, a
+    // Deployment's selector), some naming another workload: bare pods made
+    // by hand with a workload's labels, a JobSet's pod labeled with
+    // another's name. Those are that workload's look-alikes.
+    let jobsets = 4 + 6;
+    let deployments = 2 + 4;
+    for p in objects.get_mut("pods").unwrap().iter_mut() {
+        let name = p["metadata"]["name"].as_str().unwrap().to_string();
+        let labels = if let Some(js) = name.strip_prefix("js") {
+            let i: u64 = js.split('-').next().unwrap().parse().unwrap();
+            let i = if next(4) == 0 { (i + 1) % jobsets } else { i };
+            json!({"jobset.sigs.k8s.io/jobset-name": format!("js{i}")})
+        } else if let Some(dep) = name
+            .strip_suffix("-rs-0")
+            .or_else(|| name.strip_suffix("-rs-1"))
+        {
+            json!({"app": dep})
+        } else if next(3) != 0 {
+            json!({"app": format!("dep{}", next(deployments))})
+        } else {
+            json!({"jobset.sigs.k8s.io/jobset-name": format!("js{}", next(jobsets))})
+        };
+        p["metadata"]["labels"] = labels;
     }
     // Events: about some of the objects (a few of them reasons a
     // diagnosis reads, at random times), and about objects not there.
@@ -717,7 +741,7 @@ fn records_held_by_the_caller_are_charged() {
 #[test]
 fn a_snapshot_describes_each_workload_as_the_live_cluster_did() {
     let engine = Engine::new().unwrap();
-    let (mut described, mut with_events, mut refused) = (0, 0, 0);
+    let (mut described, mut with_events, mut refused, mut look_alike_pods) = (0, 0, 0, 0);
     for seed in 1..=30 {
         let server = cluster_of(seed);
         for (namespace, chunk) in [(None, 2), (Some("b"), 500)] {
@@ -733,6 +757,8 @@ fn a_snapshot_describes_each_workload_as_the_live_cluster_did() {
                 reader.feed_line(l).unwrap();
             }
             assert!(reader.end().unwrap().events);
+            // The state a fleet table is made from, from the same records.
+            let look_alikes = look_alikes_of(&engine, &lines);
             for plural in ["jobsets", "jobs", "deployments", "pods"] {
                 for o in &server.objects[plural] {
                     let ns = o["metadata"]["namespace"].as_str().unwrap();
@@ -756,6 +782,30 @@ fn a_snapshot_describes_each_workload_as_the_live_cluster_did() {
                         assert_eq!(e.code(), ErrorCode::Forbidden, "{}", e.message());
                         refused += 1;
                         continue;
+                    }
+                    // The pods `describe` lists as not the workload's but
+                    // looking like it (its own of an earlier generation
+                    // aside): what LiveState::look_alikes gives.
+                    if let Ok(d) = &live {
+                        let mut strays: Vec<String> = d
+                            .resolved()
+                            .map(|r| r.stray_pods)
+                            .unwrap_or_default()
+                            .into_iter()
+                            .filter(|p| p.findings.iter().all(|f| f.code != "not-current"))
+                            .map(|p| p.name)
+                            .collect();
+                        strays.sort();
+                        let uid = o["metadata"]["uid"].as_str().unwrap();
+                        let theirs = look_alikes
+                            .iter()
+                            .filter(|(w, _)| &**w == uid)
+                            .map(|(_, p)| p.to_string())
+                            .collect::<Vec<_>>();
+                        if plural != "jobs" {
+                            assert_eq!(theirs, strays, "seed {seed}, {plural}/{}", q.name);
+                            look_alike_pods += strays.len();
+                        }
                     }
                     let (mut live, read) = (outcome(live), outcome(read));
                     // The one difference: a snapshot leaves managedFields out
@@ -781,6 +831,31 @@ fn a_snapshot_describes_each_workload_as_the_live_cluster_did() {
     assert!(described > 300, "{described}");
     assert!(with_events > 100, "{with_events}");
     assert!(refused > 10, "{refused}");
+    assert!(look_alike_pods > 50, "{look_alike_pods}");
+}
+
+/// A snapshot's records in a [`LiveState`], refreshed: its look-alikes.
+fn look_alikes_of(engine: &Engine, lines: &[String]) -> Vec<(Box<str>, Box<str>)> {
+    let mut state = LiveState::new(usize::MAX, None).unwrap();
+    let mut unreadable = Vec::new();
+    for l in lines {
+        let v: Value = serde_json::from_str(l).unwrap();
+        if let Some(end) = v.get("end") {
+            unreadable = serde_json::from_value(end["unreadable"].clone()).unwrap();
+            continue;
+        }
+        let Some(roles) = v["roles"].as_array() else {
+            continue;
+        };
+        let listed = roles
+            .iter()
+            .any(|r| ["object", "pod", "owner"].contains(&r.as_str().unwrap()));
+        if listed {
+            state.apply(engine, "snapshot", &v["object"]);
+        }
+    }
+    state.refresh(engine, &unreadable);
+    state.look_alikes(engine)
 }
 
 /// A snapshot of one namespace says so when asked for another's workload;

@@ -663,6 +663,104 @@ impl LiveState {
     }
 }
 
+impl LiveState {
+    /// The look-alike pods of each workload, as of the last
+    /// [`LiveState::refresh`]: the pods of its namespace whose labels name
+    /// it (its definition's `podOwnership.labelsPath`, the rule `describe`
+    /// lists them by, under "Not this workload's pods") though their
+    /// controller chain does not lead to it: leftovers of an earlier
+    /// rollout, copies made by hand, another workload's pods with its
+    /// labels. The workload's own pods (of any generation) and the objects
+    /// above it are not. (workload uid, pod uid) pairs, by workload, then
+    /// pod. A definition that names its workloads by no labels has none;
+    /// a workload whose labels do not evaluate has none.
+    ///
+    /// Cost: one read and one evaluation of `labelsPath` per workload whose
+    /// definition has one, and one read of the labels of each pod of a
+    /// namespace where such a workload is.
+    pub fn look_alikes(&self, engine: &Engine) -> Vec<(Box<str>, Box<str>)> {
+        #[derive(serde::Deserialize)]
+        struct Meta {
+            labels: Option<Value>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Labels {
+            metadata: Option<Meta>,
+        }
+        // The pods of each namespace (one pass); their labels are read
+        // once, for the first workload of the namespace that needs them.
+        let mut uids_of: HashMap<Option<&str>, Vec<&str>> = HashMap::new();
+        for (u, e) in &self.entries {
+            if e.role == Role::Pod {
+                let ns = meta_str(&e.link, "namespace").filter(|n| !n.is_empty());
+                uids_of.entry(ns).or_default().push(u);
+            }
+        }
+        let mut pods_of: HashMap<Option<&str>, Vec<(&str, Option<Value>)>> = HashMap::new();
+        let mut out = Vec::new();
+        for (uid, row) in &self.rows {
+            if row.metrics.is_none() {
+                continue;
+            }
+            let Some(entry) = self.entries.get(uid) else {
+                continue;
+            };
+            let text = |k: &str| entry.link.get(k).and_then(Value::as_str).unwrap_or("");
+            let Some(def) = engine.lookup(&Gvk::from_api_version(text("apiVersion"), text("kind")))
+            else {
+                continue;
+            };
+            if def.ownership.is_none() {
+                continue;
+            }
+            let object = read(entry);
+            let sets = match crate::selectors::naming_labels(def, &object) {
+                Ok(Some(sets)) if !sets.is_empty() => sets,
+                _ => continue,
+            };
+            // Its own: its pods, and the objects above it.
+            let mut own: HashSet<&str> = row.items.iter().map(|(u, _)| &**u).collect();
+            own.insert(uid);
+            let mut current = uid.as_ref();
+            while let Some(c) = self
+                .entries
+                .get(current)
+                .and_then(|e| controller_uid(&e.link))
+            {
+                if !own.insert(c) {
+                    break;
+                }
+                current = c;
+            }
+            let namespace = meta_str(&entry.link, "namespace").filter(|n| !n.is_empty());
+            let pods = pods_of.entry(namespace).or_insert_with(|| {
+                let uids = uids_of
+                    .get(&namespace)
+                    .map(Vec::as_slice)
+                    .unwrap_or_default();
+                uids.iter()
+                    .map(|&u| {
+                        let labels = self
+                            .entries
+                            .get(u)
+                            .and_then(|e| e.text.as_deref())
+                            .and_then(|t| serde_json::from_str::<Labels>(t).ok())
+                            .and_then(|l| l.metadata)
+                            .and_then(|m| m.labels);
+                        (u, labels)
+                    })
+                    .collect()
+            });
+            for (pod, labels) in pods.iter() {
+                if !own.contains(pod) && crate::selectors::labels_name(&sets, labels.as_ref()) {
+                    out.push((uid.clone(), Box::from(*pod)));
+                }
+            }
+        }
+        out
+    }
+}
+
 fn covered(engine: &Engine, object: &Value) -> bool {
     let text = |k: &str| object.get(k).and_then(Value::as_str).unwrap_or_default();
     engine

@@ -10,4 +10,4 @@ mod validate;
 
 pub(crate) use attribute::*;
 pub(crate) use compile::*;
-pub(crate) use ownership::{controller_of, controller_ref, meta_uid};
+pub(crate) use ownership::{controller_of, controller_ref, labels_name, meta_uid, naming_labels};

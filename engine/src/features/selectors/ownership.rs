@@ -37,7 +37,32 @@ pub(crate) enum Verdict {
 }
 
 /// Alternative label sets, each a list of (key, value).
-type LabelSets = Vec<Vec<(String, String)>>;
+pub(crate) type LabelSets = Vec<Vec<(String, String)>>;
+
+/// The label sets naming `workload` on its pods
+/// (`podOwnership.labelsPath` of its definition, evaluated as a
+/// description evaluates it), in one call within the definition's limits.
+/// None: the definition names its workloads by no labels, or names no pod
+/// of this one.
+pub(crate) fn naming_labels(
+    def: &crate::compile::CompiledDefinition,
+    workload: &Value,
+) -> Result<Option<LabelSets>> {
+    let Some(e) = def.ownership.as_ref() else {
+        return Ok(None);
+    };
+    let _call = crate::budget::Call::enter(&def.limits);
+    let input = Input::new(workload, &def.limits).map_err(crate::expr::eval_error)?;
+    workload_labels(e, &input, &def.limits, "labelsPath")
+}
+
+/// Whether a pod's labels carry every label of one of the sets (the sets
+/// name the workload: see [`naming_labels`]).
+pub(crate) fn labels_name(sets: &LabelSets, labels: Option<&Value>) -> bool {
+    let have = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
+    sets.iter()
+        .any(|set| set.iter().all(|(k, v)| have(k) == Some(v.as_str())))
+}
 
 /// What an owner reference names.
 enum Relation {
