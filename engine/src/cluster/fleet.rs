@@ -168,13 +168,81 @@ impl WorkloadColumns {
     }
 }
 
-/// A cluster's records, read.
-#[derive(Default)]
-struct ClusterRecords {
+/// A cluster of a batch, as it is read: what the first pass finds (its
+/// definitions, where its records pass `maxClusterBytes`), then its state.
+struct Cluster {
+    /// Bytes of its records so far (the first pass).
+    kept: usize,
+    /// The index of its first record past `maxClusterBytes`: that record
+    /// and every later one of the cluster are left out.
+    over_from: usize,
     definitions: Vec<Value>,
     unreadable: Vec<OwnerKind>,
-    objects: Vec<(String, Value)>,
-    kept: usize,
+    /// Records that failed, with their index in the batch (the rows keep
+    /// the batch's order).
+    errors: Vec<(usize, Option<Value>, Error)>,
+}
+
+impl Default for Cluster {
+    fn default() -> Self {
+        Cluster {
+            kept: 0,
+            over_from: usize::MAX,
+            definitions: Vec::new(),
+            unreadable: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+}
+
+/// A record's roles, one word each.
+fn role_words<'a>(record: &FleetRecord<'a>) -> impl Iterator<Item = &'a str> {
+    record
+        .roles
+        .iter()
+        .flat_map(|r| r.split(','))
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+}
+
+/// A record that failed: its object when it was read, and the error.
+type Failed = (Option<Value>, Error);
+
+/// A record's object read and its roles checked: the roles and the object,
+/// or the error (with the object when it was read).
+fn read_record<'a>(
+    record: &FleetRecord<'a>,
+    limits: &crate::Limits,
+) -> std::result::Result<(Vec<&'a str>, Value), Failed> {
+    let object = match crate::source::read_value(record.object, limits) {
+        Ok(v) if v.is_object() => v,
+        Ok(_) => {
+            let e = Error::new(ErrorCode::InvalidObject, "the record's object is no object");
+            return Err((None, e));
+        }
+        Err(e) => return Err((None, e)),
+    };
+    let roles: Vec<&str> = role_words(record).collect();
+    if let Some(bad) = roles.iter().find(|r| {
+        !matches!(
+            **r,
+            "object" | "pod" | "owner" | "definition" | "unreadable"
+        )
+    }) {
+        let e = Error::new(
+            ErrorCode::Usage,
+            format!(
+                "unknown role '{bad}'; the roles are object, pod, owner, definition and \
+                 unreadable"
+            ),
+        );
+        return Err((Some(object), e));
+    }
+    if roles.is_empty() {
+        let e = Error::new(ErrorCode::Usage, "the record has no role");
+        return Err((Some(object), e));
+    }
+    Ok((roles, object))
 }
 
 impl Engine {
@@ -182,6 +250,12 @@ impl Engine {
     /// and pods tables (see the module documentation). Rows are ordered by
     /// cluster, then as a listing orders them (namespace, name); a
     /// record's error row comes before its cluster's workloads.
+    ///
+    /// Two passes over the records: the first charges each to its
+    /// cluster's `maxClusterBytes` and reads the definitions; the second
+    /// reads each other object and hands it to its cluster's state at
+    /// once, which keeps what the rows need of it. No more than one object
+    /// of the batch is held as a parsed value at a time.
     pub fn fleet_tables<'a>(
         &self,
         records: impl IntoIterator<Item = FleetRecord<'a>>,
@@ -191,17 +265,39 @@ impl Engine {
             schema_version: FLEET_SCHEMA_VERSION,
             ..FleetTables::default()
         };
-        let mut clusters: BTreeMap<&'a str, ClusterRecords> = BTreeMap::new();
-        let mut errors: BTreeMap<&'a str, Vec<(Option<Value>, Error)>> = BTreeMap::new();
-        for r in records {
+        let records: Vec<FleetRecord<'a>> = records.into_iter().collect();
+        let mut clusters: BTreeMap<&'a str, Cluster> = BTreeMap::new();
+        for (i, r) in records.iter().enumerate() {
             let c = clusters.entry(r.cluster).or_default();
-            let fail = |errors: &mut BTreeMap<&'a str, Vec<(Option<Value>, Error)>>,
-                        object: Option<Value>,
-                        e: Error| {
-                errors.entry(r.cluster).or_default().push((object, e));
-            };
             c.kept = c.kept.saturating_add(r.object.len());
-            if c.kept > limits.max_cluster_bytes {
+            if c.kept > limits.max_cluster_bytes && c.over_from == usize::MAX {
+                c.over_from = i;
+            }
+            if i >= c.over_from || !role_words(r).any(|w| w == "definition") {
+                continue;
+            }
+            match read_record(r, &limits) {
+                Ok((_, object)) => c.definitions.push(object),
+                Err((object, e)) => c.errors.push((i, object, e)),
+            }
+        }
+        let mut states: BTreeMap<&'a str, (Engine, Option<LiveState>)> = BTreeMap::new();
+        for (name, c) in &mut clusters {
+            let (engine, _) = self.with_cluster_definitions(&std::mem::take(&mut c.definitions));
+            let state = match LiveState::new(usize::MAX, None) {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    c.errors.push((usize::MAX, None, e));
+                    None
+                }
+            };
+            states.insert(name, (engine, state));
+        }
+        for (i, r) in records.iter().enumerate() {
+            let Some(c) = clusters.get_mut(r.cluster) else {
+                continue;
+            };
+            if i >= c.over_from {
                 let e = Error::limit_error(
                     "maxClusterBytes",
                     format!(
@@ -210,54 +306,19 @@ impl Engine {
                         limits.max_cluster_bytes, r.cluster
                     ),
                 );
-                fail(&mut errors, None, e);
+                c.errors.push((i, None, e));
                 continue;
             }
-            let object = match crate::source::read_value(r.object, &limits) {
-                Ok(v) if v.is_object() => v,
-                Ok(_) => {
-                    let e =
-                        Error::new(ErrorCode::InvalidObject, "the record's object is no object");
-                    fail(&mut errors, None, e);
-                    continue;
-                }
-                Err(e) => {
-                    fail(&mut errors, None, e);
+            if role_words(r).any(|w| w == "definition") {
+                continue;
+            }
+            let (roles, object) = match read_record(r, &limits) {
+                Ok(read) => read,
+                Err((object, e)) => {
+                    c.errors.push((i, object, e));
                     continue;
                 }
             };
-            let roles: Vec<&str> = r
-                .roles
-                .iter()
-                .flat_map(|r| r.split(','))
-                .map(str::trim)
-                .filter(|r| !r.is_empty())
-                .collect();
-            if let Some(bad) = roles.iter().find(|r| {
-                !matches!(
-                    **r,
-                    "object" | "pod" | "owner" | "definition" | "unreadable"
-                )
-            }) {
-                let e = Error::new(
-                    ErrorCode::Usage,
-                    format!(
-                        "unknown role '{bad}'; the roles are object, pod, owner, definition and \
-                         unreadable"
-                    ),
-                );
-                fail(&mut errors, Some(object), e);
-                continue;
-            }
-            if roles.is_empty() {
-                let e = Error::new(ErrorCode::Usage, "the record has no role");
-                fail(&mut errors, Some(object), e);
-                continue;
-            }
-            if roles.contains(&"definition") {
-                c.definitions.push(object);
-                continue;
-            }
             if roles.contains(&"unreadable") {
                 let kind = |k: &str| object.get(k).and_then(Value::as_str).map(str::to_string);
                 match (kind("apiVersion"), kind("kind")) {
@@ -269,34 +330,30 @@ impl Engine {
                             ErrorCode::Usage,
                             "an unreadable record names an owner kind: {\"apiVersion\", \"kind\"}",
                         );
-                        fail(&mut errors, Some(object), e);
+                        c.errors.push((i, Some(object), e));
                     }
                 }
                 continue;
             }
             if meta_str(&object, "uid").is_none_or(str::is_empty) {
                 let e = Error::new(ErrorCode::InvalidObject, "the object has no metadata.uid");
-                fail(&mut errors, Some(object), e);
+                c.errors.push((i, Some(object), e));
                 continue;
             }
-            c.objects.push((roles.join(","), object));
+            if let Some((engine, Some(state))) = states.get_mut(r.cluster) {
+                state.apply(engine, &roles.join(","), &object);
+            }
         }
-        for (cluster, records) in clusters {
-            for (object, e) in errors.remove(cluster).unwrap_or_default() {
-                out.workloads.error_row(cluster, object.as_ref(), &e);
+        drop(records);
+        for (cluster, mut c) in clusters {
+            c.errors.sort_by_key(|(i, _, _)| *i);
+            for (_, object, e) in &c.errors {
+                out.workloads.error_row(cluster, object.as_ref(), e);
             }
-            let (engine, _) = self.with_cluster_definitions(&records.definitions);
-            let mut state = match LiveState::new(usize::MAX, None) {
-                Ok(s) => s,
-                Err(e) => {
-                    out.workloads.error_row(cluster, None, &e);
-                    continue;
-                }
+            let Some((engine, Some(mut state))) = states.remove(cluster) else {
+                continue;
             };
-            for (source, object) in &records.objects {
-                state.apply(&engine, source, object);
-            }
-            state.refresh(&engine, &records.unreadable);
+            state.refresh(&engine, &c.unreadable);
             for w in state.workloads() {
                 push_workload(&mut out, cluster, &w);
             }
