@@ -60,6 +60,45 @@ pub mod snapshot {
         Ok((roles, namespaces, objects))
     }
 
+    /// Records column by column, packed as Arrow lays out a `large_string`
+    /// column: roles (comma-separated), namespaces, the objects' offsets
+    /// (rows + 1 little-endian int64, from 0) and their texts end to end.
+    pub type PackedRecords = (Vec<String>, Vec<Option<String>>, Vec<u8>, Vec<u8>);
+
+    /// Read a block of a snapshot's lines (in order, after those read
+    /// before; whole lines, each ended by a newline but perhaps the last of
+    /// the file): the records among them, packed ([`PackedRecords`]), so
+    /// that no record becomes an object of the host language. A line that
+    /// is not UTF-8 is a `parse` error located by line.
+    pub fn read_block(state: &mut SnapshotLines, block: &[u8]) -> Result<PackedRecords> {
+        let mut roles = Vec::new();
+        let mut namespaces = Vec::new();
+        let mut offsets: Vec<u8> = 0i64.to_le_bytes().to_vec();
+        // The records' texts are within the block: one allocation.
+        let mut data: Vec<u8> = Vec::with_capacity(block.len());
+        let block = block.strip_suffix(b"\n").unwrap_or(block);
+        if block.is_empty() {
+            return Ok((roles, namespaces, offsets, data));
+        }
+        for line in block.split(|b| *b == b'\n') {
+            let Ok(line) = std::str::from_utf8(line) else {
+                let at = workload_lens::Location {
+                    line: Some(state.lines() + 1),
+                    ..workload_lens::Location::default()
+                };
+                return Err(Error::new(ErrorCode::Parse, "the line is not UTF-8 text").at(at));
+            };
+            if let SnapshotLine::Record { roles: r, object } = state.read(line)? {
+                let words: Vec<&str> = r.iter().map(|r| r.as_str()).collect();
+                roles.push(words.join(","));
+                namespaces.push(workload_lens::record_namespace(&object));
+                data.extend_from_slice(object.as_bytes());
+                offsets.extend_from_slice(&(data.len() as i64).to_le_bytes());
+            }
+        }
+        Ok((roles, namespaces, offsets, data))
+    }
+
     /// The header and end of the whole snapshot, as JSON texts; an error
     /// when it is empty or was cut short.
     pub fn finish(state: &SnapshotLines) -> Result<(String, String)> {
@@ -450,11 +489,11 @@ pub mod catalog {
     /// The fleet tables ([`Engine::fleet_tables`]) of a batch of records,
     /// given column by column: each record's cluster, its roles
     /// (comma-separated) and its object's JSON text.
-    pub fn fleet_tables(
+    pub fn fleet_tables<C: AsRef<str>, R: AsRef<str>, O: AsRef<str>>(
         e: &Engine,
-        clusters: &[String],
-        roles: &[String],
-        objects: &[String],
+        clusters: &[C],
+        roles: &[R],
+        objects: &[O],
     ) -> Result<workload_lens::FleetTables> {
         if clusters.len() != objects.len() || roles.len() != objects.len() {
             return Err(Error::new(
@@ -467,16 +506,103 @@ pub mod catalog {
                 ),
             ));
         }
-        let roles: Vec<[&str; 1]> = roles.iter().map(|r| [r.as_str()]).collect();
+        let roles: Vec<[&str; 1]> = roles.iter().map(|r| [r.as_ref()]).collect();
         Ok(
             e.fleet_tables(clusters.iter().zip(&roles).zip(objects).map(|((c, r), o)| {
                 workload_lens::FleetRecord {
-                    cluster: c,
+                    cluster: c.as_ref(),
                     roles: r,
-                    object: o,
+                    object: o.as_ref(),
                 }
             })),
         )
+    }
+
+    /// The texts of an Arrow string column, as Arrow lays them out, in
+    /// pieces (the chunks of a column): each piece's offsets (its rows + 1
+    /// little-endian 64-bit integers, as a `large_string` array has them;
+    /// the first need not be 0) and the bytes from the first offset to the
+    /// last. The texts are borrowed, not copied.
+    pub fn arrow_texts<'a>(pieces: &[(&[u8], &'a [u8])]) -> Result<Vec<&'a str>> {
+        let bad = |m: String| Error::new(ErrorCode::Usage, m);
+        let mut out = Vec::new();
+        for (offsets, data) in pieces {
+            if !offsets.len().is_multiple_of(8) || offsets.is_empty() {
+                return Err(bad(format!(
+                    "an Arrow column's offsets are {} bytes, not n + 1 64-bit integers",
+                    offsets.len()
+                )));
+            }
+            let at: Vec<i64> = offsets
+                .chunks_exact(8)
+                .map(|b| i64::from_le_bytes(b.try_into().unwrap_or_default()))
+                .collect();
+            let base = at[0];
+            for w in at.windows(2) {
+                let (start, end) = (w[0] - base, w[1] - base);
+                let text = usize::try_from(start)
+                    .ok()
+                    .zip(usize::try_from(end).ok())
+                    .filter(|(s, e)| s <= e)
+                    .and_then(|(s, e)| data.get(s..e))
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "an Arrow column's offsets do not fit its {} bytes of text",
+                            data.len()
+                        ))
+                    })?;
+                let text = std::str::from_utf8(text).map_err(|_| {
+                    bad(format!(
+                        "row {} of an Arrow string column is not UTF-8",
+                        out.len()
+                    ))
+                })?;
+                out.push(text);
+            }
+            if usize::try_from(at[at.len() - 1] - base).ok() != Some(data.len()) {
+                return Err(bad(format!(
+                    "an Arrow column's offsets do not end at its {} bytes of text",
+                    data.len()
+                )));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The texts of a dictionary-encoded Arrow column: its dictionary and
+    /// its indices (little-endian 32-bit integers, one per row).
+    pub fn arrow_dictionary<'a, S: AsRef<str>>(
+        dictionary: &'a [S],
+        indices: &[u8],
+    ) -> Result<Vec<&'a str>> {
+        if !indices.len().is_multiple_of(4) {
+            return Err(Error::new(
+                ErrorCode::Usage,
+                format!(
+                    "a dictionary column's indices are {} bytes, not 32-bit integers",
+                    indices.len()
+                ),
+            ));
+        }
+        indices
+            .chunks_exact(4)
+            .map(|b| {
+                let i = i32::from_le_bytes(b.try_into().unwrap_or_default());
+                usize::try_from(i)
+                    .ok()
+                    .and_then(|i| dictionary.get(i))
+                    .map(|s| s.as_ref())
+                    .ok_or_else(|| {
+                        Error::new(
+                            ErrorCode::Usage,
+                            format!(
+                                "a dictionary column's index {i} is past its {} words",
+                                dictionary.len()
+                            ),
+                        )
+                    })
+            })
+            .collect()
     }
 
     /// The definition for an apiVersion and kind.

@@ -407,6 +407,34 @@ workload_lens_binding::for_each_operation!(python_ops
             pythonized(py, &tables)
         }
 
+        /// [`PyCatalog::fleet_tables`] over an Arrow batch's buffers, without
+        /// a Python object per record: the clusters and the roles as a
+        /// dictionary (the words, and the rows' indices as little-endian
+        /// int32 bytes), the objects as pieces of a `large_string` column
+        /// (each piece's offsets as little-endian int64 bytes, and its text
+        /// from the first offset to the last).
+        #[allow(clippy::type_complexity)]
+        fn fleet_tables_arrow<'py>(
+            &self,
+            py: Python<'py>,
+            clusters: (Vec<String>, Bound<'py, PyBytes>),
+            roles: (Vec<String>, Bound<'py, PyBytes>),
+            objects: Vec<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)>,
+        ) -> PyResult<Bound<'py, PyAny>> {
+            let engine = self.lock().clone();
+            let (cluster_words, cluster_rows) = (&clusters.0, clusters.1.as_bytes());
+            let (role_words, role_rows) = (&roles.0, roles.1.as_bytes());
+            let pieces: Vec<(&[u8], &[u8])> =
+                objects.iter().map(|(o, d)| (o.as_bytes(), d.as_bytes())).collect();
+            let tables = run(py, || {
+                let clusters = ops::catalog::arrow_dictionary(cluster_words, cluster_rows)?;
+                let roles = ops::catalog::arrow_dictionary(role_words, role_rows)?;
+                let objects = ops::catalog::arrow_texts(&pieces)?;
+                Ok(ops::catalog::fleet_tables(&engine, &clusters, &roles, &objects)?)
+            })?;
+            pythonized(py, &tables)
+        }
+
         fn __len__(&self) -> usize {
             self.lock().definitions().len()
         }
@@ -441,6 +469,30 @@ impl PySnapshotLines {
         let mut state = self.0.lock().unwrap_or_else(|p| p.into_inner());
         let state = &mut *state;
         run(py, || Ok(ops::snapshot::read_lines(state, &lines)?))
+    }
+
+    /// Read the next block of whole lines (bytes): the records among them
+    /// as (roles, namespaces, the objects' offsets and text as bytes: an
+    /// Arrow `large_string` column's buffers), no Python object per record.
+    #[allow(clippy::type_complexity)]
+    fn read_block<'py>(
+        &self,
+        py: Python<'py>,
+        block: Bound<'py, PyBytes>,
+    ) -> PyResult<(
+        Vec<String>,
+        Vec<Option<String>>,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+    )> {
+        let mut state = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let state = &mut *state;
+        let bytes = block.as_bytes();
+        let (roles, namespaces, offsets, data) =
+            run(py, || Ok(ops::snapshot::read_block(state, bytes)?))?;
+        let offsets = PyBytes::new(py, &offsets);
+        let data = PyBytes::new(py, &data);
+        Ok((roles, namespaces, offsets, data))
     }
 
     /// The header and the end, as JSON texts, once every line is read.

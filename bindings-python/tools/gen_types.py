@@ -243,11 +243,14 @@ NATIVE_EXTRA = {
         "def add(self, definition: Definition) -> Optional[Definition]: ...",
         "def with_cluster_definitions(self, inputs: List[_Obj]) -> Tuple[Catalog, str]: ...",
         "def fleet_tables(self, clusters: List[str], roles: List[str], objects: List[str]) -> Dict[str, Any]: ...",
+        "def fleet_tables_arrow(self, clusters: Tuple[List[str], bytes], roles: Tuple[List[str], bytes],"
+        " objects: List[Tuple[bytes, bytes]]) -> Dict[str, Any]: ...",
         "def __len__(self) -> int: ...",
     ],
     "SnapshotLines": [
         "def __new__(cls, limits: Optional[_Arg] = None) -> SnapshotLines: ...",
         "def read(self, lines: List[str]) -> Tuple[List[str], List[Optional[str]], List[str]]: ...",
+        "def read_block(self, block: bytes) -> Tuple[List[str], List[Optional[str]], bytes, bytes]: ...",
         "def finish(self) -> Tuple[str, str]: ...",
     ],
     "": [

@@ -90,7 +90,7 @@ pub use cluster::snapshot::{
     RecordRole, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotEnd, SnapshotHeader, SnapshotLine,
     SnapshotLines, SnapshotQuery, SnapshotReader, Unlisted, record_namespace,
 };
-pub use cluster::state::{LabelSelector, LiveState, RefreshStats, StateCounts};
+pub use cluster::state::{LabelSelector, LiveState, LookAlike, RefreshStats, StateCounts};
 pub use cluster::{
     ApiResource, ClusterDefinitionWarning, ClusterWarning, ListOptions, LivePods, OwnerKind,
     OwnerState, OwnerStateKind, Usage, UsageRow, WorkloadSummary, inactive, missing_owners, usage,

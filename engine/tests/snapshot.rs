@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 use workload_lens::{
     ClusterOp, ClusterOutcome, DescribeQuery, Description, Engine, ErrorCode, Limits, ListQuery,
-    Listing, LiveState, Reply, SnapshotEnd, SnapshotHeader, SnapshotQuery, SnapshotReader,
+    Listing, LiveState, LookAlike, Reply, SnapshotEnd, SnapshotHeader, SnapshotQuery,
+    SnapshotReader,
 };
 
 /// A server: discovery, and lists of objects by resource (plural), paged
@@ -799,8 +800,8 @@ fn a_snapshot_describes_each_workload_as_the_live_cluster_did() {
                         let uid = o["metadata"]["uid"].as_str().unwrap();
                         let theirs = look_alikes
                             .iter()
-                            .filter(|(w, _)| &**w == uid)
-                            .map(|(_, p)| p.to_string())
+                            .filter(|l| l.workload_uid == uid)
+                            .map(|l| l.pod.clone())
                             .collect::<Vec<_>>();
                         if plural != "jobs" {
                             assert_eq!(theirs, strays, "seed {seed}, {plural}/{}", q.name);
@@ -835,7 +836,7 @@ fn a_snapshot_describes_each_workload_as_the_live_cluster_did() {
 }
 
 /// A snapshot's records in a [`LiveState`], refreshed: its look-alikes.
-fn look_alikes_of(engine: &Engine, lines: &[String]) -> Vec<(Box<str>, Box<str>)> {
+fn look_alikes_of(engine: &Engine, lines: &[String]) -> Vec<LookAlike> {
     let mut state = LiveState::new(usize::MAX, None).unwrap();
     let mut unreadable = Vec::new();
     for l in lines {

@@ -79,3 +79,19 @@ def test_lone_pods_per_cluster(ran: Dict[str, Any]) -> None:
     assert ran["lone_pods_per_cluster"] == [(c, *v) for c, v in sorted(want.items())]
     # The generator's --orphans made some in every cluster.
     assert all(v[0] > 0 for v in want.values()) and len(want) == 3
+
+
+def test_look_alikes_per_cluster(ran: Dict[str, Any]) -> None:
+    pods = pa.concat_tables(
+        [fleet.resolve(fleet.read_snapshot(p).records).pods for p in sorted((ran["_work"] / "snapshots").glob("*.jsonl.gz"))]
+    ).to_pylist()
+    want: Dict[str, list] = defaultdict(lambda: [0, set(), 0])
+    for r in pods:
+        if r["looks_like"] is not None:
+            w = want[r["cluster"]]
+            w[0] += 1
+            w[1].add(r["looks_like_uid"])
+            w[2] += r["gpus"]
+    assert ran["look_alikes_per_cluster"] == [(c, n, len(u), g) for c, (n, u, g) in sorted(want.items())]
+    # The generator's orphans carry a neighbour's labels: some look alike.
+    assert len(want) == 3 and all(v[0] > 0 for v in want.values()), dict(want)

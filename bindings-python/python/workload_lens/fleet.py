@@ -61,7 +61,8 @@ __all__ = [
 #: The version of the tables' columns.
 SCHEMA_VERSION = 1
 
-_LINES_PER_CROSSING = 4096
+# Bytes of a snapshot (decompressed) read per crossing into the engine.
+_BLOCK_BYTES = 4 << 20
 
 
 def _meta(table: str) -> Dict[bytes, bytes]:
@@ -111,6 +112,7 @@ WORKLOADS_SCHEMA = pa.schema(
         pa.field("cpu_millis", _U64),
         pa.field("memory_bytes", _U64),
         pa.field("owner_state", pa.string()),
+        pa.field("look_alike_pods", _U64),
         pa.field("reason", pa.string()),
         pa.field("error_code", pa.string()),
         pa.field("error_message", pa.string()),
@@ -153,6 +155,9 @@ PODS_SCHEMA = pa.schema(
         pa.field("ready", pa.bool_(), nullable=False),
         pa.field("node", pa.string()),
         pa.field("gpus", _U64, nullable=False),
+        pa.field("looks_like_kind", pa.string()),
+        pa.field("looks_like", pa.string()),
+        pa.field("looks_like_uid", pa.string()),
     ],
     metadata=_meta("pods"),
 )
@@ -203,47 +208,84 @@ def read_snapshot(
     lines_state = _native.SnapshotLines(None if limits is None else json.dumps(dict(limits)))
     roles: List[str] = []
     namespaces: List[Optional[str]] = []
-    objects: List[str] = []
+    # The objects stay bytes: the engine gives each block's records as a
+    # large_string column's buffers (offsets, text), wrapped without a copy.
+    objects: List["pa.Array"] = []
 
-    def cross(chunk: List[str]) -> None:
-        r, n, o = lines_state.read(chunk)
+    def cross(block: bytes) -> None:
+        r, n, offsets, text = lines_state.read_block(block)
         roles.extend(r)
         namespaces.extend(n)
-        objects.extend(o)
+        objects.append(pa.Array.from_buffers(pa.large_string(), len(r), [None, pa.py_buffer(offsets), pa.py_buffer(text)]))
 
     with _open(path) as f:
-        chunk: List[str] = []
-        for raw in f:
-            chunk.append(raw.decode("utf-8", errors="strict"))
-            if len(chunk) == _LINES_PER_CROSSING:
-                cross(chunk)
-                chunk = []
-        if chunk:
-            cross(chunk)
+        rest = b""
+        while True:
+            block = f.read(_BLOCK_BYTES)
+            if not block:
+                break
+            block = rest + block
+            cut = block.rfind(b"\n") + 1
+            if cut == 0:
+                rest = block
+                continue
+            rest = block[cut:]
+            cross(block[:cut])
+        if rest:
+            cross(rest)
     header_text, end_text = lines_state.finish()
     header, end = json.loads(header_text), json.loads(end_text)
     name = cluster if cluster is not None else str(header["cluster"])
-    for kind in end.get("unreadable") or []:
-        roles.append("unreadable")
-        namespaces.append(None)
-        objects.append(json.dumps(kind, separators=(",", ":")))
+    unreadable = [json.dumps(kind, separators=(",", ":")) for kind in end.get("unreadable") or []]
+    roles.extend(["unreadable"] * len(unreadable))
+    namespaces.extend([None] * len(unreadable))
+    objects.append(pa.array(unreadable, pa.large_string()))
     meta = dict(RECORDS_SCHEMA.metadata or {})
     meta[b"workload_lens.snapshot_header"] = header_text.encode()
     table = pa.table(
         {
-            "cluster": pa.array([name] * len(objects), pa.string()),
+            "cluster": pa.array([name] * len(roles), pa.string()),
             "namespace": pa.array(namespaces, pa.string()),
             "roles": pa.array(roles, pa.string()),
-            "object": pa.array(objects, pa.large_string()),
+            "object": pa.chunked_array([o for o in objects if len(o)] or [pa.array([], pa.large_string())], pa.large_string()),
         },
         schema=RECORDS_SCHEMA.with_metadata(meta),
     )
     return Snapshot(header=header, end=end, records=table)
 
 
-def _column(batch: Union["pa.Table", "pa.RecordBatch"], name: str) -> List[Any]:
-    col = batch.column(name)
-    return col.to_pylist()  # type: ignore[no-any-return]
+def _dictionary(column: Any) -> Any:
+    """A string column as the engine takes it: its words and each row's
+    index into them (little-endian int32 bytes). A null is the empty word."""
+    col = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    encoded = pc.dictionary_encode(pc.fill_null(col, ""))
+    indices = encoded.indices.cast(pa.int32())
+    if len(indices) == 0:
+        return [], b""
+    buf = indices.buffers()[1]
+    return encoded.dictionary.to_pylist(), buf.slice(indices.offset * 4, len(indices) * 4).to_pybytes()
+
+
+def _texts(column: Any) -> List[Any]:
+    """A string column as the engine takes it, chunk by chunk: the offsets
+    (little-endian int64) and the text they point into, as bytes (one copy
+    of the text, no Python object per row). A null is the empty text."""
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    out = []
+    for chunk in chunks:
+        if len(chunk) == 0:
+            continue
+        if chunk.null_count:
+            chunk = pc.fill_null(chunk, "")
+        if chunk.type != pa.large_string():
+            chunk = chunk.cast(pa.large_string())
+        offsets_buf, text_buf = chunk.buffers()[1:3]
+        offsets = offsets_buf.slice(chunk.offset * 8, (len(chunk) + 1) * 8)
+        at = memoryview(offsets).cast("q")
+        first, last = at[0], at[len(chunk)]
+        text = text_buf.slice(first, last - first).to_pybytes() if text_buf is not None else b""
+        out.append((offsets.to_pybytes(), text))
+    return out
 
 
 def _tables(raw: Dict[str, Any]) -> FleetTables:
@@ -267,8 +309,8 @@ def resolve(
     limits (default: the bundled catalog); each cluster's stored
     definitions (``definition`` records) go over them."""
     c = catalog if catalog is not None else _default_catalog()
-    raw = c._native.fleet_tables(
-        _column(records, "cluster"), _column(records, "roles"), _column(records, "object")
+    raw = c._native.fleet_tables_arrow(
+        _dictionary(records.column("cluster")), _dictionary(records.column("roles")), _texts(records.column("object"))
     )
     return _tables(raw)
 

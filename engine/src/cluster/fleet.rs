@@ -22,7 +22,7 @@
 //! other input limits); a cluster's records within `maxClusterBytes`, past
 //! which the rest of that cluster's records are error rows (`limit`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -74,6 +74,7 @@ pub struct WorkloadColumns {
     pub cpu_millis: Vec<Option<u64>>,
     pub memory_bytes: Vec<Option<u64>>,
     pub owner_state: Vec<Option<String>>,
+    pub look_alike_pods: Vec<Option<u64>>,
     pub reason: Vec<Option<String>>,
     pub error_code: Vec<Option<String>>,
     pub error_message: Vec<Option<String>>,
@@ -116,6 +117,9 @@ pub struct PodColumns {
     pub ready: Vec<bool>,
     pub node: Vec<Option<String>>,
     pub gpus: Vec<u64>,
+    pub looks_like_kind: Vec<Option<String>>,
+    pub looks_like: Vec<Option<String>>,
+    pub looks_like_uid: Vec<Option<String>>,
 }
 
 /// What [`Engine::fleet_tables`] gives: three tables as columns.
@@ -163,19 +167,95 @@ impl WorkloadColumns {
             c.push(None);
         }
         self.owner_state.push(None);
+        self.look_alike_pods.push(None);
         self.reason.push(None);
         self.error_code.push(Some(e.code().as_str().to_string()));
         self.error_message.push(Some(e.message().to_string()));
     }
 }
 
-/// A cluster's records, read.
-#[derive(Default)]
-struct ClusterRecords {
+/// A cluster of a batch, as it is read: what the first pass finds (its
+/// definitions, where its records pass `maxClusterBytes`), then its state.
+struct Cluster {
+    /// Bytes of its records so far (the first pass).
+    kept: usize,
+    /// The index of its first record past `maxClusterBytes`: that record
+    /// and every later one of the cluster are left out.
+    over_from: usize,
     definitions: Vec<Value>,
     unreadable: Vec<OwnerKind>,
-    objects: Vec<(String, Value)>,
-    kept: usize,
+    /// Records that failed, with their index in the batch (the rows keep
+    /// the batch's order).
+    errors: Vec<(usize, Option<Value>, Error)>,
+}
+
+impl Default for Cluster {
+    fn default() -> Self {
+        Cluster {
+            kept: 0,
+            over_from: usize::MAX,
+            definitions: Vec::new(),
+            unreadable: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+}
+
+/// A record's roles, one word each.
+fn role_words<'a>(record: &FleetRecord<'a>) -> impl Iterator<Item = &'a str> {
+    record
+        .roles
+        .iter()
+        .flat_map(|r| r.split(','))
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+}
+
+/// Whether a record is only for describing one workload (`event`,
+/// `related`): skipped by the tables, never read.
+fn described_only(record: &FleetRecord<'_>) -> bool {
+    let mut words = role_words(record).peekable();
+    words.peek().is_some() && words.all(|w| w == "event" || w == "related")
+}
+
+/// A record that failed: its object when it was read, and the error.
+type Failed = (Option<Value>, Error);
+
+/// A record's object read and its roles checked: the roles and the object,
+/// or the error (with the object when it was read).
+fn read_record<'a>(
+    record: &FleetRecord<'a>,
+    limits: &crate::Limits,
+) -> std::result::Result<(Vec<&'a str>, Value), Failed> {
+    let object = match crate::source::read_value(record.object, limits) {
+        Ok(v) if v.is_object() => v,
+        Ok(_) => {
+            let e = Error::new(ErrorCode::InvalidObject, "the record's object is no object");
+            return Err((None, e));
+        }
+        Err(e) => return Err((None, e)),
+    };
+    let roles: Vec<&str> = role_words(record).collect();
+    if let Some(bad) = roles.iter().find(|r| {
+        !matches!(
+            **r,
+            "object" | "pod" | "owner" | "definition" | "unreadable" | "event" | "related"
+        )
+    }) {
+        let e = Error::new(
+            ErrorCode::Usage,
+            format!(
+                "unknown role '{bad}'; the roles are object, pod, owner, definition, event, \
+                 related and unreadable"
+            ),
+        );
+        return Err((Some(object), e));
+    }
+    if roles.is_empty() {
+        let e = Error::new(ErrorCode::Usage, "the record has no role");
+        return Err((Some(object), e));
+    }
+    Ok((roles, object))
 }
 
 impl Engine {
@@ -183,6 +263,12 @@ impl Engine {
     /// and pods tables (see the module documentation). Rows are ordered by
     /// cluster, then as a listing orders them (namespace, name); a
     /// record's error row comes before its cluster's workloads.
+    ///
+    /// Two passes over the records: the first charges each to its
+    /// cluster's `maxClusterBytes` and reads the definitions; the second
+    /// reads each other object and hands it to its cluster's state at
+    /// once, which keeps what the rows need of it. No more than one object
+    /// of the batch is held as a parsed value at a time.
     pub fn fleet_tables<'a>(
         &self,
         records: impl IntoIterator<Item = FleetRecord<'a>>,
@@ -192,17 +278,42 @@ impl Engine {
             schema_version: FLEET_SCHEMA_VERSION,
             ..FleetTables::default()
         };
-        let mut clusters: BTreeMap<&'a str, ClusterRecords> = BTreeMap::new();
-        let mut errors: BTreeMap<&'a str, Vec<(Option<Value>, Error)>> = BTreeMap::new();
-        for r in records {
+        let records: Vec<FleetRecord<'a>> = records.into_iter().collect();
+        let mut clusters: BTreeMap<&'a str, Cluster> = BTreeMap::new();
+        for (i, r) in records.iter().enumerate() {
             let c = clusters.entry(r.cluster).or_default();
-            let fail = |errors: &mut BTreeMap<&'a str, Vec<(Option<Value>, Error)>>,
-                        object: Option<Value>,
-                        e: Error| {
-                errors.entry(r.cluster).or_default().push((object, e));
-            };
+            if described_only(r) {
+                continue;
+            }
             c.kept = c.kept.saturating_add(r.object.len());
-            if c.kept > limits.max_cluster_bytes {
+            if c.kept > limits.max_cluster_bytes && c.over_from == usize::MAX {
+                c.over_from = i;
+            }
+            if i >= c.over_from || !role_words(r).any(|w| w == "definition") {
+                continue;
+            }
+            match read_record(r, &limits) {
+                Ok((_, object)) => c.definitions.push(object),
+                Err((object, e)) => c.errors.push((i, object, e)),
+            }
+        }
+        let mut states: BTreeMap<&'a str, (Engine, Option<LiveState>)> = BTreeMap::new();
+        for (name, c) in &mut clusters {
+            let (engine, _) = self.with_cluster_definitions(&std::mem::take(&mut c.definitions));
+            let state = match LiveState::new(usize::MAX, None) {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    c.errors.push((usize::MAX, None, e));
+                    None
+                }
+            };
+            states.insert(name, (engine, state));
+        }
+        for (i, r) in records.iter().enumerate() {
+            let Some(c) = clusters.get_mut(r.cluster) else {
+                continue;
+            };
+            if i >= c.over_from {
                 let e = Error::limit_error(
                     "maxClusterBytes",
                     format!(
@@ -211,59 +322,19 @@ impl Engine {
                         limits.max_cluster_bytes, r.cluster
                     ),
                 );
-                fail(&mut errors, None, e);
+                c.errors.push((i, None, e));
                 continue;
             }
-            let object = match crate::source::read_value(r.object, &limits) {
-                Ok(v) if v.is_object() => v,
-                Ok(_) => {
-                    let e =
-                        Error::new(ErrorCode::InvalidObject, "the record's object is no object");
-                    fail(&mut errors, None, e);
-                    continue;
-                }
-                Err(e) => {
-                    fail(&mut errors, None, e);
+            if described_only(r) || role_words(r).any(|w| w == "definition") {
+                continue;
+            }
+            let (roles, object) = match read_record(r, &limits) {
+                Ok(read) => read,
+                Err((object, e)) => {
+                    c.errors.push((i, object, e));
                     continue;
                 }
             };
-            let roles: Vec<&str> = r
-                .roles
-                .iter()
-                .flat_map(|r| r.split(','))
-                .map(str::trim)
-                .filter(|r| !r.is_empty())
-                .collect();
-            if let Some(bad) = roles.iter().find(|r| {
-                !matches!(
-                    **r,
-                    "object" | "pod" | "owner" | "definition" | "unreadable" | "event" | "related"
-                )
-            }) {
-                let e = Error::new(
-                    ErrorCode::Usage,
-                    format!(
-                        "unknown role '{bad}'; the roles are object, pod, owner, definition, \
-                         event, related and unreadable"
-                    ),
-                );
-                fail(&mut errors, Some(object), e);
-                continue;
-            }
-            if roles.is_empty() {
-                let e = Error::new(ErrorCode::Usage, "the record has no role");
-                fail(&mut errors, Some(object), e);
-                continue;
-            }
-            if roles.iter().all(|r| matches!(*r, "event" | "related")) {
-                // Read by a description (`describe --snapshot`), not by
-                // the tables.
-                continue;
-            }
-            if roles.contains(&"definition") {
-                c.definitions.push(object);
-                continue;
-            }
             if roles.contains(&"unreadable") {
                 let kind = |k: &str| object.get(k).and_then(Value::as_str).map(str::to_string);
                 match (kind("apiVersion"), kind("kind")) {
@@ -275,43 +346,85 @@ impl Engine {
                             ErrorCode::Usage,
                             "an unreadable record names an owner kind: {\"apiVersion\", \"kind\"}",
                         );
-                        fail(&mut errors, Some(object), e);
+                        c.errors.push((i, Some(object), e));
                     }
                 }
                 continue;
             }
             if meta_str(&object, "uid").is_none_or(str::is_empty) {
                 let e = Error::new(ErrorCode::InvalidObject, "the object has no metadata.uid");
-                fail(&mut errors, Some(object), e);
+                c.errors.push((i, Some(object), e));
                 continue;
             }
-            c.objects.push((roles.join(","), object));
+            if let Some((engine, Some(state))) = states.get_mut(r.cluster) {
+                state.apply(engine, &roles.join(","), &object);
+            }
         }
-        for (cluster, records) in clusters {
-            for (object, e) in errors.remove(cluster).unwrap_or_default() {
-                out.workloads.error_row(cluster, object.as_ref(), &e);
+        drop(records);
+        for (cluster, mut c) in clusters {
+            c.errors.sort_by_key(|(i, _, _)| *i);
+            for (_, object, e) in &c.errors {
+                out.workloads.error_row(cluster, object.as_ref(), e);
             }
-            let (engine, _) = self.with_cluster_definitions(&records.definitions);
-            let mut state = match LiveState::new(usize::MAX, None) {
-                Ok(s) => s,
-                Err(e) => {
-                    out.workloads.error_row(cluster, None, &e);
-                    continue;
-                }
+            let Some((engine, Some(mut state))) = states.remove(cluster) else {
+                continue;
             };
-            for (source, object) in &records.objects {
-                state.apply(&engine, source, object);
-            }
-            state.refresh(&engine, &records.unreadable);
-            for w in state.workloads() {
-                push_workload(&mut out, cluster, &w);
+            state.refresh(&engine, &c.unreadable);
+            let workloads = state.workloads();
+            let look_alikes = LookAlikes::of(&state, &engine, &workloads);
+            for w in &workloads {
+                push_workload(&mut out, cluster, w, &look_alikes);
             }
         }
         out
     }
 }
 
-fn push_workload(out: &mut FleetTables, cluster: &str, w: &super::metrics::WorkloadMetrics) {
+/// A cluster's look-alikes ([`LiveState::look_alikes`]), for its rows: how
+/// many each workload has, and the workload each pod looks like (the
+/// first, by namespace and name, when several).
+struct LookAlikes<'w> {
+    count: HashMap<&'w str, u64>,
+    looks_like: HashMap<(Option<String>, String), &'w super::metrics::WorkloadMetrics>,
+}
+
+impl<'w> LookAlikes<'w> {
+    fn of(
+        state: &LiveState,
+        engine: &Engine,
+        workloads: &'w [std::sync::Arc<super::metrics::WorkloadMetrics>],
+    ) -> LookAlikes<'w> {
+        let by_uid: HashMap<&str, &super::metrics::WorkloadMetrics> = workloads
+            .iter()
+            .filter_map(|w| w.summary.uid.as_deref().map(|u| (u, &**w)))
+            .collect();
+        let mut out = LookAlikes {
+            count: HashMap::new(),
+            looks_like: HashMap::new(),
+        };
+        for l in state.look_alikes(engine) {
+            let Some((&uid, &w)) = by_uid.get_key_value(l.workload_uid.as_str()) else {
+                continue;
+            };
+            *out.count.entry(uid).or_default() += 1;
+            let key = (l.namespace, l.pod);
+            let earlier = out.looks_like.get(&key).is_some_and(|o| {
+                (&o.summary.namespace, &o.summary.name) <= (&w.summary.namespace, &w.summary.name)
+            });
+            if !earlier {
+                out.looks_like.insert(key, w);
+            }
+        }
+        out
+    }
+}
+
+fn push_workload(
+    out: &mut FleetTables,
+    cluster: &str,
+    w: &super::metrics::WorkloadMetrics,
+    look_alikes: &LookAlikes<'_>,
+) {
     let s = &w.summary;
     let t = &mut out.workloads;
     t.cluster.push(cluster.to_string());
@@ -347,6 +460,12 @@ fn push_workload(out: &mut FleetTables, cluster: &str, w: &super::metrics::Workl
         }
         .to_string()
     }));
+    t.look_alike_pods.push(Some(
+        s.uid
+            .as_deref()
+            .and_then(|u| look_alikes.count.get(u).copied())
+            .unwrap_or(0),
+    ));
     t.reason.push(s.reason.clone());
     t.error_code
         .push(s.error.as_ref().map(|e| e.code().as_str().to_string()));
@@ -382,5 +501,12 @@ fn push_workload(out: &mut FleetTables, cluster: &str, w: &super::metrics::Workl
         c.ready.push(p.ready);
         c.node.push(p.node.clone());
         c.gpus.push(p.gpus);
+        let like = look_alikes
+            .looks_like
+            .get(&(s.namespace.clone(), p.name.clone()));
+        c.looks_like_kind.push(like.map(|o| o.summary.kind.clone()));
+        c.looks_like.push(like.map(|o| o.summary.name.clone()));
+        c.looks_like_uid
+            .push(like.and_then(|o| o.summary.uid.clone()));
     }
 }

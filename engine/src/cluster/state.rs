@@ -82,6 +82,20 @@ struct Row {
     owner: Option<OwnerState>,
 }
 
+/// A pod that looks like a workload's but is not
+/// ([`LiveState::look_alikes`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LookAlike {
+    /// The workload it looks like.
+    pub workload_uid: String,
+    /// The pod.
+    pub pod_uid: String,
+    /// Its namespace (the workload's).
+    pub namespace: Option<String>,
+    /// Its name.
+    pub pod: String,
+}
+
 /// What one [`LiveState::refresh`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RefreshStats {
@@ -671,14 +685,13 @@ impl LiveState {
     /// controller chain does not lead to it: leftovers of an earlier
     /// rollout, copies made by hand, another workload's pods with its
     /// labels. The workload's own pods (of any generation) and the objects
-    /// above it are not. (workload uid, pod uid) pairs, by workload, then
-    /// pod. A definition that names its workloads by no labels has none;
+    /// above it are not. By workload (uid), then pod (uid). A definition that names its workloads by no labels has none;
     /// a workload whose labels do not evaluate has none.
     ///
     /// Cost: one read and one evaluation of `labelsPath` per workload whose
     /// definition has one, and one read of the labels of each pod of a
     /// namespace where such a workload is.
-    pub fn look_alikes(&self, engine: &Engine) -> Vec<(Box<str>, Box<str>)> {
+    pub fn look_alikes(&self, engine: &Engine) -> Vec<LookAlike> {
         #[derive(serde::Deserialize)]
         struct Meta {
             labels: Option<Value>,
@@ -753,7 +766,17 @@ impl LiveState {
             });
             for (pod, labels) in pods.iter() {
                 if !own.contains(pod) && crate::selectors::labels_name(&sets, labels.as_ref()) {
-                    out.push((uid.clone(), Box::from(*pod)));
+                    let name = self
+                        .entries
+                        .get(*pod)
+                        .and_then(|e| meta_str(&e.link, "name"))
+                        .unwrap_or_default();
+                    out.push(LookAlike {
+                        workload_uid: uid.to_string(),
+                        pod_uid: pod.to_string(),
+                        namespace: namespace.map(str::to_string),
+                        pod: name.to_string(),
+                    });
                 }
             }
         }
