@@ -492,6 +492,23 @@ pub struct SnapshotReader {
     pod_texts: Vec<Box<str>>,
     events: Vec<Value>,
     related: Vec<Value>,
+    /// The engine the listing resolves with (the cluster's definitions
+    /// over this one's), made at the first record that is no definition.
+    cluster_engine: Option<Engine>,
+    /// Objects of covered types controlled by a covered object: as a live
+    /// listing drops them (their stub goes with the owners), remembered
+    /// in case their controller is not there (then they are orphans):
+    /// (controller uid, uid, where the object is).
+    dropped: Vec<(Box<str>, Box<str>, DroppedAt)>,
+    /// The stubs of those that are not pods.
+    stubs: Vec<Value>,
+}
+
+/// Where a dropped object is: a pod's text, or its own.
+#[derive(Debug)]
+enum DroppedAt {
+    Pod(usize),
+    Text(Box<str>),
 }
 
 impl SnapshotReader {
@@ -509,6 +526,9 @@ impl SnapshotReader {
             pod_texts: Vec::new(),
             events: Vec::new(),
             related: Vec::new(),
+            cluster_engine: None,
+            dropped: Vec::new(),
+            stubs: Vec::new(),
         }
     }
 
@@ -561,26 +581,91 @@ impl SnapshotReader {
                 ..Location::default()
             }));
         }
-        for role in &roles {
-            match role {
-                RecordRole::Pod => {
-                    if !is_pod(&object) {
-                        return Err(
-                            self.error(ErrorCode::Parse, "a record said to be a pod is not one")
-                        );
-                    }
-                    self.pod_links.push(stub(&object));
-                    self.pod_texts
-                        .push(serde_json::to_string(&object).unwrap_or_default().into());
+        if roles.contains(&RecordRole::Definition) {
+            if self.cluster_engine.is_some() {
+                return Err(self.error(
+                    ErrorCode::Parse,
+                    "a definition after the objects: a snapshot's definitions come first",
+                ));
+            }
+            self.definitions.push(object);
+            return Ok(());
+        }
+        if self.cluster_engine.is_none() {
+            let (engine, _) = self.engine.with_cluster_definitions(&self.definitions);
+            self.cluster_engine = Some(engine);
+        }
+        let mut pod_at = None;
+        if roles.contains(&RecordRole::Pod) {
+            if !is_pod(&object) {
+                return Err(self.error(ErrorCode::Parse, "a record said to be a pod is not one"));
+            }
+            pod_at = Some(self.pod_texts.len());
+            self.pod_links.push(stub(&object));
+            self.pod_texts.push(text.into());
+        }
+        if roles.contains(&RecordRole::Object) {
+            let engine = self.cluster_engine.as_ref().unwrap_or(&self.engine);
+            let controller = super::controller(&object)
+                .map(|(_, _, u)| u)
+                .filter(|u| !u.is_empty());
+            match (controller, meta_str(&object, "uid")) {
+                // As a live listing of top-level workloads keeps them.
+                (Some(c), Some(uid)) if engine.controlled_by_covered(&object) => {
+                    let at = match pod_at {
+                        Some(i) => DroppedAt::Pod(i),
+                        None => {
+                            self.stubs.push(stub(&object));
+                            DroppedAt::Text(
+                                serde_json::to_string(&object).unwrap_or_default().into(),
+                            )
+                        }
+                    };
+                    self.dropped.push((c.into(), uid.into(), at));
                 }
-                RecordRole::Definition => self.definitions.push(object.clone()),
-                RecordRole::Object => self.objects.push(object.clone()),
-                RecordRole::Owner => self.owners.push(object.clone()),
-                RecordRole::Event => self.events.push(object.clone()),
-                RecordRole::Related => self.related.push(object.clone()),
+                _ => self.objects.push(object.clone()),
             }
         }
+        if roles.contains(&RecordRole::Owner) {
+            self.owners.push(object.clone());
+        }
+        if roles.contains(&RecordRole::Event) {
+            self.events.push(object.clone());
+        }
+        if roles.contains(&RecordRole::Related) {
+            self.related.push(object);
+        }
         Ok(())
+    }
+
+    /// The objects a listing gives its rows: the top-level ones, and the
+    /// dropped ones whose controller is nowhere in the snapshot (orphans,
+    /// at most [`MAX_ORPHANS`](crate::MAX_ORPHANS) in the snapshot's order,
+    /// as a live listing reads them again).
+    fn listed_objects(&self) -> Vec<Value> {
+        let known: std::collections::HashSet<&str> = self
+            .objects
+            .iter()
+            .chain(&self.owners)
+            .filter_map(|o| meta_str(o, "uid"))
+            .chain(self.dropped.iter().map(|(_, u, _)| &**u))
+            .collect();
+        let mut out = self.objects.clone();
+        let lost = self
+            .dropped
+            .iter()
+            .filter(|(c, _, _)| !known.contains(&**c))
+            .take(crate::MAX_ORPHANS);
+        for (_, _, at) in lost {
+            let text = match at {
+                DroppedAt::Pod(i) => &self.pod_texts[*i],
+                DroppedAt::Text(t) => t,
+            };
+            if let Ok(v) = serde_json::from_str(text) {
+                out.push(v);
+            }
+        }
+        out
     }
 
     /// Read every line of `text`.
@@ -607,15 +692,25 @@ impl SnapshotReader {
                 ),
             ));
         }
-        let (engine, _) = self.engine.with_cluster_definitions(&self.definitions);
+        let engine = match &self.cluster_engine {
+            Some(e) => e.clone(),
+            None => self.engine.with_cluster_definitions(&self.definitions).0,
+        };
+        let listed = self.listed_objects();
+        let mut owners_and_stubs = self.owners.clone();
+        owners_and_stubs.extend(self.stubs.iter().cloned());
         let keep = |o: &Value| match (&query.namespace, meta_str(o, "namespace")) {
             (Some(want), Some(ns)) if !ns.is_empty() => want == ns,
             _ => true,
         };
         let filtered;
         let (objects, owners, links, texts) = if query.namespace.is_some() {
-            let objects: Vec<Value> = self.objects.iter().filter(|o| keep(o)).cloned().collect();
-            let owners: Vec<Value> = self.owners.iter().filter(|o| keep(o)).cloned().collect();
+            let objects: Vec<Value> = listed.iter().filter(|o| keep(o)).cloned().collect();
+            let owners: Vec<Value> = owners_and_stubs
+                .iter()
+                .filter(|o| keep(o))
+                .cloned()
+                .collect();
             let (links, texts): (Vec<Value>, Vec<Box<str>>) = self
                 .pod_links
                 .iter()
@@ -632,8 +727,8 @@ impl SnapshotReader {
             )
         } else {
             (
-                self.objects.as_slice(),
-                self.owners.as_slice(),
+                listed.as_slice(),
+                owners_and_stubs.as_slice(),
                 self.pod_links.as_slice(),
                 self.pod_texts.as_slice(),
             )
@@ -861,6 +956,18 @@ impl SnapshotReader {
                             == resource.group
                     })
         };
+        // The objects a listing dropped as controlled (a JobSet's Jobs),
+        // by their stubs; read again when needed.
+        let dropped = self
+            .dropped
+            .iter()
+            .filter_map(|(_, _, at)| match at {
+                DroppedAt::Text(t) => Some(t),
+                DroppedAt::Pod(_) => None,
+            })
+            .zip(&self.stubs)
+            .filter(move |(_, s)| of_type(s) && in_namespace(s))
+            .map(|(t, s)| Held::Pod(s, t));
         Box::new(
             self.definitions
                 .iter()
@@ -869,12 +976,14 @@ impl SnapshotReader {
                 .chain(&self.events)
                 .chain(&self.related)
                 .filter(move |o| of_type(o) && in_namespace(o))
-                .map(Held::Value),
+                .map(Held::Value)
+                .chain(dropped),
         )
     }
 }
 
-/// A record a snapshot reader holds: a value, or a pod's link and text.
+/// A record a snapshot reader holds: a value, or the link (stub) and text
+/// of a pod or of an object a listing dropped as controlled.
 #[derive(Clone, Copy)]
 enum Held<'s> {
     Value(&'s Value),
