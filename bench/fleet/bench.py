@@ -172,11 +172,17 @@ def ray_run(paths: List[pathlib.Path], workers: int) -> Dict[str, Any]:
             t = super().__call__(batch)
             n = t.num_rows
             # (Read here, not with hwm_mib: the class travels to the workers
-            # by value, and this module is not importable there.)
+            # by value, and this module is not importable there.) VmHWM
+            # counts the pages of Ray's object store the worker touched
+            # (shared memory: RssShmem, or RssFile when the store is a file)
+            # and the libraries mapped (RssFile); RssAnon, taken after each
+            # batch, is the worker's own.
             with open("/proc/self/status") as f:
-                hwm = next(int(l.split()[1]) / 1024 for l in f if l.startswith("VmHWM:"))
-            return t.append_column("bench_pid", pa.array([os.getpid()] * n, pa.int64())).append_column(
-                "bench_hwm_mib", pa.array([hwm] * n, pa.float64()))
+                status = {l.split(":")[0]: int(l.split()[1]) / 1024 for l in f if l.endswith("kB\n")}
+            t = t.append_column("bench_pid", pa.array([os.getpid()] * n, pa.int64()))
+            for key in ("VmHWM", "RssAnon", "RssFile", "RssShmem"):
+                t = t.append_column(f"bench_{key}", pa.array([status.get(key, 0.0)] * n, pa.float64()))
+            return t
 
     ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)
     out: Dict[str, Any] = {"workers": workers, "clusters": len(paths), "runs": {}}
@@ -192,16 +198,22 @@ def ray_run(paths: List[pathlib.Path], workers: int) -> Dict[str, Any]:
             )
             t = time.perf_counter()
             rows = 0
-            hwm: Dict[int, float] = {}
+            peaks: Dict[str, Dict[int, float]] = {"VmHWM": {}, "RssAnon": {}, "RssFile": {}, "RssShmem": {}}
             for ref in ds.to_arrow_refs():
                 tab = ray.get(ref)
                 rows += tab.num_rows
-                for pid, m in zip(tab.column("bench_pid").to_pylist(), tab.column("bench_hwm_mib").to_pylist()):
-                    hwm[pid] = max(hwm.get(pid, 0.0), m)
+                if not tab.num_rows:
+                    continue
+                pid = tab.column("bench_pid")[0].as_py()
+                for key, by_pid in peaks.items():
+                    by_pid[pid] = max(by_pid.get(pid, 0.0), tab.column(f"bench_{key}")[0].as_py())
             seconds = time.perf_counter() - t
             out["runs"][concurrency] = {
                 "seconds": round(seconds, 2), "workloads": rows,
-                "worker_peak_rss_mib": sorted(round(v) for v in hwm.values()),
+                "worker_peak_rss_mib": [round(peaks["VmHWM"][p]) for p in sorted(peaks["VmHWM"])],
+                "worker_max_rss_anon_mib": [round(peaks["RssAnon"][p]) for p in sorted(peaks["VmHWM"])],
+                "worker_max_rss_file_mib": [round(peaks["RssFile"][p]) for p in sorted(peaks["VmHWM"])],
+                "worker_max_rss_shmem_mib": [round(peaks["RssShmem"][p]) for p in sorted(peaks["VmHWM"])],
             }
             print(f"ray, {concurrency} worker(s): {seconds:.1f} s, {rows} rows", flush=True)
     finally:
@@ -254,7 +266,8 @@ def machine() -> Dict[str, Any]:
     return {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpu": cpu, "cores": os.cpu_count(),
         "python": platform.python_version(), "pyarrow": pyarrow.__version__,
-        "workload_lens": getattr(workload_lens, "__version__", "?"), "load_start": os.getloadavg(),
+        "workload_lens": getattr(workload_lens, "__version__", "?"), "workload_lens_path": workload_lens.__file__,
+        "load_start": os.getloadavg(),
     }
 
 
@@ -280,9 +293,12 @@ def report(m: Dict[str, Any], res: Dict[str, Any]) -> None:
     r = res.get("ray")
     if r:
         print(f"\nRay Data, {r['clusters']} clusters, local Ray with {r['workers']} CPUs:")
-        print("| workers | seconds | workloads | peak RSS per worker (MiB) |\n|---:|---:|---:|---|")
+        print("| workers | seconds | workloads | peak RSS per worker, VmHWM (MiB) | most RssAnon / RssFile / RssShmem after a batch (MiB) |")
+        print("|---:|---:|---:|---|---|")
         for n, run in r["runs"].items():
-            print(f"| {n} | {run['seconds']} | {run['workloads']:,} | {', '.join(map(str, run['worker_peak_rss_mib']))} |")
+            own = ", ".join(f"{a} / {f} / {s}" for a, f, s in zip(
+                run["worker_max_rss_anon_mib"], run["worker_max_rss_file_mib"], run["worker_max_rss_shmem_mib"]))
+            print(f"| {n} | {run['seconds']} | {run['workloads']:,} | {', '.join(map(str, run['worker_peak_rss_mib']))} | {own} |")
         print(f"speed-up: {r['speedup']}x")
     s = res.get("snapshot")
     if s:

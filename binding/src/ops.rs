@@ -779,3 +779,63 @@ pub mod session {
         s.take()?.finish()?.to_value()
     }
 }
+
+#[cfg(test)]
+mod fleet_tests {
+    use super::catalog::{arrow_dictionary, arrow_texts};
+    use super::snapshot::read_block;
+    use workload_lens::{ErrorCode, Limits, SnapshotLines};
+
+    fn offsets(at: &[i64]) -> Vec<u8> {
+        at.iter().flat_map(|o| o.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn arrow_texts_follow_the_offsets_of_each_piece() {
+        // A sliced chunk: its offsets start past 0, its text is the range.
+        let first = offsets(&[3, 5, 5, 8]);
+        let second = offsets(&[0, 2]);
+        let texts = arrow_texts(&[(&first, b"abcde"), (&second, b"xy")]).unwrap();
+        assert_eq!(texts, ["ab", "", "cde", "xy"]);
+        // Offsets past the text, going back, or not ending at its end, and
+        // text that is not UTF-8: the caller's mistake.
+        for (o, text) in [
+            (offsets(&[0, 4]), &b"abc"[..]),
+            (offsets(&[0, 2, 1]), b"ab"),
+            (offsets(&[0, 1]), b"ab"),
+            (offsets(&[0, 1]), b"\xff"),
+            (vec![0u8; 7], b""),
+        ] {
+            let e = arrow_texts(&[(&o, text)]).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::Usage, "{e}");
+        }
+    }
+
+    #[test]
+    fn arrow_dictionaries_map_each_index() {
+        let words = ["a".to_string(), "b".to_string()];
+        let rows: Vec<u8> = [1i32, 0, 1].iter().flat_map(|i| i.to_le_bytes()).collect();
+        assert_eq!(arrow_dictionary(&words, &rows).unwrap(), ["b", "a", "b"]);
+        let past: Vec<u8> = 2i32.to_le_bytes().to_vec();
+        assert!(arrow_dictionary(&words, &past).is_err());
+        assert!(arrow_dictionary(&words, &[0, 0]).is_err());
+    }
+
+    #[test]
+    fn blocks_give_records_packed_and_locate_bad_lines() {
+        let header = r#"{"format":"workload-lens-snapshot","version":1,"cluster":"c","capturedAt":"2026-12-06T00:00:00Z"}"#;
+        let pod = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns","uid":"u"}}"#;
+        let mut lines = SnapshotLines::holding(&Limits::default());
+        let block = format!("{header}\n{{\"roles\":[\"object\",\"pod\"],\"object\":{pod}}}\n\n");
+        let (roles, namespaces, o, text) = read_block(&mut lines, block.as_bytes()).unwrap();
+        assert_eq!(roles, ["object,pod"]);
+        assert_eq!(namespaces, [Some("ns".to_string())]);
+        assert_eq!(o, offsets(&[0, pod.len() as i64]));
+        assert_eq!(text, pod.as_bytes());
+        // The next block's line that is not UTF-8 is located by its line
+        // in the file (the header, the record and the blank line before).
+        let e = read_block(&mut lines, b"{\"roles\":[\"pod\"],\"object\":\"\xff\"}\n").unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Parse);
+        assert_eq!(e.location().line, Some(4), "{e}");
+    }
+}
