@@ -856,7 +856,7 @@ fn look_alikes_of(engine: &Engine, lines: &[String]) -> Vec<LookAlike> {
         }
     }
     state.refresh(engine, &unreadable);
-    state.look_alikes(engine)
+    state.look_alikes()
 }
 
 /// A snapshot of one namespace says so when asked for another's workload;

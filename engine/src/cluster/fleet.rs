@@ -371,7 +371,7 @@ impl Engine {
             };
             state.refresh(&engine, &c.unreadable);
             let workloads = state.workloads();
-            let look_alikes = LookAlikes::of(&state, &engine, &workloads);
+            let look_alikes = LookAlikes::of(&state, &workloads);
             for w in &workloads {
                 push_workload(&mut out, cluster, w, &look_alikes);
             }
@@ -391,7 +391,6 @@ struct LookAlikes<'w> {
 impl<'w> LookAlikes<'w> {
     fn of(
         state: &LiveState,
-        engine: &Engine,
         workloads: &'w [std::sync::Arc<super::metrics::WorkloadMetrics>],
     ) -> LookAlikes<'w> {
         let by_uid: HashMap<&str, &super::metrics::WorkloadMetrics> = workloads
@@ -402,7 +401,7 @@ impl<'w> LookAlikes<'w> {
             count: HashMap::new(),
             looks_like: HashMap::new(),
         };
-        for l in state.look_alikes(engine) {
+        for l in state.look_alikes() {
             let Some((&uid, &w)) = by_uid.get_key_value(l.workload_uid.as_str()) else {
                 continue;
             };

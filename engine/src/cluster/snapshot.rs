@@ -500,15 +500,17 @@ pub struct SnapshotReader {
     /// in case their controller is not there (then they are orphans):
     /// (controller uid, uid, where the object is).
     dropped: Vec<(Box<str>, Box<str>, DroppedAt)>,
-    /// The stubs of those that are not pods.
-    stubs: Vec<Value>,
+    /// Which of `owners` are such stubs (of dropped objects that are not
+    /// pods), not owner records.
+    stub: Vec<bool>,
 }
 
-/// Where a dropped object is: a pod's text, or its own.
+/// Where a dropped object is: a pod's text, or its own text and its stub
+/// (in `owners`).
 #[derive(Debug)]
 enum DroppedAt {
     Pod(usize),
-    Text(Box<str>),
+    Text { text: Box<str>, stub: usize },
 }
 
 impl SnapshotReader {
@@ -528,7 +530,7 @@ impl SnapshotReader {
             related: Vec::new(),
             cluster_engine: None,
             dropped: Vec::new(),
-            stubs: Vec::new(),
+            stub: Vec::new(),
         }
     }
 
@@ -615,10 +617,12 @@ impl SnapshotReader {
                     let at = match pod_at {
                         Some(i) => DroppedAt::Pod(i),
                         None => {
-                            self.stubs.push(stub(&object));
-                            DroppedAt::Text(
-                                serde_json::to_string(&object).unwrap_or_default().into(),
-                            )
+                            self.owners.push(stub(&object));
+                            self.stub.push(true);
+                            DroppedAt::Text {
+                                text: serde_json::to_string(&object).unwrap_or_default().into(),
+                                stub: self.owners.len() - 1,
+                            }
                         }
                     };
                     self.dropped.push((c.into(), uid.into(), at));
@@ -628,6 +632,7 @@ impl SnapshotReader {
         }
         if roles.contains(&RecordRole::Owner) {
             self.owners.push(object.clone());
+            self.stub.push(false);
         }
         if roles.contains(&RecordRole::Event) {
             self.events.push(object.clone());
@@ -638,34 +643,47 @@ impl SnapshotReader {
         Ok(())
     }
 
+    /// The owner records (not the stubs among `owners`).
+    fn owner_records(&self) -> impl Iterator<Item = &Value> {
+        self.owners
+            .iter()
+            .zip(&self.stub)
+            .filter(|(_, s)| !**s)
+            .map(|(o, _)| o)
+    }
+
     /// The objects a listing gives its rows: the top-level ones, and the
     /// dropped ones whose controller is nowhere in the snapshot (orphans,
     /// at most [`MAX_ORPHANS`](crate::MAX_ORPHANS) in the snapshot's order,
     /// as a live listing reads them again).
-    fn listed_objects(&self) -> Vec<Value> {
+    fn listed_objects(&self) -> std::borrow::Cow<'_, [Value]> {
         let known: std::collections::HashSet<&str> = self
             .objects
             .iter()
-            .chain(&self.owners)
+            .chain(self.owner_records())
             .filter_map(|o| meta_str(o, "uid"))
             .chain(self.dropped.iter().map(|(_, u, _)| &**u))
             .collect();
-        let mut out = self.objects.clone();
-        let lost = self
+        let mut lost = self
             .dropped
             .iter()
             .filter(|(c, _, _)| !known.contains(&**c))
-            .take(crate::MAX_ORPHANS);
+            .take(crate::MAX_ORPHANS)
+            .peekable();
+        if lost.peek().is_none() {
+            return std::borrow::Cow::Borrowed(&self.objects);
+        }
+        let mut out = self.objects.clone();
         for (_, _, at) in lost {
             let text = match at {
                 DroppedAt::Pod(i) => &self.pod_texts[*i],
-                DroppedAt::Text(t) => t,
+                DroppedAt::Text { text, .. } => text,
             };
             if let Ok(v) = serde_json::from_str(text) {
                 out.push(v);
             }
         }
-        out
+        std::borrow::Cow::Owned(out)
     }
 
     /// Read every line of `text`.
@@ -697,8 +715,8 @@ impl SnapshotReader {
             None => self.engine.with_cluster_definitions(&self.definitions).0,
         };
         let listed = self.listed_objects();
-        let mut owners_and_stubs = self.owners.clone();
-        owners_and_stubs.extend(self.stubs.iter().cloned());
+        // The owners, and the stubs of the objects dropped as controlled.
+        let owners_and_stubs = &self.owners;
         let keep = |o: &Value| match (&query.namespace, meta_str(o, "namespace")) {
             (Some(want), Some(ns)) if !ns.is_empty() => want == ns,
             _ => true,
@@ -727,7 +745,7 @@ impl SnapshotReader {
             )
         } else {
             (
-                listed.as_slice(),
+                listed.as_ref(),
                 owners_and_stubs.as_slice(),
                 self.pod_links.as_slice(),
                 self.pod_texts.as_slice(),
@@ -962,17 +980,16 @@ impl SnapshotReader {
             .dropped
             .iter()
             .filter_map(|(_, _, at)| match at {
-                DroppedAt::Text(t) => Some(t),
+                DroppedAt::Text { text, stub } => Some((text, &self.owners[*stub])),
                 DroppedAt::Pod(_) => None,
             })
-            .zip(&self.stubs)
             .filter(move |(_, s)| of_type(s) && in_namespace(s))
             .map(|(t, s)| Held::Pod(s, t));
         Box::new(
             self.definitions
                 .iter()
                 .chain(&self.objects)
-                .chain(&self.owners)
+                .chain(self.owner_records())
                 .chain(&self.events)
                 .chain(&self.related)
                 .filter(move |o| of_type(o) && in_namespace(o))

@@ -80,6 +80,10 @@ struct Row {
     items: Vec<(Box<str>, bool)>,
     /// Where its controller chain ends at a missing owner.
     owner: Option<OwnerState>,
+    /// The label sets naming it on its pods (its definition's
+    /// `podOwnership.labelsPath`), for [`LiveState::look_alikes`]; none
+    /// when its definition names workloads by no labels.
+    naming: Option<crate::selectors::LabelSets>,
 }
 
 /// A pod that looks like a workload's but is not
@@ -217,7 +221,16 @@ impl LiveState {
         });
         let source = self.source(source);
         let id: Box<str> = id.into();
-        let link = stub(object);
+        let mut link = stub(object);
+        if role == Role::Pod
+            && let (Some(labels), Some(meta)) = (
+                object.pointer("/metadata/labels"),
+                link.get_mut("metadata").and_then(Value::as_object_mut),
+            )
+        {
+            // Kept for look-alikes (`look_alikes`).
+            meta.insert("labels".into(), labels.clone());
+        }
         let structural = match self.entries.get(&id) {
             Some(old) => {
                 if old.source != source
@@ -688,20 +701,13 @@ impl LiveState {
     /// above it are not. By workload (uid), then pod (uid). A definition that names its workloads by no labels has none;
     /// a workload whose labels do not evaluate has none.
     ///
-    /// Cost: one read and one evaluation of `labelsPath` per workload whose
-    /// definition has one, and one read of the labels of each pod of a
-    /// namespace where such a workload is.
-    pub fn look_alikes(&self, engine: &Engine) -> Vec<LookAlike> {
-        #[derive(serde::Deserialize)]
-        struct Meta {
-            labels: Option<Value>,
-        }
-        #[derive(serde::Deserialize)]
-        struct Labels {
-            metadata: Option<Meta>,
-        }
-        // The pods of each namespace (one pass); their labels are read
-        // once, for the first workload of the namespace that needs them.
+    /// Cost: the naming labels are evaluated when a row resolves (one
+    /// `labelsPath` per workload); here, an index of each namespace's pods
+    /// by label (the pods' labels are kept with their links), and per
+    /// workload the pods that carry its first label.
+    pub fn look_alikes(&self) -> Vec<LookAlike> {
+        // The pods of each namespace (one pass), and, once a workload of
+        // the namespace has naming labels, an index of its pods by label.
         let mut uids_of: HashMap<Option<&str>, Vec<&str>> = HashMap::new();
         for (u, e) in &self.entries {
             if e.role == Role::Pod {
@@ -709,28 +715,58 @@ impl LiveState {
                 uids_of.entry(ns).or_default().push(u);
             }
         }
-        let mut pods_of: HashMap<Option<&str>, Vec<(&str, Option<Value>)>> = HashMap::new();
+        type Index<'s> = HashMap<(&'s str, &'s str), Vec<&'s str>>;
+        let mut index_of: HashMap<Option<&str>, Index<'_>> = HashMap::new();
+        let labels_of = |u: &str| {
+            self.entries
+                .get(u)
+                .and_then(|e| e.link.pointer("/metadata/labels"))
+        };
         let mut out = Vec::new();
         for (uid, row) in &self.rows {
-            if row.metrics.is_none() {
+            let (Some(sets), Some(_)) = (&row.naming, &row.metrics) else {
                 continue;
-            }
+            };
             let Some(entry) = self.entries.get(uid) else {
                 continue;
             };
-            let text = |k: &str| entry.link.get(k).and_then(Value::as_str).unwrap_or("");
-            let Some(def) = engine.lookup(&Gvk::from_api_version(text("apiVersion"), text("kind")))
-            else {
-                continue;
-            };
-            if def.ownership.is_none() {
+            let namespace = meta_str(&entry.link, "namespace").filter(|n| !n.is_empty());
+            let index = index_of.entry(namespace).or_insert_with(|| {
+                let mut index: Index<'_> = HashMap::new();
+                for &u in uids_of
+                    .get(&namespace)
+                    .map(Vec::as_slice)
+                    .unwrap_or_default()
+                {
+                    if let Some(Value::Object(labels)) = labels_of(u) {
+                        for (k, v) in labels {
+                            if let Some(v) = v.as_str() {
+                                index.entry((k.as_str(), v)).or_default().push(u);
+                            }
+                        }
+                    }
+                }
+                index
+            });
+            // The pods carrying a set's first label, then the whole set.
+            let mut found: Vec<&str> = Vec::new();
+            for set in sets {
+                let Some((k, v)) = set.first() else { continue };
+                for &pod in index
+                    .get(&(k.as_str(), v.as_str()))
+                    .map(Vec::as_slice)
+                    .unwrap_or_default()
+                {
+                    if crate::selectors::labels_name(std::slice::from_ref(set), labels_of(pod)) {
+                        found.push(pod);
+                    }
+                }
+            }
+            if found.is_empty() {
                 continue;
             }
-            let object = read(entry);
-            let sets = match crate::selectors::naming_labels(def, &object) {
-                Ok(Some(sets)) if !sets.is_empty() => sets,
-                _ => continue,
-            };
+            found.sort_unstable();
+            found.dedup();
             // Its own: its pods, and the objects above it.
             let mut own: HashSet<&str> = row.items.iter().map(|(u, _)| &**u).collect();
             own.insert(uid);
@@ -745,39 +781,18 @@ impl LiveState {
                 }
                 current = c;
             }
-            let namespace = meta_str(&entry.link, "namespace").filter(|n| !n.is_empty());
-            let pods = pods_of.entry(namespace).or_insert_with(|| {
-                let uids = uids_of
-                    .get(&namespace)
-                    .map(Vec::as_slice)
+            for pod in found.into_iter().filter(|p| !own.contains(p)) {
+                let name = self
+                    .entries
+                    .get(pod)
+                    .and_then(|e| meta_str(&e.link, "name"))
                     .unwrap_or_default();
-                uids.iter()
-                    .map(|&u| {
-                        let labels = self
-                            .entries
-                            .get(u)
-                            .and_then(|e| e.text.as_deref())
-                            .and_then(|t| serde_json::from_str::<Labels>(t).ok())
-                            .and_then(|l| l.metadata)
-                            .and_then(|m| m.labels);
-                        (u, labels)
-                    })
-                    .collect()
-            });
-            for (pod, labels) in pods.iter() {
-                if !own.contains(pod) && crate::selectors::labels_name(&sets, labels.as_ref()) {
-                    let name = self
-                        .entries
-                        .get(*pod)
-                        .and_then(|e| meta_str(&e.link, "name"))
-                        .unwrap_or_default();
-                    out.push(LookAlike {
-                        workload_uid: uid.to_string(),
-                        pod_uid: pod.to_string(),
-                        namespace: namespace.map(str::to_string),
-                        pod: name.to_string(),
-                    });
-                }
+                out.push(LookAlike {
+                    workload_uid: uid.to_string(),
+                    pod_uid: pod.to_string(),
+                    namespace: namespace.map(str::to_string),
+                    pod: name.to_string(),
+                });
             }
         }
         out
@@ -877,6 +892,7 @@ fn resolve_row(
             metrics: None,
             items,
             owner,
+            naming: None,
         };
     }
     let values: Vec<Value> = items
@@ -892,11 +908,17 @@ fn resolve_row(
         stats.errors.push(e.code());
     }
     stats.resolved += 1;
+    let text = |k: &str| object.get(k).and_then(Value::as_str).unwrap_or("");
+    let naming = engine
+        .lookup(&Gvk::from_api_version(text("apiVersion"), text("kind")))
+        .and_then(|def| crate::selectors::naming_labels(def, &object).ok().flatten())
+        .filter(|sets| !sets.is_empty());
     Row {
         fingerprint,
         metrics: Some(Arc::new(metrics)),
         items,
         owner,
+        naming,
     }
 }
 

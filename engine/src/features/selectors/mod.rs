@@ -10,4 +10,6 @@ mod validate;
 
 pub(crate) use attribute::*;
 pub(crate) use compile::*;
-pub(crate) use ownership::{controller_of, controller_ref, labels_name, meta_uid, naming_labels};
+pub(crate) use ownership::{
+    LabelSets, controller_of, controller_ref, labels_name, meta_uid, naming_labels,
+};

@@ -58,7 +58,7 @@ pub(crate) fn naming_labels(
 
 /// Whether a pod's labels carry every label of one of the sets (the sets
 /// name the workload: see [`naming_labels`]).
-pub(crate) fn labels_name(sets: &LabelSets, labels: Option<&Value>) -> bool {
+pub(crate) fn labels_name(sets: &[Vec<(String, String)>], labels: Option<&Value>) -> bool {
     let have = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
     sets.iter()
         .any(|set| set.iter().all(|(k, v)| have(k) == Some(v.as_str())))
