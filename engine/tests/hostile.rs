@@ -446,3 +446,39 @@ fn object_key_errors_preview_the_key() {
     assert_eq!(e.code(), ErrorCode::JqRuntime, "{e}");
     assert!(e.message().len() < 600, "{}", e.message().len());
 }
+
+/// Definitions that use their closure argument several times, applied to
+/// themselves, grow exponentially without a metered operation between
+/// evaluations (fuzz/open/jq-closure-expansion, found by the `jq` fuzz
+/// target): refused before running, as a `maxSteps` limit, at 10x past the
+/// point where the growth passes the budget; the same shape that stays
+/// within the budget runs.
+#[test]
+fn closure_expansion_is_bounded_before_running() {
+    let levels = |n: usize, body: &str, arg: &str| {
+        let mut defs = format!("def f1(g): {body}; ");
+        for i in 2..=n {
+            defs.push_str(&format!("def f{i}(g): f{}(f{}(g)); ", i - 1, i - 1));
+        }
+        format!("{defs}[f{n}({arg})] | length")
+    };
+    let start = std::time::Instant::now();
+    // The fuzzer's input: 2^32 evaluations of `1`.
+    let found = "def f2(g): g, g; def f4(g): f2(f2(g)); def f16(g): f4(f4(g)); \
+                 def f256(g): f16(f16(g)); def f65536(g): f256(f256(g)); \
+                 reduce f65536(f65536(1)) as $x (0; @htmld)";
+    for expr in [
+        found.to_string(),
+        levels(6, "g, g", "1"),
+        levels(60, "g - g", "1"),
+        levels(250, "[g, g]", "."),
+    ] {
+        let e = evaluate(&expr, &json!(null), &Limits::default()).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Limit, "{expr}: {}", e.message());
+        assert!(e.message().contains("maxSteps"), "{}", e.message());
+    }
+    assert!(start.elapsed().as_secs() < 5, "{:?}", start.elapsed());
+    // 2^4 evaluations: well within the budget, and right.
+    let v = evaluate(&levels(3, "g, g", "1"), &json!(null), &Limits::default()).unwrap();
+    assert_eq!(v, vec![json!(16)]);
+}

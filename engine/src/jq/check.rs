@@ -531,6 +531,171 @@ impl<'s> Walker<'s, '_> {
     }
 }
 
+/// A static bound on how often an expression's terms are evaluated for one
+/// input, through its own definitions: a definition that uses its closure
+/// argument `k` times multiplies that argument's cost by `k`, and nested
+/// definitions multiply through (`def f2(g): g, g; def f4(g): f2(f2(g));
+/// ...` doubles at each level). Only the expansion of closures is
+/// counted: what data drives (`.[]`, builtins that iterate) is charged at
+/// run time by the step meter. Recursion is rejected before (so the
+/// definitions form a DAG and each is costed once, where it is defined).
+/// Saturating: `u64::MAX` means "more than can be counted".
+/// A definition in scope for [`Expansion`]: (name, arity) and (how many
+/// times a call evaluates its closure arguments, in all; its body's cost).
+type Costed<'s> = ((&'s str, usize), (u64, u64));
+
+#[derive(Default)]
+struct Expansion<'s> {
+    /// Definitions in scope, innermost last: (name, arity) -> (how many
+    /// times a call evaluates its closure arguments, in all; the cost of
+    /// its body).
+    defs: Vec<Costed<'s>>,
+    /// Closure parameters in scope (not `$` ones), innermost last.
+    params: Vec<&'s str>,
+}
+
+impl<'s> Expansion<'s> {
+    /// (evaluations of the term's subterms, evaluations of the closure
+    /// parameters in scope it makes)
+    fn cost(&mut self, t: &Term<&'s str>) -> (u64, u64) {
+        let mut sum = (1u64, 0u64);
+        let mut add = |(c, e): (u64, u64)| {
+            sum.0 = sum.0.saturating_add(c);
+            sum.1 = sum.1.saturating_add(e);
+        };
+        match t {
+            Term::Id | Term::Recurse | Term::Num(_) | Term::Var(_) | Term::Break(_) => {}
+            Term::Str(_, parts) => {
+                for p in parts {
+                    if let StrPart::Term(t) = p {
+                        add(self.cost(t));
+                    }
+                }
+            }
+            Term::Arr(a) => {
+                if let Some(a) = a {
+                    add(self.cost(a));
+                }
+            }
+            Term::Obj(kvs) => {
+                for (k, v) in kvs {
+                    add(self.cost(k));
+                    if let Some(v) = v {
+                        add(self.cost(v));
+                    }
+                }
+            }
+            Term::Neg(t) | Term::Label(_, t) => add(self.cost(t)),
+            Term::BinOp(l, op, r) => {
+                if let BinaryOp::Pipe(Some(p)) = op {
+                    add(self.pattern(p));
+                }
+                add(self.cost(l));
+                add(self.cost(r));
+            }
+            Term::Fold(_, x, p, args) => {
+                add(self.cost(x));
+                add(self.pattern(p));
+                for a in args {
+                    add(self.cost(a));
+                }
+            }
+            Term::TryCatch(t, c) => {
+                add(self.cost(t));
+                if let Some(c) = c {
+                    add(self.cost(c));
+                }
+            }
+            Term::IfThenElse(branches, els) => {
+                for (c, t) in branches {
+                    add(self.cost(c));
+                    add(self.cost(t));
+                }
+                if let Some(e) = els {
+                    add(self.cost(e));
+                }
+            }
+            Term::Def(defs, body) => {
+                let scope = self.defs.len();
+                for d in defs {
+                    let closures: Vec<&'s str> = d
+                        .args
+                        .iter()
+                        .copied()
+                        .filter(|a| !a.starts_with('$'))
+                        .collect();
+                    let before = self.params.len();
+                    self.params.extend(closures);
+                    let (body_cost, uses) = self.cost(&d.body);
+                    self.params.truncate(before);
+                    self.defs.push(((d.name, d.args.len()), (uses, body_cost)));
+                }
+                add(self.cost(body));
+                self.defs.truncate(scope);
+            }
+            Term::Call(name, args) => {
+                let costs: Vec<(u64, u64)> = args.iter().map(|a| self.cost(a)).collect();
+                let (cs, es) = costs.iter().fold((0u64, 0u64), |(c, e), (ci, ei)| {
+                    (c.saturating_add(*ci), e.saturating_add(*ei))
+                });
+                let user = self
+                    .defs
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| *k == (*name, args.len()))
+                    .map(|(_, v)| *v);
+                if args.is_empty() && user.is_none() && self.params.contains(name) {
+                    // A closure parameter: one evaluation of its argument.
+                    add((0, 1));
+                } else if let Some((uses, body_cost)) = user {
+                    // Its body, and each argument as often as the body
+                    // evaluates its parameters.
+                    add((
+                        body_cost.saturating_add(uses.saturating_mul(cs)),
+                        uses.saturating_mul(es),
+                    ));
+                } else {
+                    // A builtin: its arguments once each (what it iterates
+                    // over data is metered at run time).
+                    add((cs, es));
+                }
+            }
+            Term::Path(t, path) => {
+                add(self.cost(t));
+                for (part, _opt) in &path.0 {
+                    match part {
+                        Part::Index(i) => add(self.cost(i)),
+                        Part::Range(a, b) => {
+                            for x in [a, b].into_iter().flatten() {
+                                add(self.cost(x));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        sum
+    }
+
+    fn pattern(&mut self, p: &Pattern<&'s str>) -> (u64, u64) {
+        match p {
+            Pattern::Var(_) => (0, 0),
+            Pattern::Arr(ps) => ps.iter().fold((0, 0), |(c, e), p| {
+                let (ci, ei) = self.pattern(p);
+                (c.saturating_add(ci), e.saturating_add(ei))
+            }),
+            Pattern::Obj(kvs) => kvs.iter().fold((0, 0), |(c, e), (k, v)| {
+                let (ck, ek) = self.cost(k);
+                let (cv, ev) = self.pattern(v);
+                (
+                    c.saturating_add(ck).saturating_add(cv),
+                    e.saturating_add(ek).saturating_add(ev),
+                )
+            }),
+        }
+    }
+}
+
 /// Check one expression: size, syntax, deny list, recursion.
 pub(crate) fn check_expression(expr: &str, mode: ExprMode, limits: &Limits) -> Result<(), JqIssue> {
     check_then(expr, mode, limits, |_| ())
@@ -561,6 +726,25 @@ pub(crate) fn check_then<T>(
     w.term(&term);
     if w.issue.is_none() {
         w.check_recursion();
+    }
+    if w.issue.is_none() {
+        let bound = Expansion::default().cost(&term).0;
+        if bound > limits.max_steps {
+            w.issue = Some(JqIssue::limit(
+                "maxSteps",
+                format!(
+                    "the expression's definitions evaluate their arguments up to {} times, more \
+                     than the limit maxSteps ({}): a definition that uses its argument several \
+                     times, applied to itself, grows exponentially",
+                    if bound == u64::MAX {
+                        "2^64".to_string()
+                    } else {
+                        bound.to_string()
+                    },
+                    limits.max_steps
+                ),
+            ));
+        }
     }
     match w.issue {
         Some(i) => Err(i),
