@@ -531,6 +531,10 @@ impl<'s> Walker<'s, '_> {
     }
 }
 
+/// The smallest expansion bound refused ([`Expansion`]), whatever
+/// `maxSteps` is: 2^20 evaluations take milliseconds.
+const MIN_EXPANSION_REFUSED: u64 = 1 << 20;
+
 /// A static bound on how often an expression's terms are evaluated for one
 /// input, through its own definitions: a definition that uses its closure
 /// argument `k` times multiplies that argument's cost by `k`, and nested
@@ -728,20 +732,24 @@ pub(crate) fn check_then<T>(
         w.check_recursion();
     }
     if w.issue.is_none() {
+        // Evaluations of terms that no operation meters cost nanoseconds
+        // each: a bound under a million is harmless whatever maxSteps is
+        // (a small budget still meters what the expression does), one past
+        // both is refused.
         let bound = Expansion::default().cost(&term).0;
-        if bound > limits.max_steps {
+        if bound > limits.max_steps.max(MIN_EXPANSION_REFUSED) {
             w.issue = Some(JqIssue::limit(
                 "maxSteps",
                 format!(
                     "the expression's definitions evaluate their arguments up to {} times, more \
-                     than the limit maxSteps ({}): a definition that uses its argument several \
-                     times, applied to itself, grows exponentially",
+                     than the limit maxSteps ({}) allows: a definition that uses its argument \
+                     several times, applied to itself, grows exponentially",
                     if bound == u64::MAX {
                         "2^64".to_string()
                     } else {
                         bound.to_string()
                     },
-                    limits.max_steps
+                    limits.max_steps.max(MIN_EXPANSION_REFUSED)
                 ),
             ));
         }
