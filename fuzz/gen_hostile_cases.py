@@ -336,11 +336,11 @@ case("jq-limit-over-a-huge-product", "evaluate", lim("maxSteps"),
 case("jq-deep-reduce-of-sums", "evaluate", lim("maxSteps"),
      expression='("a" * 1000 | split("")) as $x | reduce ($x[] as $a | $x[] as $b | 1) as $i (0; . + $i)', input=None,
      known={"gojq": GOJQ_HANGS})
-case("jq-exponential-closures", "evaluate", lim("maxOutputs"),
-     note="Each definition doubles the outputs of its argument: 2^32 outputs from 200 bytes.",
+case("jq-exponential-closures", "evaluate", lim("maxSteps"),
+     note="Each definition doubles the outputs of its argument: 2^32 outputs from 200 bytes. Refused before it runs (a static bound on closure expansion, docs/reliability.md).",
      expression="def f2(g): g, g; def f4(g): f2(f2(g)); def f16(g): f4(f4(g)); def f256(g): f16(f16(g)); def f65536(g): f256(f256(g)); f65536(f65536(1))",
      input=None, known={"gojq": GOJQ_HANGS})
-case("jq-exponential-closures-collected", "evaluate", lim("maxCollectionLen"),
+case("jq-exponential-closures-collected", "evaluate", lim("maxSteps"),
      expression="def f2(g): g, g; def f4(g): f2(f2(g)); def f16(g): f4(f4(g)); def f256(g): f16(f16(g)); def f65536(g): f256(f256(g)); [f65536(f65536(1))] | length",
      input=None, known={"gojq": GOJQ_HANGS})
 case("jq-exponential-closures-counted", "evaluate", lim("maxSteps"),
