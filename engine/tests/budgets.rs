@@ -223,6 +223,52 @@ fn a_patch_repeating_a_long_path_pays_for_every_operation() {
     );
 }
 
+/// The diff behind every patch walks unchanged members without building
+/// their paths: 100,000 members (ten times a large ConfigMap-like map)
+/// under four nested 256 KiB keys. Paths built as the walk went were 1 MiB
+/// each, 100 GB in all, made before any budget saw them. Now only the
+/// operations' paths are built, each charged to the call's memory and steps
+/// before it is.
+#[test]
+fn the_diff_builds_only_the_paths_of_its_operations() {
+    let key = |c: char| c.to_string().repeat(256 * 1024);
+    let wide: serde_json::Map<String, Value> =
+        (0..100_000).map(|i| (format!("f{i}"), json!(0))).collect();
+    let mut deep = Value::Object(wide);
+    for c in ['d', 'c', 'b', 'a'] {
+        deep = json!({ key(c): deep });
+    }
+    let mut obj = app();
+    obj["spec"]["data"] = deep;
+    let r = suspend(&writer(".spec.suspend", "'true'"), &obj).unwrap();
+    assert_eq!(
+        serde_json::to_value(&r.patch).unwrap(),
+        json!([{"op": "add", "path": "/spec/suspend", "value": true}])
+    );
+    // A change at the bottom: one operation, whose path repeats the four
+    // keys (escaped: the first holds `/` and `~`).
+    let path = ".spec.data | .[keys[0]] | .[keys[0]] | .[keys[0]] | .[keys[0]] | .f99999";
+    let mut obj = obj;
+    let a = key('a');
+    let inner = obj["spec"]["data"]
+        .as_object_mut()
+        .unwrap()
+        .remove(&a)
+        .unwrap();
+    obj["spec"]["data"][format!("/~{a}")] = inner;
+    let r = suspend(&writer(path, "'1'"), &obj).unwrap();
+    let want = format!(
+        "/spec/data/~1~0{a}/{}/{}/{}/f99999",
+        key('b'),
+        key('c'),
+        key('d')
+    );
+    assert_eq!(
+        serde_json::to_value(&r.patch).unwrap(),
+        json!([{"op": "replace", "path": want, "value": 1}])
+    );
+}
+
 /// Documents are read one at a time: once the first documents have used
 /// up the call's budget, the rest of the text is not read (a malformed
 /// document at its end is never reached), and validating or loading a

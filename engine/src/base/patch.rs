@@ -30,11 +30,6 @@ pub enum PatchOp {
     },
 }
 
-/// Escape one reference token of a JSON Pointer.
-pub(crate) fn escape_token(t: &str) -> String {
-    t.replace('~', "~0").replace('/', "~1")
-}
-
 /// The patch that turns `old` into `new`. Objects are compared member by
 /// member (in key order); arrays element by element where both have one,
 /// then the longer one's tail is appended or removed; other values that
@@ -42,29 +37,21 @@ pub(crate) fn escape_token(t: &str) -> String {
 ///
 /// Metered by the open call: the comparisons, every operation's path
 /// (a long key repeated in many paths is paid for each time) and every
-/// value copied into the patch.
+/// value copied into the patch. The walk itself builds no path: it keeps
+/// each visited member as a link to its parent ([`Trail`]), and a path is
+/// written out only for an operation, after its length has been charged.
+/// Unchanged members under long keys cost nothing but the walk.
 pub(crate) fn diff(old: &Value, new: &Value) -> crate::Result<Vec<PatchOp>> {
     use crate::budget;
     let mut ops = Vec::new();
-    let op = |op: PatchOp| -> crate::Result<PatchOp> {
-        let (path, value) = match &op {
-            PatchOp::Add { path, value } | PatchOp::Replace { path, value } => (path, Some(value)),
-            PatchOp::Remove { path } => (path, None),
-        };
-        budget::steps(1 + budget::byte_steps(path.len()))?;
-        budget::memory(path.len() + budget::SLOT_BYTES)?;
-        if let Some(v) = value {
-            budget::copy_of(v)?;
-        }
-        Ok(op)
-    };
+    let mut trail = Trail::default();
     // Iterative over an explicit stack: documents are depth-limited anyway,
     // but the diff never recurses on the native stack. Containers are not
     // compared whole before descending (that would compare every subtree
     // once per level): equal members give no operations as the walk goes.
-    let mut stack: Vec<(String, &Value, &Value)> = vec![(String::new(), old, new)];
+    let mut stack: Vec<(usize, &Value, &Value)> = vec![(ROOT, old, new)];
     let mut walk = budget::Walk::default();
-    while let Some((path, a, b)) = stack.pop() {
+    while let Some((at, a, b)) = stack.pop() {
         walk.node()?;
         match (a, b) {
             (Value::Object(_), Value::Object(_)) | (Value::Array(_), Value::Array(_)) => {}
@@ -87,18 +74,18 @@ pub(crate) fn diff(old: &Value, new: &Value) -> crate::Result<Vec<PatchOp>> {
                 // was written (or which runtime built it).
                 let mut local = Vec::new();
                 for (k, va) in by_key(x)? {
-                    let p = format!("{path}/{}", escape_token(k));
+                    let p = trail.push(at, Token::Key(k));
                     match y.get(k) {
-                        None => ops.push(op(PatchOp::Remove { path: p })?),
+                        None => ops.push(PatchOp::Remove {
+                            path: trail.path(p)?,
+                        }),
                         Some(vb) => local.push((p, va, vb)),
                     }
                 }
                 for (k, vb) in by_key(y)? {
                     if !x.contains_key(k) {
-                        ops.push(op(PatchOp::Add {
-                            path: format!("{path}/{}", escape_token(k)),
-                            value: vb.clone(),
-                        })?);
+                        let p = trail.push(at, Token::Key(k));
+                        ops.push(add(trail.path(p)?, vb)?);
                     }
                 }
                 // Push in reverse so that members are visited in key order.
@@ -111,31 +98,116 @@ pub(crate) fn diff(old: &Value, new: &Value) -> crate::Result<Vec<PatchOp>> {
                 // only what changed in it).
                 let n = x.len().min(y.len());
                 for (i, v) in y.iter().enumerate().skip(n) {
-                    ops.push(op(PatchOp::Add {
-                        path: format!("{path}/{i}"),
-                        value: v.clone(),
-                    })?);
+                    let p = trail.push(at, Token::Index(i));
+                    ops.push(add(trail.path(p)?, v)?);
                 }
                 for i in (n..x.len()).rev() {
-                    ops.push(op(PatchOp::Remove {
-                        path: format!("{path}/{i}"),
-                    })?);
+                    let p = trail.push(at, Token::Index(i));
+                    ops.push(PatchOp::Remove {
+                        path: trail.path(p)?,
+                    });
                 }
-                let local: Vec<_> = x
-                    .iter()
-                    .zip(y)
-                    .enumerate()
-                    .map(|(i, (va, vb))| (format!("{path}/{i}"), va, vb))
-                    .collect();
-                stack.extend(local.into_iter().rev());
+                let start = stack.len();
+                for (i, (va, vb)) in x.iter().zip(y).enumerate() {
+                    stack.push((trail.push(at, Token::Index(i)), va, vb));
+                }
+                stack[start..].reverse();
             }
-            _ => ops.push(op(PatchOp::Replace {
-                path,
-                value: b.clone(),
-            })?),
+            _ => {
+                let path = trail.path(at)?;
+                budget::copy_of(b)?;
+                ops.push(PatchOp::Replace {
+                    path,
+                    value: b.clone(),
+                })
+            }
         }
     }
     Ok(ops)
+}
+
+/// An `add` of a copy of `v` at `path`, the copy charged before it is made.
+fn add(path: String, v: &Value) -> crate::Result<PatchOp> {
+    crate::budget::copy_of(v)?;
+    Ok(PatchOp::Add {
+        path,
+        value: v.clone(),
+    })
+}
+
+/// The parent of the document's root in a [`Trail`].
+const ROOT: usize = usize::MAX;
+
+/// One reference token of a path: a member's key or an element's index.
+#[derive(Clone, Copy)]
+enum Token<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// The members and elements the diff has visited, each a link to its
+/// parent: a path costs one entry of a few words however long its keys are,
+/// and is written out only when an operation needs it. The entries are as
+/// many as the pairs the walk visits, which the walk's budget meters.
+#[derive(Default)]
+struct Trail<'a> {
+    links: Vec<(usize, Token<'a>)>,
+}
+
+impl<'a> Trail<'a> {
+    fn push(&mut self, parent: usize, token: Token<'a>) -> usize {
+        self.links.push((parent, token));
+        self.links.len() - 1
+    }
+
+    /// The JSON Pointer of entry `at`, its length charged to the call's
+    /// memory and steps before it is built.
+    fn path(&self, at: usize) -> crate::Result<String> {
+        use crate::budget;
+        let mut tokens = Vec::new();
+        let mut len = 0;
+        let mut i = at;
+        while i != ROOT {
+            let (parent, t) = self.links[i];
+            len += 1 + match t {
+                Token::Key(k) => k.len() + k.matches(['~', '/']).count(),
+                Token::Index(n) => decimal_len(n),
+            };
+            tokens.push(t);
+            i = parent;
+        }
+        budget::steps(1 + budget::byte_steps(len))?;
+        budget::memory(len + budget::SLOT_BYTES)?;
+        let mut path = String::with_capacity(len);
+        for t in tokens.iter().rev() {
+            path.push('/');
+            match t {
+                Token::Key(k) => {
+                    for c in k.chars() {
+                        match c {
+                            '~' => path.push_str("~0"),
+                            '/' => path.push_str("~1"),
+                            c => path.push(c),
+                        }
+                    }
+                }
+                Token::Index(n) => {
+                    use std::fmt::Write;
+                    let _ = write!(path, "{n}");
+                }
+            }
+        }
+        Ok(path)
+    }
+}
+
+fn decimal_len(mut n: usize) -> usize {
+    let mut d = 1;
+    while n >= 10 {
+        n /= 10;
+        d += 1;
+    }
+    d
 }
 
 /// The members of an object by key ([`crate::budget::members_by_key`]).
@@ -239,7 +311,7 @@ mod tests {
 
     #[test]
     fn pointers_are_escaped() {
-        let ops = diff(&json!({}), &json!({"a/b": 1, "c~d": 2})).unwrap();
+        let ops = diff(&json!({}), &json!({"a/b": 1, "c~d": 2, "~1/": 3})).unwrap();
         let paths: Vec<_> = ops
             .iter()
             .map(|o| match o {
@@ -247,6 +319,34 @@ mod tests {
                 _ => String::new(),
             })
             .collect();
-        assert_eq!(paths, ["/a~1b", "/c~0d"]);
+        assert_eq!(paths, ["/a~1b", "/c~0d", "/~01~1"]);
+    }
+
+    fn json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            (0..4i64).prop_map(Value::from),
+            "[a~/]{0,2}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                prop::collection::btree_map("[a~/1]{0,3}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// The patch, with paths written only for operations (keys with
+        /// `~` and `/` escaped), turns any document into any other.
+        #[test]
+        fn diff_then_apply_gives_the_new_document(a in json(), b in json()) {
+            let ops = diff(&a, &b).unwrap();
+            proptest::prop_assert_eq!(apply(&a, &ops).unwrap(), b);
+            proptest::prop_assert!(diff(&a, &a).unwrap().is_empty());
+        }
     }
 }
