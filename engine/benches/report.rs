@@ -7,12 +7,54 @@
 //! runs once, as a smoke test.
 
 use serde_json::Value;
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 use workload_lens::{CompiledDefinition, Engine, Limits, catalog_files};
 
 #[path = "common/workloads.rs"]
 mod workloads;
+
+/// The system allocator, counting the allocations (and reallocations) made
+/// through it: a deterministic figure beside each time.
+struct Counting;
+
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+static ALLOC_BYTES: AtomicU64 = AtomicU64::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Relaxed);
+        ALLOC_BYTES.fetch_add(layout.size() as u64, Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Relaxed);
+        ALLOC_BYTES.fetch_add(layout.size() as u64, Relaxed);
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Relaxed);
+        ALLOC_BYTES.fetch_add(new_size.saturating_sub(layout.size()) as u64, Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations (including reallocations) and bytes allocated by one call
+/// of `f`, made after a first call has warmed every cache.
+fn allocations<T>(mut f: impl FnMut() -> T) -> (u64, u64) {
+    black_box(f());
+    let (n, b) = (ALLOCS.load(Relaxed), ALLOC_BYTES.load(Relaxed));
+    black_box(f());
+    (ALLOCS.load(Relaxed) - n, ALLOC_BYTES.load(Relaxed) - b)
+}
 
 struct Timer {
     quick: bool,
@@ -61,9 +103,9 @@ fn main() {
 
     println!("### Resolve vs. parsing the same JSON (compiled definition)\n");
     println!(
-        "| workload | JSON bytes | serde_json parse (µs) | resolve (µs) | resolve / parse | parse_object + resolve (µs) |"
+        "| workload | JSON bytes | serde_json parse (µs) | resolve (µs) | resolve / parse | parse_object + resolve (µs) | allocations: parse | allocations: resolve | KiB allocated: resolve |"
     );
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (name, obj) in [
         ("example JobSet", workloads::jobset_example()),
         ("large Milvus", workloads::milvus_large()),
@@ -87,21 +129,24 @@ fn main() {
             let v = engine.read_object(&text).unwrap();
             def.resolve(&v).unwrap()
         });
+        let (parse_allocs, _) = allocations(|| serde_json::from_str::<Value>(&text).unwrap());
+        let (resolve_allocs, resolve_bytes) = allocations(|| def.resolve(&obj).unwrap());
         println!(
-            "| {name} | {} | {} | {} | {:.2} | {} |",
+            "| {name} | {} | {} | {} | {:.2} | {} | {parse_allocs} | {resolve_allocs} | {:.1} |",
             text.len(),
             us(parse),
             us(resolve),
             resolve.as_secs_f64() / parse.as_secs_f64(),
-            us(from_text)
+            us(from_text),
+            resolve_bytes as f64 / 1024.0
         );
     }
 
     println!("\n### Resolve from text vs. reading the same text (example JobSet)\n");
     println!(
-        "| text | bytes | serde parse (µs) | read_object (µs) | resolve_text (µs) | resolve_text / read_object | resolve_text / serde parse |"
+        "| text | bytes | serde parse (µs) | read_object (µs) | resolve_text (µs) | resolve_text / read_object | resolve_text / serde parse | allocations: serde parse | allocations: resolve_text |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     let example = workloads::jobset_example();
     let def = engine.definition_for(&example).unwrap().clone();
     for (name, text) in [
@@ -116,8 +161,14 @@ fn main() {
         };
         let read = timer.time(|| engine.read_object(&text).unwrap());
         let resolve = timer.time(|| def.resolve_text(&text).unwrap());
+        let (serde_allocs, _) = if name == "YAML" {
+            allocations(|| serde_saphyr::from_str::<Value>(&text).unwrap())
+        } else {
+            allocations(|| serde_json::from_str::<Value>(&text).unwrap())
+        };
+        let (text_allocs, _) = allocations(|| def.resolve_text(&text).unwrap());
         println!(
-            "| {name} | {} | {} | {} | {} | {:.2} | {:.2} |",
+            "| {name} | {} | {} | {} | {} | {:.2} | {:.2} | {serde_allocs} | {text_allocs} |",
             text.len(),
             us(serde),
             us(read),
@@ -172,17 +223,29 @@ fn main() {
         }
     });
     let n = objs.len() as f64;
+    let (parse_allocs, _) = allocations(|| {
+        for t in &texts {
+            black_box(serde_json::from_str::<Value>(t).unwrap());
+        }
+    });
+    let (resolve_allocs, _) = allocations(|| {
+        for o in &objs {
+            black_box(engine.resolve(o).unwrap());
+        }
+    });
     println!(
-        "| objects | JSON bytes | parse, per object (µs) | resolve, per object (µs) | resolve / parse | objects per second |"
+        "| objects | JSON bytes | parse, per object (µs) | resolve, per object (µs) | resolve / parse | objects per second | allocations per object: parse | allocations per object: resolve |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
     println!(
-        "| {} | {bytes} | {:.2} | {:.2} | {:.2} | {:.0} |",
+        "| {} | {bytes} | {:.2} | {:.2} | {:.2} | {:.0} | {:.0} | {:.0} |",
         objs.len(),
         parse.as_secs_f64() * 1e6 / n,
         resolve.as_secs_f64() * 1e6 / n,
         resolve.as_secs_f64() / parse.as_secs_f64(),
-        n / resolve.as_secs_f64()
+        n / resolve.as_secs_f64(),
+        parse_allocs as f64 / n,
+        resolve_allocs as f64 / n
     );
 
     println!("\n### Compile time of each catalog definition\n");
