@@ -299,7 +299,9 @@ pub(crate) fn members_by_key(
 pub(crate) fn json_shape(v: &serde_json::Value, cap: usize) -> (usize, u64, usize) {
     use serde_json::Value;
     let (mut max, mut nodes, mut bytes) = (0, 0u64, 0usize);
-    let mut stack: Vec<(&Value, usize)> = vec![(v, 1)];
+    // Room for a typical object's pending members: one allocation.
+    let mut stack: Vec<(&Value, usize)> = Vec::with_capacity(64);
+    stack.push((v, 1));
     while let Some((v, d)) = stack.pop() {
         nodes += 1;
         match v {

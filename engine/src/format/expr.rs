@@ -70,6 +70,18 @@ impl Expr {
             .run(input, limits)
             .map_err(|e| eval_error(e).at(self.location()))
     }
+
+    /// [`Expr::eval`], with the outputs that are values of the input as
+    /// they are borrowed, not copied (charged as their copies would be).
+    pub(crate) fn eval_borrowed<'a>(
+        &'a self,
+        input: &Input<'a>,
+        limits: &Limits,
+    ) -> Result<Vec<std::borrow::Cow<'a, Value>>> {
+        self.program
+            .run_borrowed(input, limits)
+            .map_err(|e| eval_error(e).at(self.location()))
+    }
 }
 
 /// The error for output `index` of `expr` that is not `target`.

@@ -133,6 +133,10 @@ enum Kind {
     /// `matches(re; flags)`, the regex native of `test` and `capture`, `re`
     /// and `flags` giving one output each.
     Matches(Box<N>, Box<N>),
+    /// `sub(re; s; flags)` (and `gsub`, whose flags start with `g`) whose
+    /// replacement `s` is a string literal: `re` and `flags` giving one
+    /// output each.
+    Sub(Box<N>, Box<N>, Box<str>),
 }
 
 /// The functions of a value and an argument the subset has.
@@ -181,7 +185,7 @@ impl N {
             Kind::Fun1(_, arg) => arg.single,
             Kind::Obj(entries) => entries.iter().all(|(k, v)| k.single && v.single),
             Kind::MapValues(_) => true,
-            Kind::Index(x, k) | Kind::Matches(x, k) => x.single && k.single,
+            Kind::Index(x, k) | Kind::Matches(x, k) | Kind::Sub(x, k, _) => x.single && k.single,
             Kind::Steps(base, steps) => {
                 base.as_ref().is_none_or(|b| b.single)
                     && steps.iter().all(|s| !matches!(s, Step::Each))
@@ -325,6 +329,12 @@ impl Fast {
         })
     }
 
+    /// Whether the expression was built when it was compiled ([`fold`]).
+    #[cfg(test)]
+    pub(crate) fn is_constant(&self) -> bool {
+        matches!(self.node.kind, Kind::Const(_))
+    }
+
     /// The keys of the path, when the expression is a plain path.
     #[cfg(test)]
     pub(crate) fn keys(&self) -> Option<&[String]> {
@@ -343,6 +353,36 @@ impl Fast {
         depth: usize,
         limits: &Limits,
     ) -> Option<Result<Vec<Value>, EvalError>> {
+        self.run_with(input, depth, limits, |out, limits| {
+            finish(out, limits).map(|r| {
+                r.map(|v| match v {
+                    std::borrow::Cow::Borrowed(v) => v.clone(),
+                    std::borrow::Cow::Owned(v) => v,
+                })
+            })
+        })
+    }
+
+    /// [`Fast::run`], with each output that is a value of the input as it
+    /// is (no number in it changes) borrowed instead of copied. It is
+    /// charged exactly as its copy would be, so the budgets end a call
+    /// where [`Fast::run`] would.
+    pub(crate) fn run_borrowed<'a>(
+        &'a self,
+        input: &'a Value,
+        depth: usize,
+        limits: &Limits,
+    ) -> Option<Result<Vec<std::borrow::Cow<'a, Value>>, EvalError>> {
+        self.run_with(input, depth, limits, finish)
+    }
+
+    fn run_with<'a, T>(
+        &'a self,
+        input: &'a Value,
+        depth: usize,
+        limits: &Limits,
+        finish: impl Fn(Out<'a>, &Limits) -> Option<Result<T, EvalError>>,
+    ) -> Option<Result<Vec<T>, EvalError>> {
         let limits = &limits.effective();
         let caps = caps(limits);
         let _guard = BudgetGuard::enter(limits, caps);
@@ -390,12 +430,15 @@ impl Fast {
 }
 
 /// An output of the run as JSON, as the jaq path gives it (`None`: jaq
-/// must answer).
-fn finish(out: Out<'_>, limits: &Limits) -> Option<Result<Value, EvalError>> {
+/// must answer): a value of the input that needs no change is borrowed.
+fn finish<'a>(
+    out: Out<'a>,
+    limits: &Limits,
+) -> Option<Result<std::borrow::Cow<'a, Value>, EvalError>> {
     Some(match out {
         Out::Json(v) => output(v, limits),
         made => match operand(made) {
-            Ok(w) => to_json_values(&[w], limits).map(|mut v| v.remove(0)),
+            Ok(w) => to_json_values(&[w], limits).map(|mut v| std::borrow::Cow::Owned(v.remove(0))),
             Err(Stop::Limit(e)) => Err(*e),
             Err(Stop::Jaq) => return None,
         },
@@ -527,7 +570,8 @@ fn eval_all<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>, sink: Sink<'_, 'a>) 
         | Kind::Obj(_)
         | Kind::MapValues(_)
         | Kind::Index(..)
-        | Kind::Matches(..) => sink(eval(n, input, cx)?)?,
+        | Kind::Matches(..)
+        | Kind::Sub(..) => sink(eval(n, input, cx)?)?,
     }
     Ok(())
 }
@@ -865,6 +909,31 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             let flags = operand(eval(flags, input, cx)?)?;
             let x = operand(input.clone())?;
             Out::Made(failed(super::regex::run(&x, &re, &flags, false, true))?)
+        }
+        // jaq-std's definition, with `f` a string:
+        // `def sub(re; f; flags): def handle: if isarray then
+        //  capture_of_match | f end; reduce split_matches(re; flags)[] as $x
+        //  (""; . + ($x | handle));`
+        // The same native, and the same metered `+` on each piece.
+        Kind::Sub(re, flags, with) => {
+            let re = operand(eval(re, input, cx)?)?;
+            let flags = operand(eval(flags, input, cx)?)?;
+            let x = operand(input.clone())?;
+            let parts = failed(super::regex::run(&x, &re, &flags, true, true))?;
+            let Val::Arr(parts) = &parts.v else {
+                return Err(Stop::Jaq);
+            };
+            let mut acc = text("");
+            for part in parts.iter() {
+                step()?;
+                let piece = match part {
+                    Val::Arr(_) => text(with),
+                    s @ (Val::TStr(_) | Val::BStr(_)) => W::scalar(s.clone()),
+                    _ => return Err(Stop::Jaq),
+                };
+                acc = failed(acc + piece)?;
+            }
+            Out::Made(acc)
         }
         Kind::Empty | Kind::Comma(..) => return Err(Stop::Jaq),
     })
@@ -1458,7 +1527,7 @@ fn node<'t, 's>(term: &'t Term<&'s str>, cl: &mut Cls<'t, 's>) -> Option<N> {
                 }
                 parts.push((k, v));
             }
-            Kind::Obj(parts)
+            fold(Kind::Obj(parts))
         }
         Term::Id => Kind::Id,
         Term::Var(name) => {
@@ -1645,6 +1714,26 @@ fn call<'t, 's>(name: &str, args: &'t [Term<&'s str>], cl: &mut Cls<'t, 's>) -> 
                 )
             }
         }
+        // `def sub(re; f): sub(re; f; "");`, `def gsub(re; f): sub(re; f;
+        // "g");`, `def gsub(re; f; flags): sub(re; f; "g" + flags);`, with
+        // `f` a string literal (no interpolation: the captures are unused)
+        // and the flags, if given, a string literal.
+        ("sub" | "gsub", [re, with]) | ("sub" | "gsub", [re, with, _]) => {
+            let re = node(re, cl)?;
+            let with = literal(with)?;
+            let mut flags = match args {
+                [_, _, flags] => literal(flags)?,
+                _ => String::new(),
+            };
+            if name == "gsub" {
+                flags.insert(0, 'g');
+            }
+            if !re.single {
+                return None;
+            }
+            let flags = N::new(Kind::Const(Box::new(Value::String(flags))));
+            Kind::Sub(Box::new(re), Box::new(flags), with.into())
+        }
         ("ltrimstr" | "rtrimstr" | "startswith" | "endswith" | "split", [arg]) => {
             let arg = node(arg, cl)?;
             if !arg.single {
@@ -1693,6 +1782,50 @@ fn capture_of_match() -> Option<N> {
 }
 
 /// The text of a string literal without interpolation.
+/// An object of literal keys and scalar values (numbers, strings, booleans,
+/// `null`, and arithmetic on number literals such as `1 / 1024`) built
+/// once, when the expression is compiled, by the same evaluation that
+/// would build it on every run: a table such as `{"k": 1024, "m": 1}[.u]`
+/// is then a lookup. Its values nest one level, as the expression's own
+/// literals are assumed to. Arithmetic on numbers cannot grow, so folding
+/// is bounded by the expression's length; anything else is left as it is.
+fn fold(kind: Kind) -> Kind {
+    fn number(n: &N) -> bool {
+        match &n.kind {
+            Kind::Lit(Lit::Num(..)) => true,
+            Kind::Const(v) => v.is_number(),
+            _ => false,
+        }
+    }
+    fn scalar(n: &N) -> bool {
+        match &n.kind {
+            Kind::Lit(Lit::Num(..)) => true,
+            Kind::Const(v) => !v.is_array() && !v.is_object(),
+            Kind::Math(l, _, r) => number(l) && number(r),
+            _ => false,
+        }
+    }
+    let Kind::Obj(parts) = &kind else {
+        return kind;
+    };
+    if !parts
+        .iter()
+        .all(|(k, v)| matches!(&k.kind, Kind::Const(k) if k.is_string()) && scalar(v))
+    {
+        return kind;
+    }
+    let node = N::new(kind);
+    let limits = Limits {
+        max_string_bytes: 4096,
+        max_collection_len: 4096,
+        ..Limits::default()
+    };
+    match (Fast { node: node.clone() }).run(&Value::Null, 1, &limits) {
+        Some(Ok(mut v)) if v.len() == 1 && v[0].is_object() => Kind::Const(Box::new(v.remove(0))),
+        _ => node.kind,
+    }
+}
+
 fn literal(term: &Term<&str>) -> Option<String> {
     let Term::Str(None, parts) = term else {
         return None;
@@ -1779,7 +1912,7 @@ fn limit(m: Meter) -> EvalError {
 /// The output `v` as the jaq path would give it: its size drawn from the
 /// call's `maxOutputBytes` (and the cap of one value), its copy charged,
 /// then built with numbers converted as jaq's values convert them.
-fn output(v: &Value, limits: &Limits) -> Result<Value, EvalError> {
+fn output<'a>(v: &'a Value, limits: &Limits) -> Result<std::borrow::Cow<'a, Value>, EvalError> {
     let left = Meter::Output.left();
     let cap = usize::try_from(left)
         .unwrap_or(usize::MAX)
@@ -1793,9 +1926,13 @@ fn output(v: &Value, limits: &Limits) -> Result<Value, EvalError> {
     };
     Meter::Output.take(size as u64).map_err(limit)?;
     crate::budget::copy_of(v).map_err(from_error)?;
-    // A plain copy where no number changes (a map's copy is much cheaper
-    // than rebuilding it).
-    Ok(if plain { v.clone() } else { normalized(v) })
+    // The value as it is where no number changes (the caller copies it
+    // if it keeps it: a map's copy is much cheaper than rebuilding it).
+    Ok(if plain {
+        std::borrow::Cow::Borrowed(v)
+    } else {
+        std::borrow::Cow::Owned(normalized(v))
+    })
 }
 
 /// The bytes [`format::to_value`] spends on `v`, or `None` past `cap`

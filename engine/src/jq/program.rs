@@ -359,6 +359,27 @@ impl Program {
         let outs = self.run_w(input, Vec::new(), limits)?;
         to_json_values(&outs, limits)
     }
+
+    /// [`Program::run`], with the outputs the fast path finds in the input
+    /// unchanged borrowed from it (charged as their copies would be).
+    pub(crate) fn run_borrowed<'a>(
+        &'a self,
+        input: &Input<'a>,
+        limits: &Limits,
+    ) -> Result<Vec<std::borrow::Cow<'a, Value>>, EvalError> {
+        if let Some(fast) = &self.fast
+            && FAST_PATH.with(std::cell::Cell::get)
+            && limits.max_outputs > 0
+            && let Some(r) = fast.run_borrowed(input.json(), input.depth, limits)
+        {
+            return r;
+        }
+        let outs = self.run_w(input, Vec::new(), limits)?;
+        Ok(to_json_values(&outs, limits)?
+            .into_iter()
+            .map(std::borrow::Cow::Owned)
+            .collect())
+    }
 }
 
 thread_local! {

@@ -132,6 +132,11 @@ fn the_subset_is_what_definitions_mostly_are() {
         ".a | capture(.re; \"x\")",
         ".a | test(\"^x\")",
         ".a | test(\"X\"; \"i\")",
+        ".a | sub(\"x\"; \"y\")",
+        ".a | sub(\"x\"; \"y\"; \"g\")",
+        ".a | gsub(\"\\\\([0-9]+\\\\)$\"; \"\")",
+        ".a | gsub(.re; \"\"; \"i\")",
+        "{\"\": 1, \"b\": (1 / 1048576), \"g\": 1024}[.u]",
     ] {
         assert!(Fast::classify(code).is_some(), "{code}");
     }
@@ -147,7 +152,10 @@ fn the_subset_is_what_definitions_mostly_are() {
         ".a[][.b]",
         ".a | test(.r[])",
         ".a | match(\"x\")",
-        ".a | sub(\"x\"; \"y\")",
+        ".a | sub(\"x\"; \"\\(.y)\")",
+        ".a | sub(\"x\"; .b)",
+        ".a | sub(\"x\"; \"y\"; .f)",
+        ".a | sub(.r[]; \"y\")",
         "try .a",
         ".a?.b // error(\"x\")",
         "any(.a[]; .[])",
@@ -392,6 +400,14 @@ fn expr() -> impl Strategy<Value = String> {
             "capture(\"(?<n>a)(?<u>b)?\")",
             "capture(\"(?<x>[a-zé]+)\"; \"g\")",
             "capture(\"(a)(?<y>.)\")",
+            "tostring | sub(\"a\"; \"x\")",
+            "tostring | sub(\"\"; \"-\")",
+            "tostring | gsub(\"a\"; \"\")",
+            "tostring | gsub(\"\"; \"é\")",
+            "tostring | gsub(\"(?<x>é)|1\"; \"e\"; \"i\")",
+            "tostring | sub(\"[a-z]\"; \"\"; \"g\")",
+            "sub(\"(\"; \"\")",
+            "sub(\"a\"; \"b\"; \"q\")",
         ][..],
     )
     .prop_map(str::to_string);
@@ -456,6 +472,11 @@ fn expr() -> impl Strategy<Value = String> {
             (inner.clone(), inner.clone()).prop_map(|(l, r)| format!("\"\\({l})\\({r})\"")),
             (inner.clone(), inner.clone()).prop_map(|(x, k)| format!("(({x})[({k})])")),
             inner.clone().prop_map(|x| format!("test(({x}))")),
+            inner.clone().prop_map(|x| format!("(tostring | sub(({x}); \"z\"))")),
+            // A table of constants (built once, when compiled) indexed.
+            inner.clone().prop_map(|k| format!(
+                "({{\"a\": 1, \"b\": (1 / 3), \"é\": null, \"\": \"s\", \"a\": (2 * 1024), \"c\": true}}[({k}) | tostring])"
+            )),
             inner
                 .clone()
                 .prop_map(|x| format!("capture(\"(?<k>a)|(?<v>b)\"; ({x}))")),
@@ -481,6 +502,8 @@ fn must_classify(code: &str) -> bool {
         || code.contains("map_values(")
         || code.contains(")[(")
         || code.contains("test((")
+        || code.contains("sub((")
+        || code.contains("}[(")
         || code.contains("(?<k>a)|(?<v>b)"))
 }
 
@@ -957,5 +980,52 @@ fn searching_an_array_by_an_array_is_charged() {
             let r = run(code, &v, fast);
             assert!(is_limit(&r, "maxSteps"), "{code} ({fast}): {r:?}");
         }
+    }
+}
+
+#[test]
+fn sub_and_gsub_with_a_string_replace_as_jaq_does() {
+    for (code, v) in [
+        (
+            r#".name | sub("\\([0-9]+\\)$"; "")"#,
+            json!({"name": "step(12)"}),
+        ),
+        (
+            r#".name | sub("\\([0-9]+\\)$"; "")"#,
+            json!({"name": "step(x)"}),
+        ),
+        (r#"gsub(""; "-")"#, json!("abc")),
+        (r#"gsub("é"; "e")"#, json!("éaé")),
+        (r#"sub("A"; "b"; "gi")"#, json!("aAa")),
+        (r#"gsub("(?<d>[0-9])"; "_")"#, json!("a1b22")),
+        (r#"gsub("a b"; "_"; "x")"#, json!("ab ab")),
+        (r#"[.[] | sub("^x"; "")]"#, json!(["xa", "b", "xx"])),
+        (r#"sub("$"; "!")"#, json!("")),
+    ] {
+        assert_answered_as_jaq(code, &v);
+    }
+    // Not a string, a bad pattern or bad flags: jaq's error.
+    for (code, v) in [
+        (r#"sub("a"; "b")"#, json!(1)),
+        (r#"sub("("; "b")"#, json!("a")),
+        (r#"sub("a"; "b"; "q")"#, json!("a")),
+    ] {
+        assert_jaqs_error(code, &v);
+    }
+}
+
+#[test]
+fn tables_of_constants_are_built_once_as_jaq_builds_them() {
+    let code = r#"{"": 1, "b": (1 / 1048576), "k": (1 / 1024), "g": 1024, "g": 2048, "t": (3 * 1048576), "x": -0.5, "y": null}"#;
+    let f = Fast::classify(code).unwrap();
+    assert!(f.is_constant(), "{code}");
+    assert_answered_as_jaq(code, &json!(null));
+    for u in ["", "b", "k", "g", "t", "x", "y", "z"] {
+        assert_answered_as_jaq(&format!("{code}[.u]"), &json!({ "u": u }));
+    }
+    // Not a table of scalars: built on every run.
+    for code in [r#"{"a": [1]}"#, r#"{"a": .x}"#, r#"{"a": ("x" * 3)}"#] {
+        let f = Fast::classify(code).unwrap();
+        assert!(!f.is_constant(), "{code}");
     }
 }

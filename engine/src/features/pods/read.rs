@@ -78,9 +78,12 @@ pub(crate) const OBJECT_META_FIELDS: &[&str] = &[
 /// Keep only the fields of a Kubernetes type, as the reference's typed
 /// conversion does (a CRD's own fields at the same place are dropped from
 /// the resolved template; updates keep them in the object).
-pub(crate) fn keep_fields(mut m: Map<String, Value>, fields: &[&str]) -> Map<String, Value> {
-    m.retain(|k, _| fields.contains(&k.as_str()));
-    m
+/// The copy is made of the fields kept only, in their order.
+pub(crate) fn copy_fields(m: &Map<String, Value>, fields: &[&str]) -> Map<String, Value> {
+    m.iter()
+        .filter(|(k, _)| fields.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }
 
 /// The pod templates of a component's instances (`None`: absent in the
@@ -110,29 +113,31 @@ impl CompiledDefinition {
         let lim = &self.limits;
         match &c.pod {
             PodDef::None => {}
+            // Templates and specs are read where they are, and only the
+            // fields kept are copied.
             PodDef::Template(e) => {
-                let outs = e.eval(input, lim)?;
+                let outs = e.eval_borrowed(input, lim)?;
                 self.zip(e, &ids, outs.len())?;
-                for (i, v) in outs.into_iter().enumerate() {
+                for (i, v) in outs.iter().enumerate() {
                     templates[i] = to_template(e, i, v)?;
                 }
             }
             PodDef::Spec(e) => {
-                let outs = e.eval(input, lim)?;
+                let outs = e.eval_borrowed(input, lim)?;
                 self.zip(e, &ids, outs.len())?;
-                for (i, v) in outs.into_iter().enumerate() {
-                    templates[i] = match v {
+                for (i, v) in outs.iter().enumerate() {
+                    templates[i] = match &**v {
                         Value::Null => None,
                         Value::Object(spec) => {
                             let mut t = Map::new();
                             t.insert("metadata".into(), Value::Object(Map::new()));
                             t.insert(
                                 "spec".into(),
-                                Value::Object(keep_fields(spec, POD_SPEC_FIELDS)),
+                                Value::Object(copy_fields(spec, POD_SPEC_FIELDS)),
                             );
                             Some(Value::Object(t))
                         }
-                        v => return Err(conversion(e, i, "an object (pod spec)", &v)),
+                        v => return Err(conversion(e, i, "an object (pod spec)", v)),
                     };
                 }
             }
@@ -164,21 +169,21 @@ impl CompiledDefinition {
             }
         }
         if let Some(e) = &c.metadata {
-            let outs = e.eval(input, lim)?;
+            let outs = e.eval_borrowed(input, lim)?;
             self.zip(e, &ids, outs.len())?;
-            for (i, v) in outs.into_iter().enumerate() {
-                match v {
+            for (i, v) in outs.iter().enumerate() {
+                match &**v {
                     Value::Null => {}
                     Value::Object(meta) => {
                         metadata[i] = true;
                         if let Some(Value::Object(t)) = &mut templates[i] {
                             t.insert(
                                 "metadata".into(),
-                                Value::Object(keep_fields(meta, OBJECT_META_FIELDS)),
+                                Value::Object(copy_fields(meta, OBJECT_META_FIELDS)),
                             );
                         }
                     }
-                    v => return Err(conversion(e, i, "an object (pod metadata)", &v)),
+                    v => return Err(conversion(e, i, "an object (pod metadata)", v)),
                 }
             }
         }
@@ -190,13 +195,13 @@ impl CompiledDefinition {
     }
 }
 
-fn to_template(e: &Expr, i: usize, v: Value) -> Result<Option<Value>> {
+fn to_template(e: &Expr, i: usize, v: &Value) -> Result<Option<Value>> {
     match v {
         Value::Null => Ok(None),
-        Value::Object(mut o) => {
+        Value::Object(o) => {
             let mut t = Map::new();
             for k in ["metadata", "spec"] {
-                match o.remove(k) {
+                match o.get(k) {
                     // Kept absent, so that writing the template back adds nothing.
                     None | Some(Value::Null) => {}
                     Some(Value::Object(x)) => {
@@ -205,21 +210,21 @@ fn to_template(e: &Expr, i: usize, v: Value) -> Result<Option<Value>> {
                         } else {
                             OBJECT_META_FIELDS
                         };
-                        t.insert(k.into(), Value::Object(keep_fields(x, fields)));
+                        t.insert(k.into(), Value::Object(copy_fields(x, fields)));
                     }
                     Some(x) => {
                         return Err(conversion(
                             e,
                             i,
                             &format!("a pod template whose {k} is an object"),
-                            &x,
+                            x,
                         ));
                     }
                 }
             }
             Ok(Some(Value::Object(t)))
         }
-        v => Err(conversion(e, i, "an object (pod template)", &v)),
+        v => Err(conversion(e, i, "an object (pod template)", v)),
     }
 }
 

@@ -287,19 +287,20 @@ impl CompiledDefinition {
         };
         let mut conditions = Vec::new();
         if let Some(cd) = &s.conditions {
-            for (i, out) in cd.expr.eval(input, lim)?.into_iter().enumerate() {
-                let list = match out {
+            // Read where they are: the conditions are not copied first.
+            for (i, out) in cd.expr.eval_borrowed(input, lim)?.iter().enumerate() {
+                let list = match &**out {
                     Value::Null => continue,
                     Value::Array(a) => a,
-                    v => return Err(conversion(&cd.expr, i, "an array of condition objects", &v)),
+                    v => return Err(conversion(&cd.expr, i, "an array of condition objects", v)),
                 };
                 for item in list {
-                    let Value::Object(o) = &item else {
+                    let Value::Object(o) = item else {
                         return Err(conversion(
                             &cd.expr,
                             i,
                             "an array of condition objects",
-                            &item,
+                            item,
                         ));
                     };
                     let get = |k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
@@ -483,8 +484,13 @@ impl CompiledDefinition {
                     return Err(err);
                 }
             };
-            let result = outs.first().map(format::to_jq_string);
-            let ok = result.as_deref() == Some(expected.as_str());
+            let ok = outs.first().is_some_and(|v| jq_string_is(v, expected));
+            // The output as text only when it is explained.
+            let result = if rec.checks.is_some() {
+                outs.first().map(format::to_jq_string)
+            } else {
+                None
+            };
             rec.push(
                 || expression_criterion(e, expected, result.clone()),
                 ok,
@@ -497,6 +503,17 @@ impl CompiledDefinition {
             return Ok(ok);
         }
         Ok(!rec.failed)
+    }
+}
+
+/// Whether `v` as jq's `tostring` gives `expected` ([`format::to_jq_string`]
+/// without building the text for a boolean, `null` or a string).
+fn jq_string_is(v: &Value, expected: &str) -> bool {
+    match v {
+        Value::Bool(b) => expected == if *b { "true" } else { "false" },
+        Value::Null => expected == "null",
+        Value::String(s) => s == expected,
+        v => format::to_jq_string(v) == expected,
     }
 }
 
