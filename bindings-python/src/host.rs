@@ -11,12 +11,19 @@
 //! (`workload_lens._api._default`: kubernetes client models, other
 //! mappings, dates), whose result is read in its place. The engine decides
 //! the rest (depth, size, non-finite numbers, repeated keys), as for text.
+//!
+//! One more form, at the root of a walk only: [`Iterated`], an argument of
+//! objects given as any iterable (a generator, say), which the Python layer
+//! hands over unread. Its elements are read as a JSON array's, one at a
+//! time as the engine's reader asks for them, so the reader's limits stop
+//! an endless one where they stop a list. Nested in a value, an iterable is
+//! what `json.dumps` makes of it: a `TypeError` (a list or tuple aside).
 
 use std::cell::RefCell;
 use std::fmt;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyIterator, PyList, PyString, PyTuple};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use workload_lens::{Error, ErrorCode};
 
@@ -57,11 +64,29 @@ impl From<PyErr> for HostErr {
     }
 }
 
+/// The objects of an argument given as an iterable that is not a list or
+/// a tuple (`workload_lens._api._objects` wraps its iterator in this): read
+/// lazily, element by element, as a JSON array, at the root of a walk only
+/// (see the module's documentation). Nothing is read when it is made.
+#[pyclass(frozen, module = "workload_lens._native", name = "Iterated")]
+pub(crate) struct Iterated(Py<PyIterator>);
+
+#[pymethods]
+impl Iterated {
+    #[new]
+    fn new(iterable: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Ok(Iterated(iterable.try_iter()?.unbind()))
+    }
+}
+
 /// A Python value, with the `default` hook for values JSON has no form of.
 pub(crate) struct Host<'a, 'py> {
     obj: Bound<'py, PyAny>,
     walk: &'a Walk<'py>,
     chain: u32,
+    /// The root of the walk (the argument itself), where an [`Iterated`]
+    /// is read as its elements.
+    root: bool,
 }
 
 /// What one walk shares: the `default` hook, and the containers being read
@@ -85,13 +110,19 @@ impl<'py> Walk<'py> {
             obj,
             walk: self,
             chain: 0,
+            root: true,
         }
     }
 }
 
 impl<'a, 'py> Host<'a, 'py> {
     fn child(&self, obj: Bound<'py, PyAny>) -> Self {
-        self.walk.root(obj)
+        Host {
+            obj,
+            walk: self.walk,
+            chain: 0,
+            root: false,
+        }
     }
 
     /// Read a container's content with `read`, refusing a container that is
@@ -217,6 +248,12 @@ impl<'de> de::Deserializer<'de> for Host<'_, '_> {
                 })
             });
         }
+        if self.root
+            && let Ok(items) = o.cast::<Iterated>()
+        {
+            let iter = items.get().0.bind(o.py()).clone();
+            return self.container(|| v.visit_seq(Lazy { host: &self, iter }));
+        }
         if self.chain >= MAX_DEFAULT_CHAIN {
             let why = "its conversion never ends (a circular reference)";
             return Err(not_json(o.py(), why));
@@ -226,6 +263,7 @@ impl<'de> de::Deserializer<'de> for Host<'_, '_> {
             obj: replaced,
             walk: self.walk,
             chain: self.chain + 1,
+            root: false,
         }
         .deserialize_any(v)
     }
@@ -252,6 +290,30 @@ impl<'de, 'py, I: Iterator<Item = Bound<'py, PyAny>>> SeqAccess<'de> for Items<'
     ) -> Result<Option<T::Value>, HostErr> {
         match self.iter.next() {
             Some(item) => seed.deserialize(self.host.child(item)).map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
+/// The elements of an [`Iterated`], each taken from its iterator when the
+/// engine's reader asks for it (the reader decides when to stop: at the
+/// end, or at a limit, leaving the rest untaken). An exception the
+/// iterator raises is raised as it is.
+struct Lazy<'h, 'a, 'py> {
+    host: &'h Host<'a, 'py>,
+    iter: Bound<'py, PyIterator>,
+}
+
+impl<'de> SeqAccess<'de> for Lazy<'_, '_, '_> {
+    type Error = HostErr;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, HostErr> {
+        match self.iter.next() {
+            Some(Ok(item)) => seed.deserialize(self.host.child(item)).map(Some),
+            Some(Err(e)) => Err(HostErr::Py(e)),
             None => Ok(None),
         }
     }

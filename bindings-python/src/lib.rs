@@ -10,7 +10,9 @@
 //! Objects, pods and update requests cross as Python values: a `dict` (or
 //! list, or anything `json.dumps` takes) is walked directly by the engine's
 //! host reader ([`host`]); `bytes` are the caller's own text (YAML/JSON,
-//! read with positions). Other `str` arguments are JSON the Python layer
+//! read with positions); an argument of objects given as another iterable
+//! comes as a [`host::Iterated`], read element by element by the same
+//! reader. Other `str` arguments are JSON the Python layer
 //! serialized. Results of kind `value` are built as Python objects
 //! (`pythonize`), those of kind `json` are JSON text. Every engine call
 //! runs without the GIL (`py.detach`) and catches panics, so no input can
@@ -34,7 +36,7 @@ use pyo3::types::{PyBytes, PyString};
 use workload_lens::{CompiledDefinition, Engine, Error, ErrorCode, Limits};
 use workload_lens_binding::{self as binding, Failure, HostRead, Input, Out, ops};
 
-use host::{HostErr, Walk};
+use host::{HostErr, Iterated, Walk};
 
 /// The exception for a failure, built by `workload_lens._errors._from_native`
 /// from [`Failure::payload`] and [`Failure::display`].
@@ -524,10 +526,10 @@ mod _native {
 
     #[pymodule_export]
     use super::{
-        _panic_for_tests, PyCatalog, PyDefinition, PySession, PySnapshotLines, catalog_sources,
-        check_limits, cli_main, compile, compile_all, compile_object, compile_one_object,
-        default_limits, error_codes, evaluate, human_amounts, missing_owners, parse, parse_bytes,
-        rebuild, source_map, usage, validate,
+        _panic_for_tests, Iterated, PyCatalog, PyDefinition, PySession, PySnapshotLines,
+        catalog_sources, check_limits, cli_main, compile, compile_all, compile_object,
+        compile_one_object, default_limits, error_codes, evaluate, human_amounts, missing_owners,
+        parse, parse_bytes, rebuild, source_map, usage, validate,
     };
 
     #[pymodule_init]

@@ -4,11 +4,15 @@ WorkloadLensError (or a TypeError for values of the wrong type)."""
 from __future__ import annotations
 
 import decimal
+import itertools
+import json
 import math
+import operator
 import os
 import subprocess
 import sys
-from typing import Any, Callable, Dict, List
+import time
+from typing import Any, Callable, Dict, Iterator, List
 
 import pytest
 
@@ -128,6 +132,196 @@ def test_huge_strings() -> None:
     many = {"items": [{"k": i} for i in range(200_000)]}
     with pytest.raises(wl.LimitError):
         wl.evaluate("[.items[] | .k]", many)
+
+
+# --- endless iterables of objects -------------------------------------------
+
+# A pod of 6 nodes (the dict, apiVersion, kind, metadata, name, namespace): a
+# stream of them reaches maxInputNodes first. With a 200-byte annotation, a
+# pod is 8 nodes and 301 bytes: maxInputBytes comes first.
+SMALL_POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ml-team"}}
+BIG_POD = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "p", "namespace": "ml-team", "annotations": {"a": "x" * 200}}}
+SMALL_EVENT = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e", "namespace": "ml-team"}}
+DEFAULTS = wl.default_limits()
+
+
+def compact_bytes(v: Any) -> int:
+    return len(json.dumps(v, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def taken_at_the_limit(obj: Any, nodes: int, limits: Dict[str, int]) -> Any:
+    """How many objects of ``nodes`` nodes each the engine's reader takes
+    from an iterable before a limit stops it, and which limit: the array
+    is a node and 2 bytes, each object its nodes and its compact JSON
+    bytes, with a comma between two. The object that goes over is taken."""
+    by_nodes = (limits["maxInputNodes"] - 1) // nodes + 1
+    by_bytes = (limits["maxInputBytes"] - 1) // (compact_bytes(obj) + 1) + 1
+    return (by_nodes, "maxInputNodes") if by_nodes <= by_bytes else (by_bytes, "maxInputBytes")
+
+
+# Every argument of objects that an iterable may be, with the object each
+# is given a stream of.
+STREAMED: Dict[str, Any] = {
+    "Definition.resolve": (lambda g: JOBSET_DEF.resolve(JOBSET, pods=g), SMALL_POD),
+    "Definition.attribute_pods": (lambda g: JOBSET_DEF.attribute_pods(JOBSET, g), SMALL_POD),
+    "Definition.gang_groups": (lambda g: JOBSET_DEF.gang_groups(JOBSET, g), SMALL_POD),
+    "Definition.diagnose": (lambda g: JOBSET_DEF.diagnose(JOBSET, pods=g), SMALL_POD),
+    "Definition.diagnose(events)": (lambda g: JOBSET_DEF.diagnose(JOBSET, events=g), SMALL_EVENT),
+    "Definition.diagnose(related)": (lambda g: JOBSET_DEF.diagnose(JOBSET, related=g), SMALL_POD),
+    "wl.resolve": (lambda g: wl.resolve(JOBSET, pods=g), SMALL_POD),
+    "wl.diagnose": (lambda g: wl.diagnose(JOBSET, pods=g), SMALL_POD),
+    "Definition.resolve(big pods)": (lambda g: JOBSET_DEF.resolve(JOBSET, pods=g), BIG_POD),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STREAMED))
+def test_an_iterable_of_10x_max_input_nodes_objects_stops_at_the_limit(name: str) -> None:
+    call, obj = STREAMED[name]
+    nodes = 8 if obj is BIG_POD else 6
+    expected, limit = taken_at_the_limit(obj, nodes, DEFAULTS)
+    total = 10 * DEFAULTS["maxInputNodes"]
+    stream = itertools.repeat(obj, total)
+    with pytest.raises(wl.LimitError) as e:
+        call(stream)
+    assert (e.value.code, e.value.limit) == ("limit", limit)
+    # Taken one by one up to the object that went over, not a step further.
+    assert total - operator.length_hint(stream) == expected
+
+
+ENDLESS_SCRIPT = r"""
+import itertools, json, resource, sys, time
+# 1 GiB of address space: a reading that does not stop fails here (a
+# MemoryError) instead of taking the machine's memory.
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+sys.path.insert(0, sys.argv[1])
+import test_hostile as t
+
+def rss_mib():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize() / 2**20
+
+# The process's peak resident size (not getrusage's ru_maxrss: Linux keeps
+# the parent's, the test runner's, across fork and exec).
+def peak_mib():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) / 1024
+
+out = {"before_mib": peak_mib(), "calls": {}}
+for name, (call, obj) in sorted(t.STREAMED.items()):
+    for kind in ("itertools.repeat", "while True: yield"):
+        taken = [0]
+        def endless():
+            while True:
+                taken[0] += 1
+                yield obj
+        stream = itertools.repeat(obj) if kind == "itertools.repeat" else endless()
+        start = time.perf_counter()
+        try:
+            call(stream)
+            result = None
+        except t.wl.LimitError as e:
+            result = [e.code, e.limit]
+        seconds = time.perf_counter() - start
+        out["calls"][name + " / " + kind] = {
+            "result": result, "seconds": seconds, "taken": taken[0] if kind != "itertools.repeat" else None,
+            "rss_after_mib": rss_mib(),
+        }
+out["peak_mib"] = peak_mib()
+print(json.dumps(out))
+"""
+
+
+def test_endless_generators_end_at_the_engines_limit_quickly_and_in_bounded_memory() -> None:
+    """An endless generator of pods (events, related objects) given to every
+    call that takes objects ends with the engine's limit error in under a
+    second, taken only up to the limit, in a process that stays under
+    512 MiB (peak RSS, measured in a child process of its own)."""
+    out = subprocess.run([sys.executable, "-c", ENDLESS_SCRIPT, str(REPO / "bindings-python" / "tests")],
+                         capture_output=True, text=True, timeout=120, env={**os.environ, "RUST_BACKTRACE": "0"})
+    assert out.returncode == 0, out.stderr[-3000:]
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    for key, r in report["calls"].items():
+        name = key.split(" / ")[0]
+        obj = STREAMED[name][1]
+        expected, limit = taken_at_the_limit(obj, 8 if obj is BIG_POD else 6, DEFAULTS)
+        assert r["result"] == ["limit", limit], key
+        assert r["seconds"] < 1.0, (key, r)
+        if r["taken"] is not None:
+            assert r["taken"] == expected, (key, r)
+    assert report["peak_mib"] < 512, report
+
+
+def test_any_iterable_of_objects_reads_as_the_same_list() -> None:
+    pods = wl.parse((EXAMPLES / "jobset-pods.yaml").read_text())[0]["items"]
+    by_name = {p["metadata"]["name"]: p for p in pods}
+
+    class Pods:
+        def __iter__(self) -> Iterator[Any]:
+            return iter(pods)
+
+    for call in (
+        lambda p: JOBSET_DEF.resolve(JOBSET, pods=p),
+        lambda p: JOBSET_DEF.attribute_pods(JOBSET, p),
+        lambda p: JOBSET_DEF.gang_groups(JOBSET, p),
+        lambda p: JOBSET_DEF.diagnose(JOBSET, pods=p),
+        lambda p: wl.resolve(JOBSET, pods=p),
+        lambda p: wl.diagnose(JOBSET, pods=p, events=iter([]), related=(o for o in [])),
+    ):
+        expected = call(pods)
+        for same in ((p for p in pods), iter(pods), by_name.values(), map(dict, pods), Pods(),
+                     itertools.chain(pods[:1], pods[1:])):
+            assert json.dumps(call(same)) == json.dumps(expected)
+    # An empty one is no pods.
+    assert JOBSET_DEF.attribute_pods(JOBSET, iter([])) == JOBSET_DEF.attribute_pods(JOBSET, [])
+
+
+def test_an_exception_raised_by_the_iterable_comes_back_as_it_is() -> None:
+    class Boom(Exception):
+        pass
+
+    raised = Boom("the generator's own failure")
+
+    def failing(after: int) -> Iterator[Any]:
+        yield from itertools.repeat(SMALL_POD, after)
+        raise raised
+
+    for after in (0, 1, 1000):
+        for call in (
+            lambda g: JOBSET_DEF.resolve(JOBSET, pods=g),
+            lambda g: JOBSET_DEF.attribute_pods(JOBSET, g),
+            lambda g: JOBSET_DEF.gang_groups(JOBSET, g),
+            lambda g: JOBSET_DEF.diagnose(JOBSET, events=g),
+            lambda g: wl.diagnose(JOBSET, related=g),
+        ):
+            with pytest.raises(Boom) as e:
+                call(failing(after))
+            assert e.value is raised
+    # A KeyError, which the package's own code might have caught, too.
+    def missing() -> Iterator[Any]:
+        yield {}["no such key"]
+
+    with pytest.raises(KeyError):
+        JOBSET_DEF.attribute_pods(JOBSET, missing())
+
+
+def test_an_iterable_inside_a_value_is_still_not_json() -> None:
+    """Only the argument itself is read as its elements: nested anywhere, a
+    generator is what json.dumps makes of it, a TypeError."""
+    for call in (
+        lambda: JOBSET_DEF.resolve(JOBSET, pods=[(p for p in [SMALL_POD])]),
+        lambda: JOBSET_DEF.resolve(JOBSET, pods=iter([iter([SMALL_POD])])),
+        lambda: JOBSET_DEF.resolve(JOBSET, pods=iter([{**SMALL_POD, "spec": (i for i in [1])}])),
+        lambda: JOBSET_DEF.resolve(JOBSET, pods={"kind": "PodList", "items": iter([SMALL_POD])}),
+        lambda: JOBSET_DEF.resolve(iter([JOBSET])),
+        lambda: JOBSET_DEF.resolve({**JOBSET, "spec": iter([1])}),
+        lambda: wl.evaluate(".", iter([1])),
+    ):
+        with pytest.raises(TypeError, match="is not JSON serializable"):
+            call()
+    # The wrapper the package hands over is read only as an argument.
+    with pytest.raises(TypeError, match="Iterated is not JSON serializable"):
+        JOBSET_DEF.resolve(JOBSET, pods=[wl._native.Iterated([SMALL_POD])])
 
 
 # --- encodings ----------------------------------------------------------------

@@ -14,9 +14,12 @@ import json
 import os
 import re
 import socket
+import subprocess
+import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -184,6 +187,132 @@ def test_paging_timing(cluster: "Cluster") -> None:
         for _ in range(n):
             assert len(cluster.list("jobsets", namespace="lens-paging", chunk_size=chunk).workloads) == 23
         print(f"\nlist jobsets -n lens-paging chunk_size={chunk}: {(time.perf_counter() - start) / n * 1000:.1f} ms")
+
+
+def rest(cluster: "Cluster", method: str, path: str, body: Any = None,
+         query: Optional[Dict[str, str]] = None) -> Tuple[int, Any]:
+    """One request with the cluster's own client: (status, decoded JSON)."""
+    api = cluster.api_client
+    m, url, headers, data, post = api.param_serialize(
+        method=method, resource_path=path, query_params=list((query or {}).items()),
+        header_params={"Accept": "application/json", "Content-Type": "application/json"}, body=body,
+        auth_settings=["BearerToken"],
+    )
+    resp = api.call_api(m, url, header_params=headers, body=data, post_params=post)
+    resp.read()
+    return int(resp.status), json.loads(resp.data) if resp.data else None
+
+
+# A namespace only test_list_holds_no_raw_page_at_10x uses (the scenario's
+# are left as they are): 600 Jobs of ~100 KB each (a 100,000-byte
+# annotation), all controlled by one JobSet.
+MEMORY_NS = "lens-pages-py"
+MEMORY_JOBS = 600
+BALLAST = 100_000
+
+# The listing, measured in a process of its own (so that creating the Jobs
+# leaves nothing in the baseline): the bytes received, the pages of Jobs,
+# tracemalloc's peak during list() and the largest resident size seen at a
+# request (each is made after the replies before it were fed), above the
+# resident size before list().
+MEASURE_LIST = r"""
+import json, os, sys, time, tracemalloc
+from workload_lens.kube import Cluster
+
+def resident():
+    with open("/proc/self/statm", encoding="ascii") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+cluster = Cluster()
+# Warm: discovery (kept a minute), the catalog, the client's pool.
+cluster.list(all_types=True, namespace="lens-paging", chunk_size=2)
+seen = {"received": 0, "pages": 0, "resident": 0}
+reply = cluster._reply
+
+def counting(path):
+    seen["resident"] = max(seen["resident"], resident())
+    out = reply(path)
+    seen["received"] += len(out[1])
+    seen["pages"] += "/jobs?" in path
+    return out
+
+cluster._reply = counting
+before = resident()
+tracemalloc.start()
+start = time.perf_counter()
+listing = cluster.list(all_types=True, namespace=sys.argv[1], chunk_size=2)
+seconds = time.perf_counter() - start
+_, peak = tracemalloc.get_traced_memory()
+tracemalloc.stop()
+rows = [[w["kind"], w["name"]] for w in listing.workloads]
+print(json.dumps({**seen, "resident": seen["resident"] - before, "peak": peak, "seconds": seconds, "rows": rows}))
+"""
+
+
+def delete_memory_objects(cluster: "Cluster") -> None:
+    # Background: a Job deleted with the default (orphan) policy would wait
+    # for the garbage collector, which nothing runs here.
+    for path in (f"/apis/batch/v1/namespaces/{MEMORY_NS}/jobs",
+                 f"/apis/jobset.x-k8s.io/v1alpha2/namespaces/{MEMORY_NS}/jobsets"):
+        status, _ = rest(cluster, "DELETE", path, query={"propagationPolicy": "Background"})
+        assert status == 200, path
+
+
+def test_list_holds_no_raw_page_at_10x(cluster: "Cluster") -> None:
+    """list() feeds each page to the engine's session as it arrives, and
+    neither the package nor the session keeps a page's bytes after it is
+    fed: the Jobs a listing of every type drops (their controller, a JobSet,
+    is a covered type) leave nothing behind. 600 Jobs of ~100 KB in pages of
+    2 (~58 MiB received): the memory Python allocated at its peak during the
+    list (tracemalloc: the replies as bytes, str and JSON, the session's
+    results) stays under a tenth of the bytes received, and the process's
+    resident memory (the native module's allocations too) grows by less
+    than half of them. Keeping the pages fails both."""
+    status, _ = rest(cluster, "POST", "/api/v1/namespaces",
+                     {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": MEMORY_NS}})
+    assert status in (201, 409)
+    delete_memory_objects(cluster)  # what an interrupted run left
+    try:
+        status, holder = rest(cluster, "POST", f"/apis/jobset.x-k8s.io/v1alpha2/namespaces/{MEMORY_NS}/jobsets", {
+            "apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+            "metadata": {"name": "holder", "namespace": MEMORY_NS},
+            "spec": {"replicatedJobs": [{"name": "main", "replicas": 1, "template": {"spec": {"template": {
+                "spec": {"restartPolicy": "Never", "containers": [{"name": "main", "image": "busybox:1.36"}]},
+            }}}}]},
+        })
+        assert status == 201
+        owner = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "name": "holder",
+                 "uid": holder["metadata"]["uid"], "controller": True}
+        ballast = "x" * BALLAST
+
+        def create(i: int) -> int:
+            return rest(cluster, "POST", f"/apis/batch/v1/namespaces/{MEMORY_NS}/jobs", {
+                "apiVersion": "batch/v1", "kind": "Job",
+                "metadata": {"name": f"held-{i:04d}", "namespace": MEMORY_NS, "ownerReferences": [owner],
+                             "annotations": {"lens-test/ballast": ballast}},
+                "spec": {"template": {"spec": {"restartPolicy": "Never",
+                                               "containers": [{"name": "main", "image": "busybox:1.36"}]}}},
+            })[0]
+
+        start = time.perf_counter()
+        with ThreadPoolExecutor(8) as pool:
+            assert set(pool.map(create, range(MEMORY_JOBS))) == {201}
+        created = time.perf_counter() - start
+
+        out = subprocess.run([sys.executable, "-c", MEASURE_LIST, MEMORY_NS], capture_output=True, text=True,
+                             timeout=300)
+        assert out.returncode == 0, out.stderr[-3000:]
+        m = json.loads(out.stdout.strip().splitlines()[-1])
+        print(f"\n{MEMORY_JOBS} Jobs created in {created:.1f} s; list: {m['received'] / 2**20:.1f} MiB received "
+              f"in {m['pages']} pages of Jobs, {m['seconds']:.2f} s; Python's peak {m['peak'] / 2**20:.2f} MiB; "
+              f"resident size grown by {m['resident'] / 2**20:.1f} MiB")
+        # Only the JobSet: its Jobs were dropped as read.
+        assert m["rows"] == [["JobSet", "holder"]]
+        assert m["received"] > MEMORY_JOBS * BALLAST and m["pages"] >= MEMORY_JOBS // 2
+        assert m["peak"] < m["received"] / 10
+        assert m["resident"] < m["received"] / 2
+    finally:
+        delete_memory_objects(cluster)
 
 
 def test_old_api_jobset_resolves_through_the_group_kinds_definition(cluster: "Cluster") -> None:

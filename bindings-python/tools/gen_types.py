@@ -225,7 +225,7 @@ by the engine's host reader; other ``str`` arguments are JSON serialized by
 the Python layer. Results of kind ``value`` are Python values, those of kind
 ``json`` JSON text. Errors are workload_lens exceptions."""
 
-from typing import Any, Dict, List, Optional, Tuple, Union, final
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union, final
 
 __version__: str
 '''
@@ -253,6 +253,9 @@ NATIVE_EXTRA = {
         "def read_block(self, block: bytes) -> Tuple[List[str], List[Optional[str]], bytes, bytes]: ...",
         "def finish(self) -> Tuple[str, str]: ...",
     ],
+    "Iterated": [
+        "def __new__(cls, iterable: Iterable[_Obj]) -> Iterated: ...",
+    ],
     "": [
         "def cli_main(argv: List[_Arg]) -> int: ...",
         "def _panic_for_tests(message: _Arg) -> None: ...",
@@ -273,13 +276,14 @@ def generate_stub(operations: List[Dict[str, Any]]) -> str:
     names = [op["name"] for op in operations if op["section"] in ("free", "limited", "factory")]
     names += ["cli_main", "_panic_for_tests"]
     out = [STUB_HEAD, "__all__ = [", '    "__version__",', '    "Definition",', '    "Catalog",',
-           '    "ClusterSession",', '    "SnapshotLines",']
+           '    "ClusterSession",', '    "SnapshotLines",', '    "Iterated",']
     out += [f'    "{n}",' for n in names] + ["]", "", "_Arg = Union[str, bytes]", "_Obj = Any", ""]
     for cls, section in (("Definition", "definition"), ("Catalog", "catalog"), ("ClusterSession", "session")):
         out += ["@final", f"class {cls}:"]
         out += ["    " + sig(op, True) for op in operations if op["section"] == section]
         out += ["    " + line for line in NATIVE_EXTRA.get(cls, [])] + [""]
     out += ["@final", "class SnapshotLines:"] + ["    " + line for line in NATIVE_EXTRA["SnapshotLines"]] + [""]
+    out += ["@final", "class Iterated:"] + ["    " + line for line in NATIVE_EXTRA["Iterated"]] + [""]
     out += functions + NATIVE_EXTRA[""]
     return "\n".join(out) + "\n"
 

@@ -232,7 +232,14 @@ def _objects(objs: Any, what: str, noun: str, list_kind: str) -> Any:
     object lists: text (several documents, a ``List``, an array); a list
     object (or one object) as a dict or kubernetes model; an iterable of
     objects. ``what`` names the argument in errors, ``noun`` its objects,
-    ``list_kind`` their list object."""
+    ``list_kind`` their list object.
+
+    An iterable that is not a list or tuple (a generator, a view, a custom
+    iterable) is not read here: its iterator goes to the engine's reader,
+    which takes one object at a time and stops at its limits
+    (``maxInputBytes``, ``maxInputNodes``) as it stops a list, so an
+    endless generator ends with a :class:`LimitError`. An exception the
+    iterator raises is raised as it is."""
     if isinstance(objs, (str, bytes)):
         return _text(objs, what)
     if isinstance(objs, Mapping) or _is_model(objs):
@@ -240,13 +247,13 @@ def _objects(objs: Any, what: str, noun: str, list_kind: str) -> Any:
     if isinstance(objs, (list, tuple)):
         return objs
     try:
-        items = list(objs)
+        iterator = iter(objs)
     except TypeError:
         raise TypeError(
             f"{what} must be {noun} (an iterable of dicts or kubernetes models), a {list_kind} "
             f"or YAML/JSON text, not {type(objs).__name__}"
         ) from None
-    return items
+    return _native.Iterated(iterator)
 
 
 def _pods(pods: Any) -> Any:

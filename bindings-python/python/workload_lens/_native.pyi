@@ -8,7 +8,7 @@ by the engine's host reader; other ``str`` arguments are JSON serialized by
 the Python layer. Results of kind ``value`` are Python values, those of kind
 ``json`` JSON text. Errors are workload_lens exceptions."""
 
-from typing import Any, Dict, List, Optional, Tuple, Union, final
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union, final
 
 __version__: str
 
@@ -18,6 +18,7 @@ __all__ = [
     "Catalog",
     "ClusterSession",
     "SnapshotLines",
+    "Iterated",
     "default_limits",
     "check_limits",
     "parse",
@@ -96,6 +97,10 @@ class SnapshotLines:
     def read(self, lines: List[str]) -> Tuple[List[str], List[Optional[str]], List[str]]: ...
     def read_block(self, block: bytes) -> Tuple[List[str], List[Optional[str]], bytes, bytes]: ...
     def finish(self) -> Tuple[str, str]: ...
+
+@final
+class Iterated:
+    def __new__(cls, iterable: Iterable[_Obj]) -> Iterated: ...
 
 def default_limits() -> str: ...
 def check_limits(limits: Optional[_Arg] = None) -> str: ...

@@ -102,7 +102,9 @@ KubeObject = Union[Mapping[str, Any], str, bytes, KubernetesModel]
 #: Objects: an iterable of objects, a list object (``List``, ``PodList``,
 #: ``EventList``, ...; a dict or kubernetes model), one object, or the YAML/JSON
 #: text of any of these (several documents too), all read by the engine's one
-#: reader of object lists (``diagnose``'s ``events`` and ``related``).
+#: reader of object lists (``diagnose``'s ``events`` and ``related``). An
+#: iterable (a generator too) is read lazily, one object at a time, within
+#: the input limits: an endless one ends with a ``LimitError``.
 KubeObjects = Union[Iterable[KubeObject], KubeObject]
 
 #: Pods: an iterable of pod objects, a ``PodList`` (dict or kubernetes model)
