@@ -909,23 +909,27 @@ impl SnapshotReader {
                     Ok(s) => s,
                     Err(e) => return status_reply(400, e.message()),
                 };
+                // The continue token is the position, among the records of
+                // the type (and namespace), where the next page starts: a
+                // page resumes there, and the selector is matched against
+                // each record once over all the pages (a pod's text is read
+                // again only for its labels, or when it is on the page).
                 let start: usize = cont.and_then(|c| c.parse().ok()).unwrap_or(0);
                 let take = if chunk == 0 { usize::MAX } else { chunk };
                 let mut items = Vec::new();
                 let mut next = None;
-                // A pod is read again only when a selector asks for its
-                // labels, or it is on the page.
-                let matching = self.records_of(resource, namespace).filter(|r| {
-                    selector
-                        .as_ref()
-                        .is_none_or(|s| s.matches(r.value().pointer("/metadata/labels")))
-                });
-                for (i, r) in matching.enumerate().skip(start) {
+                for (i, r) in self.records_of(resource, namespace).enumerate().skip(start) {
                     if items.len() == take {
                         next = Some(i.to_string());
                         break;
                     }
-                    items.push(r.value().into_owned());
+                    let value = r.value();
+                    if selector
+                        .as_ref()
+                        .is_none_or(|s| s.matches(value.pointer("/metadata/labels")))
+                    {
+                        items.push(value.into_owned());
+                    }
                 }
                 let mut metadata = serde_json::Map::new();
                 metadata.insert("resourceVersion".into(), Value::String(String::new()));
