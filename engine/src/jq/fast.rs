@@ -20,6 +20,11 @@
 //!   `ceil`, `tonumber`, `tostring`, `ltrimstr`, `rtrimstr`, `startswith`,
 //!   `endswith`, `split/1`, `to_entries`, `from_entries`, `with_entries(f)`,
 //!   `map_values(f)`;
+//! - regular expressions: `test`, `capture`, and `sub`/`gsub` whose
+//!   replacement is a string literal (jaq-std's definitions over the same
+//!   metered native);
+//! - an object of literal keys and scalar values (`{"k": (1 / 1024)}`) is
+//!   built once, when the expression is compiled ([`fold`]);
 //! - definitions with `$` parameters (`def c($t): ...; c("Ready")`),
 //!   inlined where they are called ([`inline`]).
 //!
