@@ -347,12 +347,19 @@ impl Program {
         Ok(outputs)
     }
 
+    /// The fast form, when it is to be tried (it is on, and outputs are
+    /// allowed at all).
+    fn fast(&self, limits: &Limits) -> Option<&fast::Fast> {
+        self.fast
+            .as_ref()
+            .filter(|_| FAST_PATH.with(std::cell::Cell::get) && limits.max_outputs > 0)
+    }
+
     /// Run and convert every output to JSON.
     pub(crate) fn run(&self, input: &Input, limits: &Limits) -> Result<Vec<Value>, EvalError> {
-        if let Some(fast) = &self.fast
-            && FAST_PATH.with(std::cell::Cell::get)
-            && limits.max_outputs > 0
-            && let Some(r) = fast.run(input.json(), input.depth, limits)
+        if let Some(r) = self
+            .fast(limits)
+            .and_then(|f| f.run(input.json(), input.depth, limits))
         {
             return r;
         }
@@ -367,10 +374,9 @@ impl Program {
         input: &Input<'a>,
         limits: &Limits,
     ) -> Result<Vec<std::borrow::Cow<'a, Value>>, EvalError> {
-        if let Some(fast) = &self.fast
-            && FAST_PATH.with(std::cell::Cell::get)
-            && limits.max_outputs > 0
-            && let Some(r) = fast.run_borrowed(input.json(), input.depth, limits)
+        if let Some(r) = self
+            .fast(limits)
+            .and_then(|f| f.run_borrowed(input.json(), input.depth, limits))
         {
             return r;
         }
