@@ -36,6 +36,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Serialize;
 use serde_json::{Value, json};
+pub use workload_lens::ObjectsOfInputs;
 use workload_lens::source::{objects_of_value, parse_documents_bytes, read_items, read_value};
 use workload_lens::{CompiledDefinition, Engine, Error, ErrorCode, Limits};
 
@@ -172,6 +173,10 @@ pub enum Input<'a> {
     Text(&'a str),
     /// A value already read.
     Value(Value),
+    /// The objects of several inputs, already read one by one (and counted)
+    /// with [`ObjectsOfInputs::add`]: a binding that takes its inputs from
+    /// a stream reads them so, stopping it at the limit (see [`all_objects`]).
+    Objects(ObjectsOfInputs),
 }
 
 impl<'a> From<&'a str> for Input<'a> {
@@ -187,6 +192,10 @@ impl Input<'_> {
         match self {
             Input::Text(t) => read_value(t, limits),
             Input::Value(v) => Ok(v),
+            Input::Objects(_) => Err(Error::new(
+                ErrorCode::Usage,
+                "several inputs where one object is expected",
+            )),
         }
     }
 
@@ -197,18 +206,33 @@ impl Input<'_> {
         match self {
             Input::Text(t) => read_items(t, limits),
             Input::Value(v) => objects_of_value(v),
+            Input::Objects(o) => Ok(o.into_objects()),
+        }
+    }
+
+    /// Add its objects to those of the inputs before it, within `limits`:
+    /// each input within the input limits, all of them together within
+    /// `maxClusterBytes` (see [`ObjectsOfInputs`]).
+    pub fn add_to(self, read: &mut ObjectsOfInputs, limits: &Limits) -> workload_lens::Result<()> {
+        match self {
+            Input::Objects(o) => read.append(o, limits),
+            i => read.add(i.objects(limits)?, limits),
         }
     }
 }
 
 /// The objects of several inputs (each a list text, such as one page of a
-/// Kubernetes list response, or a value), in order.
+/// Kubernetes list response, or a value), in order. Each input is read
+/// within the input limits (`maxInputBytes`, `maxInputNodes`, ...); their
+/// objects together, each counted as its size as compact JSON, within
+/// `maxClusterBytes`, as the pages of a list a cluster session keeps (a
+/// `limit` error naming it past that).
 pub fn all_objects(inputs: Vec<Input<'_>>, limits: &Limits) -> workload_lens::Result<Vec<Value>> {
-    let mut all = Vec::new();
+    let mut all = ObjectsOfInputs::new();
     for i in inputs {
-        all.extend(i.objects(limits)?);
+        i.add_to(&mut all, limits)?;
     }
-    Ok(all)
+    Ok(all.into_objects())
 }
 
 /// A value read from a binding's host language (a Python `dict`, ...) by a
@@ -349,6 +373,44 @@ pub fn with_cluster_definitions(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn several_inputs_are_bounded_together_by_max_cluster_bytes() {
+        let page = r#"{"kind":"PodList","apiVersion":"v1","items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}"#;
+        // Each item as compact JSON: kind and apiVersion come from the list.
+        let item = r#"{"metadata":{"name":"a"},"kind":"Pod","apiVersion":"v1"}"#.len();
+        let limits = Limits {
+            max_cluster_bytes: 10 * item,
+            ..Limits::default()
+        };
+        let pages = |n: usize| (0..n).map(|_| Input::Text(page)).collect::<Vec<_>>();
+        // Five pages of two items: exactly the limit.
+        let five = all_objects(pages(5), &limits).unwrap();
+        assert_eq!(five.len(), 10);
+        // A sixth goes over, each page within the input limits.
+        let e = all_objects(pages(6), &limits).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Limit);
+        assert_eq!(e.limit(), Some("maxClusterBytes"));
+        assert!(e.message().contains("input 6 went over"), "{}", e.message());
+        // Inputs read one by one beforehand give the same objects and the
+        // same bound.
+        let mut read = ObjectsOfInputs::new();
+        for _ in 0..5 {
+            Input::Text(page).add_to(&mut read, &limits).unwrap();
+        }
+        assert_eq!(read.bytes(), 10 * item);
+        let again = all_objects(vec![Input::Objects(read.clone())], &limits).unwrap();
+        assert_eq!(again, five);
+        let e = all_objects(vec![Input::Objects(read), Input::Text(page)], &limits).unwrap_err();
+        assert_eq!(e.limit(), Some("maxClusterBytes"));
+        // A value is counted as its text is.
+        let value: Value = serde_json::from_str(page).unwrap();
+        let e = all_objects(
+            (0..6).map(|_| Input::Value(value.clone())).collect(),
+            &limits,
+        );
+        assert_eq!(e.unwrap_err().limit(), Some("maxClusterBytes"));
+    }
 
     #[test]
     fn error_classes() {

@@ -71,6 +71,13 @@ impl From<PyErr> for HostErr {
 #[pyclass(frozen, module = "workload_lens._native", name = "Iterated")]
 pub(crate) struct Iterated(Py<PyIterator>);
 
+impl Iterated {
+    /// Its iterator.
+    pub(crate) fn iter<'py>(&self, py: Python<'py>) -> Bound<'py, PyIterator> {
+        self.0.bind(py).clone()
+    }
+}
+
 #[pymethods]
 impl Iterated {
     #[new]

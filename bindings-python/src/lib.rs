@@ -167,6 +167,58 @@ fn read(py: Python<'_>, obj: Obj<'_>, limits: &Limits) -> PyResult<Read> {
     }
 }
 
+/// An argument of several inputs (each a list text as `bytes`, a list
+/// object or an object): a list, or an [`Iterated`] (any other iterable,
+/// which the Python layer hands over unread).
+enum Inputs<'py> {
+    List(Vec<Obj<'py>>),
+    Iter(Bound<'py, pyo3::types::PyIterator>),
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Inputs<'py> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(items) = obj.cast::<Iterated>() {
+            return Ok(Inputs::Iter(items.get().iter(obj.py())));
+        }
+        obj.extract().map(Inputs::List)
+    }
+}
+
+/// Read several inputs one at a time, in order, each within `limits` and
+/// all of them within the total the engine allows
+/// ([`binding::ObjectsOfInputs`]: `maxClusterBytes`). Inputs taken from an
+/// iterator are taken one by one as they are read, so one past the limit
+/// is the last taken; an exception the iterator raises is raised as it is.
+fn read_inputs(py: Python<'_>, inputs: Inputs<'_>, limits: &Limits) -> PyResult<ReadInputs> {
+    let mut all = binding::ObjectsOfInputs::new();
+    let mut add = |o: Obj<'_>| -> PyResult<()> {
+        let mut r = read(py, o, limits)?;
+        let all = &mut all;
+        run(py, || Ok(r.input().add_to(all, limits)?))
+    };
+    match inputs {
+        Inputs::List(items) => items.into_iter().try_for_each(add)?,
+        Inputs::Iter(iter) => {
+            for item in iter {
+                add(item?.extract()?)?;
+            }
+        }
+    }
+    Ok(ReadInputs(Some(all)))
+}
+
+/// Several inputs read ([`read_inputs`]).
+struct ReadInputs(Option<binding::ObjectsOfInputs>);
+
+impl ReadInputs {
+    /// The argument for an engine call (the objects are moved out).
+    fn inputs(&mut self) -> Vec<Input<'static>> {
+        self.0.take().map(Input::Objects).into_iter().collect()
+    }
+}
+
 /// A result as Python objects.
 fn pythonized<'py, T: serde::Serialize>(py: Python<'py>, out: &T) -> PyResult<Bound<'py, PyAny>> {
     pythonize::pythonize(py, out).map_err(|e| {
@@ -209,7 +261,7 @@ macro_rules! py_ty {
     (object) => { Obj<'py> };
     (json_value) => { Bound<'py, PyAny> };
     (opt_object) => { Option<Obj<'py>> };
-    (objects) => { Vec<Obj<'py>> };
+    (objects) => { Inputs<'py> };
 }
 
 /// An argument converted before the call (objects read within `$l`).
@@ -218,9 +270,7 @@ macro_rules! py_read {
     (object, $py:ident, $a:ident, $l:expr) => { read($py, $a, $l)? };
     (json_value, $py:ident, $a:ident, $l:expr) => { read($py, Obj::Value($a), $l)? };
     (opt_object, $py:ident, $a:ident, $l:expr) => { $a.map(|o| read($py, o, $l)).transpose()? };
-    (objects, $py:ident, $a:ident, $l:expr) => {
-        $a.into_iter().map(|o| read($py, o, $l)).collect::<PyResult<Vec<_>>>()?
-    };
+    (objects, $py:ident, $a:ident, $l:expr) => { read_inputs($py, $a, $l)? };
     ($kind:ident, $py:ident, $a:ident, $l:expr) => { $a };
 }
 
@@ -234,7 +284,7 @@ macro_rules! py_arg {
     (object, $a:ident) => { $a.input() };
     (json_value, $a:ident) => { $a.input() };
     (opt_object, $a:ident) => { $a.as_mut().map(Read::input) };
-    (objects, $a:ident) => { $a.iter_mut().map(Read::input).collect() };
+    (objects, $a:ident) => { $a.inputs() };
 }
 
 /// The Python type of each result kind.
@@ -380,7 +430,7 @@ workload_lens_binding::for_each_operation!(python_ops
         fn with_cluster_definitions<'py>(
             &self,
             py: Python<'py>,
-            inputs: Vec<Obj<'py>>,
+            inputs: Inputs<'py>,
         ) -> PyResult<(PyCatalog, String)> {
             let engine = self.lock().clone();
             let l = engine.limits();

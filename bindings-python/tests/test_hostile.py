@@ -324,6 +324,145 @@ def test_an_iterable_inside_a_value_is_still_not_json() -> None:
         JOBSET_DEF.resolve(JOBSET, pods=[wl._native.Iterated([SMALL_POD])])
 
 
+# --- endless iterables of inputs (pages) --------------------------------------
+
+# A page as a raw API list response: a PodList of 100 pods, each with its
+# kind and apiVersion (so its objects' compact JSON is what the engine
+# counts). The calls that take several inputs read each within the input
+# limits and all of their objects together within maxClusterBytes.
+PAGE_PODS = [{**SMALL_POD, "metadata": {"name": f"p{i}", "namespace": "ml-team"}} for i in range(100)]
+PAGE = json.dumps({"apiVersion": "v1", "kind": "PodList", "items": PAGE_PODS}).encode()
+PAGE_BYTES = sum(compact_bytes(p) for p in PAGE_PODS)
+PAGE_LIMITS = {"maxClusterBytes": 8 * 1024 * 1024}
+PAGE_CATALOG = wl.Catalog(limits=PAGE_LIMITS)
+PAGE_DEF = PAGE_CATALOG.lookup("jobset.x-k8s.io/v1alpha2", "JobSet")
+
+
+def pages_at_the_limit(page_bytes: int, limit: int) -> int:
+    """How many pages are taken before maxClusterBytes stops the reading:
+    the page whose objects go over is the last taken."""
+    return limit // page_bytes + 1
+
+
+# Every argument of several inputs that an iterable may be.
+PAGED: Dict[str, Callable[[Any], Any]] = {
+    "Catalog.resolve_pages": lambda g: PAGE_CATALOG.resolve_pages(JOBSET, g),
+    "Catalog.resolve_in_namespace": lambda g: PAGE_CATALOG.resolve_in_namespace(JOBSET, g),
+    "Definition.gang_groups_pages": lambda g: PAGE_DEF.gang_groups_pages(JOBSET, g),
+    "Catalog.with_cluster_definitions": lambda g: PAGE_CATALOG.with_cluster_definitions(g),
+    "Catalog.list_workloads(objects)": lambda g: PAGE_CATALOG.list_workloads(g),
+    "Catalog.list_workloads(owners)": lambda g: PAGE_CATALOG.list_workloads([], g),
+    "wl.missing_owners": lambda g: wl.missing_owners(g, limits=PAGE_LIMITS),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAGED))
+def test_an_iterable_of_10x_max_cluster_bytes_of_pages_stops_at_the_limit(name: str) -> None:
+    total = 10 * pages_at_the_limit(PAGE_BYTES, PAGE_LIMITS["maxClusterBytes"])
+    stream = itertools.repeat(PAGE, total)
+    with pytest.raises(wl.LimitError) as e:
+        PAGED[name](stream)
+    assert (e.value.code, e.value.limit) == ("limit", "maxClusterBytes")
+    assert total - operator.length_hint(stream) == pages_at_the_limit(PAGE_BYTES, PAGE_LIMITS["maxClusterBytes"])
+    # The same pages in a list stop at the same limit (one rule for both).
+    with pytest.raises(wl.LimitError) as e2:
+        PAGED[name]([PAGE] * total)
+    assert str(e2.value) == str(e.value)
+
+
+ENDLESS_PAGES_SCRIPT = r"""
+import itertools, json, resource, sys, time
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+sys.path.insert(0, sys.argv[1])
+import test_hostile as t
+
+def peak_mib():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) / 1024
+
+out = {"before_mib": peak_mib(), "calls": {}}
+for name, call in sorted(t.PAGED.items()):
+    for kind in ("itertools.repeat", "while True: yield"):
+        taken = [0]
+        def endless():
+            while True:
+                taken[0] += 1
+                yield t.PAGE
+        stream = itertools.repeat(t.PAGE) if kind == "itertools.repeat" else endless()
+        start = time.perf_counter()
+        try:
+            call(stream)
+            result = None
+        except t.wl.LimitError as e:
+            result = [e.code, e.limit]
+        out["calls"][name + " / " + kind] = {
+            "result": result, "seconds": time.perf_counter() - start,
+            "taken": taken[0] if kind != "itertools.repeat" else None,
+        }
+out["peak_mib"] = peak_mib()
+print(json.dumps(out))
+"""
+
+
+def test_endless_generators_of_pages_end_at_the_engines_limit_quickly_and_in_bounded_memory() -> None:
+    """An endless generator of pages given to every call that takes several
+    inputs ends with the engine's limit error (maxClusterBytes) in under a
+    second, taken only up to the page that went over, in a process that
+    stays under 512 MiB (peak RSS of a child process of its own)."""
+    out = subprocess.run([sys.executable, "-c", ENDLESS_PAGES_SCRIPT, str(REPO / "bindings-python" / "tests")],
+                         capture_output=True, text=True, timeout=120, env={**os.environ, "RUST_BACKTRACE": "0"})
+    assert out.returncode == 0, out.stderr[-3000:]
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    expected = pages_at_the_limit(PAGE_BYTES, PAGE_LIMITS["maxClusterBytes"])
+    for key, r in report["calls"].items():
+        assert r["result"] == ["limit", "maxClusterBytes"], key
+        assert r["seconds"] < 1.0, (key, r)
+        if r["taken"] is not None:
+            assert r["taken"] == expected, (key, r)
+    assert report["peak_mib"] < 512, report
+
+
+def test_any_iterable_of_inputs_reads_as_the_same_list() -> None:
+    pods_text = (EXAMPLES / "jobset-pods.yaml").read_text()
+    pods = wl.parse(pods_text)[0]["items"]
+    inputs: List[Any] = [pods_text, pods_text.encode(), {"kind": "List", "items": pods[:1]}, pods[1], pods[2:]]
+    cat = wl.Catalog()
+    for call in (
+        lambda g: cat.resolve_pages(JOBSET, g),
+        lambda g: cat.resolve_in_namespace(JOBSET, g),
+        lambda g: JOBSET_DEF.gang_groups_pages(JOBSET, g),
+        lambda g: cat.with_cluster_definitions(g)[1],
+        lambda g: cat.list_workloads(g, g),
+        lambda g: wl.missing_owners(g),
+    ):
+        expected = call(inputs)
+        assert json.dumps(call(tuple(inputs))) == json.dumps(expected)
+        for same in ((i for i in inputs), iter(inputs), map(lambda i: i, inputs),
+                     itertools.chain(inputs[:2], inputs[2:])):
+            assert json.dumps(call(same)) == json.dumps(expected)
+        assert json.dumps(call(iter([]))) == json.dumps(call([]))
+    # A text, a mapping alone is one input, as before.
+    assert json.dumps(cat.resolve_pages(JOBSET, pods_text)) == json.dumps(cat.resolve_pages(JOBSET, [pods_text]))
+    assert json.dumps(cat.resolve_pages(JOBSET, pods[0])) == json.dumps(cat.resolve_pages(JOBSET, [pods[0]]))
+
+
+def test_an_exception_raised_by_an_iterable_of_inputs_comes_back_as_it_is() -> None:
+    class Boom(Exception):
+        pass
+
+    raised = Boom("the generator's own failure")
+
+    def failing(after: int) -> Iterator[Any]:
+        yield from itertools.repeat(PAGE, after)
+        raise raised
+
+    for after in (0, 1, 10):
+        for name, call in PAGED.items():
+            with pytest.raises(Boom) as e:
+                call(failing(after))
+            assert e.value is raised, name
+
+
 # --- encodings ----------------------------------------------------------------
 
 

@@ -231,7 +231,7 @@ __version__: str
 '''
 
 ARG = {"text": "_Arg", "opt_text": "Optional[_Arg]", "bytes": "bytes", "expression": "bytes",
-       "object": "_Obj", "json_value": "Any", "opt_object": "Optional[_Obj]", "objects": "List[_Obj]"}
+       "object": "_Obj", "json_value": "Any", "opt_object": "Optional[_Obj]", "objects": "Union[List[_Obj], Iterated]"}
 RESULT = {"json": "str", "value": "Any", "definition": "Definition",
           "opt_definition": "Optional[Definition]", "definitions": "List[Definition]",
           "session": "ClusterSession"}
@@ -241,7 +241,7 @@ NATIVE_EXTRA = {
     "Catalog": [
         "def __new__(cls, bundled: bool = True, limits: Optional[_Arg] = None) -> Catalog: ...",
         "def add(self, definition: Definition) -> Optional[Definition]: ...",
-        "def with_cluster_definitions(self, inputs: List[_Obj]) -> Tuple[Catalog, str]: ...",
+        "def with_cluster_definitions(self, inputs: Union[List[_Obj], Iterated]) -> Tuple[Catalog, str]: ...",
         "def fleet_tables(self, clusters: List[str], roles: List[str], objects: List[str]) -> Dict[str, Any]: ...",
         "def fleet_tables_arrow(self, clusters: Tuple[List[str], bytes], roles: Tuple[List[str], bytes],"
         " objects: List[Tuple[bytes, bytes]]) -> Dict[str, Any]: ...",

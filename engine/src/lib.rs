@@ -125,9 +125,9 @@ pub use resources::{
 #[cfg(feature = "schema")]
 pub use schema::{diagnosis_schema, error_schema, explanation_schema, resolved_schema};
 pub use source::{
-    InputObjects, InputShape, PodTemplatePlace, SourceDocument, SourceMap, SourceObject,
-    SourcePlace, SourceQuery, SpanIndex, TemplatePart, TextPosition, TextSpan, parse_documents,
-    read_text, source_map,
+    InputObjects, InputShape, ObjectsOfInputs, PodTemplatePlace, SourceDocument, SourceMap,
+    SourceObject, SourcePlace, SourceQuery, SpanIndex, TemplatePart, TextPosition, TextSpan,
+    parse_documents, read_text, source_map,
 };
 pub use status::{
     CategoryExplanation, Check, ComponentStatusExplanation, ConditionsExplanation, Criterion,

@@ -273,20 +273,31 @@ def _diagnose_args(pods: Any, events: Any, related: Any) -> Tuple[Any, Any, Any]
     )
 
 
-def _inputs(inputs: Any, what: str) -> List[Any]:
+def _inputs(inputs: Any, what: str) -> Any:
     """Several inputs for the native module: each a list text (``str`` or
     ``bytes``, such as one page of a raw API list response), a list object
     (``PodList``, a dict or model), an object or a list of objects. One
-    text, mapping or model alone is one input."""
+    text, mapping or model alone is one input.
+
+    An iterable that is not a list or tuple (a generator of pages, say) is
+    not read here: its iterator goes to the native module, which takes one
+    input at a time and reads it within the input limits, the objects of
+    all of them together within ``maxClusterBytes`` (the engine's rule for
+    several inputs), so an endless generator ends with a
+    :class:`LimitError`. An exception the iterator raises is raised as it
+    is."""
     if isinstance(inputs, (str, bytes, Mapping)) or _is_model(inputs):
         return [_object(inputs)]
-    try:
+    if isinstance(inputs, (list, tuple)):
         return [_object(i) for i in inputs]
+    try:
+        iterator = iter(inputs)
     except TypeError:
         raise TypeError(
             f"{what} must be list texts, list objects or objects (or an iterable of them), "
             f"not {type(inputs).__name__}"
         ) from None
+    return _native.Iterated(map(_object, iterator))
 
 
 def _queries(queries: Optional[Iterable[SourceQuery]]) -> Optional[str]:
@@ -996,15 +1007,21 @@ def default_limits() -> Dict[str, int]:
     return r
 
 
-def missing_owners(items: Any, skip: Iterable[OwnerKind] = ()) -> List[OwnerKind]:
+def missing_owners(
+    items: Any, skip: Iterable[OwnerKind] = (), *, limits: Optional[Mapping[str, int]] = None
+) -> List[OwnerKind]:
     """The controller owner kinds (``{"apiVersion", "kind"}``, sorted) that
     ``items`` (pods and the owners fetched so far: list texts such as raw
     list responses, list objects or objects) reference but do not hold,
     without those of ``skip``. Fetch those kinds and ask again (a few
     rounds) before resolving with pods: the engine attributes pods through
-    their controller chains by UID."""
+    their controller chains by UID. ``limits`` (camelCase or snake_case
+    names) bound the reading of ``items``: each input within the input
+    limits, their objects together within ``maxClusterBytes``."""
     skip_json = _dumps([{"apiVersion": k["apiVersion"], "kind": k["kind"]} for k in skip])
-    r: List[OwnerKind] = _loads(_native.missing_owners(_inputs(items, "items"), skip_json))
+    r: List[OwnerKind] = _loads(
+        _native.missing_owners(_inputs(items, "items"), skip_json, _limits_json(limits, {}))
+    )
     return r
 
 

@@ -48,6 +48,7 @@ use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::Gvk;
 use crate::resolved::WorkloadStatus;
+use crate::source::json_bytes;
 
 /// Rounds of the owner walk: a pod's controller, its controller, ...
 /// (Pod → Job → JobSet is two; Pod → ReplicaSet → Deployment two; six
@@ -2194,25 +2195,6 @@ fn object_what(resource: &ApiResource, namespace: Option<&String>, name: &str) -
         _ => String::new(),
     };
     format!("getting {} {name}{place}", type_name(resource))
-}
-
-/// The size of `v` as compact JSON, without building the text.
-fn json_bytes<T: Serialize + ?Sized>(v: &T) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0 += b.len();
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut n = Count(0);
-    // Writing to a counter cannot fail, nor can serializing a JSON value
-    // or an ApiResource.
-    let _ = serde_json::to_writer(&mut n, v);
-    n.0
 }
 
 fn empty_resource(kind: &str) -> ApiResource {

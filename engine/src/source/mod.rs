@@ -87,8 +87,9 @@ pub use map::{
     TextPosition, TextSpan, source_map,
 };
 pub(crate) use map::{TemplatePath, source_map_with};
+pub(crate) use objects::json_bytes;
 pub(crate) use objects::read_input;
-pub use objects::{InputObjects, InputShape};
+pub use objects::{InputObjects, InputShape, ObjectsOfInputs};
 pub(crate) use objects::{SourceItem, split_into, type_name};
 pub use objects::{objects_of_value, read_items, read_objects};
 pub(crate) use path::{FieldPath, Segment, path_push_index, path_push_key};

@@ -289,6 +289,97 @@ pub fn objects_of_value(value: Value) -> Result<Vec<Value>> {
         .collect()
 }
 
+/// The objects of several inputs (the pages of a list response, list
+/// objects, objects), read one input at a time and added up. Each input is
+/// read within the input limits; what they hold together is bounded by
+/// `maxClusterBytes`, as the pages a cluster session keeps are: each object
+/// is charged its size as compact JSON as it is added, and the first one
+/// past the limit is a `limit` error. So a caller that takes its inputs
+/// from a stream (a generator of pages) stops the stream there, whatever
+/// its length.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ObjectsOfInputs {
+    objects: Vec<Value>,
+    bytes: usize,
+    inputs: usize,
+}
+
+impl ObjectsOfInputs {
+    /// None read yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Add the objects of the next input (see [`read_objects`] and
+    /// [`objects_of_value`]), charging them to `limits.max_cluster_bytes`.
+    pub fn add(&mut self, objects: Vec<Value>, limits: &Limits) -> Result<()> {
+        self.inputs += 1;
+        for o in &objects {
+            self.charge(json_bytes(o), limits)?;
+        }
+        self.objects.extend(objects);
+        Ok(())
+    }
+
+    /// Add the objects of another reading (already counted), as if its
+    /// inputs came next.
+    pub fn append(&mut self, other: ObjectsOfInputs, limits: &Limits) -> Result<()> {
+        self.inputs += other.inputs;
+        self.charge(other.bytes, limits)?;
+        self.objects.extend(other.objects);
+        Ok(())
+    }
+
+    fn charge(&mut self, bytes: usize, limits: &Limits) -> Result<()> {
+        let limit = limits.max_cluster_bytes;
+        self.bytes = self.bytes.saturating_add(bytes);
+        if self.bytes <= limit {
+            return Ok(());
+        }
+        Err(Error::limit_error(
+            "maxClusterBytes",
+            format!(
+                "the inputs hold more than the limit maxClusterBytes ({limit} bytes as compact \
+                 JSON) of objects, added up over every input (input {} went over)",
+                self.inputs
+            ),
+        ))
+    }
+
+    /// How many inputs were added.
+    pub fn inputs(&self) -> usize {
+        self.inputs
+    }
+
+    /// The objects' size as compact JSON, added up.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Every object, in input order.
+    pub fn into_objects(self) -> Vec<Value> {
+        self.objects
+    }
+}
+
+/// The size of `v` as compact JSON, without building the text.
+pub(crate) fn json_bytes<T: serde::Serialize + ?Sized>(v: &T) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len();
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut n = Count(0);
+    // Writing to a counter cannot fail, nor can serializing a JSON value.
+    let _ = serde_json::to_writer(&mut n, v);
+    n.0
+}
+
 /// Read a list of objects (pods): every object of the text by the rules of
 /// [`read_objects`] (documents, arrays, `List` objects).
 pub fn read_items(text: &str, limits: &Limits) -> Result<Vec<Value>> {
