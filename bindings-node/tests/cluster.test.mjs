@@ -256,3 +256,21 @@ test('usage: totals by namespace and by type', () => {
   assert.throws(() => wl.usage({}), TypeError);
   assert.throws(() => wl.usage([{ name: 'x' }]), wl.UsageError);
 });
+
+test('several inputs are bounded together by maxClusterBytes (the engine\'s rule, as in Python)', () => {
+  const jobset = wl.parse(read('examples', 'jobset.yaml'))[0];
+  const pods = wl.parse(read('examples', 'jobset-pods.yaml'))[0].items;
+  const page = JSON.stringify({ apiVersion: 'v1', kind: 'PodList', items: pods });
+  // Each pod counted as its compact JSON (kind and apiVersion from the list).
+  const bytes = pods.reduce((n, p) => n + JSON.stringify({ ...p, kind: 'Pod', apiVersion: 'v1' }).length, 0);
+  const limited = new wl.Catalog({ limits: { maxClusterBytes: 10 * bytes + Math.floor(bytes / 2) } });
+  const ten = Array.from({ length: 10 }, () => page);
+  assert.equal(limited.resolveInNamespace(jobset, ten).kind, 'ResolvedWorkload');
+  for (const call of [
+    () => limited.resolveInNamespace(jobset, [...ten, page]),
+    () => limited.resolve(jobset, [...ten, page]),
+    () => limited.gangGroups(jobset, [...ten, page]),
+  ]) {
+    assert.throws(call, (e) => e instanceof wl.LimitError && e.limit === 'maxClusterBytes' && /input 11 went over/.test(e.message));
+  }
+});
