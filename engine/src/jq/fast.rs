@@ -138,6 +138,10 @@ enum Kind {
     /// `matches(re; flags)`, the regex native of `test` and `capture`, `re`
     /// and `flags` giving one output each.
     Matches(Box<N>, Box<N>),
+    /// `group_by(f)`.
+    GroupBy(Box<N>),
+    /// `-x`.
+    Neg(Box<N>),
     /// `sub(re; s; flags)` (and `gsub`, whose flags start with `g`) whose
     /// replacement `s` is a string literal: `re` and `flags` giving one
     /// output each.
@@ -170,6 +174,10 @@ enum Fun {
     ToString,
     ToEntries,
     FromEntries,
+    FromJson,
+    Sort,
+    /// `def unique: unique_by(.);`, `def unique_by(f): [group_by(f)[] | .[0]];`
+    Unique,
     /// What string interpolation does to each interpolated value (jaq's
     /// own `tostring`: a string as it is, anything else as JSON text).
     Interp,
@@ -189,7 +197,8 @@ impl N {
             | Kind::Fun(_) => true,
             Kind::Fun1(_, arg) => arg.single,
             Kind::Obj(entries) => entries.iter().all(|(k, v)| k.single && v.single),
-            Kind::MapValues(_) => true,
+            Kind::MapValues(_) | Kind::GroupBy(_) => true,
+            Kind::Neg(x) => x.single,
             Kind::Index(x, k) | Kind::Matches(x, k) | Kind::Sub(x, k, _) => x.single && k.single,
             Kind::Steps(base, steps) => {
                 base.as_ref().is_none_or(|b| b.single)
@@ -576,7 +585,14 @@ fn eval_all<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>, sink: Sink<'_, 'a>) 
         | Kind::MapValues(_)
         | Kind::Index(..)
         | Kind::Matches(..)
-        | Kind::Sub(..) => sink(eval(n, input, cx)?)?,
+        | Kind::Sub(..)
+        | Kind::GroupBy(_) => sink(eval(n, input, cx)?)?,
+        // Each output of `x`, negated.
+        Kind::Neg(x) => eval_all(x, input, cx, &mut |y| {
+            let w: W = operand(y)?;
+            let negated: jaq_core::ValR<W> = -w;
+            sink(Out::Made(failed(negated)?))
+        })?,
     }
     Ok(())
 }
@@ -915,6 +931,17 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             let x = operand(input.clone())?;
             Out::Made(failed(super::regex::run(&x, &re, &flags, false, true))?)
         }
+        Kind::GroupBy(f) => {
+            let groups = group_by(Some(f), input, cx)?;
+            let w = W::from_iter(groups.into_iter().map(W::from_iter));
+            breached()?;
+            Out::Made(w)
+        }
+        Kind::Neg(x) => {
+            let w: W = operand(eval(x, input, cx)?)?;
+            let negated: jaq_core::ValR<W> = -w;
+            Out::Made(failed(negated)?)
+        }
         // jaq-std's definition, with `f` a string:
         // `def sub(re; f; flags): def handle: if isarray then
         //  capture_of_match | f end; reduce split_matches(re; flags)[] as $x
@@ -1125,6 +1152,51 @@ fn from_entries<'a>(x: &Out<'a>) -> R<Out<'a>> {
 /// `map_values(f)` (`.[] |= f`) with `f` giving one output: each value of
 /// an object replaced by its output (in the object's order), each element
 /// of an array too.
+/// The elements of an array (jaq-std's `into_vec`, as its natives take
+/// them); anything else is jaq's error.
+fn into_vec(w: W) -> R<Vec<W>> {
+    jaq_std::ValT::into_seq::<Vec<W>>(w).map_err(|_| Stop::Jaq)
+}
+
+/// jaq-std's `group_by` native, with `f` (`None`: `.`) run by the fast
+/// path: the array's elements keyed by every output of `f`, sorted by key
+/// (the metered order, stable), and runs of equal keys grouped, in order.
+fn group_by<'a>(f: Option<&'a N>, x: &Out<'a>, cx: &mut Cx<'a>) -> R<Vec<Vec<W>>> {
+    let xs = into_vec(operand(x.clone())?)?;
+    let mut yx: Vec<(Vec<W>, W)> = Vec::with_capacity(xs.len());
+    for x in xs {
+        let ys = match f {
+            None => vec![x.clone()],
+            Some(f) => {
+                let mut ys = Vec::new();
+                eval_all(f, &Out::Made(x.clone()), cx, &mut |y| {
+                    ys.push(operand(y)?);
+                    Ok(())
+                })?;
+                ys
+            }
+        };
+        yx.push((ys, x));
+    }
+    yx.sort_by(|(y1, _), (y2, _)| y1.cmp(y2));
+    breached()?;
+    let mut grouped = Vec::new();
+    let mut yx = yx.into_iter();
+    if let Some((mut group_y, first_x)) = yx.next() {
+        let mut group = vec![first_x];
+        for (y, x) in yx {
+            if group_y != y {
+                grouped.push(std::mem::take(&mut group));
+                group_y = y;
+            }
+            group.push(x);
+        }
+        grouped.push(group);
+    }
+    breached()?;
+    Ok(grouped)
+}
+
 fn map_values<'a>(f: &'a N, x: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
     value::tick().map_err(|_| recorded())?;
     let x = match x {
@@ -1255,6 +1327,23 @@ fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
         },
         Fun::ToEntries => to_entries(x, cx),
         Fun::FromEntries => from_entries(x),
+        Fun::FromJson => made(super::natives::fromjson(&operand(x.clone())?.v)),
+        // jaq-std's native: `mutate_arr(|a| a.sort())`, by the metered order.
+        Fun::Sort => {
+            let mut a = into_vec(operand(x.clone())?)?;
+            a.sort();
+            breached()?;
+            let sorted = W::from_iter(a);
+            breached()?;
+            Ok(Out::Made(sorted))
+        }
+        Fun::Unique => {
+            let groups = group_by(None, x, cx)?;
+            let firsts = groups.into_iter().filter_map(|g| g.into_iter().next());
+            let w = W::from_iter(firsts);
+            breached()?;
+            Ok(Out::Made(w))
+        }
         Fun::Interp => match x {
             Out::Json(Value::String(_)) => Ok(x.clone()),
             x => {
@@ -1474,7 +1563,8 @@ fn node<'t, 's>(term: &'t Term<&'s str>, cl: &mut Cls<'t, 's>) -> Option<N> {
         Term::Num(n) => Kind::Lit(Lit::new_num(n, false)?),
         Term::Neg(x) => match &**x {
             Term::Num(n) => Kind::Lit(Lit::new_num(n, true)?),
-            _ => return None,
+            // jaq's negation of any other term's outputs.
+            x => Kind::Neg(Box::new(node(x, cl)?)),
         },
         Term::Str(None, parts) => match literal(term) {
             Some(s) => Kind::Const(Box::new(Value::String(s))),
@@ -1535,6 +1625,10 @@ fn node<'t, 's>(term: &'t Term<&'s str>, cl: &mut Cls<'t, 's>) -> Option<N> {
             fold(Kind::Obj(parts))
         }
         Term::Id => Kind::Id,
+        // `f?` and `try f catch g` are `f` where `f` raises no error; where
+        // it does, the fast path cannot answer (its errors are jaq's to
+        // give), and jaq runs the whole expression, catching as it does.
+        Term::TryCatch(f, _) => return node(f, cl),
         Term::Var(name) => {
             let i = cl.scope.iter().rev().position(|v| v == name)?;
             Kind::Var(i)
@@ -1739,6 +1833,7 @@ fn call<'t, 's>(name: &str, args: &'t [Term<&'s str>], cl: &mut Cls<'t, 's>) -> 
             let flags = N::new(Kind::Const(Box::new(Value::String(flags))));
             Kind::Sub(Box::new(re), Box::new(flags), with.into())
         }
+        ("group_by", [f]) => Kind::GroupBy(Box::new(node(f, cl)?)),
         ("ltrimstr" | "rtrimstr" | "startswith" | "endswith" | "split", [arg]) => {
             let arg = node(arg, cl)?;
             if !arg.single {
@@ -1767,6 +1862,9 @@ fn call<'t, 's>(name: &str, args: &'t [Term<&'s str>], cl: &mut Cls<'t, 's>) -> 
             "floor" => Fun::Floor,
             "ceil" => Fun::Ceil,
             "tonumber" => Fun::ToNumber,
+            "fromjson" => Fun::FromJson,
+            "sort" => Fun::Sort,
+            "unique" => Fun::Unique,
             _ => return None,
         }),
         _ => return None,

@@ -243,7 +243,7 @@ pub(crate) fn tonumber(v: &Val) -> ValR<W> {
     }
 }
 
-fn fromjson(v: &Val) -> ValR<W> {
+pub(crate) fn fromjson(v: &Val) -> ValR<W> {
     let s = match v {
         Val::TStr(b) | Val::BStr(b) => String::from_utf8_lossy(b).into_owned(),
         v => {
