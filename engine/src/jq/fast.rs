@@ -25,6 +25,10 @@
 //!   metered native);
 //! - an object of literal keys and scalar values (`{"k": (1 / 1024)}`) is
 //!   built once, when the expression is compiled ([`fold`]);
+//! - `sort`, `unique`, `group_by(f)` (jaq-std's natives), `fromjson`,
+//!   negation, and `f?` / `try f catch g`, read as `f`: where `f` raises
+//!   an error the fast path cannot answer, so jaq runs the expression and
+//!   catches as it does;
 //! - definitions with `$` parameters (`def c($t): ...; c("Ready")`),
 //!   inlined where they are called ([`inline`]).
 //!
