@@ -342,9 +342,46 @@ pub(crate) fn to_jq_string(v: &Value) -> String {
     }
 }
 
+/// Whether `v` as jq's `tostring` gives `expected` ([`to_jq_string`]
+/// without building the text for a boolean, `null` or a string).
+pub(crate) fn jq_string_is(v: &Value, expected: &str) -> bool {
+    match v {
+        Value::Bool(b) => expected == if *b { "true" } else { "false" },
+        Value::Null => expected == "null",
+        Value::String(s) => s == expected,
+        v => to_jq_string(v) == expected,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jq_string_is_the_text_of_to_jq_string() {
+        let values =
+            serde_json::json!([true, false, null, "true", "", "x", 1, 1.0, 2.5, [1], {"a": 1}]);
+        for v in values.as_array().unwrap() {
+            for expected in [
+                "true",
+                "false",
+                "null",
+                "",
+                "x",
+                "1",
+                "1.0",
+                "2.5",
+                "[1]",
+                "{\"a\":1}",
+            ] {
+                assert_eq!(
+                    jq_string_is(v, expected),
+                    to_jq_string(v) == expected,
+                    "{v} {expected}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn floats_render_like_gojq() {

@@ -484,7 +484,9 @@ impl CompiledDefinition {
                     return Err(err);
                 }
             };
-            let ok = outs.first().is_some_and(|v| jq_string_is(v, expected));
+            let ok = outs
+                .first()
+                .is_some_and(|v| format::jq_string_is(v, expected));
             // The output as text only when it is explained.
             let result = if rec.checks.is_some() {
                 outs.first().map(format::to_jq_string)
@@ -503,17 +505,6 @@ impl CompiledDefinition {
             return Ok(ok);
         }
         Ok(!rec.failed)
-    }
-}
-
-/// Whether `v` as jq's `tostring` gives `expected` ([`format::to_jq_string`]
-/// without building the text for a boolean, `null` or a string).
-fn jq_string_is(v: &Value, expected: &str) -> bool {
-    match v {
-        Value::Bool(b) => expected == if *b { "true" } else { "false" },
-        Value::Null => expected == "null",
-        Value::String(s) => s == expected,
-        v => format::to_jq_string(v) == expected,
     }
 }
 
