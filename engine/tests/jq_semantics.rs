@@ -358,3 +358,80 @@ fn reference_catalog_expressions_compile() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The time builtins: gojq's answers from -9999-01-02 to 9999-12-30, and an
+/// error (never a panic, never a wrapped-around time) outside them or for a
+/// number that is not finite. The first case is the one the differential
+/// fuzz target found: 3^32 seconds overflowed jaq's microsecond product.
+#[test]
+fn time_builtins_are_gojqs_in_the_calendar_and_errors_beyond_it() {
+    let cases: &[(&str, Value)] = &[
+        ("1.5 | gmtime", json!([1970, 0, 1, 0, 0, 1.5, 4, 0])),
+        ("1709287200 | gmtime", json!([2024, 2, 1, 10, 0, 0, 5, 60])),
+        (
+            "253402207200 | gmtime",
+            json!([9999, 11, 30, 22, 0, 0, 4, 363]),
+        ),
+        ("[2024,2,1,10,0,0,5,60] | mktime", json!(1709287200)),
+        ("[2020,0,1,0,0,1.5,3,0] | mktime", json!(1577836801.5)),
+        // Go's time.Date normalises: month 13 is February of the next year.
+        ("[2020,13,1,0,0,0,0,0] | mktime", json!(1612137600)),
+        ("[2020,0,1,0,0,70,0,0] | mktime", json!(1577836870)),
+        ("[2020.7,0,1,0,0,0,0,0] | mktime", json!(1577836800)),
+        ("[2020,0,32,25,0,0,0,0] | mktime", json!(1580605200)),
+        ("1.7e9 | gmtime | mktime", json!(1700000000)),
+        (
+            "1709287200 | strftime(\"%A %j %Z\")",
+            json!("Friday 061 UTC"),
+        ),
+        (
+            "[2024,2,1,10,0,0,5,60] | strftime(\"%Y-%m-%dT%H:%M:%SZ\")",
+            json!("2024-03-01T10:00:00Z"),
+        ),
+        ("1.5 | todate", json!("1970-01-01T00:00:01Z")),
+        ("-62135596801 | todate", json!("0000-12-31T23:59:59Z")),
+        (
+            "[2020,0,1,0,0,0,0,0] | todate",
+            json!("2020-01-01T00:00:00Z"),
+        ),
+        ("\"2020-01-01T00:00:00Z\" | fromdate", json!(1577836800)),
+    ];
+    let have_gojq = Command::new("gojq").arg("--version").output().is_ok();
+    for (expr, want) in cases {
+        assert_eq!(&one(expr, json!(null)), want, "{expr}");
+        if have_gojq {
+            let theirs = gojq(expr, &json!(null)).expect("gojq ran");
+            let theirs = theirs.unwrap_or_else(|e| panic!("{expr}: gojq failed: {e}"));
+            assert!(numbers_equal(&theirs[0], want), "{expr}: gojq {theirs:?}");
+        }
+    }
+    // gojq adds the fraction to the truncated second (-0.5 s); exact here.
+    assert_eq!(
+        one("-1.5 | gmtime", json!(null)),
+        json!([1969, 11, 31, 23, 59, 58.5, 3, 364])
+    );
+    for expr in [
+        "3 | . * . | . * . | . * . | . * . | . * . | gmtime",
+        "1e13 | gmtime",
+        "-1e13 | gmtime",
+        "253402207201 | gmtime",
+        "nan | gmtime",
+        "infinite | todate",
+        "1e300 | strftime(\"%Y\")",
+        "12345678901234567890123 | gmtime",
+        "[2020,0,1,0,0,nan] | mktime",
+        "[1e20,0,1,0,0,0] | mktime",
+        "[2020,1e13,1,0,0,0] | mktime",
+        "[2020,0,1e300,0,0,0] | mktime",
+        "[10000,0,1,0,0,0] | mktime",
+        "[2020,0,1] | mktime",
+        "[\"a\",0,1,0,0,0] | mktime",
+        "\"x\" | gmtime",
+        "null | strftime(\"%Y\")",
+        "[2020,0,1,0,0,0] | strftime(1)",
+        "[9999,11,30,22,0,1] | todate",
+    ] {
+        let e = eval(expr, json!(null)).expect_err(expr);
+        assert_eq!(e.code(), ErrorCode::JqRuntime, "{expr}: {e}");
+    }
+}

@@ -10,6 +10,7 @@ pub(crate) mod format;
 mod natives;
 mod program;
 mod regex;
+mod time;
 pub(crate) mod value;
 
 pub(crate) use check::{ExprMode, JqIssue, JqIssueKind, check_expression};

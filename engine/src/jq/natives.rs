@@ -4,6 +4,7 @@
 //! the engine.
 
 use super::format;
+use super::time;
 use super::value::{self, D, W, caps};
 use jaq_core::native::{Fun, bome, run, v};
 use jaq_core::{RunPtr, ValR};
@@ -381,69 +382,6 @@ fn unsupported(name: &'static str) -> value::Error {
     ))
 }
 
-/// `strptime/1` as jaq's, except that a named (IANA) time zone, which
-/// `%Q` can parse, is refused instead of being looked up in the host's time
-/// zone database: the engine reads nothing outside the workload, and the
-/// WebAssembly build has no database, so the runtimes would disagree.
-/// Numeric offsets and `UTC` work everywhere; the result is in UTC, as
-/// gojq's is.
-fn strptime(input: &Val, fmt: &Val) -> ValR<W> {
-    use jiff::fmt::strtime::BrokenDownTime;
-    use jiff::tz::Offset;
-    let (Val::TStr(s) | Val::BStr(s), Val::TStr(f) | Val::BStr(f)) = (input, fmt) else {
-        let bad = if matches!(input, Val::TStr(_) | Val::BStr(_)) {
-            fmt
-        } else {
-            input
-        };
-        return Err(err(format_args!(
-            "strptime cannot be applied to: {}",
-            preview(bad)
-        )));
-    };
-    let mut bdt = BrokenDownTime::parse(&f[..], &s[..]).map_err(err)?;
-    match bdt.iana_time_zone() {
-        Some("UTC" | "Etc/UTC" | "Z") => {
-            bdt.set_iana_time_zone(None);
-            bdt.set_offset(Some(Offset::UTC));
-        }
-        Some(name) => {
-            return Err(err(format_args!(
-                "strptime: named time zone {name:?} is not supported (the engine reads no time zone database); use a numeric offset such as +01:00"
-            )));
-        }
-        None => {}
-    }
-    if bdt.offset().is_none() {
-        bdt.set_offset(Some(Offset::UTC));
-    }
-    // gojq gives the broken-down time in UTC (jaq's would stay in the
-    // parsed offset, so `mktime` would be off by the offset).
-    let dt = bdt
-        .to_zoned()
-        .map_err(err)?
-        .timestamp()
-        .to_zoned(jiff::tz::TimeZone::UTC)
-        .datetime();
-    let sec = if dt.subsec_nanosecond() > 0 {
-        W::from(dt.second() as f64 + dt.subsec_nanosecond() as f64 / 1e9)
-    } else {
-        W::from(dt.second() as isize)
-    };
-    Ok([
-        W::from(dt.year() as isize),
-        W::from(dt.month() as isize - 1),
-        W::from(dt.day() as isize),
-        W::from(dt.hour() as isize),
-        W::from(dt.minute() as isize),
-        sec,
-        W::from(dt.weekday().to_sunday_zero_offset() as isize),
-        W::from(dt.day_of_year() as isize - 1),
-    ]
-    .into_iter()
-    .collect())
-}
-
 fn ours() -> Vec<Filter> {
     vec![
         ("length", v(0), |cv| bome(length(&cv.1))),
@@ -485,7 +423,16 @@ fn ours() -> Vec<Filter> {
         ("implode", v(0), |cv| bome(implode(&cv.1.v))),
         ("strptime", v(1), |mut cv| {
             let f = cv.0.pop_var();
-            bome(strptime(&cv.1.v, &f.v))
+            bome(time::strptime(&cv.1.v, &f.v))
+        }),
+        ("strftime", v(1), |mut cv| {
+            let f = cv.0.pop_var();
+            bome(time::strftime(&cv.1.v, &f.v))
+        }),
+        ("gmtime", v(0), |cv| bome(time::gmtime(&cv.1.v))),
+        ("mktime", v(0), |cv| bome(time::mktime(&cv.1.v))),
+        ("todateiso8601", v(0), |cv| {
+            bome(time::todateiso8601(&cv.1.v))
         }),
         ("matches", v(2), |mut cv| {
             let (f, r) = (cv.0.pop_var(), cv.0.pop_var());
