@@ -13,7 +13,11 @@
 //!   pipes, `if ... then ... elif ... else ... end`;
 //! - variables: `f as $x | g` and `$x`;
 //! - object construction (`{a: f, (k): v, $x, b}`, as jaq's sum of
-//!   one-entry objects);
+//!   one-entry objects); an object the expression makes (so also a sum of
+//!   objects, `map_values(f)` and `from_entries`) is a list of members by
+//!   key that holds the input's values it takes borrowed, built as jaq's
+//!   value only where an operation needs one, and written to JSON
+//!   directly (keys in jq's order, as jaq writes it);
 //! - `select(f)`, `map(f)`, `any`, `all`, `any(f)`, `all(f)`,
 //!   `any(xs[]; f)`, `all(xs[]; f)`, `first`, `last`, `length`, `add`,
 //!   `max`, `min`, `type`, `ascii_downcase`, `ascii_upcase`, `floor`,
@@ -275,6 +279,60 @@ enum Out<'a> {
     /// `{key: k, value: v}`, as `to_entries` makes it (built as jaq's
     /// object only where an operation needs it).
     Entry(Rc<(Out<'a>, Out<'a>)>),
+    /// An object the expression made, its members by key in jq's order
+    /// (sorted bytes, each key once), values of the input among them
+    /// borrowed; and a bound of its depth. Built as jaq's value only where
+    /// an operation needs it, and written out as JSON without it.
+    Obj(Rc<Members<'a>>, u32),
+}
+
+/// The members of a made object, by key in jq's order.
+type Members<'a> = Vec<(Key<'a>, Out<'a>)>;
+
+/// The key of a member of a made object: a key of the input (or of the
+/// expression's literals), or a string the expression made.
+#[derive(Clone, Debug)]
+enum Key<'a> {
+    Json(&'a str),
+    Made(W),
+}
+
+impl<'a> Key<'a> {
+    /// The key a value names, if it is a string (jaq refuses any other).
+    fn of(k: Out<'a>) -> Option<Key<'a>> {
+        match k {
+            Out::Json(Value::String(s)) => Some(Key::Json(s)),
+            Out::Made(
+                w @ W {
+                    v: Val::TStr(_), ..
+                },
+            ) => Some(Key::Made(w)),
+            _ => None,
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Key::Json(s) => s.as_bytes(),
+            Key::Made(W {
+                v: Val::TStr(b), ..
+            }) => b,
+            Key::Made(_) => b"",
+        }
+    }
+
+    /// The key as jaq's string.
+    fn val(&self) -> Val {
+        match self {
+            Key::Json(s) => Val::utf8_str(s.to_string()),
+            Key::Made(w) => w.v.clone(),
+        }
+    }
+
+    /// The key as a value of the run.
+    fn out(&self) -> Out<'a> {
+        Out::Made(W::scalar(self.val()))
+    }
 }
 
 static NULL: Value = Value::Null;
@@ -285,7 +343,7 @@ impl Out<'_> {
         match self {
             Out::Json(v) => !matches!(v, Value::Null | Value::Bool(false)),
             Out::Made(w) => !matches!(w.v, Val::Null | Val::Bool(false)),
-            Out::List(..) | Out::Entry(_) => true,
+            Out::List(..) | Out::Entry(_) | Out::Obj(..) => true,
         }
     }
 
@@ -455,12 +513,114 @@ fn finish<'a>(
 ) -> Option<Result<std::borrow::Cow<'a, Value>, EvalError>> {
     Some(match out {
         Out::Json(v) => output(v, limits),
+        Out::Obj(..) | Out::List(..) | Out::Entry(_) => match written(&out, limits) {
+            Err(Stop::Jaq) => return None,
+            Err(Stop::Limit(e)) => Err(*e),
+            Ok(v) => Ok(std::borrow::Cow::Owned(v)),
+        },
         made => match operand(made) {
             Ok(w) => to_json_values(&[w], limits).map(|mut v| std::borrow::Cow::Owned(v.remove(0))),
             Err(Stop::Limit(e)) => Err(*e),
             Err(Stop::Jaq) => return None,
         },
     })
+}
+
+/// A made output written as JSON directly, without building it as jaq's
+/// value first: what [`super::eval::to_json_values`] gives for that value
+/// (keys in jq's order, numbers as jaq's, every byte charged to
+/// `maxOutputBytes` as it charges them, members of the input charged as
+/// their copies).
+fn written(out: &Out<'_>, limits: &Limits) -> R<Value> {
+    let too_large = || {
+        Meter::Output.exhaust();
+        Stop::limit(EvalError::Limit {
+            limit: "maxOutputBytes",
+            message: Meter::Output.message(),
+        })
+    };
+    let left = Meter::Output.left();
+    let mut budget = usize::try_from(left)
+        .unwrap_or(usize::MAX)
+        .min(limits.max_output_bytes);
+    let before = budget;
+    let v = write(out, &mut budget, &too_large)?;
+    Meter::Output
+        .take((before - budget) as u64)
+        .map_err(|_| too_large())?;
+    Ok(v)
+}
+
+fn write(out: &Out<'_>, budget: &mut usize, too_large: &dyn Fn() -> Stop) -> R<Value> {
+    fn spend(budget: &mut usize, n: usize, too_large: &dyn Fn() -> Stop) -> R<()> {
+        *budget = budget.checked_sub(n).ok_or_else(too_large)?;
+        Ok(())
+    }
+    Ok(match out {
+        Out::Json(v) => {
+            let (size, _) = output_size(v, *budget).ok_or_else(too_large)?;
+            spend(budget, size, too_large)?;
+            crate::budget::copy_of(v).map_err(|e| Stop::limit(from_error(e)))?;
+            jq_copy(v)
+        }
+        Out::Made(w) => format::to_value(&w.v, budget).map_err(|e| match e {
+            format::ToJsonError::TooLarge => too_large(),
+            format::ToJsonError::Key(_) => Stop::Jaq,
+        })?,
+        Out::Obj(m, _) => {
+            spend(budget, 2, too_large)?;
+            let mut o = serde_json::Map::with_capacity(m.len());
+            for (k, v) in m.iter() {
+                let key = format::bytes_str(k.bytes()).into_owned();
+                spend(budget, key.len() + 4, too_large)?;
+                let v = write(v, budget, too_large)?;
+                o.insert(key, v);
+            }
+            Value::Object(o)
+        }
+        Out::List(items, _) => {
+            spend(budget, 2, too_large)?;
+            let mut a = Vec::with_capacity(items.len());
+            for x in items.iter() {
+                spend(budget, 1, too_large)?;
+                a.push(write(x, budget, too_large)?);
+            }
+            Value::Array(a)
+        }
+        Out::Entry(e) => {
+            spend(budget, 2 + "key".len() + 4, too_large)?;
+            let k = write(&e.0, budget, too_large)?;
+            spend(budget, "value".len() + 4, too_large)?;
+            let v = write(&e.1, budget, too_large)?;
+            let mut o = serde_json::Map::with_capacity(2);
+            o.insert("key".to_string(), k);
+            o.insert("value".to_string(), v);
+            Value::Object(o)
+        }
+    })
+}
+
+/// A value of the input as it is written once converted to jaq's value
+/// and back: every object's keys in jq's order, numbers as jaq's.
+fn jq_copy(v: &Value) -> Value {
+    match v {
+        Value::Number(n) if is_word_int(n) => v.clone(),
+        Value::Number(n) => format::num_to_value(&format::json_num(n)),
+        Value::Array(a) => Value::Array(a.iter().map(jq_copy).collect()),
+        Value::Object(o) => {
+            let mut members: Vec<(&String, &Value)> = o.iter().collect();
+            if !o.keys().is_sorted() {
+                members.sort_by(|a, b| a.0.cmp(b.0));
+            }
+            Value::Object(
+                members
+                    .into_iter()
+                    .map(|(k, x)| (k.clone(), jq_copy(x)))
+                    .collect(),
+            )
+        }
+        other => other.clone(),
+    }
 }
 
 /// A step of the evaluation, charged to `maxSteps`.
@@ -698,6 +858,14 @@ fn each<'a>(x: &Out<'a>, mut f: impl FnMut(Out<'a>) -> R<bool>) -> R<()> {
                 f(e.1.clone())?;
             }
         }
+        Out::Obj(m, _) => {
+            for (_, v) in m.iter() {
+                step()?;
+                if !f(v.clone())? {
+                    break;
+                }
+            }
+        }
         _ => return Err(Stop::Jaq),
     }
     Ok(())
@@ -739,6 +907,7 @@ fn index<'a>(x: Out<'a>, s: &Step) -> R<Out<'a>> {
             Some(i) => l[i].clone(),
             None => Out::Json(&NULL),
         },
+        (Out::Obj(m, _), Step::Key(k)) => member(&m, k.as_bytes()).unwrap_or(Out::Json(&NULL)),
         // A value the expression made: jaq's own indexing.
         (Out::Made(w), step) => {
             let key = match step {
@@ -893,6 +1062,11 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
         Kind::Math(l, op, r) => {
             let r = eval(r, input, cx)?;
             let l = eval(l, input, cx)?;
+            if matches!(op, Math::Add)
+                && let Some(sum) = add_objects(&l, &r, cx)?
+            {
+                return Ok(sum);
+            }
             let v = op.run(operand(l)?, operand(r)?);
             // A type error (adding a string to a number) is jaq's to give.
             Out::Made(failed(v)?)
@@ -915,12 +1089,13 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             // Last entry first, as jaq's sum evaluates its right side first.
             let mut pairs = Vec::with_capacity(entries.len());
             for (k, v) in entries.iter().rev() {
-                let v = operand(eval(v, input, cx)?)?;
-                let k = operand(eval(k, input, cx)?)?;
+                let v = eval(v, input, cx)?;
+                // A key that is not a string is jaq's error to give.
+                let k = Key::of(eval(k, input, cx)?).ok_or(Stop::Jaq)?;
                 pairs.push((k, v));
             }
             pairs.reverse();
-            Out::Made(failed(W::object(pairs))?)
+            object(pairs, cx)?
         }
         Kind::MapValues(f) => map_values(f, input, cx)?,
         Kind::Index(x, k) => {
@@ -988,7 +1163,7 @@ fn rank(x: &Out<'_>) -> u8 {
             Value::Object(_) => 6,
         },
         Out::List(..) => 5,
-        Out::Entry(_) => 6,
+        Out::Entry(_) | Out::Obj(..) => 6,
         Out::Made(w) => match &w.v {
             Val::Null => 0,
             Val::Bool(b) => 1 + u8::from(*b),
@@ -1062,6 +1237,105 @@ fn list<'a>(items: Vec<Out<'a>>, cx: &Cx<'a>) -> R<Out<'a>> {
     Ok(Out::List(Rc::new(items), d))
 }
 
+/// The value of member `k` of a made object.
+fn member<'a>(m: &[(Key<'a>, Out<'a>)], k: &[u8]) -> Option<Out<'a>> {
+    m.binary_search_by(|(key, _)| key.bytes().cmp(k))
+        .ok()
+        .map(|i| m[i].1.clone())
+}
+
+/// An object of `pairs` (in the order the expression gives them), as
+/// jaq's object construction builds it: charged as [`W::object`] is (the
+/// collection's limit, two slots a member, a step and the key's bytes
+/// each), keys in jq's order, a later member replacing an earlier one of
+/// the same key. Where its depth could pass the limit, jaq gives the error.
+fn object<'a>(mut pairs: Vec<(Key<'a>, Out<'a>)>, cx: &Cx<'a>) -> R<Out<'a>> {
+    value::check_coll_len(pairs.len()).map_err(|_| recorded())?;
+    value::alloc_slots(2 * pairs.len()).map_err(|_| recorded())?;
+    let mut d = 0u32;
+    for (k, v) in &pairs {
+        value::tick().map_err(|_| recorded())?;
+        value::tick_bytes(k.bytes().len()).map_err(|_| recorded())?;
+        d = d.max(depth(v, cx).saturating_add(1));
+    }
+    if d > cx.caps.max_depth {
+        return Err(Stop::Jaq);
+    }
+    // Stable: members of one key stay in the order given.
+    pairs.sort_by(|(a, _), (b, _)| a.bytes().cmp(b.bytes()));
+    let mut out: Vec<(Key<'a>, Out<'a>)> = Vec::with_capacity(pairs.len());
+    for (k, v) in pairs {
+        match out.last_mut() {
+            Some(last) if last.0.bytes() == k.bytes() => last.1 = v,
+            _ => out.push((k, v)),
+        }
+    }
+    Ok(Out::Obj(Rc::new(out), d))
+}
+
+/// The members of an object value by key in jq's order, and a bound of
+/// its depth (`None`: not an object this can read).
+fn members<'a>(x: &Out<'a>, cx: &Cx<'a>) -> R<Option<(Members<'a>, u32)>> {
+    Ok(Some(match x {
+        Out::Json(Value::Object(o)) => (
+            sorted(o)?
+                .into_iter()
+                .map(|(k, v)| (Key::Json(k), Out::Json(v)))
+                .collect(),
+            cx.depth,
+        ),
+        Out::Obj(m, d) => (m.as_ref().clone(), *d),
+        _ => return Ok(None),
+    }))
+}
+
+/// `l + r` of two objects: `r`'s members over `l`'s, charged as jaq's sum
+/// is, the members of the input borrowed; `None` for anything else (jaq's
+/// operation on the converted operands).
+fn add_objects<'a>(l: &Out<'a>, r: &Out<'a>, cx: &Cx<'a>) -> R<Option<Out<'a>>> {
+    let null = |x: &Out<'_>| {
+        matches!(
+            x,
+            Out::Json(Value::Null) | Out::Made(W { v: Val::Null, .. })
+        )
+    };
+    // `null + x` is `x`, and `x + null` too.
+    if (null(l) && matches!(r, Out::Obj(..))) || (matches!(l, Out::Obj(..)) && null(r)) {
+        value::tick().map_err(|_| recorded())?;
+        return Ok(Some(if null(l) { r.clone() } else { l.clone() }));
+    }
+    let (Some((a, da)), Some((b, db))) = (members(l, cx)?, members(r, cx)?) else {
+        return Ok(None);
+    };
+    let charge = || -> Result<(), value::Error> {
+        value::tick()?;
+        value::check_coll_len(a.len().saturating_add(b.len()))?;
+        value::alloc_slots(2 * (a.len() + b.len()))?;
+        value::tick_bytes(b.iter().map(|(k, _)| k.bytes().len()).sum())?;
+        value::tick_n(a.len() as u64)
+    };
+    charge().map_err(|_| recorded())?;
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => match x.0.bytes().cmp(y.0.bytes()) {
+                std::cmp::Ordering::Less => a.next(),
+                std::cmp::Ordering::Greater => b.next(),
+                std::cmp::Ordering::Equal => {
+                    a.next();
+                    b.next()
+                }
+            },
+            (Some(_), None) => a.next(),
+            (None, Some(_)) => b.next(),
+            (None, None) => break,
+        };
+        out.extend(next);
+    }
+    Ok(Some(Out::Obj(Rc::new(out), da.max(db))))
+}
+
 /// A bound of how deep `x` nests.
 fn depth(x: &Out<'_>, cx: &Cx<'_>) -> u32 {
     match x {
@@ -1069,6 +1343,7 @@ fn depth(x: &Out<'_>, cx: &Cx<'_>) -> u32 {
         Out::Made(w) => w.d,
         Out::List(_, d) => *d,
         Out::Entry(e) => depth(&e.0, cx).max(depth(&e.1, cx)).saturating_add(1),
+        Out::Obj(_, d) => *d,
     }
 }
 
@@ -1100,6 +1375,7 @@ fn to_entries<'a>(x: &Out<'a>, cx: &Cx<'a>) -> R<Out<'a>> {
             entry(Out::Made(text("key")), e.0.clone()),
             entry(Out::Made(text("value")), e.1.clone()),
         ],
+        Out::Obj(m, _) => m.iter().map(|(k, v)| entry(k.out(), v.clone())).collect(),
         Out::Made(w) if matches!(w.v, Val::Arr(_) | Val::Obj(_)) => {
             let mut items = Vec::new();
             for kv in jaq_core::ValT::key_values(w.clone()) {
@@ -1123,6 +1399,7 @@ fn has(x: &Out<'_>, k: &str) -> Option<bool> {
     match x {
         Out::Json(Value::Object(o)) => Some(o.contains_key(k)),
         Out::Entry(_) => Some(k == "key" || k == "value"),
+        Out::Obj(m, _) => Some(member(m, k.as_bytes()).is_some()),
         Out::Made(W { v: Val::Obj(o), .. }) => Some(o.contains_key(&Val::utf8_str(k.to_string()))),
         _ => None,
     }
@@ -1131,8 +1408,8 @@ fn has(x: &Out<'_>, k: &str) -> Option<bool> {
 /// `from_entries`, gojq's: `reduce .[] as $x ({}; . + {($x | .key // .Key
 /// // .name // .Name): ($x | if has("value") then .value else .Value
 /// end)})`.
-fn from_entries<'a>(x: &Out<'a>) -> R<Out<'a>> {
-    let mut acc = failed(W::object(Vec::new()))?;
+fn from_entries<'a>(x: &Out<'a>, cx: &Cx<'a>) -> R<Out<'a>> {
+    let mut pairs = Vec::new();
     each(x, |e| {
         let mut key = Out::Json(&NULL);
         for k in ["key", "Key", "name", "Name"] {
@@ -1146,11 +1423,13 @@ fn from_entries<'a>(x: &Out<'a>) -> R<Out<'a>> {
             false => "Value",
         };
         let v = index(e, &Step::Key(v.to_string()))?;
-        let pair = failed(W::object(vec![(operand(key)?, operand(v)?)]))?;
-        acc = failed(std::mem::replace(&mut acc, W::scalar(Val::Null)) + pair)?;
+        // As the sum of one-member objects: a step and the key's bytes
+        // for each, and each sum checks the order of what it has.
+        value::tick_n(1 + pairs.len() as u64).map_err(|_| recorded())?;
+        pairs.push((Key::of(key).ok_or(Stop::Jaq)?, v));
         Ok(true)
     })?;
-    Ok(Out::Made(acc))
+    object(pairs, cx)
 }
 
 /// `map_values(f)` (`.[] |= f`) with `f` giving one output: each value of
@@ -1208,30 +1487,40 @@ fn map_values<'a>(f: &'a N, x: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
         x => x.clone(),
     };
     let mut nd = 0u32;
-    let mut value = |v: Out<'a>, cx: &mut Cx<'a>| -> R<Val> {
-        let y = operand(eval(f, &v, cx)?)?;
-        nd = nd.max(y.d.saturating_add(1));
-        Ok(y.v)
+    let mut value = |v: Out<'a>, cx: &mut Cx<'a>| -> R<Out<'a>> {
+        let y = eval(f, &v, cx)?;
+        nd = nd.max(depth(&y, cx).saturating_add(1));
+        Ok(y)
     };
-    let v = match &x {
-        Out::Json(Value::Object(o)) => {
-            value::alloc_slots(2 * o.len()).map_err(|_| recorded())?;
-            let mut m = jaq_json::Map::default();
-            for (k, v) in sorted(o)? {
-                let y = value(Out::Json(v), cx)?;
-                m.insert(Val::utf8_str(k.clone()), y);
-            }
-            Val::obj(m)
+    // An object's members keep their keys (in jq's order, as they were);
+    // the new values stay as the run made them.
+    let mut members = |pairs: Vec<(Key<'a>, Out<'a>)>, cx: &mut Cx<'a>| -> R<Out<'a>> {
+        value::alloc_slots(2 * pairs.len()).map_err(|_| recorded())?;
+        let mut out = Vec::with_capacity(pairs.len());
+        for (k, v) in pairs {
+            out.push((k, value(v, cx)?));
         }
+        Ok(Out::Obj(Rc::new(out), 0))
+    };
+    let made = match &x {
+        Out::Json(Value::Object(o)) => members(
+            sorted(o)?
+                .into_iter()
+                .map(|(k, v)| (Key::Json(k), Out::Json(v)))
+                .collect(),
+            cx,
+        )?,
+        Out::Obj(m, _) => members(m.as_ref().clone(), cx)?,
         Out::Made(W { v: Val::Obj(o), d }) => {
-            value::alloc_slots(2 * o.len()).map_err(|_| recorded())?;
             let d = d.saturating_sub(1);
-            let mut m = jaq_json::Map::default();
-            for (k, v) in o.iter() {
-                let y = value(Out::Made(W { v: v.clone(), d }), cx)?;
-                m.insert(k.clone(), y);
-            }
-            Val::obj(m)
+            let pairs = o
+                .iter()
+                .map(|(k, v)| {
+                    let k = Key::of(Out::Made(W::scalar(k.clone()))).ok_or(Stop::Jaq)?;
+                    Ok((k, Out::Made(W { v: v.clone(), d })))
+                })
+                .collect::<R<Vec<_>>>()?;
+            members(pairs, cx)?
         }
         Out::Json(Value::Array(_)) | Out::List(..) | Out::Made(W { v: Val::Arr(_), .. }) => {
             let mut items = Vec::new();
@@ -1244,14 +1533,18 @@ fn map_values<'a>(f: &'a N, x: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             for e in items {
                 out.push(value(e, cx)?);
             }
-            Val::Arr(Rc::new(out))
+            Out::List(Rc::new(out), 0)
         }
         _ => return Err(Stop::Jaq),
     };
     if nd > cx.caps.max_depth {
         return Err(Stop::Jaq);
     }
-    Ok(Out::Made(W { v, d: nd.max(1) }))
+    Ok(match made {
+        Out::Obj(m, _) => Out::Obj(m, nd.max(1)),
+        Out::List(l, _) => Out::List(l, nd.max(1)),
+        other => other,
+    })
 }
 
 /// A function of `x`, as jaq's definition or native computes it.
@@ -1263,6 +1556,7 @@ fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             Out::Json(Value::Object(o)) => Ok(Out::Made(W::scalar(Val::from(o.len())))),
             Out::List(l, _) => Ok(Out::Made(W::scalar(Val::from(l.len())))),
             Out::Entry(_) => Ok(Out::Made(W::scalar(Val::from(2usize)))),
+            Out::Obj(m, _) => Ok(Out::Made(W::scalar(Val::from(m.len())))),
             x => made(super::natives::length(&operand(x.clone())?)),
         },
         Fun::Type => {
@@ -1276,7 +1570,7 @@ fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
                     Value::Object(_) => "object",
                 },
                 Out::List(..) => "array",
-                Out::Entry(_) => "object",
+                Out::Entry(_) | Out::Obj(..) => "object",
                 Out::Made(w) => value::type_name(&w.v),
             };
             Ok(Out::Made(W::scalar(Val::utf8_str(name.to_string()))))
@@ -1294,7 +1588,10 @@ fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
         // `max_by(.)`/`min_by(.)`: the last greatest, the first least; an
         // array only (anything else is jaq's error), `null` when empty.
         Fun::Max | Fun::Min => {
-            if matches!(x, Out::Json(Value::Object(_)) | Out::Entry(_)) {
+            if matches!(
+                x,
+                Out::Json(Value::Object(_)) | Out::Entry(_) | Out::Obj(..)
+            ) {
                 return Err(Stop::Jaq);
             }
             let mut best: Option<(Out<'a>, W)> = None;
@@ -1330,7 +1627,7 @@ fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             x => made(super::natives::tojson(&operand(x.clone())?.v)),
         },
         Fun::ToEntries => to_entries(x, cx),
-        Fun::FromEntries => from_entries(x),
+        Fun::FromEntries => from_entries(x, cx),
         Fun::FromJson => made(super::natives::fromjson(&operand(x.clone())?.v)),
         // jaq-std's native: `mutate_arr(|a| a.sort())`, by the metered order.
         Fun::Sort => {
@@ -1444,6 +1741,23 @@ fn operand_shared<'a>(o: Out<'a>, done: &mut std::collections::HashMap<usize, W>
                 (Ok(key), Ok(value)) => (key + value).map_err(|_| recorded()),
                 _ => Err(recorded()),
             }
+        }
+        Out::Obj(m, d) => {
+            let at = Rc::as_ptr(&m) as usize;
+            if let Some(w) = done.get(&at) {
+                return Ok(w.clone());
+            }
+            value::alloc_slots(2 * m.len()).map_err(|_| recorded())?;
+            let mut map = jaq_json::Map::default();
+            for (k, v) in m.iter() {
+                map.insert(k.val(), operand_shared(v.clone(), done)?.v);
+            }
+            let w = W {
+                v: Val::obj(map),
+                d,
+            };
+            done.insert(at, w.clone());
+            Ok(w)
         }
         Out::List(items, d) => {
             let at = Rc::as_ptr(&items) as usize;

@@ -102,7 +102,7 @@ fn push_str(out: &mut String, s: &str) {
 #[derive(Debug)]
 pub(crate) struct TooLarge;
 
-fn bytes_str(b: &[u8]) -> std::borrow::Cow<'_, str> {
+pub(crate) fn bytes_str(b: &[u8]) -> std::borrow::Cow<'_, str> {
     String::from_utf8_lossy(b)
 }
 

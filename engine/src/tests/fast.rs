@@ -586,6 +586,42 @@ proptest! {
     }
 }
 
+/// `v` with every object's keys in reverse order (the generated objects'
+/// keys come sorted, as jq orders them; an object of the input need not).
+fn reversed(v: &Value) -> Value {
+    match v {
+        Value::Array(a) => Value::Array(a.iter().map(reversed).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .rev()
+                .map(|(k, x)| (k.clone(), reversed(x)))
+                .collect(),
+        ),
+        x => x.clone(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1024, .. ProptestConfig::default() })]
+
+    /// What the expression makes (objects, collected arrays, entries) is
+    /// written as jaq writes it, as text: an object's keys in jq's order,
+    /// members of the input among them (whose own keys are not) included.
+    /// (Values compare equal whatever their key order, so the other tests
+    /// cannot see it.)
+    #[test]
+    fn made_values_are_written_as_jaq_writes_them(code in expr(), v in value()) {
+        let code = format!("[{}]", bound(&code));
+        let v = reversed(&v);
+        let text = |r: Result<Vec<Value>, EvalError>| r.map(|outs| outs.iter().map(Value::to_string).collect::<Vec<_>>());
+        let (fast, slow) = (text(run(&code, &v, true)), text(run(&code, &v, false)));
+        let limit = |r: &Result<Vec<String>, EvalError>| matches!(r, Err(EvalError::Limit { .. }));
+        if !limit(&fast) && !limit(&slow) {
+            prop_assert_eq!(fast, slow, "{}", code);
+        }
+    }
+}
+
 /// The generated expressions are the fast path's to answer often enough
 /// for the comparison with jaq to mean something: most are in the subset,
 /// and a good share of those are answered without jaq.
