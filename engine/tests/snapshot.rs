@@ -459,11 +459,9 @@ fn bad_snapshots_are_located_errors() {
     assert!(e.location().line.is_some());
 }
 
-#[test]
-fn a_large_snapshot_reads_within_its_budget() {
-    // Ten times a large namespace: 20,000 pods under 2,000 Jobs, read
-    // within the default limits, in bounded time.
-    let engine = Engine::new().unwrap();
+/// Ten times a large namespace: 2,000 Jobs of 10 pods each (22,000
+/// records), as snapshot lines.
+fn large_snapshot() -> Vec<String> {
     let mut lines = vec![SnapshotHeader::new("big", "2026-12-06T00:00:00Z").line()];
     let mut records = 0;
     for j in 0..2000 {
@@ -490,6 +488,15 @@ fn a_large_snapshot_reads_within_its_budget() {
         }
     }
     lines.push(json!({"end": {"records": records}}).to_string());
+    lines
+}
+
+#[test]
+fn a_large_snapshot_reads_within_its_budget() {
+    // Ten times a large namespace: 20,000 pods under 2,000 Jobs, read
+    // within the default limits, in bounded time.
+    let engine = Engine::new().unwrap();
+    let lines = large_snapshot();
     let l = read(&engine, &lines, &SnapshotQuery::default());
     assert_eq!(l.workloads.len(), 2000);
     assert!(
@@ -1022,4 +1029,71 @@ fn strip_managed_fields(v: &mut Value) {
         Value::Array(a) => a.iter_mut().for_each(strip_managed_fields),
         _ => {}
     }
+}
+
+/// Describing a workload of a large snapshot in pages of one pod reads
+/// each record a bounded number of times: the answers come from an index
+/// built once (a page starts where its continue token says, an object is
+/// found by name), and every record read is a step of `maxSteps`. Before,
+/// each of the 20,000 pages walked the namespace's records from the first.
+#[test]
+fn describing_from_a_large_snapshot_in_pages_of_one_is_linear_in_its_records() {
+    let mut lines = large_snapshot();
+    let records = lines.len() as u64 - 2;
+    // The types the server served, so that `jobs` can be asked for.
+    let served = |group: &str, kind: &str, plural: &str| {
+        json!({"group": group, "version": "v1", "kind": kind, "plural": plural,
+               "namespaced": true, "preferred": true})
+    };
+    *lines.last_mut().unwrap() = json!({"end": {"records": records, "events": true,
+        "served": [served("batch", "Job", "jobs"), served("", "Pod", "pods"),
+                   served("", "Event", "events")]}})
+    .to_string();
+    let describe = |max_steps: u64, chunk_size: usize| {
+        let engine = Engine::builder()
+            .limits(Limits {
+                max_steps,
+                ..Limits::default()
+            })
+            .build()
+            .unwrap();
+        let mut reader = SnapshotReader::new(&engine);
+        lines.iter().for_each(|l| reader.feed_line(l).unwrap());
+        reader.describe(&DescribeQuery {
+            type_: "jobs".into(),
+            name: "job1999".into(),
+            namespace: Some("big".into()),
+            chunk_size,
+            served: None,
+            skip_definitions: false,
+        })
+    };
+    let pods = |d: &Description| {
+        let mut names: Vec<String> = d
+            .items
+            .iter()
+            .filter(|o| o["kind"] == "Pod")
+            .map(|o| o["metadata"]["name"].as_str().unwrap().to_string())
+            .collect();
+        names.sort();
+        names
+    };
+    let paged = describe(Limits::default().max_steps, 500).unwrap();
+    // The namespace's pods, of which the Job's ten are placed.
+    assert_eq!(pods(&paged).len(), 20_000);
+    let placed = serde_json::to_value(paged.resolved().unwrap().totals).unwrap();
+    assert_eq!(placed["pods"], 10, "{placed}");
+    // Pages of one: over 22,000 answers, within three steps a record, and
+    // the same description.
+    let one = describe(3 * records, 1).unwrap();
+    assert_eq!(pods(&one), pods(&paged));
+    assert_eq!(
+        serde_json::to_value(&one).unwrap(),
+        serde_json::to_value(&paged).unwrap()
+    );
+    // The steps are charged: far fewer end the description as a located
+    // limit, not a hang.
+    let e = describe(records / 2, 1).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Limit);
+    assert!(e.message().contains("maxSteps"), "{}", e.message());
 }

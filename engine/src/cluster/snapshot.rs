@@ -797,13 +797,20 @@ impl SnapshotReader {
             .cluster_session(ClusterOp::Describe(query.clone()))
             .with_server(format!("the snapshot of {}", header.cluster));
         // Each round answers a batch; the session's own bounds (pages per
-        // list, owner rounds) end it, as they end a live one.
+        // list, owner rounds) end it, as they end a live one. The answers
+        // are found through an index of the records (built once, linear in
+        // what the reader holds, which `maxClusterBytes` bounds), and every
+        // record an answer reads is a step of `maxSteps`: a description
+        // reads each record a bounded number of times, whatever its pages'
+        // size.
+        let steps = std::cell::Cell::new(self.engine.limits().max_steps);
+        let index = self.index();
         while !session.is_done() {
             let replies: Vec<Reply> = session
                 .asks()
                 .into_iter()
-                .map(|ask| self.answer(ask, end))
-                .collect();
+                .map(|ask| self.answer(ask, end, &index, &steps))
+                .collect::<Result<_>>()?;
             if let Err(e) = session.feed(replies) {
                 return Err(self.not_found_here(e, header, &query));
             }
@@ -857,8 +864,15 @@ impl SnapshotReader {
         }
     }
 
-    /// The answer the server gave to `ask`, from the records.
-    fn answer(&self, ask: Ask<'_>, end: &SnapshotEnd) -> Reply {
+    /// The answer the server gave to `ask`, from the records (found
+    /// through `index`, each record read a step of `steps`).
+    fn answer<'s>(
+        &'s self,
+        ask: Ask<'_>,
+        end: &SnapshotEnd,
+        index: &Index<'s>,
+        steps: &std::cell::Cell<u64>,
+    ) -> Result<Reply> {
         let refused = |resource: &ApiResource, namespace: Option<&str>| -> Option<Reply> {
             let name = super::type_name(resource);
             if let Some(u) = end.unlisted.iter().find(|u| {
@@ -878,23 +892,19 @@ impl SnapshotReader {
                 )
             })
         };
-        match ask {
+        take_step(steps, 1)?;
+        Ok(match ask {
             Ask::Discovery => status_reply(404, "a snapshot answers no discovery"),
             Ask::Object {
                 resource,
                 namespace,
                 name,
-            } => {
-                let found = self
-                    .records_of(resource, namespace)
-                    .find(|r| meta_str(r.meta(), "name") == Some(name));
-                match found {
-                    Some(r) => Reply::ok(r.text()),
-                    None => refused(resource, namespace).unwrap_or_else(|| {
-                        status_reply(404, &format!("{} \"{name}\" not found", resource.plural))
-                    }),
-                }
-            }
+            } => match index.named(resource, namespace, name) {
+                Some(r) => Reply::ok(r.text()),
+                None => refused(resource, namespace).unwrap_or_else(|| {
+                    status_reply(404, &format!("{} \"{name}\" not found", resource.plural))
+                }),
+            },
             Ask::List {
                 resource,
                 namespace,
@@ -903,11 +913,11 @@ impl SnapshotReader {
                 chunk,
             } => {
                 if let Some(r) = refused(resource, namespace) {
-                    return r;
+                    return Ok(r);
                 }
                 let selector = match selector.map(LabelSelector::parse).transpose() {
                     Ok(s) => s,
-                    Err(e) => return status_reply(400, e.message()),
+                    Err(e) => return Ok(status_reply(400, e.message())),
                 };
                 // The continue token is the position, among the records of
                 // the type (and namespace), where the next page starts: a
@@ -918,11 +928,13 @@ impl SnapshotReader {
                 let take = if chunk == 0 { usize::MAX } else { chunk };
                 let mut items = Vec::new();
                 let mut next = None;
-                for (i, r) in self.records_of(resource, namespace).enumerate().skip(start) {
+                let records = index.records(resource, namespace);
+                for (i, r) in records.iter().enumerate().skip(start) {
                     if items.len() == take {
                         next = Some(i.to_string());
                         break;
                     }
+                    take_step(steps, 1)?;
                     let value = r.value();
                     if selector
                         .as_ref()
@@ -944,7 +956,42 @@ impl SnapshotReader {
                 });
                 Reply::ok(body.to_string())
             }
+        })
+    }
+
+    /// The records by type, by type and namespace, and by name (the first
+    /// of each), in the order [`Self::records_of`] gives them.
+    fn index<'s>(&'s self) -> Index<'s> {
+        let mut index = Index::default();
+        for (l, t) in self.pod_links.iter().zip(&self.pod_texts) {
+            index.add(String::new(), "Pod", Held::Pod(l, t));
         }
+        let type_of = |o: &'s Value| -> Option<(String, &'s str)> {
+            let kind = o.get("kind").and_then(Value::as_str)?;
+            let api = o.get("apiVersion").and_then(Value::as_str)?;
+            Some((crate::model::Gvk::from_api_version(api, kind).group, kind))
+        };
+        let values = self
+            .definitions
+            .iter()
+            .chain(&self.objects)
+            .chain(self.owner_records())
+            .chain(&self.events)
+            .chain(&self.related)
+            .map(Held::Value);
+        let dropped = self.dropped.iter().filter_map(|(_, _, at)| match at {
+            DroppedAt::Text { text, stub } => Some(Held::Pod(&self.owners[*stub], text)),
+            DroppedAt::Pod(_) => None,
+        });
+        for held in values.chain(dropped) {
+            match type_of(held.meta()) {
+                // The pods are their links' only (each once).
+                Some((group, "Pod")) if group.is_empty() => {}
+                Some((group, kind)) => index.add(group, kind, held),
+                None => {}
+            }
+        }
+        index
     }
 
     /// The records of `resource`'s type (of `namespace`, when the type is
@@ -1000,6 +1047,85 @@ impl SnapshotReader {
                 .map(Held::Value)
                 .chain(dropped),
         )
+    }
+}
+
+/// A step of answering a description from a snapshot.
+fn take_step(steps: &std::cell::Cell<u64>, n: u64) -> Result<()> {
+    let left = steps.get();
+    if left < n {
+        return Err(Error::limit_error(
+            "maxSteps",
+            "answering the description from the snapshot read more records than maxSteps allows",
+        ));
+    }
+    steps.set(left - n);
+    Ok(())
+}
+
+/// A type: its group and kind.
+type TypeKey = (String, String);
+
+/// A snapshot's records by type (and namespace, and name), each list in
+/// the snapshot's order; built once for a description.
+#[derive(Default)]
+struct Index<'s> {
+    all: std::collections::HashMap<TypeKey, Vec<Held<'s>>>,
+    namespaced: std::collections::HashMap<(TypeKey, String), Vec<Held<'s>>>,
+    named: std::collections::HashMap<(TypeKey, String), Held<'s>>,
+    named_in: std::collections::HashMap<(TypeKey, String, String), Held<'s>>,
+}
+
+impl<'s> Index<'s> {
+    fn add(&mut self, group: String, kind: &str, held: Held<'s>) {
+        let key = (group, kind.to_string());
+        let meta = held.meta();
+        let namespace = meta_str(meta, "namespace");
+        if let Some(name) = meta_str(meta, "name") {
+            self.named
+                .entry((key.clone(), name.to_string()))
+                .or_insert(held);
+            if let Some(ns) = namespace {
+                self.named_in
+                    .entry((key.clone(), ns.to_string(), name.to_string()))
+                    .or_insert(held);
+            }
+        }
+        if let Some(ns) = namespace {
+            self.namespaced
+                .entry((key.clone(), ns.to_string()))
+                .or_default()
+                .push(held);
+        }
+        self.all.entry(key).or_default().push(held);
+    }
+
+    /// The records `records_of` gives: of the type, and of the namespace
+    /// when the type is namespaced and one is given.
+    fn records(&self, resource: &ApiResource, namespace: Option<&str>) -> &[Held<'s>] {
+        let key = (resource.group.clone(), resource.kind.clone());
+        match namespace {
+            Some(ns) if resource.namespaced => self.namespaced.get(&(key, ns.to_string())),
+            _ => self.all.get(&key),
+        }
+        .map_or(&[], Vec::as_slice)
+    }
+
+    /// The first record of the type (and namespace) named `name`.
+    fn named(
+        &self,
+        resource: &ApiResource,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Option<Held<'s>> {
+        let key = (resource.group.clone(), resource.kind.clone());
+        match namespace {
+            Some(ns) if resource.namespaced => self
+                .named_in
+                .get(&(key, ns.to_string(), name.to_string()))
+                .copied(),
+            _ => self.named.get(&(key, name.to_string())).copied(),
+        }
     }
 }
 
