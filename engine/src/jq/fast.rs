@@ -30,7 +30,12 @@
 //! - an object of literal keys and scalar values (`{"k": (1 / 1024)}`) is
 //!   built once, when the expression is compiled ([`fold`]);
 //! - `sort`, `unique`, `group_by(f)` (jaq-std's natives), `fromjson`,
-//!   negation, and `f?` / `try f catch g`, read as `f`: where `f` raises
+//!   negation;
+//! - `f?` of a term with one output whose error can only be `fromjson`'s
+//!   or `tonumber`'s (the engine's natives, which jaq runs too), and
+//!   `f? // g`: the error is caught where it is raised ([`Kind::Try`],
+//!   [`Stop::Error`]; Argo's `withParam: '{{...}}'` read with `fromjson?`);
+//!   any other `f?` and `try f catch g` are read as `f`: where `f` raises
 //!   an error the fast path cannot answer, so jaq runs the expression and
 //!   catches as it does;
 //! - definitions with `$` parameters (`def c($t): ...; c("Ready")`),
@@ -154,6 +159,9 @@ enum Kind {
     /// replacement `s` is a string literal: `re` and `flags` giving one
     /// output each.
     Sub(Box<N>, Box<N>, Box<str>),
+    /// `f?` (`try f`) of a term `f` with one output: that output, or none
+    /// where `f` raises an error jaq raises too ([`Stop::Error`]).
+    Try(Box<N>),
 }
 
 /// The functions of a value and an argument the subset has.
@@ -194,7 +202,7 @@ enum Fun {
 impl N {
     fn new(kind: Kind) -> N {
         let single = match &kind {
-            Kind::Empty | Kind::Comma(..) => false,
+            Kind::Empty | Kind::Comma(..) | Kind::Try(_) => false,
             Kind::Id
             | Kind::Lit(_)
             | Kind::Const(_)
@@ -210,8 +218,13 @@ impl N {
             Kind::Index(x, k) | Kind::Matches(x, k) | Kind::Sub(x, k, _) => x.single && k.single,
             Kind::Steps(base, steps) => {
                 base.as_ref().is_none_or(|b| b.single)
-                    && steps.iter().all(|s| !matches!(s, Step::Each))
+                    && steps
+                        .iter()
+                        .all(|s| !matches!(s, Step::Each | Step::EachOpt))
             }
+            // `f? // g` has one output when `f` and `g` have (`f` has one
+            // unless it raises an error, which `g` then stands for).
+            Kind::Alt(l, r) if matches!(l.kind, Kind::Try(_)) => r.single,
             Kind::Bind(l, r)
             | Kind::Alt(l, r)
             | Kind::Cmp(l, _, r)
@@ -225,6 +238,28 @@ impl N {
             }
         };
         N { kind, single }
+    }
+
+    /// Whether evaluating the term may end in [`Stop::Error`]: a native
+    /// that raises one, reached through the terms [`eval_raw`] passes it on
+    /// through.
+    fn raises(&self) -> bool {
+        match &self.kind {
+            Kind::Fun(Fun::FromJson | Fun::ToNumber) => true,
+            Kind::Steps(Some(x), _) | Kind::Not(x) | Kind::Neg(x) | Kind::Fun1(_, x) => x.raises(),
+            Kind::Bind(l, r)
+            | Kind::Logic(l, _, r)
+            | Kind::Pipe(l, r)
+            | Kind::Cmp(l, _, r)
+            | Kind::Math(l, _, r)
+            | Kind::Index(l, r) => l.raises() || r.raises(),
+            Kind::If(branches, otherwise) => {
+                branches.iter().any(|(c, t)| c.raises() || t.raises())
+                    || otherwise.as_ref().is_some_and(|e| e.raises())
+            }
+            Kind::Obj(entries) => entries.iter().any(|(k, v)| k.raises() || v.raises()),
+            _ => false,
+        }
     }
 
     fn boxed(kind: Kind) -> Box<N> {
@@ -242,6 +277,9 @@ enum Step {
     /// `[]`: every element of an array, every value of an object (in
     /// jaq's order: keys sorted).
     Each,
+    /// `[]?`: [`Step::Each`], and nothing of a value that is neither an
+    /// array nor an object (jaq drops the step's error).
+    EachOpt,
 }
 
 /// A number literal, kept as text (jaq's value of it is not `Send`) and
@@ -358,6 +396,12 @@ impl Out<'_> {
 enum Stop {
     Jaq,
     Limit(Box<EvalError>),
+    /// The term raised an error jaq raises too (a native of the engine's
+    /// refused its operand). Only [`eval_raw`] passes it on, through the
+    /// terms whose error is their operand's whatever the order jaq
+    /// evaluates them in, to a `try` that catches it (see [`Kind::Try`]);
+    /// anywhere else it is jaq's to give ([`eval`] makes it [`Stop::Jaq`]).
+    Error,
 }
 
 impl Stop {
@@ -473,7 +517,7 @@ impl Fast {
             // One output: converted at once, without a list of outputs.
             return match eval(&self.node, &input, &mut cx) {
                 Ok(out) => finish(out, limits).map(|r| r.map(|v| vec![v])),
-                Err(Stop::Jaq) => None,
+                Err(Stop::Jaq | Stop::Error) => None,
                 Err(Stop::Limit(e)) => Some(Err(*e)),
             };
         }
@@ -491,7 +535,7 @@ impl Fast {
         });
         match r {
             Ok(()) => {}
-            Err(Stop::Jaq) => return None,
+            Err(Stop::Jaq | Stop::Error) => return None,
             Err(Stop::Limit(e)) => return Some(Err(*e)),
         }
         let mut values = Vec::with_capacity(outs.len());
@@ -514,14 +558,14 @@ fn finish<'a>(
     Some(match out {
         Out::Json(v) => output(v, limits),
         Out::Obj(..) | Out::List(..) | Out::Entry(_) => match written(&out, limits) {
-            Err(Stop::Jaq) => return None,
+            Err(Stop::Jaq | Stop::Error) => return None,
             Err(Stop::Limit(e)) => Err(*e),
             Ok(v) => Ok(std::borrow::Cow::Owned(v)),
         },
         made => match operand(made) {
             Ok(w) => to_json_values(&[w], limits).map(|mut v| std::borrow::Cow::Owned(v.remove(0))),
             Err(Stop::Limit(e)) => Err(*e),
-            Err(Stop::Jaq) => return None,
+            Err(Stop::Jaq | Stop::Error) => return None,
         },
     })
 }
@@ -662,6 +706,12 @@ fn eval_all<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>, sink: Sink<'_, 'a>) 
     step()?;
     match &n.kind {
         Kind::Empty => {}
+        // The sink's errors are not the term's: only `f`'s are caught.
+        Kind::Try(f) => match eval_raw(f, input, cx) {
+            Ok(x) => sink(x)?,
+            Err(Stop::Error) => {}
+            Err(e) => return Err(e),
+        },
         Kind::Comma(l, r) => {
             eval_all(l, input, cx, sink)?;
             eval_all(r, input, cx, sink)?;
@@ -808,6 +858,8 @@ fn walk<'a>(x: Out<'a>, path: &[Step], sink: Sink<'_, 'a>) -> R<()> {
     };
     match first {
         Step::Each => each(&x, |e| walk(e, rest, sink).map(|()| true)),
+        Step::EachOpt if !iterable(&x) => Ok(()),
+        Step::EachOpt => each(&x, |e| walk(e, rest, sink).map(|()| true)),
         key_or_nth => walk(index(x, key_or_nth)?, rest, sink),
     }
 }
@@ -815,6 +867,19 @@ fn walk<'a>(x: Out<'a>, path: &[Step], sink: Sink<'_, 'a>) -> R<()> {
 /// The elements `.[]` gives on `x`, in jaq's order (an object's values
 /// by sorted key), passed to `f` until it says stop (`Ok(false)`), with a
 /// step charged for each; iterating anything else is jaq's error.
+/// Whether `x` may be iterated (`.[]`): `false` only for what jaq refuses
+/// to iterate for certain (null, booleans, numbers, strings).
+fn iterable(x: &Out<'_>) -> bool {
+    match x {
+        Out::Json(v) => v.is_array() || v.is_object(),
+        Out::Made(w) => !matches!(
+            w.v,
+            Val::Null | Val::Bool(_) | Val::Num(_) | Val::TStr(_) | Val::BStr(_)
+        ),
+        Out::List(..) | Out::Entry(_) | Out::Obj(..) => true,
+    }
+}
+
 fn each<'a>(x: &Out<'a>, mut f: impl FnMut(Out<'a>) -> R<bool>) -> R<()> {
     match x {
         Out::Json(Value::Array(a)) => {
@@ -913,7 +978,7 @@ fn index<'a>(x: Out<'a>, s: &Step) -> R<Out<'a>> {
             let key = match step {
                 Step::Key(k) => W::scalar(Val::utf8_str(k.clone())),
                 Step::Nth(i) => W::scalar(Val::from(*i)),
-                Step::Each => return Err(Stop::Jaq),
+                Step::Each | Step::EachOpt => return Err(Stop::Jaq),
             };
             let r = jaq_core::ValT::index(w, &key);
             return r.map(Out::Made).map_err(|_| Stop::Jaq);
@@ -957,6 +1022,21 @@ fn index_by<'a>(x: Out<'a>, k: Out<'a>) -> R<Out<'a>> {
 
 /// Evaluate a term that gives one output on `input`.
 fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
+    eval_raw(n, input, cx).map_err(|e| match e {
+        Stop::Error => Stop::Jaq,
+        e => e,
+    })
+}
+
+/// [`eval`], where an error jaq raises too ([`Stop::Error`]) is passed on
+/// through the terms whose error is exactly their operands' (a pipe, a
+/// binding, a path, a comparison, arithmetic, `and`/`or`/`not`, `if`,
+/// negation, a function's argument, an object's entries): every operand of
+/// those is evaluated by jaq as well, unless it is skipped as here (`and`,
+/// `or`, `if` decide in the same order), so jaq raises an error exactly
+/// where this does. Every other term (`//`, which ignores its left side's
+/// errors; anything that iterates) sees it as jaq's to give.
+fn eval_raw<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
     step()?;
     Ok(match &n.kind {
         Kind::Id => input.clone(),
@@ -987,7 +1067,7 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
         Kind::Steps(base, path) => {
             let mut x = match base {
                 None => input.clone(),
-                Some(b) => eval(b, input, cx)?,
+                Some(b) => eval_raw(b, input, cx)?,
             };
             for s in path {
                 x = index(x, s)?;
@@ -996,11 +1076,11 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
         }
         Kind::Var(i) => cx.vars[cx.vars.len() - 1 - i].clone(),
         Kind::Bind(src, body) => {
-            let x = eval(src, input, cx)?;
+            let x = eval_raw(src, input, cx)?;
             cx.vars.push(x);
-            let r = eval(body, input, cx)?;
+            let r = eval_raw(body, input, cx);
             cx.vars.pop();
-            r
+            r?
         }
         Kind::Collect(f) => {
             let max = cx.caps.max_collection;
@@ -1021,37 +1101,47 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
         Kind::Lit(lit) => Out::Made(lit.val().ok_or(Stop::Jaq)?),
         Kind::Const(v) => Out::Json(v.as_ref()),
         Kind::Alt(l, r) => {
-            let l = eval(l, input, cx)?;
-            if l.truthy() { l } else { eval(r, input, cx)? }
-        }
-        Kind::Logic(l, stop, r) => {
-            if eval(l, input, cx)?.truthy() == *stop {
-                Out::bool(*stop)
-            } else {
-                Out::bool(eval(r, input, cx)?.truthy())
+            let l = match &l.kind {
+                // `f? // g`: `g` where `f` raises an error.
+                Kind::Try(f) => match eval_raw(f, input, cx) {
+                    Err(Stop::Error) => None,
+                    l => Some(l?),
+                },
+                _ => Some(eval(l, input, cx)?),
+            };
+            match l {
+                Some(l) if l.truthy() => l,
+                _ => eval(r, input, cx)?,
             }
         }
-        Kind::Not(x) => Out::bool(!eval(x, input, cx)?.truthy()),
+        Kind::Logic(l, stop, r) => {
+            if eval_raw(l, input, cx)?.truthy() == *stop {
+                Out::bool(*stop)
+            } else {
+                Out::bool(eval_raw(r, input, cx)?.truthy())
+            }
+        }
+        Kind::Not(x) => Out::bool(!eval_raw(x, input, cx)?.truthy()),
         Kind::Pipe(l, r) => {
-            let l = eval(l, input, cx)?;
-            eval(r, &l, cx)?
+            let l = eval_raw(l, input, cx)?;
+            eval_raw(r, &l, cx)?
         }
         Kind::If(branches, otherwise) => {
             for (c, t) in branches {
-                if eval(c, input, cx)?.truthy() {
-                    return eval(t, input, cx);
+                if eval_raw(c, input, cx)?.truthy() {
+                    return eval_raw(t, input, cx);
                 }
             }
             match otherwise {
-                Some(e) => eval(e, input, cx)?,
+                Some(e) => eval_raw(e, input, cx)?,
                 None => input.clone(),
             }
         }
         Kind::Cmp(l, op, r) => {
             // jaq runs the right side first (its cartesian product), which
             // only matters for errors: those are jaq's to give anyway.
-            let r = eval(r, input, cx)?;
-            let l = eval(l, input, cx)?;
+            let r = eval_raw(r, input, cx)?;
+            let l = eval_raw(l, input, cx)?;
             let b = match compare(*op, &l, &r)? {
                 Some(b) => b,
                 None => op.run(&operand(l)?, &operand(r)?),
@@ -1060,8 +1150,8 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             Out::bool(b)
         }
         Kind::Math(l, op, r) => {
-            let r = eval(r, input, cx)?;
-            let l = eval(l, input, cx)?;
+            let r = eval_raw(r, input, cx)?;
+            let l = eval_raw(l, input, cx)?;
             if matches!(op, Math::Add)
                 && let Some(sum) = add_objects(&l, &r, cx)?
             {
@@ -1082,16 +1172,16 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
         }
         Kind::Fun(f) => fun(*f, input, cx)?,
         Kind::Fun1(f, arg) => {
-            let arg = eval(arg, input, cx)?;
+            let arg = eval_raw(arg, input, cx)?;
             fun1(*f, input, arg)?
         }
         Kind::Obj(entries) => {
             // Last entry first, as jaq's sum evaluates its right side first.
             let mut pairs = Vec::with_capacity(entries.len());
             for (k, v) in entries.iter().rev() {
-                let v = eval(v, input, cx)?;
+                let v = eval_raw(v, input, cx)?;
                 // A key that is not a string is jaq's error to give.
-                let k = Key::of(eval(k, input, cx)?).ok_or(Stop::Jaq)?;
+                let k = Key::of(eval_raw(k, input, cx)?).ok_or(Stop::Jaq)?;
                 pairs.push((k, v));
             }
             pairs.reverse();
@@ -1099,8 +1189,8 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
         }
         Kind::MapValues(f) => map_values(f, input, cx)?,
         Kind::Index(x, k) => {
-            let x = eval(x, input, cx)?;
-            let k = eval(k, input, cx)?;
+            let x = eval_raw(x, input, cx)?;
+            let k = eval_raw(k, input, cx)?;
             index_by(x, k)?
         }
         // The native itself: the same regex engine, costs and limits.
@@ -1117,7 +1207,7 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             Out::Made(w)
         }
         Kind::Neg(x) => {
-            let w: W = operand(eval(x, input, cx)?)?;
+            let w: W = operand(eval_raw(x, input, cx)?)?;
             let negated: jaq_core::ValR<W> = -w;
             Out::Made(failed(negated)?)
         }
@@ -1146,7 +1236,7 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             }
             Out::Made(acc)
         }
-        Kind::Empty | Kind::Comma(..) => return Err(Stop::Jaq),
+        Kind::Empty | Kind::Comma(..) | Kind::Try(_) => return Err(Stop::Jaq),
     })
 }
 
@@ -1550,6 +1640,12 @@ fn map_values<'a>(f: &'a N, x: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
 /// A function of `x`, as jaq's definition or native computes it.
 fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
     let made = |r: jaq_core::ValR<W>| -> R<Out<'a>> { Ok(Out::Made(failed(r)?)) };
+    // The engine's own natives, which jaq runs too: their error is jaq's
+    // (a limit they breach is the limit's).
+    let raised = |r: jaq_core::ValR<W>| -> R<Out<'a>> {
+        breached()?;
+        r.map(Out::Made).map_err(|_| Stop::Error)
+    };
     match f {
         Fun::Length => match x {
             Out::Json(Value::Array(a)) => Ok(Out::Made(W::scalar(Val::from(a.len())))),
@@ -1619,7 +1715,7 @@ fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
         Fun::Upcase => made(map_str(operand(x.clone())?, <[u8]>::to_ascii_uppercase)?),
         Fun::Floor => made(round(operand(x.clone())?, f64::floor)?),
         Fun::Ceil => made(round(operand(x.clone())?, f64::ceil)?),
-        Fun::ToNumber => made(super::natives::tonumber(&operand(x.clone())?.v)),
+        Fun::ToNumber => raised(super::natives::tonumber(&operand(x.clone())?.v)),
         // `if type == "string" then . else tojson end`
         Fun::ToString => match x {
             Out::Json(Value::String(_)) => Ok(x.clone()),
@@ -1628,7 +1724,7 @@ fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
         },
         Fun::ToEntries => to_entries(x, cx),
         Fun::FromEntries => from_entries(x, cx),
-        Fun::FromJson => made(super::natives::fromjson(&operand(x.clone())?.v)),
+        Fun::FromJson => raised(super::natives::fromjson(&operand(x.clone())?.v)),
         // jaq-std's native: `mutate_arr(|a| a.sort())`, by the metered order.
         Fun::Sort => {
             let mut a = into_vec(operand(x.clone())?)?;
@@ -1943,10 +2039,19 @@ fn node<'t, 's>(term: &'t Term<&'s str>, cl: &mut Cls<'t, 's>) -> Option<N> {
             fold(Kind::Obj(parts))
         }
         Term::Id => Kind::Id,
-        // `f?` and `try f catch g` are `f` where `f` raises no error; where
-        // it does, the fast path cannot answer (its errors are jaq's to
-        // give), and jaq runs the whole expression, catching as it does.
-        Term::TryCatch(f, _) => return node(f, cl),
+        // `f?` of a term with one output: that output, or none where it
+        // raises an error jaq raises too (Kind::Try). Otherwise `f?` and
+        // `try f catch g` are `f` where `f` raises no error; where it does,
+        // the fast path cannot answer (its errors are jaq's to give), and
+        // jaq runs the whole expression, catching as it does.
+        Term::TryCatch(f, None) => {
+            let f = node(f, cl)?;
+            if !f.single || !f.raises() {
+                return Some(f);
+            }
+            Kind::Try(Box::new(f))
+        }
+        Term::TryCatch(f, Some(_)) => return node(f, cl),
         Term::Var(name) => {
             let i = cl.scope.iter().rev().position(|v| v == name)?;
             Kind::Var(i)
@@ -2286,9 +2391,15 @@ fn path_steps<'t, 's>(
         inner @ Term::Path(..) => path_steps(inner, steps, cl)?,
         other => Some(node(other, cl)?),
     };
-    for (part, _optional) in &path.0 {
-        // `?` only changes what an error does; errors are jaq's to give.
+    for (part, optional) in &path.0 {
+        // `?` only changes what an error does: errors are jaq's to give,
+        // but for `[]?`, which drops the error of iterating a value that
+        // is neither an array nor an object (and only that: a later
+        // step's error is not its own).
         let step = match part {
+            Part::Range(None, None) if matches!(optional, jaq_core::path::Opt::Optional) => {
+                Step::EachOpt
+            }
             Part::Index(key @ Term::Str(None, _)) if literal(key).is_some() => {
                 Step::Key(literal(key)?)
             }

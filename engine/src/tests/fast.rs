@@ -357,6 +357,8 @@ fn expr() -> impl Strategy<Value = String> {
         Just("\"é\"".to_string()),
         Just("\"Ab1\"".to_string()),
         Just("\"12\"".to_string()),
+        Just("\"[1, {}]\"".to_string()),
+        Just("\"1e3\"".to_string()),
         Just("[]".to_string()),
         Just("{}".to_string()),
         Just(".".to_string()),
@@ -420,6 +422,10 @@ fn expr() -> impl Strategy<Value = String> {
             "[.[]?] | group_by(.a?, length)",
             "tostring | fromjson",
             "(tostring | tonumber? // \"n\")",
+            "(fromjson? // 0)",
+            "fromjson?",
+            "tonumber?",
+            "(tostring | fromjson? // \"j\")",
             "try length catch \"c\"",
             "(tostring | length | -.)",
         ][..],
@@ -452,6 +458,8 @@ fn expr() -> impl Strategy<Value = String> {
             (inner.clone(), inner.clone(), inner.clone(), inner.clone())
                 .prop_map(|(c, t, c2, t2)| format!("(if {c} then {t} elif {c2} then {t2} end)")),
             inner.clone().prop_map(|x| format!("[{x}]")),
+            inner.clone().prop_map(|x| format!("({x})?")),
+            (inner.clone(), inner.clone()).prop_map(|(l, r)| format!("(({l})? // {r})")),
             (inner.clone(), inner.clone()).prop_map(|(l, r)| format!("({l}, {r})")),
             inner.clone().prop_map(|x| format!("select({x})")),
             inner.clone().prop_map(|x| format!("map({x})")),
@@ -1107,20 +1115,128 @@ fn grouping_sorting_negation_and_try_answer_as_jaq_does() {
         r#"[.n[] | {t, k: (.k | sub("\\([0-9]+\\)$"; ""))}] | unique | group_by(.t) | map({key: .[0].t, value: length}) | from_entries"#,
         &nodes,
     );
-    // An error inside `?` is jaq's to catch: the fast path leaves the
-    // expression to jaq, which gives no output for it.
+    // An error inside `?` that jaq's native raises as well is caught where
+    // it is raised: no output for it, answered by the fast path.
     let code = r#"[.[] | ("1x" | tonumber?)]"#;
-    let limits = Limits::default();
-    {
-        let _call = Call::enter(&limits);
-        assert!(
-            Fast::classify(code)
-                .unwrap()
-                .run(&json!([1]), 64, &limits)
-                .is_none()
-        );
-    }
+    assert_eq!(fast_answer(code, &json!([1])), Some(vec![json!([])]));
     assert_eq!(run(code, &json!([1]), true).unwrap(), vec![json!([])]);
+    // Any other error inside `?` (indexing a string) is jaq's to catch:
+    // the fast path leaves the expression to jaq.
+    let code = r#"[.[] | (.a.b)?]"#;
+    assert_eq!(fast_answer(code, &json!(["s"])), None);
+    assert_eq!(run(code, &json!(["s"]), true).unwrap(), vec![json!([])]);
+}
+
+/// The fast path's own answer to `code` on `v` (`None`: it leaves it to
+/// jaq).
+fn fast_answer(code: &str, v: &Value) -> Option<Vec<Value>> {
+    let limits = Limits::default();
+    let _call = Call::enter(&limits);
+    let fast = Fast::classify(code).unwrap_or_else(|| panic!("not in the subset: {code}"));
+    fast.run(v, 64, &limits).map(|r| r.expect("no limit"))
+}
+
+#[test]
+fn iterating_with_a_question_mark_drops_only_its_own_error() {
+    // A RayCluster without worker groups, a PodCliqueSet without scaling
+    // groups: `.spec.workerGroupSpecs[]?` of null is no output, which sent
+    // those expressions to jaq before `[]?` was the fast path's.
+    let v = json!({"spec": {"head": {}}, "n": null, "s": "text", "i": 3, "t": true,
+                   "l": [{"b": 1}, "x", null], "o": {"k": {"b": 2}, "j": [1]}});
+    for code in [
+        ".spec.workerGroupSpecs[]?.groupName",
+        ".spec.workerGroupSpecs[]? | .template",
+        ".n[]?",
+        ".s[]?",
+        ".i[]?",
+        ".t[]?",
+        ".l[]?",
+        ".o[]?",
+        "[.l[]?.b?]",
+        ".l[]?.b",
+        ".o[]?.b",
+        "[.[]?[]?]",
+        "[.s | length][]?",
+        "(.s | ascii_downcase)[]?",
+        "[(.l, .o, .n, .s)[]?]",
+        "{a: 1}[]?",
+        "(.o | to_entries)[]?",
+        "(.o | map_values(.b?))[]?",
+    ] {
+        assert_answered_as_jaq_or_its_error(code, &v);
+    }
+    for code in [
+        ".spec.workerGroupSpecs[]?.groupName",
+        "[(.spec.workerGroupSpecs[]? | .replicas // 1)] | add",
+        ".n[]?",
+        ".s[]?",
+        "[(.l, .o, .n, .s)[]?]",
+    ] {
+        assert!(fast_answer(code, &v).is_some(), "{code}");
+    }
+    // A later step's error is not the `[]?`'s: `.b` of a string is jaq's.
+    assert_eq!(fast_answer(".l[]?.b", &v), None);
+}
+
+#[test]
+fn errors_of_fromjson_and_tonumber_are_caught_by_try_on_the_fast_path() {
+    // Argo's `withParam: '{{steps.list.outputs.result}}'` is not JSON: its
+    // replicas expression reads it with `fromjson? // null`, which sent the
+    // whole expression to jaq (6x slower) before the fast path caught it.
+    let v = json!({"items": ["[1,2]", "{{steps.list.outputs.result}}", "3", "x3", "", "null",
+                              "false", "{\"a\": [1]}", 7, null, [1], {"a": "2"}]});
+    for code in [
+        "[.items[] | fromjson? // null]",
+        "[.items[] | (fromjson? // \"n\") | type]",
+        "[.items[] | tonumber? // 0]",
+        "[.items[] | (tonumber? // null | if . != null and . == floor then . else null end)]",
+        "[.items[] | fromjson?]",
+        "[.items[] | tonumber?]",
+        "[.items[] | (fromjson | length)?]",
+        "[.items[] | (fromjson + 1)?]",
+        "[.items[] | (1 + fromjson)?]",
+        "[.items[] | (if fromjson then 1 else 2 end)?]",
+        "[.items[] | (fromjson and true)?]",
+        "[.items[] | (false and fromjson)?]",
+        "[.items[] | (tonumber | not)?]",
+        "[.items[] | ({a: tonumber, b: 1})?]",
+        "[.items[] | (tonumber as $n | $n * 2)?]",
+        "[.items[] | ((tonumber? // 1) + (fromjson? // 2))]",
+        "[.items[] | {n: (tonumber? // 0), j: (fromjson? // {})}]",
+        "[.items[] | (fromjson?) as $x | [$x]]",
+        "[.items[] | -(tonumber? // 0)]",
+        "[.items[] | (tonumber == (1, 2))?]",
+        "[.items[] | try tonumber catch \"c\"]",
+        "[.items[] | (fromjson | .a)?]",
+        "[.items[] | tostring | fromjson? | .a?]",
+        "[.items[] | (fromjson? // null) | if type == \"array\" then length else 1 end]",
+    ] {
+        assert_answered_as_jaq_or_its_error(code, &v);
+    }
+    // The fast path answers these itself (none leaves the expression to
+    // jaq), with or without a string that is not JSON among the items.
+    for code in [
+        "[.items[] | fromjson? // null]",
+        "[.items[] | tonumber? // 0]",
+        "[.items[] | {n: (tonumber? // 0), j: (fromjson? // {})}]",
+        "[.items[] | fromjson?]",
+    ] {
+        assert!(fast_answer(code, &v).is_some(), "{code}");
+    }
+    // A limit is not an error `?` catches.
+    let limits = Limits {
+        max_depth: 16,
+        ..Limits::default()
+    };
+    let deep = json!([format!("{}{}", "[".repeat(40), "]".repeat(40))]);
+    for fast in [true, false] {
+        let _call = Call::enter(&limits);
+        let program = Program::compile("[.[] | fromjson? // 0]", ExprMode::Read, &[], &limits)
+            .expect("compiles");
+        let input = Input::new(&deep, &limits).expect("input");
+        let r = with_fast_path(fast, || program.run(&input, &limits));
+        assert!(is_limit(&r, "maxDepth"), "{fast}: {r:?}");
+    }
 }
 
 /// The fast path's answer is jaq's, or the fast path leaves it to jaq.
