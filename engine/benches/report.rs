@@ -87,6 +87,27 @@ impl Timer {
     }
 }
 
+/// The fastest of three samples of at least 5 ms each, in µs per call (one
+/// call when quick): for the many small timings of the fixtures.
+fn fastest<T>(timer: &Timer, mut f: impl FnMut() -> T) -> f64 {
+    let t = Instant::now();
+    black_box(f());
+    let once = t.elapsed().max(Duration::from_nanos(20));
+    if timer.quick {
+        return once.as_secs_f64() * 1e6;
+    }
+    let iters = (Duration::from_millis(5).as_nanos() / once.as_nanos()).clamp(1, 100_000) as u32;
+    (0..3)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..iters {
+                black_box(f());
+            }
+            t.elapsed().as_secs_f64() * 1e6 / f64::from(iters)
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
 fn us(d: Duration) -> String {
     let us = d.as_secs_f64() * 1e6;
     if us >= 100.0 {
@@ -246,6 +267,53 @@ fn main() {
         n / resolve.as_secs_f64(),
         parse_allocs as f64 / n,
         resolve_allocs as f64 / n
+    );
+
+    println!("\n### The batch's costliest objects (each catalog fixture once)\n");
+    println!(
+        "Each fixture's resolve against its own parse, the ten whose resolve costs the most beyond twice its parse: where the batch's time goes.\n"
+    );
+    println!(
+        "| object | JSON bytes | parse (µs) | resolve (µs) | resolve / parse | allocations: resolve |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    let mut rows = Vec::new();
+    let (mut all_parse, mut all_resolve) = (0.0, 0.0);
+    for o in workloads::fixture_objects()
+        .iter()
+        .filter(|o| engine.resolve(o).is_ok())
+    {
+        let text = serde_json::to_string(o).unwrap();
+        let parse = fastest(&timer, || serde_json::from_str::<Value>(&text).unwrap());
+        let resolve = fastest(&timer, || engine.resolve(o).unwrap());
+        let (allocs, _) = allocations(|| engine.resolve(o).unwrap());
+        all_parse += parse;
+        all_resolve += resolve;
+        let label = format!(
+            "{} {}",
+            o["kind"].as_str().unwrap_or("?"),
+            o["metadata"]["name"].as_str().unwrap_or("")
+        );
+        rows.push((
+            resolve - 2.0 * parse,
+            label,
+            text.len(),
+            parse,
+            resolve,
+            allocs,
+        ));
+    }
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (_, label, bytes, parse, resolve, allocs) in rows.iter().take(10) {
+        println!(
+            "| {label} | {bytes} | {parse:.2} | {resolve:.2} | {:.2} | {allocs} |",
+            resolve / parse
+        );
+    }
+    println!(
+        "\nAll {} fixtures, once each: parse {all_parse:.0} µs, resolve {all_resolve:.0} µs, resolve / parse {:.2}.",
+        rows.len(),
+        all_resolve / all_parse
     );
 
     println!("\n### Compile time of each catalog definition\n");
