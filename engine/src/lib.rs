@@ -103,9 +103,9 @@ pub use diagnose::{
 };
 pub use engine::{CallScope, Engine, EngineBuilder};
 pub use error::{Error, ErrorCode, Finding, Location, Result, Severity};
-#[doc(hidden)]
-pub use expression::set_fast_path;
 pub use expression::{Expression, evaluate};
+#[doc(hidden)]
+pub use expression::{record_fast_path_handoffs, set_fast_path};
 pub use gang::{GangCandidate, GangGroup, GangReport, GangStructure, PodGang, SubGroupState};
 pub use human::{cpu as human_cpu, memory as human_memory};
 pub use limits::{HARD_MAX_DEPTH, HARD_MAX_EXPRESSION_DEPTH, Limits};

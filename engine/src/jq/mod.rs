@@ -17,7 +17,7 @@ pub(crate) use check::{ExprMode, JqIssue, JqIssueKind, check_expression};
 pub(crate) use eval::EvalError;
 #[cfg(test)]
 pub(crate) use program::{COMPILED, with_fast_path};
-pub(crate) use program::{Input, Program, set_fast_path};
+pub(crate) use program::{Input, Program, record_handoffs, set_fast_path};
 
 #[cfg(test)]
 mod tests;

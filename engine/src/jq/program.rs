@@ -347,6 +347,18 @@ impl Program {
         Ok(outputs)
     }
 
+    /// Note, where hand-offs are being recorded, that the expression has
+    /// a fast form which left this run to jaq.
+    fn handed_to_jaq(&self) {
+        if self.fast.is_some() && FAST_PATH.with(std::cell::Cell::get) {
+            HANDOFFS.with(|h| {
+                if let Some(list) = h.borrow_mut().as_mut() {
+                    list.push(self.code().to_string());
+                }
+            });
+        }
+    }
+
     /// The fast form, when it is to be tried (it is on, and outputs are
     /// allowed at all).
     fn fast(&self, limits: &Limits) -> Option<&fast::Fast> {
@@ -363,6 +375,7 @@ impl Program {
         {
             return r;
         }
+        self.handed_to_jaq();
         let outs = self.run_w(input, Vec::new(), limits)?;
         to_json_values(&outs, limits)
     }
@@ -380,6 +393,7 @@ impl Program {
         {
             return r;
         }
+        self.handed_to_jaq();
         let outs = self.run_w(input, Vec::new(), limits)?;
         Ok(to_json_values(&outs, limits)?
             .into_iter()
@@ -399,6 +413,22 @@ thread_local! {
     /// Programs compiled on this thread, and how many of them have a fast
     /// form (for the test that measures the catalog's share).
     pub(crate) static COMPILED: std::cell::Cell<(u32, u32)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+thread_local! {
+    /// The expressions with a fast form whose run the fast path left to
+    /// jaq, while [`record_handoffs`] records them on this thread.
+    static HANDOFFS: std::cell::RefCell<Option<Vec<String>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Run `f`, and list every run of an expression with a fast form that the
+/// fast path left to jaq during it, on this thread (for the test that
+/// keeps the catalog's fixtures off jaq).
+pub(crate) fn record_handoffs<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
+    let before = HANDOFFS.with(|h| h.replace(Some(Vec::new())));
+    let out = f();
+    let list = HANDOFFS.with(|h| h.replace(before)).unwrap_or_default();
+    (out, list)
 }
 
 /// Turn the fast path on or off on this thread (for the tests that compare
