@@ -812,7 +812,7 @@ impl SnapshotReader {
                 .map(|ask| self.answer(ask, end, &index, &steps))
                 .collect::<Result<_>>()?;
             if let Err(e) = session.feed(replies) {
-                return Err(self.not_found_here(e, header, &query));
+                return Err(self.not_found_here(e, header, &query, &index));
             }
         }
         match session.finish() {
@@ -830,13 +830,19 @@ impl SnapshotReader {
                 Ok(*d)
             }
             Ok(_) => Err(Error::new(ErrorCode::Usage, "internal: not a description")),
-            Err(e) => Err(self.not_found_here(e, header, &query)),
+            Err(e) => Err(self.not_found_here(e, header, &query, &index)),
         }
     }
 
     /// A workload not found: say where the snapshot has one of that name,
     /// or that it holds another namespace only.
-    fn not_found_here(&self, e: Error, header: &SnapshotHeader, q: &DescribeQuery) -> Error {
+    fn not_found_here(
+        &self,
+        e: Error,
+        header: &SnapshotHeader,
+        q: &DescribeQuery,
+        index: &Index<'_>,
+    ) -> Error {
         if e.code() != ErrorCode::NotFound {
             return e;
         }
@@ -849,8 +855,9 @@ impl SnapshotReader {
         let Ok(resource) = self.engine.find_type(&q.type_, served) else {
             return e;
         };
-        let elsewhere: Vec<String> = self
-            .records_of(&resource, None)
+        let elsewhere: Vec<String> = index
+            .records(&resource, None)
+            .iter()
             .filter(|r| meta_str(r.meta(), "name") == Some(q.name.as_str()))
             .filter_map(|r| meta_str(r.meta(), "namespace").map(str::to_string))
             .take(3)
@@ -960,7 +967,11 @@ impl SnapshotReader {
     }
 
     /// The records by type, by type and namespace, and by name (the first
-    /// of each), in the order [`Self::records_of`] gives them.
+    /// of each), in the snapshot's order: the pods by their links (each
+    /// once, even one that is also an object of a listed Pod type), then
+    /// the definitions, objects, owners, events and related records, then
+    /// the objects a listing dropped as controlled (a JobSet's Jobs), by
+    /// their stubs.
     fn index<'s>(&'s self) -> Index<'s> {
         let mut index = Index::default();
         for (l, t) in self.pod_links.iter().zip(&self.pod_texts) {
@@ -992,61 +1003,6 @@ impl SnapshotReader {
             }
         }
         index
-    }
-
-    /// The records of `resource`'s type (of `namespace`, when the type is
-    /// namespaced and one is given), each once, in the snapshot's order.
-    fn records_of<'s>(
-        &'s self,
-        resource: &'s ApiResource,
-        namespace: Option<&'s str>,
-    ) -> Box<dyn Iterator<Item = Held<'s>> + 's> {
-        let in_namespace = move |o: &Value| match namespace {
-            Some(ns) if resource.namespaced => meta_str(o, "namespace") == Some(ns),
-            _ => true,
-        };
-        if resource.group.is_empty() && resource.kind == "Pod" {
-            // The pods (each once, even one that is also an object of a
-            // listed Pod type), by their links; read again when needed.
-            return Box::new(
-                self.pod_links
-                    .iter()
-                    .zip(&self.pod_texts)
-                    .filter(move |(l, _)| in_namespace(l))
-                    .map(|(l, t)| Held::Pod(l, t)),
-            );
-        }
-        let of_type = move |o: &Value| {
-            o.get("kind").and_then(Value::as_str) == Some(resource.kind.as_str())
-                && o.get("apiVersion")
-                    .and_then(Value::as_str)
-                    .is_some_and(|v| {
-                        crate::model::Gvk::from_api_version(v, &resource.kind).group
-                            == resource.group
-                    })
-        };
-        // The objects a listing dropped as controlled (a JobSet's Jobs),
-        // by their stubs; read again when needed.
-        let dropped = self
-            .dropped
-            .iter()
-            .filter_map(|(_, _, at)| match at {
-                DroppedAt::Text { text, stub } => Some((text, &self.owners[*stub])),
-                DroppedAt::Pod(_) => None,
-            })
-            .filter(move |(_, s)| of_type(s) && in_namespace(s))
-            .map(|(t, s)| Held::Pod(s, t));
-        Box::new(
-            self.definitions
-                .iter()
-                .chain(&self.objects)
-                .chain(self.owner_records())
-                .chain(&self.events)
-                .chain(&self.related)
-                .filter(move |o| of_type(o) && in_namespace(o))
-                .map(Held::Value)
-                .chain(dropped),
-        )
     }
 }
 
@@ -1100,8 +1056,8 @@ impl<'s> Index<'s> {
         self.all.entry(key).or_default().push(held);
     }
 
-    /// The records `records_of` gives: of the type, and of the namespace
-    /// when the type is namespaced and one is given.
+    /// The records of the type, and of the namespace when the type is
+    /// namespaced and one is given, each once, in the snapshot's order.
     fn records(&self, resource: &ApiResource, namespace: Option<&str>) -> &[Held<'s>] {
         let key = (resource.group.clone(), resource.kind.clone());
         match namespace {
