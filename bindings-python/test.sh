@@ -34,13 +34,13 @@ start=$(date +%s)
 echo "   built and installed in $(($(date +%s) - start)) s"
 
 echo "== the Rust CLI (its output is compared with the console command's)"
-cargo build -q --locked -p workload-lens-cli
+bash scripts/debug-build.sh
 
 echo "== pytest bindings-python/tests"
 cd "$root/bindings-python"
 "$venv/bin/python" -m pytest tests -q -p no:cacheprovider -ra
 
-echo "== pytest bench/fleet testing/fleet (the fleet generator through the CLI; docs/fleet.md's recipes)"
+echo "== pytest bench/fleet testing/fleet testing/sim/test_record.py (the fleet generator through the CLI; docs/fleet.md's recipes; the scenario recorder's retry)"
 cd "$root"
 PYTHONDONTWRITEBYTECODE=1 WORKLOAD_LENS_BIN="${CARGO_TARGET_DIR:-$root/target}/debug/workload-lens" \
-  "$venv/bin/python" -m pytest bench/fleet testing/fleet -q -p no:cacheprovider -ra
+  "$venv/bin/python" -m pytest bench/fleet testing/fleet testing/sim/test_record.py -q -p no:cacheprovider -ra
