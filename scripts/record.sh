@@ -133,11 +133,11 @@ mkdir -p "$out"
 
 echo "record: checking every recorded step against its scenario (engine/tests/catalog.rs)" >&2
 if [ $check = 1 ]; then
-  WORKLOAD_LENS_RECORDED="$out" cargo test -q -p workload-lens --test catalog every_recorded_step
+  WORKLOAD_LENS_RECORDED="$out" cargo test -q --workspace --test catalog every_recorded_step
   echo "record: each situation a diagnosis names, in the live recordings (engine/tests/diagnose.rs)" >&2
-  WORKLOAD_LENS_RECORDED="$out" cargo test -q -p workload-lens --test diagnose each_recorded_situation
+  WORKLOAD_LENS_RECORDED="$out" cargo test -q --workspace --test diagnose each_recorded_situation
 else
-  cargo test -q -p workload-lens --test catalog every_recorded_step
+  cargo test -q --workspace --test catalog every_recorded_step
   echo "record: the conformance cases that replay the recordings (conformance/gen-recorded.py)" >&2
   python3 conformance/gen-recorded.py
   cargo run -q -p workload-lens-conformance -- suite-json

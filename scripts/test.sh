@@ -415,8 +415,9 @@ fi
 
 if has conformance; then
   stage "conformance suite (every runtime that is built) and parity table"
-  cargo run -q --locked -p workload-lens-conformance -- run
-  cargo run -q --locked -p workload-lens-conformance -- table
+  bash scripts/debug-build.sh
+  "${CARGO_TARGET_DIR:-$PWD/target}/debug/conformance" run
+  "${CARGO_TARGET_DIR:-$PWD/target}/debug/conformance" table
 fi
 
 if has live; then

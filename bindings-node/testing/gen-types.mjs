@@ -1,7 +1,7 @@
 // Generates types/engine.d.ts: the TypeScript types of the engine's results,
 // compiled by json-schema-to-typescript from the JSON Schemas the engine
-// derives from its Rust types (printed by `cargo run -p workload-lens-binding
-// --example schemas`; bindings-python/tools/gen_types.py makes Python's
+// derives from its Rust types (printed by the binding crate's `schemas`
+// example, target/debug/examples/schemas; bindings-python/tools/gen_types.py makes Python's
 // types from the same output). tests/types.test.mjs regenerates it and compares it
 // with the committed file; `node testing/gen-types.mjs` rewrites it.
 import { execFileSync } from 'node:child_process';
@@ -12,9 +12,14 @@ import { PKG, REPO } from './fixtures.mjs';
 
 export const OUTPUT = join(PKG, 'types', 'engine.d.ts');
 
-/** `{TypeName: schema}` from the engine (a debug build of the example). */
+/** `{TypeName: schema}` from the engine: the binding crate's example, built
+ * as the workspace's tests build it (scripts/debug-build.sh, a no-op after
+ * the rust stage; `cargo run -p workload-lens-binding` would compile the
+ * engine again for another feature set), then run. */
 export function engineSchemas() {
-  const out = execFileSync('cargo', ['run', '-q', '--locked', '-p', 'workload-lens-binding', '--example', 'schemas'], {
+  execFileSync('bash', ['scripts/debug-build.sh'], { cwd: REPO, stdio: ['ignore', 'inherit', 'inherit'] });
+  const target = process.env.CARGO_TARGET_DIR || join(REPO, 'target');
+  const out = execFileSync(join(target, 'debug', 'examples', 'schemas'), [], {
     cwd: REPO, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'inherit'],
   });
   return JSON.parse(out);

@@ -3,10 +3,9 @@
 - workload_lens/_engine_types.py: the TypedDicts of the engine's results,
   from the JSON Schemas the engine derives from its Rust types (the same
   schemas bindings-node/types/engine.d.ts is generated from, printed by
-  ``cargo run -p workload-lens-binding --example schemas``);
+  ``target/debug/examples/schemas``, built by scripts/debug-build.sh);
 - workload_lens/_native.pyi: the stub of the native module, from the
-  operation table (``cargo run -p workload-lens-binding --example
-  operations``) plus the few functions written by hand in
+  operation table (``target/debug/examples/operations``) plus the few functions written by hand in
   bindings-python/src/lib.rs (NATIVE_EXTRA below).
 
     python3 bindings-python/tools/gen_types.py          # rewrite the files
@@ -20,6 +19,7 @@ from __future__ import annotations
 
 import json
 import keyword
+import os
 import re
 import subprocess
 import sys
@@ -35,9 +35,14 @@ RENAME = {"Error": "EngineError"}
 
 
 def example(name: str) -> Any:
+    """What an example of the binding crate prints, as JSON: built as the
+    workspace's tests build it (scripts/debug-build.sh, a no-op after the
+    rust stage; `cargo run -p workload-lens-binding` would compile the
+    engine again for another feature set), then run."""
+    subprocess.run(["bash", "scripts/debug-build.sh"], cwd=REPO, check=True)
+    target = Path(os.environ.get("CARGO_TARGET_DIR") or REPO / "target")
     out = subprocess.run(
-        ["cargo", "run", "-q", "--locked", "-p", "workload-lens-binding", "--example", name],
-        cwd=REPO, check=True, capture_output=True, text=True,
+        [str(target / "debug" / "examples" / name)], cwd=REPO, check=True, capture_output=True, text=True,
     ).stdout
     return json.loads(out)
 
