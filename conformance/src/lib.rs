@@ -807,6 +807,51 @@ pub fn run_one(case: &Case, group: &Group) -> Outcome {
     }
 }
 
+/// What a case gives with the jq fast path and without it (jaq alone), and
+/// its outcome (as [`run_one`] gives it, from the run with the fast path):
+/// the suite's own test runs every case this way, and checks that the
+/// fast path changes nothing but, at a limit, whether the case fits. The
+/// runs without the fast path are `None` when the case cannot be expanded.
+pub fn run_one_both_ways(case: &Case, group: &Group) -> (Outcome, Option<FastPathRuns>) {
+    let Ok(x) = expand_case(case, group) else {
+        return (run_one(case, group), None);
+    };
+    let on = run_expanded(&x, group);
+    let before = workload_lens::set_fast_path(false);
+    let off = run_expanded(&x, group);
+    workload_lens::set_fast_path(before);
+    drop(x);
+    let outcome = match case.known_differences.get("rust") {
+        Some(reason) if std::env::var_os("CONFORMANCE_INCLUDE_KNOWN").is_none() => {
+            Outcome::Known(reason.clone())
+        }
+        _ => match &on {
+            Ok(actual) => match compare(&case.expect, actual) {
+                Ok(()) => Outcome::Pass,
+                Err(d) => Outcome::Fail(d),
+            },
+            Err(e) => Outcome::Fail(format!("cannot run: {e}")),
+        },
+    };
+    (outcome, Some(FastPathRuns { on, off }))
+}
+
+/// A case's answers with the jq fast path (`on`) and with jaq alone (`off`).
+pub struct FastPathRuns {
+    pub on: Result<Value, String>,
+    pub off: Result<Value, String>,
+}
+
+impl FastPathRuns {
+    /// Whether either answer is a limit error (the fast path spends less
+    /// of a call's budget, so near a limit one may fit and not the other).
+    pub fn at_a_limit(&self) -> bool {
+        [&self.on, &self.off].iter().any(|r| {
+            matches!(r, Ok(v) if v.pointer("/error/code").and_then(Value::as_str) == Some("limit"))
+        })
+    }
+}
+
 /// Run every case with this (Rust) runtime.
 pub fn run_all(groups: &[Group]) -> Vec<(String, Outcome)> {
     groups
