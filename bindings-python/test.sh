@@ -34,7 +34,7 @@ start=$(date +%s)
 echo "   built and installed in $(($(date +%s) - start)) s"
 
 echo "== the Rust CLI (its output is compared with the console command's)"
-bash scripts/debug-build.sh
+cargo build -q --locked -p workload-lens-cli
 
 echo "== pytest bindings-python/tests"
 cd "$root/bindings-python"

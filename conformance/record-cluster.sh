@@ -27,7 +27,7 @@ if ! "$venv/bin/python" -c "import kubernetes, yaml" 2>/dev/null; then
   "$venv/bin/pip" install -q kubernetes pyyaml
 fi
 "$venv/bin/python" testing/live/seed.py "$kc" --out "$dir/scenario.json" >/dev/null
-bash scripts/debug-build.sh
+cargo build -q --locked -p workload-lens-cli
 wl="$root/target/debug/workload-lens"
 run() { # RECORDING KUBECONFIG ARGS...: one command, recorded; its exit code does not matter
   local rec=$1 k=$2

@@ -60,8 +60,8 @@ CARGO_PROFILE_RELEASE_LTO="${CARGO_PROFILE_RELEASE_LTO:-false}" \
   CARGO_PROFILE_RELEASE_CODEGEN_UNITS="${CARGO_PROFILE_RELEASE_CODEGEN_UNITS:-16}" \
   PATH="$venv/bin:$PATH" "${pip[@]}" install --no-build-isolation --force-reinstall --no-deps ./bindings-python
 
-step "building the CLI (scripts/debug-build.sh)"
-bash scripts/debug-build.sh
+step "building the CLI (cargo build -p workload-lens-cli)"
+cargo build --locked -q -p workload-lens-cli
 
 step "kube-apiserver: testing/kube-apiserver/start.sh $kapi_dir"
 kubeconfig=$(bash testing/kube-apiserver/start.sh "$kapi_dir")

@@ -85,7 +85,7 @@ step "Node: bindings-node/build.sh, node --test bindings-node/$node_test"
 run_suite Node node_suite
 
 parity() {
-  bash scripts/debug-build.sh || return
+  cargo build --locked -q -p workload-lens-cli || return
   "$root/.venv/bin/python" testing/live/parity.py "$root/target/debug/workload-lens" "${parity_args[@]}"
 }
 if [ ${#failed[@]} -eq 0 ]; then

@@ -88,8 +88,8 @@ step "promtool check rules deploy/prometheus/rules.yaml; promtool test rules tes
 promtool check rules deploy/prometheus/rules.yaml
 promtool test rules testing/metrics/rules_test.yaml
 
-step "building the CLI (scripts/debug-build.sh)"
-bash scripts/debug-build.sh
+step "building the CLI (cargo build -p workload-lens-cli)"
+cargo build --locked -q -p workload-lens-cli
 cli="$root/target/debug/workload-lens"
 
 step "kube-apiserver: testing/kube-apiserver/start.sh $kapi_dir"
