@@ -140,5 +140,6 @@ else
   cargo test -q --workspace --test catalog every_recorded_step
   echo "record: the conformance cases that replay the recordings (conformance/gen-recorded.py)" >&2
   python3 conformance/gen-recorded.py
-  cargo run -q -p workload-lens-conformance -- suite-json
+  bash scripts/debug-build.sh
+  "${CARGO_TARGET_DIR:-$root/target}/debug/conformance" suite-json
 fi

@@ -3,7 +3,8 @@
 - workload_lens/_engine_types.py: the TypedDicts of the engine's results,
   from the JSON Schemas the engine derives from its Rust types (the same
   schemas bindings-node/types/engine.d.ts is generated from, printed by
-  ``target/debug/examples/schemas``, built by scripts/debug-build.sh);
+  ``target/debug/examples/schemas`` under ``$CARGO_TARGET_DIR`` or
+  ``target/``, built by scripts/debug-build.sh);
 - workload_lens/_native.pyi: the stub of the native module, from the
   operation table (``target/debug/examples/operations``) plus the few functions written by hand in
   bindings-python/src/lib.rs (NATIVE_EXTRA below).

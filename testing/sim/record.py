@@ -87,6 +87,40 @@ def gojq(expr: str, value) -> list:
     return [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
 
 
+def seen(last: dict) -> str:
+    """What a step waited on when it timed out, each part cut on its own
+    (so that many pods do not crowd out the rest): the workload's status,
+    the last events, the pods' phases and their conditions."""
+
+    def cut(v, n: int) -> str:
+        t = json.dumps(v)
+        return t if len(t) <= n else t[: n - 3] + "..."
+
+    pods = last.get("pods", [])
+    parts = {
+        "status": cut((last.get("object") or {}).get("status"), 2000),
+        "events": cut(
+            [
+                [e.get("lastTimestamp") or e.get("eventTime"), e.get("reason"), (e.get("involvedObject") or {}).get("name")]
+                for e in last.get("events", [])
+            ][-12:],
+            1500,
+        ),
+        "pods": cut([(p["metadata"]["name"], (p.get("status") or {}).get("phase")) for p in pods], 1000),
+        "podConditions": cut(
+            {
+                p["metadata"]["name"]: [
+                    [c.get("type"), c.get("status"), c.get("reason")]
+                    for c in (p.get("status") or {}).get("conditions") or []
+                ]
+                for p in pods
+            },
+            1500,
+        ),
+    }
+    return "{" + ", ".join(f'"{k}": {v}' for k, v in parts.items()) + "}"
+
+
 class StepTimeout(Exception):
     """A step's condition was not reached (or did not hold) in its time."""
 
@@ -242,29 +276,18 @@ class Scenario:
             try:
                 wait(f"step {step['name']}: {until}", reached, float(step.get("timeout", 90)), every=0.5)
             except TimeoutError:
-                brief = {
-                    "status": (last.get("object") or {}).get("status"),
-                    "pods": [(p["metadata"]["name"], p.get("status", {}).get("phase")) for p in last.get("pods", [])],
-                    # What a step's condition most often waits on besides
-                    # the status: the pods' conditions and the events.
-                    "podConditions": {
-                        p["metadata"]["name"]: [
-                            [c.get("type"), c.get("status"), c.get("reason")]
-                            for c in (p.get("status") or {}).get("conditions") or []
-                        ]
-                        for p in last.get("pods", [])
-                    },
-                    "events": [
-                        [e.get("lastTimestamp") or e.get("eventTime"), e.get("reason"), (e.get("involvedObject") or {}).get("name")]
-                        for e in last.get("events", [])
-                    ][-12:],
-                }
-                raise StepTimeout(f"{self.name}: step {i} {step['name']!r} not reached in {step.get('timeout', 90)} s; last seen: {json.dumps(brief)[:5000]}")
+                raise StepTimeout(
+                    f"{self.name}: step {i} {step['name']!r} not reached in {step.get('timeout', 90)} s; "
+                    f"last seen: {seen(last)}"
+                ) from None
             if step.get("settle"):
                 time.sleep(float(step["settle"]))
                 last = self.snapshot()
                 if gojq(until, last) != [True]:
-                    raise StepTimeout(f"{self.name}: step {step['name']!r} did not hold for {step['settle']} s")
+                    raise StepTimeout(
+                        f"{self.name}: step {i} {step['name']!r} did not hold for {step['settle']} s; "
+                        f"last seen: {seen(last)}"
+                    )
             stem = f"{i:02d}-{step['name']}"
             note = step.get("note", step["name"]).strip().replace("\n", " ")
             obj = clean(last["object"])

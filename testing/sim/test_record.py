@@ -2,6 +2,8 @@
 a timeout runs the scenario once more, a second timeout ends the run with
 the step's message, and anything else ends it at once."""
 
+from __future__ import annotations
+
 import pytest
 
 import record
@@ -49,3 +51,17 @@ def test_anything_else_is_not_retried():
     with pytest.raises(RuntimeError):
         record.run_retrying_timeouts(run, lambda _: None)
     assert run.calls == 1
+
+
+def test_what_a_timed_out_step_saw_keeps_every_part_when_there_are_many_pods():
+    pods = [
+        {"metadata": {"name": f"p-{i}"}, "status": {"phase": "Pending", "conditions": [
+            {"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}]}}
+        for i in range(500)
+    ]
+    events = [{"lastTimestamp": f"t{i}", "reason": "FailedScheduling", "involvedObject": {"name": f"p-{i}"}} for i in range(40)]
+    text = record.seen({"object": {"status": {"replicas": 3}}, "pods": pods, "events": events})
+    assert text.startswith('{"status": {"replicas": 3}, "events": [["t28", "FailedScheduling", "p-28"]')
+    assert '["t39", "FailedScheduling", "p-39"]]' in text
+    assert '"pods": [["p-0", "Pending"]' in text and '"podConditions": {"p-0": [["PodScheduled", "False", "Unschedulable"]]' in text
+    assert len(text) < 7000
