@@ -13,7 +13,7 @@
 #      KUBECONFIG=target/live/kapi/kubeconfig (admin) and
 #      WORKLOAD_LENS_LIVE_DIR=target/live/kapi (kubeconfig-viewer, server,
 #      ca.crt, tokens.csv and scenario.json, the uids, are there too):
-#        CLI     cargo test -p workload-lens-cli --test live --test deploy
+#        CLI     cargo test --workspace --test live --test deploy
 #                (cli/tests/live.rs, cli/tests/deploy.rs)
 #        Python  pytest bindings-python/tests/test_kube.py     (the .venv of
 #                bindings-python/test.sh; the package is built into it)
