@@ -14,11 +14,12 @@
 //! comes as a [`host::Iterated`], read element by element by the same
 //! reader. Other `str` arguments are JSON the Python layer
 //! serialized. Results of kind `value` are built as Python objects
-//! (`pythonize`), those of kind `json` are JSON text. Every engine call
+//! ([`pyout`]), those of kind `json` are JSON text. Every engine call
 //! runs without the GIL (`py.detach`) and catches panics, so no input can
 //! raise `PanicException` or take the interpreter down.
 
 mod host;
+mod pyout;
 
 /// The addon's Rust allocations go to mimalloc: inside CPython, glibc's
 /// malloc spent a third to two fifths of a call in consolidating and
@@ -219,9 +220,10 @@ impl ReadInputs {
     }
 }
 
-/// A result as Python objects.
+/// A result as Python objects ([`pyout`]: `pythonize`'s rule, with shared
+/// keys).
 fn pythonized<'py, T: serde::Serialize>(py: Python<'py>, out: &T) -> PyResult<Bound<'py, PyAny>> {
-    pythonize::pythonize(py, out).map_err(|e| {
+    pyout::to_python(py, out).map_err(|e| {
         let fail = Failure::Internal(format!("cannot convert the result: {e}"));
         to_pyerr(py, fail)
     })
@@ -570,16 +572,23 @@ fn _panic_for_tests(py: Python<'_>, message: Arg) -> PyResult<()> {
     run(py, || -> Out<()> { panic!("{}", &*message) })
 }
 
+/// How many keys of the objects' own the result conversion keeps shared,
+/// and the bounds (tests of [`pyout`] only).
+#[pyfunction]
+fn _result_keys_for_tests() -> (usize, usize, usize) {
+    (pyout::kept_keys(), pyout::MAX_KEYS, pyout::MAX_KEY_BYTES)
+}
+
 #[pymodule]
 mod _native {
     use pyo3::prelude::*;
 
     #[pymodule_export]
     use super::{
-        _panic_for_tests, Iterated, PyCatalog, PyDefinition, PySession, PySnapshotLines,
-        catalog_sources, check_limits, cli_main, compile, compile_all, compile_object,
-        compile_one_object, default_limits, error_codes, evaluate, human_amounts, missing_owners,
-        parse, parse_bytes, rebuild, source_map, usage, validate,
+        _panic_for_tests, _result_keys_for_tests, Iterated, PyCatalog, PyDefinition, PySession,
+        PySnapshotLines, catalog_sources, check_limits, cli_main, compile, compile_all,
+        compile_object, compile_one_object, default_limits, error_codes, evaluate, human_amounts,
+        missing_owners, parse, parse_bytes, rebuild, source_map, usage, validate,
     };
 
     #[pymodule_init]

@@ -265,6 +265,7 @@ NATIVE_EXTRA = {
     "": [
         "def cli_main(argv: List[_Arg]) -> int: ...",
         "def _panic_for_tests(message: _Arg) -> None: ...",
+        "def _result_keys_for_tests() -> Tuple[int, int, int]: ...",
     ],
 }
 
@@ -280,7 +281,7 @@ def generate_stub(operations: List[Dict[str, Any]]) -> str:
 
     functions = [sig(op, False) for op in operations if op["section"] in ("free", "limited", "factory")]
     names = [op["name"] for op in operations if op["section"] in ("free", "limited", "factory")]
-    names += ["cli_main", "_panic_for_tests"]
+    names += ["cli_main", "_panic_for_tests", "_result_keys_for_tests"]
     out = [STUB_HEAD, "__all__ = [", '    "__version__",', '    "Definition",', '    "Catalog",',
            '    "ClusterSession",', '    "SnapshotLines",', '    "Iterated",']
     out += [f'    "{n}",' for n in names] + ["]", "", "_Arg = Union[str, bytes]", "_Obj = Any", ""]
