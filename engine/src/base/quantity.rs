@@ -279,7 +279,7 @@ pub struct Quantity {
 }
 
 /// The suffix of a parsed quantity.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 enum Suffix {
     /// A decimal SI suffix: value times 10^exp.
     Decimal(i32),
@@ -763,6 +763,68 @@ fn magnitude_nanos(
     frac_digits: &str,
     suffix: Suffix,
 ) -> Result<u128, QuantityErrorKind> {
+    if let Some(m) = magnitude_small(int_digits, frac_digits, suffix) {
+        return m;
+    }
+    magnitude_big(int_digits, frac_digits, suffix)
+}
+
+/// [`magnitude_nanos`] in 128-bit integers, for the quantities written with
+/// at most 19 digits (all of them in practice); `None` where a product
+/// would not fit, which [`magnitude_big`] then decides.
+fn magnitude_small(
+    int_digits: &str,
+    frac_digits: &str,
+    suffix: Suffix,
+) -> Option<Result<u128, QuantityErrorKind>> {
+    if int_digits.len() + frac_digits.len() > 19 {
+        return None;
+    }
+    // Below 10^19 < 2^64.
+    let mut value: u128 = 0;
+    for b in int_digits.bytes().chain(frac_digits.bytes()) {
+        value = value * 10 + u128::from(b.saturating_sub(b'0'));
+    }
+    if value == 0 {
+        return Some(Ok(0));
+    }
+    let frac_len = i64::try_from(frac_digits.len()).ok()?;
+    let (exp10, binary_power) = match suffix {
+        Suffix::Decimal(e) | Suffix::Exponent(e) => (i64::from(e) + 9 - frac_len, 0),
+        Suffix::Binary(p) => (9 - frac_len, p),
+    };
+    for _ in 0..binary_power {
+        value = value.checked_mul(1024)?;
+    }
+    let mut inexact = false;
+    if exp10 >= 0 {
+        for _ in 0..exp10 {
+            value = value.checked_mul(10)?;
+        }
+    } else {
+        for _ in 0..exp10.unsigned_abs() {
+            if !value.is_multiple_of(10) {
+                inexact = true;
+            }
+            value /= 10;
+            if value == 0 {
+                break;
+            }
+        }
+    }
+    Some(
+        value
+            .checked_add(u128::from(inexact))
+            .ok_or(QuantityErrorKind::OutOfRange),
+    )
+}
+
+/// [`magnitude_nanos`] in arbitrary precision.
+fn magnitude_big(
+    int_digits: &str,
+    frac_digits: &str,
+    suffix: Suffix,
+) -> Result<u128, QuantityErrorKind> {
     let mut value = BigUint::default();
     for b in int_digits.bytes().chain(frac_digits.bytes()) {
         value.mul_add_small(10, u32::from(b.saturating_sub(b'0')));
@@ -971,6 +1033,58 @@ impl schemars::JsonSchema for Quantity {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The 128-bit magnitude is the arbitrary-precision one wherever it
+    /// answers, and it answers for every quantity of at most 19 digits
+    /// whose magnitude fits.
+    #[test]
+    fn small_magnitudes_are_the_big_ones() {
+        let digits = |n: usize, seed: u64| -> String {
+            let mut x = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (0..n)
+                .map(|i| {
+                    x = x
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    match seed % 4 {
+                        0 => '9',
+                        1 if i == 0 => '1',
+                        1 => '0',
+                        2 if i + 1 == n => '5',
+                        2 => '0',
+                        _ => char::from(b'0' + ((x >> 33) % 10) as u8),
+                    }
+                })
+                .collect()
+        };
+        let mut suffixes: Vec<Suffix> = (-40..=40).map(Suffix::Exponent).collect();
+        suffixes.extend([-9, -6, -3, 0, 3, 6, 9, 12, 15, 18].map(Suffix::Decimal));
+        suffixes.extend((1..=6).map(Suffix::Binary));
+        let (mut compared, mut answered) = (0, 0);
+        for total in 0..=22 {
+            for frac in 0..=total {
+                for seed in 0..6 {
+                    let int = digits(total - frac, seed);
+                    let fr = digits(frac, seed + 7);
+                    for &suffix in &suffixes {
+                        compared += 1;
+                        let big = magnitude_big(&int, &fr, suffix);
+                        match magnitude_small(&int, &fr, suffix) {
+                            Some(small) => {
+                                answered += 1;
+                                assert_eq!(small, big, "{int}.{fr} {suffix:?}");
+                            }
+                            None => assert!(
+                                total > 19 || big.is_err(),
+                                "{int}.{fr} {suffix:?}: {big:?}"
+                            ),
+                        }
+                    }
+                }
+            }
+        }
+        assert!(answered > compared / 2, "{answered} of {compared}");
+    }
 
     fn q(s: &str) -> Quantity {
         match Quantity::parse(s) {

@@ -21,30 +21,31 @@ pub(crate) enum EvalError {
 /// `maxOutputBytes` (and each from the output cap of one value).
 pub(crate) fn to_json_values(outs: &[W], limits: &Limits) -> Result<Vec<Value>, EvalError> {
     let _call = crate::budget::Call::enter(limits);
+    outs.iter().map(|w| to_json(w, limits)).collect()
+}
+
+/// One output as JSON (see [`to_json_values`]; the caller is in a call).
+pub(crate) fn to_json(w: &W, limits: &Limits) -> Result<Value, EvalError> {
     let too_large = || EvalError::Limit {
         limit: "maxOutputBytes",
         message: crate::budget::Meter::Output.message(),
     };
-    outs.iter()
-        .map(|w| {
-            let left = crate::budget::Meter::Output.left();
-            let mut budget = usize::try_from(left)
-                .unwrap_or(usize::MAX)
-                .min(limits.max_output_bytes);
-            let before = budget;
-            let v = format::to_value(&w.v, &mut budget).map_err(|e| match e {
-                format::ToJsonError::TooLarge => {
-                    crate::budget::Meter::Output.exhaust();
-                    too_large()
-                }
-                format::ToJsonError::Key(k) => {
-                    EvalError::Runtime(format!("object key is not a string: {k}"))
-                }
-            })?;
-            crate::budget::Meter::Output
-                .take((before - budget) as u64)
-                .map_err(|_| too_large())?;
-            Ok(v)
-        })
-        .collect()
+    let left = crate::budget::Meter::Output.left();
+    let mut budget = usize::try_from(left)
+        .unwrap_or(usize::MAX)
+        .min(limits.max_output_bytes);
+    let before = budget;
+    let v = format::to_value(&w.v, &mut budget).map_err(|e| match e {
+        format::ToJsonError::TooLarge => {
+            crate::budget::Meter::Output.exhaust();
+            too_large()
+        }
+        format::ToJsonError::Key(k) => {
+            EvalError::Runtime(format!("object key is not a string: {k}"))
+        }
+    })?;
+    crate::budget::Meter::Output
+        .take((before - budget) as u64)
+        .map_err(|_| too_large())?;
+    Ok(v)
 }

@@ -64,7 +64,7 @@
 //! outputs' sizes to `maxOutputBytes` by the rules of
 //! [`super::eval::to_json_values`].
 
-use super::eval::{EvalError, to_json_values};
+use super::eval::EvalError;
 use super::format;
 use super::value::{self, BudgetGuard, Caps, W};
 use crate::Limits;
@@ -563,7 +563,10 @@ fn finish<'a>(
             Ok(v) => Ok(std::borrow::Cow::Owned(v)),
         },
         made => match operand(made) {
-            Ok(w) => to_json_values(&[w], limits).map(|mut v| std::borrow::Cow::Owned(v.remove(0))),
+            Ok(w) => {
+                let _call = crate::budget::Call::enter(limits);
+                super::eval::to_json(&w, limits).map(std::borrow::Cow::Owned)
+            }
             Err(Stop::Limit(e)) => Err(*e),
             Err(Stop::Jaq | Stop::Error) => return None,
         },

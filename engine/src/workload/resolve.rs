@@ -63,23 +63,28 @@ impl CompiledDefinition {
         self.check_tree_depth()?;
         let workload = workload_ref(obj)?;
         let mut warnings = Vec::new();
-        let gvk = Gvk::from_api_version(&workload.api_version, &workload.kind);
-        let root = self.root_gvk();
-        if gvk.group != root.group || gvk.kind != root.kind {
+        // Compared in place (the object's GVK is made only for a message).
+        let (group, version) = match workload.api_version.split_once('/') {
+            Some((g, v)) => (g, v),
+            None => ("", workload.api_version.as_str()),
+        };
+        let no_root = Gvk::default();
+        let root = self.definition.root_gvk().unwrap_or(&no_root);
+        if group != root.group || workload.kind != root.kind {
             return Err(Error::new(
                 ErrorCode::NoDefinition,
                 format!(
                     "definition '{}' describes {}, not {}",
                     self.name(),
                     root,
-                    gvk
+                    Gvk::from_api_version(&workload.api_version, &workload.kind)
                 ),
             ));
         }
-        if gvk.version != root.version {
+        if version != root.version {
             warnings.push(format!(
-                "object version {} resolved through the definition for version {}",
-                gvk.version, root.version
+                "object version {version} resolved through the definition for version {}",
+                root.version
             ));
         }
         let input = Input::new(obj, &self.limits).map_err(crate::expr::eval_error)?;
@@ -173,6 +178,24 @@ impl CompiledDefinition {
     /// The tree of components is within [`max_tree_depth`](crate::component::max_tree_depth) of the limits
     /// the definition evaluates with.
     pub(crate) fn check_tree_depth(&self) -> Result<()> {
+        // Every call checks this: first, without allocating, whether every
+        // ownership chain ends within the bound (a cycle never does, and
+        // is left to the exact check below with every other failure).
+        let bound = crate::component::max_tree_depth(&self.limits);
+        let shallow = self.comps.iter().all(|c| {
+            let (mut up, mut d) = (c.parent, 0usize);
+            while let Some(p) = up {
+                d += 1;
+                if d > bound {
+                    return false;
+                }
+                up = self.comps.get(p).and_then(|c| c.parent);
+            }
+            true
+        });
+        if shallow {
+            return Ok(());
+        }
         let parents: Vec<Option<usize>> = self.comps.iter().map(|c| c.parent).collect();
         check_tree_depth(&parents, |i| self.comps[i].name.clone(), &self.limits)
     }

@@ -623,7 +623,13 @@ fn add_into(total: &mut ResourceList, list: &ResourceList, path: P) -> Result<()
         count_of(&sum, name).map_err(|e| {
             ResourceError::overflow(path.render(), format!("summing {name:?}: {e}"))
         })?;
-        total.insert(name.clone(), sum);
+        // The name is copied only when it is new to the total.
+        match total.get_mut(name) {
+            Some(slot) => *slot = sum,
+            None => {
+                total.insert(name.clone(), sum);
+            }
+        }
     }
     Ok(())
 }
@@ -631,11 +637,12 @@ fn add_into(total: &mut ResourceList, list: &ResourceList, path: P) -> Result<()
 /// `total = max(total, list)`, per resource name (ties keep `total`'s entry).
 fn max_into(total: &mut ResourceList, list: &ResourceList) {
     for (name, quantity) in list {
-        let max = match total.get(name) {
-            Some(existing) => existing.max_with(quantity),
-            None => quantity.clone(),
-        };
-        total.insert(name.clone(), max);
+        match total.get_mut(name) {
+            Some(existing) => *existing = existing.max_with(quantity),
+            None => {
+                total.insert(name.clone(), quantity.clone());
+            }
+        }
     }
 }
 

@@ -105,7 +105,6 @@ impl CompiledDefinition {
         ids: &[String],
     ) -> Result<PodTemplates> {
         let n = ids.len();
-        let ids = ids.to_vec();
         // Pod templates, one per instance: None = absent in the object.
         let mut templates: Vec<Option<Value>> = vec![None; n];
         let mut fragments: Vec<Option<Map<String, Value>>> = vec![None; n];
@@ -117,14 +116,14 @@ impl CompiledDefinition {
             // fields kept are copied.
             PodDef::Template(e) => {
                 let outs = e.eval_borrowed(input, lim)?;
-                self.zip(e, &ids, outs.len())?;
+                self.zip(e, ids, outs.len())?;
                 for (i, v) in outs.iter().enumerate() {
                     templates[i] = to_template(e, i, v)?;
                 }
             }
             PodDef::Spec(e) => {
                 let outs = e.eval_borrowed(input, lim)?;
-                self.zip(e, &ids, outs.len())?;
+                self.zip(e, ids, outs.len())?;
                 for (i, v) in outs.iter().enumerate() {
                     templates[i] = match &**v {
                         Value::Null => None,
@@ -150,7 +149,7 @@ impl CompiledDefinition {
                     lists.push((*f, e, outs));
                 }
                 if let Some((_, e, _)) = lists.first() {
-                    self.zip(e, &ids, count)?;
+                    self.zip(e, ids, count)?;
                 }
                 for (i, frag) in fragments.iter_mut().enumerate() {
                     let mut m = Map::new();
@@ -170,7 +169,7 @@ impl CompiledDefinition {
         }
         if let Some(e) = &c.metadata {
             let outs = e.eval_borrowed(input, lim)?;
-            self.zip(e, &ids, outs.len())?;
+            self.zip(e, ids, outs.len())?;
             for (i, v) in outs.iter().enumerate() {
                 match &**v {
                     Value::Null => {}
