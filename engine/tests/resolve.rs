@@ -905,3 +905,56 @@ fn resolve_text_reads_json_and_yaml_as_the_value() {
     assert_eq!(e.code(), ErrorCode::Parse, "{e}");
     assert!(e.location().line.is_some(), "{e}");
 }
+
+/// A definition compiled under generous limits and then given smaller ones
+/// (`with_limits`) is held to the smaller ones' component tree depth
+/// (maxDepth / 4) on every resolve: a chain at the bound resolves, one
+/// level deeper is a located `limit` error naming the first component past
+/// it. (The check first walks the chains without allocating and falls back
+/// to the exact one only when a chain is too long.)
+#[test]
+fn a_chain_one_level_past_the_tree_bound_of_the_resolve_limits_is_refused() {
+    let chain = |levels: usize| -> String {
+        (1..=levels)
+            .map(|i| {
+                let owner = if i == 1 {
+                    "thing".to_string()
+                } else {
+                    format!("c{}", i - 1)
+                };
+                format!("      - name: c{i}\n        ownerRef: {owner}\n")
+            })
+            .collect()
+    };
+    let wide = workload_lens::Limits {
+        max_depth: 1024,
+        ..workload_lens::Limits::default()
+    };
+    let small = workload_lens::Limits {
+        max_depth: 40,
+        ..workload_lens::Limits::default()
+    };
+    let bound = 40 / 4;
+    let compiled = |levels: usize| {
+        let text = thing_karta(
+            "example-com-thing-v1",
+            common::THING_STATUS,
+            &chain(levels),
+            "",
+        );
+        CompiledDefinition::from_text(&text, wide)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .with_limits(small)
+    };
+    let r = compiled(bound).resolve(&obj(json!({}))).unwrap();
+    assert_eq!(r.components.len(), bound + 1);
+    let e = compiled(bound + 1).resolve(&obj(json!({}))).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Limit, "{e}");
+    assert!(
+        e.to_string().contains(&format!(
+            "component 'c{}' is more than {bound} levels below",
+            bound + 1
+        )),
+        "{e}"
+    );
+}
