@@ -280,10 +280,8 @@ impl<'k, 'py> ser::Serializer for To<'k, 'py> {
         variant: &'static str,
         value: &T,
     ) -> R<Self::Ok> {
-        let d = PyDict::new(self.py);
-        let k = self.keys.field(self.py, variant);
-        d.set_item(k, value.serialize(self.again())?)?;
-        Ok(d.into_any())
+        let v = value.serialize(self.again())?;
+        wrap(self.py, self.keys, variant, v)
     }
     fn serialize_seq(self, len: Option<usize>) -> R<Seq<'k, 'py>> {
         Ok(Seq {
@@ -361,38 +359,27 @@ impl<'py> Seq<'_, 'py> {
     }
 }
 
-impl<'py> ser::SerializeSeq for Seq<'_, 'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> R<()> {
-        self.push(value)
-    }
-    fn end(self) -> R<Self::Ok> {
-        self.done()
-    }
+/// The three sequence forms serde has, each building its list or tuple.
+macro_rules! seq_forms {
+    ($($form:ident :: $add:ident),*) => {
+        $(impl<'py> ser::$form for Seq<'_, 'py> {
+            type Ok = Bound<'py, PyAny>;
+            type Error = Error;
+            fn $add<T: Serialize + ?Sized>(&mut self, value: &T) -> R<()> {
+                self.push(value)
+            }
+            fn end(self) -> R<Self::Ok> {
+                self.done()
+            }
+        })*
+    };
 }
 
-impl<'py> ser::SerializeTuple for Seq<'_, 'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> R<()> {
-        self.push(value)
-    }
-    fn end(self) -> R<Self::Ok> {
-        self.done()
-    }
-}
-
-impl<'py> ser::SerializeTupleStruct for Seq<'_, 'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> R<()> {
-        self.push(value)
-    }
-    fn end(self) -> R<Self::Ok> {
-        self.done()
-    }
-}
+seq_forms!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field
+);
 
 /// A dict being built (a map or a struct).
 struct Map<'k, 'py> {
