@@ -935,26 +935,29 @@ fn a_chain_one_level_past_the_tree_bound_of_the_resolve_limits_is_refused() {
         ..workload_lens::Limits::default()
     };
     let bound = 40 / 4;
-    let compiled = |levels: usize| {
-        let text = thing_karta(
-            "example-com-thing-v1",
-            common::THING_STATUS,
-            &chain(levels),
-            "",
-        );
+    // With `siblings` more children of the root: past 4,096 steps of the
+    // first walk the linear check alone decides.
+    let compiled = |levels: usize, siblings: usize| {
+        let mut children = chain(levels);
+        for i in 0..siblings {
+            children.push_str(&format!("      - name: s{i}\n        ownerRef: thing\n"));
+        }
+        let text = thing_karta("example-com-thing-v1", common::THING_STATUS, &children, "");
         CompiledDefinition::from_text(&text, wide)
             .unwrap_or_else(|e| panic!("{e}"))
             .with_limits(small)
     };
-    let r = compiled(bound).resolve(&obj(json!({}))).unwrap();
-    assert_eq!(r.components.len(), bound + 1);
-    let e = compiled(bound + 1).resolve(&obj(json!({}))).unwrap_err();
-    assert_eq!(e.code(), ErrorCode::Limit, "{e}");
-    assert!(
-        e.to_string().contains(&format!(
+    for siblings in [0, 400] {
+        let r = compiled(bound, siblings).resolve(&obj(json!({}))).unwrap();
+        assert_eq!(r.components.len(), bound + 1 + siblings);
+        let e = compiled(bound + 1, siblings)
+            .resolve(&obj(json!({})))
+            .unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Limit, "{e}");
+        let first = format!(
             "component 'c{}' is more than {bound} levels below",
             bound + 1
-        )),
-        "{e}"
-    );
+        );
+        assert!(e.to_string().contains(&first), "{e}");
+    }
 }

@@ -50,6 +50,10 @@ pub(crate) fn workload_ref(obj: &Value) -> Result<WorkloadRef> {
     })
 }
 
+/// The most steps [`CompiledDefinition::check_tree_depth`]'s walk without
+/// allocating may take before the linear check is used instead.
+const SHALLOW_WALK_STEPS: usize = 4096;
+
 /// Per-component extraction state.
 struct Extracted {
     ids: Vec<String>,
@@ -180,19 +184,25 @@ impl CompiledDefinition {
     pub(crate) fn check_tree_depth(&self) -> Result<()> {
         // Every call checks this: first, without allocating, whether every
         // ownership chain ends within the bound (a cycle never does, and
-        // is left to the exact check below with every other failure).
+        // is left to the exact check below with every other failure). That
+        // walk takes up to n * (bound + 1) steps, so it is made only for
+        // definitions small enough (all of the catalog's); the exact check
+        // is linear.
         let bound = crate::component::max_tree_depth(&self.limits);
-        let shallow = self.comps.iter().all(|c| {
-            let (mut up, mut d) = (c.parent, 0usize);
-            while let Some(p) = up {
-                d += 1;
-                if d > bound {
-                    return false;
+        let n = self.comps.len();
+        let small = n.saturating_mul(bound.saturating_add(1)) <= SHALLOW_WALK_STEPS;
+        let shallow = small
+            && self.comps.iter().all(|c| {
+                let (mut up, mut d) = (c.parent, 0usize);
+                while let Some(p) = up {
+                    d += 1;
+                    if d > bound {
+                        return false;
+                    }
+                    up = self.comps.get(p).and_then(|c| c.parent);
                 }
-                up = self.comps.get(p).and_then(|c| c.parent);
-            }
-            true
-        });
+                true
+            });
         if shallow {
             return Ok(());
         }
