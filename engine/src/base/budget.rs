@@ -267,7 +267,12 @@ pub(crate) fn member<'a>(
     key: &str,
 ) -> Option<&'a serde_json::Value> {
     if o.len() <= SCAN_MEMBERS {
-        o.iter().find_map(|(k, v)| (k == key).then_some(v))
+        // The length and the first byte first: most keys of the same
+        // length differ there, and the comparison of the rest is a call.
+        let (len, first) = (key.len(), key.as_bytes().first());
+        o.iter().find_map(|(k, v)| {
+            (k.len() == len && k.as_bytes().first() == first && k == key).then_some(v)
+        })
     } else {
         o.get(key)
     }
@@ -293,40 +298,119 @@ pub(crate) fn members_by_key(
 }
 
 /// The nesting depth of a value (a scalar is 0, a container one more than
-/// its deepest member), its nodes and its string bytes (keys included), in
-/// one walk without recursion. The walk stops at the first container
-/// deeper than `cap` (the counts are then partial).
+/// its deepest member), its nodes and its string bytes (keys included). The
+/// walk stops at the first container deeper than `cap` (the counts are then
+/// partial, and the depth is `cap + 1`).
+///
+/// Containers are visited by recursion down to [`SHAPE_RECURSION`] levels,
+/// scalars without a call; deeper ones by a walk with a stack of its own,
+/// so the call stack stays bounded whatever `cap` is.
 pub(crate) fn json_shape(v: &serde_json::Value, cap: usize) -> (usize, u64, usize) {
-    use serde_json::Value;
-    let (mut max, mut nodes, mut bytes) = (0, 0u64, 0usize);
-    // Room for a typical object's pending members: one allocation.
-    let mut stack: Vec<(&Value, usize)> = Vec::with_capacity(64);
-    stack.push((v, 1));
-    while let Some((v, d)) = stack.pop() {
-        nodes += 1;
+    let mut shape = Shape::default();
+    shape.node(v, 1, cap);
+    (shape.max, shape.nodes, shape.bytes)
+}
+
+/// Levels [`json_shape`] descends by recursion.
+const SHAPE_RECURSION: usize = 48;
+
+#[derive(Default)]
+struct Shape {
+    max: usize,
+    nodes: u64,
+    bytes: usize,
+}
+
+impl Shape {
+    /// Count `v`, at depth `d` (that of a container at its place); `false`
+    /// once past `cap`.
+    fn node(&mut self, v: &serde_json::Value, d: usize, cap: usize) -> bool {
+        use serde_json::Value;
+        self.nodes += 1;
         match v {
-            Value::String(s) => bytes += s.len(),
+            Value::String(s) => self.bytes += s.len(),
             Value::Array(a) => {
-                max = max.max(d);
-                if d > cap {
-                    return (d, nodes, bytes);
+                if !self.open(d, cap) {
+                    return false;
                 }
-                stack.extend(a.iter().map(|x| (x, d + 1)));
+                for x in a {
+                    if !self.member(x, d, cap) {
+                        return false;
+                    }
+                }
             }
             Value::Object(o) => {
-                max = max.max(d);
-                if d > cap {
-                    return (d, nodes, bytes);
+                if !self.open(d, cap) {
+                    return false;
                 }
                 for (k, x) in o {
-                    bytes += k.len();
-                    stack.push((x, d + 1));
+                    self.bytes += k.len();
+                    if !self.member(x, d, cap) {
+                        return false;
+                    }
                 }
             }
             _ => {}
         }
+        true
     }
-    (max, nodes, bytes)
+
+    /// A container at depth `d`: within `cap`?
+    #[inline]
+    fn open(&mut self, d: usize, cap: usize) -> bool {
+        self.max = self.max.max(d);
+        d <= cap
+    }
+
+    /// A member of a container at depth `d`.
+    #[inline]
+    fn member(&mut self, x: &serde_json::Value, d: usize, cap: usize) -> bool {
+        use serde_json::Value;
+        match x {
+            Value::Array(_) | Value::Object(_) if d < SHAPE_RECURSION => self.node(x, d + 1, cap),
+            Value::Array(_) | Value::Object(_) => self.deep(x, d + 1, cap),
+            Value::String(s) => {
+                self.nodes += 1;
+                self.bytes += s.len();
+                true
+            }
+            _ => {
+                self.nodes += 1;
+                true
+            }
+        }
+    }
+
+    /// [`Shape::node`] without recursion, for what lies deeper than
+    /// [`SHAPE_RECURSION`].
+    #[cold]
+    fn deep(&mut self, v: &serde_json::Value, d: usize, cap: usize) -> bool {
+        use serde_json::Value;
+        let mut stack: Vec<(&Value, usize)> = vec![(v, d)];
+        while let Some((v, d)) = stack.pop() {
+            self.nodes += 1;
+            match v {
+                Value::String(s) => self.bytes += s.len(),
+                Value::Array(a) => {
+                    if !self.open(d, cap) {
+                        return false;
+                    }
+                    stack.extend(a.iter().map(|x| (x, d + 1)));
+                }
+                Value::Object(o) => {
+                    if !self.open(d, cap) {
+                        return false;
+                    }
+                    for (k, x) in o {
+                        self.bytes += k.len();
+                        stack.push((x, d + 1));
+                    }
+                }
+                _ => {}
+            }
+        }
+        true
+    }
 }
 
 /// A walk over JSON nodes: a step per [`NODES_PER_STEP`] nodes.
@@ -379,4 +463,91 @@ pub(crate) fn copy_of(v: &serde_json::Value) -> Result<(), Error> {
         memory(bytes)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_shape;
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    /// The shape by its definition: depth, nodes and string bytes of the
+    /// whole value (no cap).
+    fn reference(v: &Value) -> (usize, u64, usize) {
+        match v {
+            Value::String(s) => (0, 1, s.len()),
+            Value::Array(a) => a
+                .iter()
+                .map(reference)
+                .fold((1, 1, 0), |(d, n, b), c| (d.max(c.0 + 1), n + c.1, b + c.2)),
+            Value::Object(o) => o.iter().fold((1, 1, 0), |(d, n, b), (k, x)| {
+                let c = reference(x);
+                (d.max(c.0 + 1), n + c.1, b + k.len() + c.2)
+            }),
+            _ => (0, 1, 0),
+        }
+    }
+
+    /// Arrays and objects nested `n` deep, with members beside them.
+    fn nested(n: usize) -> Value {
+        let mut v = json!("leaf");
+        for i in 0..n {
+            v = if i % 2 == 0 {
+                json!([1, v, "xy"])
+            } else {
+                json!({"k": v, "s": "abc", "t": true})
+            };
+        }
+        v
+    }
+
+    #[test]
+    fn the_shape_of_values_within_the_cap_is_their_whole_shape() {
+        // Across the recursion bound (48 levels) and far past it.
+        for n in [0, 1, 2, 47, 48, 49, 50, 100, 600] {
+            let v = nested(n);
+            assert_eq!(json_shape(&v, usize::MAX), reference(&v), "depth {n}");
+            assert_eq!(json_shape(&v, n), reference(&v), "depth {n} at its cap");
+        }
+    }
+
+    #[test]
+    fn a_value_past_the_cap_is_reported_one_level_past_it() {
+        for (n, cap) in [(10, 9), (60, 0), (60, 47), (60, 48), (60, 49), (600, 512)] {
+            assert_eq!(
+                json_shape(&nested(n), cap).0,
+                cap + 1,
+                "depth {n}, cap {cap}"
+            );
+        }
+    }
+
+    fn json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|i| json!(i)),
+            "[a-z]{0,6}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(64, 400, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::vec(("[a-z]{0,4}", inner), 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn the_shape_is_the_reference_shape(v in json(), cap in 0usize..80) {
+            let whole = reference(&v);
+            let got = json_shape(&v, cap);
+            if whole.0 <= cap {
+                prop_assert_eq!(got, whole);
+            } else {
+                prop_assert_eq!(got.0, cap + 1);
+            }
+        }
+    }
 }

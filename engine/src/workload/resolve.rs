@@ -1,5 +1,6 @@
 //! Resolving an object through a compiled definition.
 
+use crate::budget::member;
 use crate::compile::CompiledDefinition;
 use crate::component::{Comp, check_tree_depth};
 use crate::error::{Error, ErrorCode, Location, Result};
@@ -14,6 +15,14 @@ use crate::resolved::{
 };
 use crate::resources::{self, ResourceSummary};
 use serde_json::Value;
+
+/// Member `k` of `m`, when `m` is an object.
+fn get<'a>(m: &'a Value, k: &str) -> Option<&'a Value> {
+    match m {
+        Value::Object(m) => member(m, k),
+        _ => None,
+    }
+}
 
 /// Check that the object is a usable Kubernetes object.
 pub(crate) fn workload_ref(obj: &Value) -> Result<WorkloadRef> {
@@ -30,23 +39,23 @@ pub(crate) fn workload_ref(obj: &Value) -> Result<WorkloadRef> {
         )));
     };
     let s = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
-    let api_version = s(o.get("apiVersion"))
+    let api_version = s(member(o, "apiVersion"))
         .filter(|s| !s.is_empty())
         .ok_or_else(|| invalid("missing apiVersion"))?;
-    let kind = s(o.get("kind"))
+    let kind = s(member(o, "kind"))
         .filter(|s| !s.is_empty())
         .ok_or_else(|| invalid("missing kind"))?;
-    let meta = o.get("metadata");
-    let name = s(meta.and_then(|m| m.get("name")))
+    let meta = member(o, "metadata");
+    let name = s(meta.and_then(|m| get(m, "name")))
         .filter(|n| !n.is_empty())
-        .or_else(|| s(meta.and_then(|m| m.get("generateName"))).filter(|n| !n.is_empty()))
+        .or_else(|| s(meta.and_then(|m| get(m, "generateName"))).filter(|n| !n.is_empty()))
         .ok_or_else(|| invalid("missing metadata.name or metadata.generateName"))?;
     Ok(WorkloadRef {
         api_version,
         kind,
         name,
-        namespace: s(meta.and_then(|m| m.get("namespace"))).filter(|n| !n.is_empty()),
-        uid: s(meta.and_then(|m| m.get("uid"))).filter(|n| !n.is_empty()),
+        namespace: s(meta.and_then(|m| get(m, "namespace"))).filter(|n| !n.is_empty()),
+        uid: s(meta.and_then(|m| get(m, "uid"))).filter(|n| !n.is_empty()),
     })
 }
 
@@ -343,7 +352,11 @@ impl CompiledDefinition {
             };
             let (pod_resources, resources) = match &templates[i] {
                 Some(t) if has_pods => {
-                    let spec = t.get("spec").unwrap_or(&Value::Null);
+                    let spec = match t {
+                        Value::Object(t) => member(t, "spec"),
+                        _ => None,
+                    }
+                    .unwrap_or(&Value::Null);
                     // A quantity that is wrong is a conversion error; one
                     // whose count does not fit 64 bits (alone or summed over
                     // the pod) is an overflow, code `limit`.

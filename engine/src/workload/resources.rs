@@ -648,7 +648,7 @@ fn max_into(total: &mut ResourceList, list: &ResourceList) {
 
 /// A field of an object, with `null` treated as absent.
 fn field<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
-    object.get(key).filter(|v| !v.is_null())
+    crate::budget::member(object, key).filter(|v| !v.is_null())
 }
 
 /// An optional object: absent or `null` is `None`, another type an error.

@@ -200,7 +200,7 @@ fn to_template(e: &Expr, i: usize, v: &Value) -> Result<Option<Value>> {
         Value::Object(o) => {
             let mut t = Map::new();
             for k in ["metadata", "spec"] {
-                match o.get(k) {
+                match crate::budget::member(o, k) {
                     // Kept absent, so that writing the template back adds nothing.
                     None | Some(Value::Null) => {}
                     Some(Value::Object(x)) => {

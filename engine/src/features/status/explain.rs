@@ -303,7 +303,11 @@ impl CompiledDefinition {
                             item,
                         ));
                     };
-                    let get = |k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
+                    let get = |k: &str| {
+                        crate::budget::member(o, k)
+                            .and_then(Value::as_str)
+                            .map(str::to_string)
+                    };
                     conditions.push(Condition {
                         type_: get(&cd.type_field).unwrap_or_default(),
                         status: get(&cd.status_field),
