@@ -115,6 +115,8 @@ enum Kind {
     Bind(Box<N>, Box<N>),
     /// `[f]`
     Collect(Box<N>),
+    /// `[f] | length`, without the array (see [`count_of_collect`]).
+    Count(Box<N>),
     /// `l, r`
     Comma(Box<N>, Box<N>),
     /// `l // r`
@@ -209,6 +211,7 @@ impl N {
             | Kind::Path(_)
             | Kind::Var(_)
             | Kind::Collect(_)
+            | Kind::Count(_)
             | Kind::Quant(..)
             | Kind::Fun(_) => true,
             Kind::Fun1(_, arg) => arg.single,
@@ -415,7 +418,9 @@ type R<T> = Result<T, Stop>;
 /// The state of one evaluation.
 struct Cx<'a> {
     /// The values of the variables bound, innermost last.
-    vars: Vec<Out<'a>>,
+    /// (Held inline up to four: most expressions bind one or two, and a
+    /// run should not allocate for them.)
+    vars: smallvec::SmallVec<[Out<'a>; 4]>,
     /// A bound of the depth of every JSON value (the input's and the
     /// expression's literals).
     depth: u32,
@@ -507,7 +512,7 @@ impl Fast {
         let caps = caps(limits);
         let _guard = BudgetGuard::enter(limits, caps);
         let mut cx = Cx {
-            vars: Vec::new(),
+            vars: smallvec::SmallVec::new(),
             // The expression's own JSON values (`[]`, `{}`) nest one level.
             depth: u32::try_from(depth.max(1)).unwrap_or(u32::MAX),
             caps,
@@ -795,6 +800,7 @@ fn eval_all<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>, sink: Sink<'_, 'a>) 
         | Kind::Path(_)
         | Kind::Var(_)
         | Kind::Collect(_)
+        | Kind::Count(_)
         | Kind::Quant(..)
         | Kind::Fun(_)
         | Kind::Fun1(..)
@@ -1050,13 +1056,7 @@ fn eval_raw<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
                 .map_err(|m| Stop::limit(limit(m)))?;
             let mut v = match input {
                 Out::Json(v) => *v,
-                x => {
-                    let mut x = x.clone();
-                    for k in keys {
-                        x = index(x, &Step::Key(k.clone()))?;
-                    }
-                    return Ok(x);
-                }
+                x => return path_of_made(x, keys),
             };
             for k in keys {
                 v = match v {
@@ -1085,23 +1085,6 @@ fn eval_raw<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             cx.vars.pop();
             r?
         }
-        Kind::Collect(f) => {
-            let max = cx.caps.max_collection;
-            let mut items = Vec::new();
-            eval_all(f, input, cx, &mut |x| {
-                // As jaq's collection: a slot per element, and an error
-                // at the first element past the limit.
-                value::alloc_slots(1).map_err(|_| recorded())?;
-                if items.len() >= max {
-                    let _ = value::check_coll_len(items.len() + 1);
-                    return Err(recorded());
-                }
-                items.push(x);
-                Ok(())
-            })?;
-            list(items, cx)?
-        }
-        Kind::Lit(lit) => Out::Made(lit.val().ok_or(Stop::Jaq)?),
         Kind::Const(v) => Out::Json(v.as_ref()),
         Kind::Alt(l, r) => {
             let l = match &l.kind {
@@ -1147,11 +1130,76 @@ fn eval_raw<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             let l = eval_raw(l, input, cx)?;
             let b = match compare(*op, &l, &r)? {
                 Some(b) => b,
-                None => op.run(&operand(l)?, &operand(r)?),
+                None => compare_by_jaq(*op, l, r)?,
             };
             breached()?;
             Out::bool(b)
         }
+        _ => return eval_other(n, input, cx),
+    })
+}
+
+/// A plain path from a value that is not the input's.
+#[inline(never)]
+fn path_of_made<'a>(x: &Out<'a>, keys: &[String]) -> R<Out<'a>> {
+    let mut x = x.clone();
+    for k in keys {
+        x = index(x, &Step::Key(k.clone()))?;
+    }
+    Ok(x)
+}
+
+/// `l <op> r` by jaq's operation on the converted operands.
+#[inline(never)]
+fn compare_by_jaq(op: Cmp, l: Out<'_>, r: Out<'_>) -> R<bool> {
+    Ok(op.run(&operand(l)?, &operand(r)?))
+}
+
+/// The terms of [`eval_raw`] met less often, or costlier than a call:
+/// kept out of its frame, which every term's evaluation builds (the step
+/// is charged by `eval_raw`).
+#[inline(never)]
+fn eval_other<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
+    Ok(match &n.kind {
+        Kind::Collect(f) => {
+            let max = cx.caps.max_collection;
+            let mut items = Vec::new();
+            eval_all(f, input, cx, &mut |x| {
+                // As jaq's collection: a slot per element, and an error
+                // at the first element past the limit.
+                value::alloc_slots(1).map_err(|_| recorded())?;
+                if items.len() >= max {
+                    let _ = value::check_coll_len(items.len() + 1);
+                    return Err(recorded());
+                }
+                items.push(x);
+                Ok(())
+            })?;
+            list(items, cx)?
+        }
+        Kind::Count(f) => {
+            // As `[f]`: a slot per element, an error at the first element
+            // past the limit, and jaq's error where the array would nest
+            // deeper than the limit; then its length.
+            let max = cx.caps.max_collection;
+            let json = cx.depth;
+            let (mut n, mut d) = (0usize, 0u32);
+            eval_all(f, input, cx, &mut |x| {
+                value::alloc_slots(1).map_err(|_| recorded())?;
+                if n >= max {
+                    let _ = value::check_coll_len(n + 1);
+                    return Err(recorded());
+                }
+                d = d.max(depth_at(&x, json));
+                n += 1;
+                Ok(())
+            })?;
+            if d.saturating_add(1) > cx.caps.max_depth {
+                return Err(Stop::Jaq);
+            }
+            Out::Made(W::scalar(Val::from(n)))
+        }
+        Kind::Lit(lit) => Out::Made(lit.val().ok_or(Stop::Jaq)?),
         Kind::Math(l, op, r) => {
             let r = eval_raw(r, input, cx)?;
             let l = eval_raw(l, input, cx)?;
@@ -1240,6 +1288,7 @@ fn eval_raw<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             Out::Made(acc)
         }
         Kind::Empty | Kind::Comma(..) | Kind::Try(_) => return Err(Stop::Jaq),
+        _ => return Err(Stop::Jaq),
     })
 }
 
@@ -1431,11 +1480,18 @@ fn add_objects<'a>(l: &Out<'a>, r: &Out<'a>, cx: &Cx<'a>) -> R<Option<Out<'a>>> 
 
 /// A bound of how deep `x` nests.
 fn depth(x: &Out<'_>, cx: &Cx<'_>) -> u32 {
+    depth_at(x, cx.depth)
+}
+
+/// [`depth`], with `json` the bound of the input's values.
+fn depth_at(x: &Out<'_>, json: u32) -> u32 {
     match x {
-        Out::Json(_) => cx.depth,
+        Out::Json(_) => json,
         Out::Made(w) => w.d,
         Out::List(_, d) => *d,
-        Out::Entry(e) => depth(&e.0, cx).max(depth(&e.1, cx)).saturating_add(1),
+        Out::Entry(e) => depth_at(&e.0, json)
+            .max(depth_at(&e.1, json))
+            .saturating_add(1),
         Out::Obj(_, d) => *d,
     }
 }
@@ -2082,7 +2138,7 @@ fn node<'t, 's>(term: &'t Term<&'s str>, cl: &mut Cls<'t, 's>) -> Option<N> {
                 BinaryOp::Pipe(Some(_)) => return None,
                 BinaryOp::Pipe(None) => match &**r {
                     Term::Call("not", args) if args.is_empty() => Kind::Not(l),
-                    r => Kind::Pipe(l, Box::new(node(r, cl)?)),
+                    r => count_of_collect(l, Box::new(node(r, cl)?)),
                 },
                 BinaryOp::Comma => Kind::Comma(l, Box::new(node(r, cl)?)),
                 BinaryOp::Alt => Kind::Alt(l, Box::new(node(r, cl)?)),
@@ -2318,6 +2374,26 @@ fn capture_of_match() -> Option<N> {
 /// is then a lookup. Its values nest one level, as the expression's own
 /// literals are assumed to. Arithmetic on numbers cannot grow, so folding
 /// is bounded by the expression's length; anything else is left as it is.
+/// `l | r`, where `l` is `[f]` and `r` reads only its length (`length`,
+/// or `length <op> c` of a literal `c`), as `[f] | length` counted
+/// ([`Kind::Count`]) piped to `r` reading `.` for `length`: the same steps
+/// (a step for `[f]`, one for `.` where `length` took one), and each
+/// output charged and checked as `[f]` does it, without the array.
+fn count_of_collect(l: Box<N>, r: Box<N>) -> Kind {
+    let literal = |n: &N| matches!(n.kind, Kind::Lit(_) | Kind::Const(_));
+    let length = |n: &N| matches!(n.kind, Kind::Fun(Fun::Length));
+    let reads_length =
+        length(&r) || matches!(&r.kind, Kind::Cmp(a, _, b) if length(a) && literal(b));
+    if reads_length && let Kind::Collect(f) = l.kind {
+        let r = match r.kind {
+            Kind::Cmp(_, op, b) => Kind::Cmp(N::boxed(Kind::Id), op, b),
+            _ => Kind::Id,
+        };
+        return Kind::Pipe(N::boxed(Kind::Count(f)), N::boxed(r));
+    }
+    Kind::Pipe(l, r)
+}
+
 fn fold(kind: Kind) -> Kind {
     fn number(n: &N) -> bool {
         match &n.kind {

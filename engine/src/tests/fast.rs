@@ -724,6 +724,11 @@ fn collections_near_max_depth_are_jaqs() {
         ("[[[]]]", &json!(null)),
         ("[[[[]]]]", &json!(null)),
         ("map([.])", &json!([[1]])),
+        // Counted without the array, and left to jaq as the array is.
+        ("[.] | length", &deep),
+        ("[.a] | length == 1", &deep),
+        ("[[.a]] | length", &deep),
+        ("[.a.b[]] | length", &deep),
     ] {
         assert!(Fast::classify(code).is_some(), "{code}");
         let fast = run_with(code, v, true);
@@ -735,6 +740,37 @@ fn collections_near_max_depth_are_jaqs() {
         "maxDepth"
     ));
     assert_eq!(run_with("[[.a.b]]", &deep, true), Ok(vec![json!([[[1]]])]));
+}
+
+/// `[f] | length` (alone, or compared with a literal) is counted without
+/// building the array, and answers as jaq does: the count, each element
+/// charged (so the call's limits stop it where they stop `[f]`), errors
+/// and `empty` as `[f]` has them.
+#[test]
+fn collections_only_measured_are_counted() {
+    let v = json!({"a": [1, 2, 3, {"b": 1}], "s": "x", "c": [{"status": "True", "type": "Ready"}]});
+    for code in [
+        "[.a[]] | length",
+        "[.a[] | select(type == \"number\" and . > 1)] | length == 2",
+        "[.a[]] | length > 1",
+        "[.a[]] | length != 4",
+        "[.a[]] | length == \"4\"",
+        "[.missing[]?] | length",
+        "[empty] | length",
+        "[.a[], .a[]] | length <= 8",
+        "[.c // [] | .[] | select(.status == \"True\" and (.type == \"Ready\" or .type == \"Failed\"))] | length == 0",
+        "[.a[]?] | length",
+        "([.a[]] | length) + 1",
+        "[.a[]] | length | . * 2",
+    ] {
+        assert_answered_as_jaq(code, &v);
+    }
+    // An error of `f` is the collection's.
+    assert_jaqs_error("[.s[]] | length", &v);
+    assert_jaqs_error(
+        "[.a[] | ltrimstr(1) | tonumber] | length",
+        &json!({"a": ["x"]}),
+    );
 }
 
 /// `code` is in the subset, the fast path answers it on `v` (no limit, no
