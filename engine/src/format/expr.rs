@@ -65,9 +65,9 @@ impl Expr {
     }
 
     /// Run and convert outputs to JSON; errors carry the field and expression.
-    pub(crate) fn eval(&self, input: &Input, limits: &Limits) -> Result<Vec<Value>> {
+    pub(crate) fn eval(&self, input: &Input, limits: &Limits) -> Result<crate::jq::Outs<Value>> {
         self.program
-            .run(input, limits)
+            .run_few(input, limits)
             .map_err(|e| eval_error(e).at(self.location()))
     }
 
@@ -77,7 +77,7 @@ impl Expr {
         &'a self,
         input: &Input<'a>,
         limits: &Limits,
-    ) -> Result<Vec<std::borrow::Cow<'a, Value>>> {
+    ) -> Result<crate::jq::Outs<std::borrow::Cow<'a, Value>>> {
         self.program
             .run_borrowed(input, limits)
             .map_err(|e| eval_error(e).at(self.location()))

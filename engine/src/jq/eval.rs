@@ -49,3 +49,7 @@ pub(crate) fn to_json(w: &W, limits: &Limits) -> Result<Value, EvalError> {
         .map_err(|_| too_large())?;
     Ok(v)
 }
+
+/// The outputs of a run: most expressions have one, held without an
+/// allocation of its own.
+pub(crate) type Outs<T> = smallvec::SmallVec<[T; 1]>;

@@ -478,6 +478,17 @@ impl Fast {
         depth: usize,
         limits: &Limits,
     ) -> Option<Result<Vec<Value>, EvalError>> {
+        self.run_few(input, depth, limits)
+            .map(|r| r.map(super::eval::Outs::into_vec))
+    }
+
+    /// [`Fast::run`], the outputs held as [`super::eval::Outs`].
+    pub(crate) fn run_few(
+        &self,
+        input: &Value,
+        depth: usize,
+        limits: &Limits,
+    ) -> Option<Result<super::eval::Outs<Value>, EvalError>> {
         self.run_with(input, depth, limits, |out, limits| {
             finish(out, limits).map(|r| {
                 r.map(|v| match v {
@@ -497,7 +508,7 @@ impl Fast {
         input: &'a Value,
         depth: usize,
         limits: &Limits,
-    ) -> Option<Result<Vec<std::borrow::Cow<'a, Value>>, EvalError>> {
+    ) -> Option<Result<super::eval::Outs<std::borrow::Cow<'a, Value>>, EvalError>> {
         self.run_with(input, depth, limits, finish)
     }
 
@@ -507,7 +518,7 @@ impl Fast {
         depth: usize,
         limits: &Limits,
         finish: impl Fn(Out<'a>, &Limits) -> Option<Result<T, EvalError>>,
-    ) -> Option<Result<Vec<T>, EvalError>> {
+    ) -> Option<Result<super::eval::Outs<T>, EvalError>> {
         let limits = &limits.effective();
         let caps = caps(limits);
         let _guard = BudgetGuard::enter(limits, caps);
@@ -521,7 +532,7 @@ impl Fast {
         if self.node.single {
             // One output: converted at once, without a list of outputs.
             return match eval(&self.node, &input, &mut cx) {
-                Ok(out) => finish(out, limits).map(|r| r.map(|v| vec![v])),
+                Ok(out) => finish(out, limits).map(|r| r.map(|v| smallvec::smallvec![v])),
                 Err(Stop::Jaq | Stop::Error) => None,
                 Err(Stop::Limit(e)) => Some(Err(*e)),
             };
@@ -543,7 +554,7 @@ impl Fast {
             Err(Stop::Jaq | Stop::Error) => return None,
             Err(Stop::Limit(e)) => return Some(Err(*e)),
         }
-        let mut values = Vec::with_capacity(outs.len());
+        let mut values = super::eval::Outs::with_capacity(outs.len());
         for out in outs {
             match finish(out, limits)? {
                 Ok(v) => values.push(v),

@@ -14,7 +14,7 @@ mod time;
 pub(crate) mod value;
 
 pub(crate) use check::{ExprMode, JqIssue, JqIssueKind, check_expression};
-pub(crate) use eval::EvalError;
+pub(crate) use eval::{EvalError, Outs};
 #[cfg(test)]
 pub(crate) use program::{COMPILED, with_fast_path};
 pub(crate) use program::{Input, Program, record_handoffs, set_fast_path};

@@ -369,15 +369,25 @@ impl Program {
 
     /// Run and convert every output to JSON.
     pub(crate) fn run(&self, input: &Input, limits: &Limits) -> Result<Vec<Value>, EvalError> {
+        self.run_few(input, limits).map(super::eval::Outs::into_vec)
+    }
+
+    /// [`Program::run`], the outputs held as [`super::eval::Outs`] (one without
+    /// an allocation of its own).
+    pub(crate) fn run_few(
+        &self,
+        input: &Input,
+        limits: &Limits,
+    ) -> Result<super::eval::Outs<Value>, EvalError> {
         if let Some(r) = self
             .fast(limits)
-            .and_then(|f| f.run(input.json(), input.depth, limits))
+            .and_then(|f| f.run_few(input.json(), input.depth, limits))
         {
             return r;
         }
         self.handed_to_jaq();
         let outs = self.run_w(input, Vec::new(), limits)?;
-        to_json_values(&outs, limits)
+        to_json_values(&outs, limits).map(super::eval::Outs::from_vec)
     }
 
     /// [`Program::run`], with the outputs the fast path finds in the input
@@ -386,7 +396,7 @@ impl Program {
         &'a self,
         input: &Input<'a>,
         limits: &Limits,
-    ) -> Result<Vec<std::borrow::Cow<'a, Value>>, EvalError> {
+    ) -> Result<super::eval::Outs<std::borrow::Cow<'a, Value>>, EvalError> {
         if let Some(r) = self
             .fast(limits)
             .and_then(|f| f.run_borrowed(input.json(), input.depth, limits))

@@ -141,7 +141,7 @@ impl CompiledDefinition {
                 }
             }
             PodDef::Fragmented(fields) => {
-                let mut lists: Vec<(FragmentField, &Expr, Vec<Value>)> = Vec::new();
+                let mut lists: Vec<(FragmentField, &Expr, crate::jq::Outs<Value>)> = Vec::new();
                 let mut count = 0;
                 for (f, e) in fields {
                     let outs = e.eval(input, lim)?;
