@@ -1176,38 +1176,24 @@ fn eval_other<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             let max = cx.caps.max_collection;
             let mut items = Vec::new();
             eval_all(f, input, cx, &mut |x| {
-                // As jaq's collection: a slot per element, and an error
-                // at the first element past the limit.
-                value::alloc_slots(1).map_err(|_| recorded())?;
-                if items.len() >= max {
-                    let _ = value::check_coll_len(items.len() + 1);
-                    return Err(recorded());
-                }
+                element(items.len(), max)?;
                 items.push(x);
                 Ok(())
             })?;
             list(items, cx)?
         }
+        // `[f] | length`: charged and checked as `[f]`, without the array.
         Kind::Count(f) => {
-            // As `[f]`: a slot per element, an error at the first element
-            // past the limit, and jaq's error where the array would nest
-            // deeper than the limit; then its length.
             let max = cx.caps.max_collection;
             let json = cx.depth;
             let (mut n, mut d) = (0usize, 0u32);
             eval_all(f, input, cx, &mut |x| {
-                value::alloc_slots(1).map_err(|_| recorded())?;
-                if n >= max {
-                    let _ = value::check_coll_len(n + 1);
-                    return Err(recorded());
-                }
+                element(n, max)?;
                 d = d.max(depth_at(&x, json));
                 n += 1;
                 Ok(())
             })?;
-            if d.saturating_add(1) > cx.caps.max_depth {
-                return Err(Stop::Jaq);
-            }
+            nesting(d, cx)?;
             Out::Made(W::scalar(Val::from(n)))
         }
         Kind::Lit(lit) => Out::Made(lit.val().ok_or(Stop::Jaq)?),
@@ -1298,7 +1284,8 @@ fn eval_other<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             }
             Out::Made(acc)
         }
-        Kind::Empty | Kind::Comma(..) | Kind::Try(_) => return Err(Stop::Jaq),
+        // `empty`, `,` and `try` give no single output; the terms
+        // `eval_raw` answers itself never come here.
         _ => return Err(Stop::Jaq),
     })
 }
@@ -1378,16 +1365,29 @@ fn compare(op: Cmp, l: &Out<'_>, r: &Out<'_>) -> R<Option<bool>> {
 /// `[f]` of the outputs `items` (charged and counted as they came): where
 /// its depth could pass the limit, jaq gives the error.
 fn list<'a>(items: Vec<Out<'a>>, cx: &Cx<'a>) -> R<Out<'a>> {
-    let d = items
-        .iter()
-        .map(|x| depth(x, cx))
-        .max()
-        .unwrap_or(0)
-        .saturating_add(1);
+    let d = nesting(items.iter().map(|x| depth(x, cx)).max().unwrap_or(0), cx)?;
+    Ok(Out::List(Rc::new(items), d))
+}
+
+/// One more element of `[f]`, which has `len`, as jaq's collection takes
+/// it: a slot of memory, and an error at the first element past `max`.
+fn element(len: usize, max: usize) -> R<()> {
+    value::alloc_slots(1).map_err(|_| recorded())?;
+    if len >= max {
+        let _ = value::check_coll_len(len + 1);
+        return Err(recorded());
+    }
+    Ok(())
+}
+
+/// The depth of `[f]` whose deepest element nests `d` levels: where it
+/// could pass the limit, jaq gives the error.
+fn nesting(d: u32, cx: &Cx<'_>) -> R<u32> {
+    let d = d.saturating_add(1);
     if d > cx.caps.max_depth {
         return Err(Stop::Jaq);
     }
-    Ok(Out::List(Rc::new(items), d))
+    Ok(d)
 }
 
 /// The value of member `k` of a made object.
@@ -2377,14 +2377,6 @@ fn capture_of_match() -> Option<N> {
     node(&term, &mut cl)
 }
 
-/// The text of a string literal without interpolation.
-/// An object of literal keys and scalar values (numbers, strings, booleans,
-/// `null`, and arithmetic on number literals such as `1 / 1024`) built
-/// once, when the expression is compiled, by the same evaluation that
-/// would build it on every run: a table such as `{"k": 1024, "m": 1}[.u]`
-/// is then a lookup. Its values nest one level, as the expression's own
-/// literals are assumed to. Arithmetic on numbers cannot grow, so folding
-/// is bounded by the expression's length; anything else is left as it is.
 /// `l | r`, where `l` is `[f]` and `r` reads only its length (`length`,
 /// or `length <op> c` of a literal `c`), as `[f] | length` counted
 /// ([`Kind::Count`]) piped to `r` reading `.` for `length`: the same steps
@@ -2405,6 +2397,13 @@ fn count_of_collect(l: Box<N>, r: Box<N>) -> Kind {
     Kind::Pipe(l, r)
 }
 
+/// An object of literal keys and scalar values (numbers, strings, booleans,
+/// `null`, and arithmetic on number literals such as `1 / 1024`) built
+/// once, when the expression is compiled, by the same evaluation that
+/// would build it on every run: a table such as `{"k": 1024, "m": 1}[.u]`
+/// is then a lookup. Its values nest one level, as the expression's own
+/// literals are assumed to. Arithmetic on numbers cannot grow, so folding
+/// is bounded by the expression's length; anything else is left as it is.
 fn fold(kind: Kind) -> Kind {
     fn number(n: &N) -> bool {
         match &n.kind {
@@ -2442,6 +2441,7 @@ fn fold(kind: Kind) -> Kind {
     }
 }
 
+/// The text of a string literal without interpolation.
 fn literal(term: &Term<&str>) -> Option<String> {
     let Term::Str(None, parts) = term else {
         return None;
