@@ -330,6 +330,9 @@ enum Out<'a> {
 /// The members of a made object, by key in jq's order.
 type Members<'a> = Vec<(Key<'a>, Out<'a>)>;
 
+/// An object's members by key in jq's order, borrowed where they are held.
+type MembersRef<'s, 'a> = std::borrow::Cow<'s, [(Key<'a>, Out<'a>)]>;
+
 /// The key of a member of a made object: a key of the input (or of the
 /// expression's literals), or a string the expression made.
 #[derive(Clone, Debug)]
@@ -832,11 +835,12 @@ fn eval_all<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>, sink: Sink<'_, 'a>) 
 }
 
 /// Every output of `n` on `input`, each kept charged as a slot of memory.
-fn all<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Vec<Out<'a>>> {
+fn all<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<super::eval::Outs<Out<'a>>> {
     if n.single {
-        return Ok(vec![eval(n, input, cx)?]);
+        // Held inline: no list is allocated for a single output.
+        return Ok(smallvec::smallvec![eval(n, input, cx)?]);
     }
-    let mut v = Vec::new();
+    let mut v = super::eval::Outs::new();
     eval_all(n, input, cx, &mut |x| {
         value::alloc_slots(1).map_err(|_| recorded())?;
         v.push(x);
@@ -1428,16 +1432,19 @@ fn object<'a>(mut pairs: Vec<(Key<'a>, Out<'a>)>, cx: &Cx<'a>) -> R<Out<'a>> {
 
 /// The members of an object value by key in jq's order, and a bound of
 /// its depth (`None`: not an object this can read).
-fn members<'a>(x: &Out<'a>, cx: &Cx<'a>) -> R<Option<(Members<'a>, u32)>> {
+fn members<'s, 'a>(x: &'s Out<'a>, cx: &Cx<'a>) -> R<Option<(MembersRef<'s, 'a>, u32)>> {
     Ok(Some(match x {
         Out::Json(Value::Object(o)) => (
-            sorted(o)?
-                .into_iter()
-                .map(|(k, v)| (Key::Json(k), Out::Json(v)))
-                .collect(),
+            std::borrow::Cow::Owned(
+                sorted(o)?
+                    .into_iter()
+                    .map(|(k, v)| (Key::Json(k), Out::Json(v)))
+                    .collect(),
+            ),
             cx.depth,
         ),
-        Out::Obj(m, d) => (m.as_ref().clone(), *d),
+        // A made object's members are read where they are.
+        Out::Obj(m, d) => (std::borrow::Cow::Borrowed(&m[..]), *d),
         _ => return Ok(None),
     }))
 }
@@ -1468,8 +1475,16 @@ fn add_objects<'a>(l: &Out<'a>, r: &Out<'a>, cx: &Cx<'a>) -> R<Option<Out<'a>>> 
         value::tick_n(a.len() as u64)
     };
     charge().map_err(|_| recorded())?;
+    let d = da.max(db);
+    // A made object and an empty object sum to the made object's members,
+    // shared rather than copied (charged as the sum all the same).
+    match (l, r) {
+        (_, Out::Obj(m, _)) if a.is_empty() => return Ok(Some(Out::Obj(m.clone(), d))),
+        (Out::Obj(m, _), _) if b.is_empty() => return Ok(Some(Out::Obj(m.clone(), d))),
+        _ => {}
+    }
     let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
     loop {
         let next = match (a.peek(), b.peek()) {
             (Some(x), Some(y)) => match x.0.bytes().cmp(y.0.bytes()) {
@@ -1484,9 +1499,9 @@ fn add_objects<'a>(l: &Out<'a>, r: &Out<'a>, cx: &Cx<'a>) -> R<Option<Out<'a>>> 
             (None, Some(_)) => b.next(),
             (None, None) => break,
         };
-        out.extend(next);
+        out.extend(next.cloned());
     }
-    Ok(Some(Out::Obj(Rc::new(out), da.max(db))))
+    Ok(Some(Out::Obj(Rc::new(out), d)))
 }
 
 /// A bound of how deep `x` nests.

@@ -861,6 +861,16 @@ fn objects_and_entries_are_built_as_jaq_builds_them() {
          (if ($i.gpu // \"\") != \"\" then {(if ($i.gpuType // \"\") != \"\" then $i.gpuType else \"nvidia.com/gpu\" end): $i.gpu} else {} end) + \
          ($i.custom // {}))",
         "{name: \"node\"} + ({command: .l, args: .nothing} | with_entries(select(.value != null)))",
+        // A made object and an empty one: the first's members, shared.
+        "{} + {a: .x, (.k): .l}",
+        "{a: .x, (.k): .l} + {}",
+        "{} + {}",
+        "({} + {b: 1}) + {a: 2} + {}",
+        "{} + .services",
+        ".services + {}",
+        "[{} + {a: .x}, {b: .x} + {}]",
+        "{a: 1} + .services.c + ({} | .)",
+        ".services.c + {b: .x}",
     ] {
         assert_answered_as_jaq(code, &v);
     }
