@@ -262,7 +262,7 @@ fn edge_10_fragmented_longest_list_wins() {
         500
     );
     // The assembled template carries the fragments.
-    let t = p.instances[0].pod_template.as_ref().unwrap();
+    let t = p.instances[0].pod_template().unwrap();
     assert_eq!(t["spec"]["schedulerName"], json!("kai"));
     assert_eq!(t["metadata"]["labels"], json!({"x": "1"}));
     assert_eq!(t["spec"]["containers"][0]["name"], json!("main"));
@@ -538,7 +538,7 @@ fn absent_only_when_nothing_of_the_instance_exists() {
         // `.spec.master.replicas // 1` once the master exists.
         let desired = if field == "replicas" { want } else { 1 };
         assert_eq!(m.desired_replicas, desired, "{field}");
-        assert_eq!(m.pod_template, None, "{field}");
+        assert_eq!(m.pod_template(), None, "{field}");
         assert_eq!(m.pod_resources, None, "{field}");
         assert_eq!(r.totals.pods, 1 + desired, "{field}");
     }
@@ -633,7 +633,7 @@ fn pod_spec_with_metadata_path() {
     assert_eq!(p.desired_replicas, 2, "minReplicas when replicas is absent");
     assert_eq!(p.scale.unwrap().max_replicas, Some(5));
     assert_eq!(
-        p.pod_template.as_ref().unwrap()["metadata"]["labels"]["app"],
+        p.pod_template().unwrap()["metadata"]["labels"]["app"],
         json!("x")
     );
     assert_eq!(
@@ -814,9 +814,9 @@ fn pod_spec_styles_keep_only_kubernetes_fields() {
         ))
         .unwrap();
     let t = r.component("transformer").unwrap().instances[0]
-        .pod_template
-        .clone()
-        .unwrap();
+        .pod_template()
+        .unwrap()
+        .into_owned();
     assert_eq!(t["metadata"], json!({"labels": {"a": "b"}}));
     assert!(t["spec"].get("minReplicas").is_none() && t["spec"].get("labels").is_none());
     assert_eq!(t["spec"]["containers"][0]["name"], json!("t"));
@@ -840,9 +840,9 @@ fn fragment_resources_go_to_the_first_container_without_a_main_one() {
         .unwrap();
     assert_eq!(r.totals.resources.gpu, 4);
     let t = r.component("svc").unwrap().instances[0]
-        .pod_template
-        .clone()
-        .unwrap();
+        .pod_template()
+        .unwrap()
+        .into_owned();
     assert_eq!(t["spec"]["containers"].as_array().unwrap().len(), 2);
 }
 
@@ -960,4 +960,43 @@ fn a_chain_one_level_past_the_tree_bound_of_the_resolve_limits_is_refused() {
         );
         assert!(e.to_string().contains(&first), "{e}");
     }
+}
+
+/// A fragmented template's containers are read where they are, in one pass:
+/// a service with 10,000 containers (ten times the most a pod template is
+/// expected to list, and far past any real pod) resolves within the default
+/// limits, its requests summed over every container and the main container
+/// put over its namesake, as the assembled template holds them.
+#[test]
+fn fragments_with_ten_thousand_containers_are_read_in_one_pass() {
+    let n = 10_000;
+    let containers: Vec<Value> = (0..n)
+        .map(|i| json!({"name": format!("c{i}"), "resources": {"requests": {"cpu": "1"}}}))
+        .collect();
+    let graph = json!({
+        "apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoGraphDeployment",
+        "metadata": {"name": "wide", "namespace": "ml"},
+        "spec": {"services": {"Worker": {"replicas": 2,
+            "resources": {"requests": {"gpu": "1"}},
+            "extraPodSpec": {
+                "mainContainer": {"name": "c5000", "image": "main:1"},
+                "containers": containers}}}}
+    });
+    let engine = Engine::new().unwrap();
+    let r = engine.resolve(&graph).unwrap();
+    let worker = &r.component("service").unwrap().instances[0];
+    let per_pod = worker.pod_resources.as_ref().unwrap();
+    // 9,999 containers of one CPU, and the main one (which replaced c5000)
+    // with the resources fragment: one GPU, no CPU.
+    assert_eq!(per_pod.cpu_millis, (n as u64 - 1) * 1000);
+    assert_eq!(per_pod.gpu, 1);
+    assert_eq!(r.totals.resources.gpu, 2);
+    let t = worker.pod_template().unwrap();
+    let listed = t["spec"]["containers"].as_array().unwrap();
+    assert_eq!(listed.len(), n);
+    assert_eq!(listed[5000]["image"], json!("main:1"));
+    assert_eq!(
+        listed[5000]["resources"],
+        json!({"requests": {"nvidia.com/gpu": "1"}})
+    );
 }

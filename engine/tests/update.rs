@@ -24,9 +24,9 @@ fn pod_template_update_returns_new_object_and_minimal_patch() {
     let before = obj.clone();
     let r = d.resolve(&obj).unwrap();
     let mut t = r.component("replicatedjob").unwrap().instances[1]
-        .pod_template
-        .clone()
-        .unwrap();
+        .pod_template()
+        .unwrap()
+        .into_owned();
     t["spec"]["schedulerName"] = json!("kai-scheduler");
     let out = d
         .update(
@@ -47,13 +47,13 @@ fn pod_template_update_returns_new_object_and_minimal_patch() {
     let again = d.resolve(&out.object).unwrap();
     let w = &again.component("replicatedjob").unwrap().instances[1];
     assert_eq!(
-        w.pod_template.as_ref().unwrap()["spec"]["schedulerName"],
+        w.pod_template().unwrap()["spec"]["schedulerName"],
         json!("kai-scheduler")
     );
     // The leader was not given a value and is untouched.
     let l = &again.component("replicatedjob").unwrap().instances[0];
     assert!(
-        l.pod_template.as_ref().unwrap()["spec"]
+        l.pod_template().unwrap()["spec"]
             .get("schedulerName")
             .is_none()
     );
@@ -326,9 +326,9 @@ fn whole_object_writes_keep_the_crd_fields_beside_them() {
         "spec": {"transformer": {"minReplicas": 2, "containers": [{"name": "t"}], "nodeSelector": {"a": "b"}}}});
     let r = d.resolve(&obj).unwrap();
     let mut spec = r.component("transformer").unwrap().instances[0]
-        .pod_template
-        .clone()
-        .unwrap()["spec"]
+        .pod_template()
+        .unwrap()
+        .into_owned()["spec"]
         .clone();
     spec["schedulerName"] = json!("kai");
     spec.as_object_mut().unwrap().remove("nodeSelector");

@@ -341,7 +341,11 @@ impl CompiledDefinition {
             let scaled = scale.is_some_and(|s| {
                 s.replicas.is_some() || s.min_replicas.is_some() || s.max_replicas.is_some()
             });
-            let present = !has_pods || templates[i].is_some() || metadata[i] || scaled;
+            let present = !has_pods
+                || templates[i].is_some()
+                || fragments[i].is_some()
+                || metadata[i]
+                || scaled;
             let desired = if !has_pods || !present {
                 0
             } else {
@@ -350,13 +354,22 @@ impl CompiledDefinition {
                     .unwrap_or(1);
                 u64::try_from(r).unwrap_or(0)
             };
-            let (pod_resources, resources) = match &templates[i] {
-                Some(t) if has_pods => {
-                    let spec = match t {
+            // The requests of one pod: from the template's spec, or (a
+            // template assembled when read) from the fragments.
+            let requests = match (&templates[i], &fragments[i]) {
+                _ if !has_pods => None,
+                (Some(t), _) => Some(resources::pod_request(
+                    match t {
                         Value::Object(t) => member(t, "spec"),
                         _ => None,
                     }
-                    .unwrap_or(&Value::Null);
+                    .unwrap_or(&Value::Null),
+                )),
+                (None, Some(f)) => Some(crate::pods::fragments_request(f)),
+                (None, None) => None,
+            };
+            let (pod_resources, resources) = match requests {
+                Some(list) => {
                     // A quantity that is wrong is a conversion error; one
                     // whose count does not fit 64 bits (alone or summed over
                     // the pod) is an overflow, code `limit`.
@@ -381,21 +394,21 @@ impl CompiledDefinition {
                         })
                         .in_component(&c.name, Some(id))
                     };
-                    let list = resources::pod_request(spec).map_err(bad)?;
+                    let list = list.map_err(bad)?;
                     let per_pod = ResourceSummary::try_from_list(&list).map_err(bad)?;
                     let total = per_pod.times(desired).map_err(|e| {
                         Error::new(ErrorCode::Limit, e.message).in_component(&c.name, Some(id))
                     })?;
                     (Some(per_pod), total)
                 }
-                _ => (None, ResourceSummary::default()),
+                None => (None, ResourceSummary::default()),
             };
             instances.push(Instance {
                 id: id.clone(),
                 present,
                 scale,
                 desired_replicas: desired,
-                pod_template: if has_pods { templates[i].take() } else { None },
+                template: if has_pods { templates[i].take() } else { None },
                 fragments: fragments[i].take(),
                 pod_resources,
                 resources,

@@ -114,9 +114,10 @@ pub struct Component {
 }
 
 /// One instance of a component.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase")]
+///
+/// Serialized (and in the JSON Schema) with `podTemplate` between
+/// `desiredReplicas` and `fragments`: see [`Instance::pod_template`].
+#[derive(Debug, Clone, PartialEq)]
 pub struct Instance {
     /// Instance id (`""` for single-instance components).
     pub id: String,
@@ -126,27 +127,110 @@ pub struct Instance {
     /// has no pods. A count without a pod template of its own is present.
     pub present: bool,
     /// Replica counts as extracted.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub scale: Option<Scale>,
     /// Effective desired replicas: `replicas`, else `minReplicas`, else 1;
     /// 0 when not present (and for a component without a pod definition);
     /// negative counts count as 0.
     pub desired_replicas: u64,
-    /// The pod template (`{metadata, spec}`), from any of the three styles;
-    /// for fragmented definitions it is assembled from the fragments.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pod_template: Option<serde_json::Value>,
+    /// The pod template as read, from a template or a pod spec (or from
+    /// fragments with pod metadata of their own); `None` when it is
+    /// assembled from `fragments` on reading.
+    pub(crate) template: Option<serde_json::Value>,
     /// For fragmented definitions: every fragment extracted, by field.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub fragments: Option<serde_json::Map<String, serde_json::Value>>,
     /// The effective request of one pod.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub pod_resources: Option<ResourceSummary>,
     /// `podResources` × `desiredReplicas`.
     pub resources: ResourceSummary,
     /// Live state from the pods, when pods were given.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub live: Option<Live>,
+}
+
+impl Instance {
+    /// The pod template (`{metadata, spec}`), from any of the three styles.
+    /// For fragmented definitions it is assembled from the fragments when
+    /// it is read (the result holds each fragment once, not a second copy
+    /// in the template): call it once and keep the value when it is read
+    /// more than once.
+    pub fn pod_template(&self) -> Option<std::borrow::Cow<'_, serde_json::Value>> {
+        match (&self.template, &self.fragments) {
+            (Some(t), _) => Some(std::borrow::Cow::Borrowed(t)),
+            (None, Some(f)) => Some(std::borrow::Cow::Owned(crate::pods::assemble(f))),
+            (None, None) => None,
+        }
+    }
+}
+
+// An instance as it is written out: its fields in their order, the pod
+// template assembled where it is not held. (Its doc comments are the JSON
+// Schema's descriptions.)
+/// One instance of a component.
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "Instance"))]
+#[serde(rename_all = "camelCase")]
+struct InstanceOut<'a> {
+    /// Instance id (`""` for single-instance components).
+    id: &'a str,
+    /// False when nothing of the instance exists in this object: every pod
+    /// field (template, spec, fragments, metadata) and every scale path
+    /// yields null (e.g. a PyTorchJob without a Master). An absent instance
+    /// has no pods. A count without a pod template of its own is present.
+    present: bool,
+    /// Replica counts as extracted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scale: Option<Scale>,
+    /// Effective desired replicas: `replicas`, else `minReplicas`, else 1;
+    /// 0 when not present (and for a component without a pod definition);
+    /// negative counts count as 0.
+    desired_replicas: u64,
+    /// The pod template (`{metadata, spec}`), from any of the three styles;
+    /// for fragmented definitions it is assembled from the fragments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pod_template: Option<std::borrow::Cow<'a, serde_json::Value>>,
+    /// For fragmented definitions: every fragment extracted, by field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fragments: Option<&'a serde_json::Map<String, serde_json::Value>>,
+    /// The effective request of one pod.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pod_resources: Option<&'a ResourceSummary>,
+    /// `podResources` × `desiredReplicas`.
+    resources: &'a ResourceSummary,
+    /// Live state from the pods, when pods were given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    live: Option<&'a Live>,
+}
+
+impl Serialize for Instance {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        InstanceOut {
+            id: &self.id,
+            present: self.present,
+            scale: self.scale,
+            desired_replicas: self.desired_replicas,
+            pod_template: self.pod_template(),
+            fragments: self.fragments.as_ref(),
+            pod_resources: self.pod_resources.as_ref(),
+            resources: &self.resources,
+            live: self.live.as_ref(),
+        }
+        .serialize(s)
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Instance {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        InstanceOut::schema_name()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        InstanceOut::schema_id()
+    }
+
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        InstanceOut::json_schema(g)
+    }
 }
 
 /// Replica counts.

@@ -142,16 +142,8 @@ pub(crate) fn pod_request(spec: &Value) -> Result<ResourceList, ResourceError> {
     };
 
     // Regular containers are summed.
-    let mut total = ResourceList::new();
-    let containers = P::Root.key("containers");
-    for (i, container) in as_array(field(spec, "containers"), containers)?
-        .iter()
-        .enumerate()
-    {
-        let path = containers.nth(i);
-        let requests = container_requests(container, path)?;
-        add_into(&mut total, &requests, path)?;
-    }
+    let containers = as_array(field(spec, "containers"), P::Root.key("containers"))?;
+    let mut total = containers_request(containers.iter().map(Container::Whole))?;
 
     // Init containers, with restartable ("sidecar") init containers that keep
     // running alongside everything started after them.
@@ -193,6 +185,37 @@ pub(crate) fn pod_request(spec: &Value) -> Result<ResourceList, ResourceError> {
     let list = resource_list(field(spec, "overhead"), overhead)?;
     add_into(&mut total, &list, overhead)?;
 
+    Ok(total)
+}
+
+/// A container whose requests are read: its object, or only its
+/// `resources` member (a container assembled from fragments, read where
+/// its parts are).
+pub(crate) enum Container<'a> {
+    /// A container object (or whatever stands in its place).
+    Whole(&'a Value),
+    /// The `resources` member of a container object.
+    Resources(Option<&'a Value>),
+}
+
+/// The sum of the requests of a pod's regular containers (`containers`):
+/// [`pod_request`] of a spec that has no other field. Error paths are those
+/// of the spec (`containers[1].resources.requests.cpu`).
+pub(crate) fn containers_request<'a>(
+    containers: impl Iterator<Item = Container<'a>>,
+) -> Result<ResourceList, ResourceError> {
+    let mut total = ResourceList::new();
+    let at = P::Root.key("containers");
+    for (i, container) in containers.enumerate() {
+        let path = at.nth(i);
+        let requests = match container {
+            Container::Whole(c) => container_requests(c, path)?,
+            Container::Resources(r) => {
+                requirements(r.filter(|v| !v.is_null()), path.key("resources"))?
+            }
+        };
+        add_into(&mut total, &requests, path)?;
+    }
     Ok(total)
 }
 

@@ -87,7 +87,8 @@ pub(crate) fn copy_fields(m: &Map<String, Value>, fields: &[&str]) -> Map<String
 }
 
 /// The pod templates of a component's instances (`None`: absent in the
-/// object) and, for fragmented definitions, the fragments read.
+/// object, or to be assembled from the fragments when read) and, for
+/// fragmented definitions, the fragments read.
 pub(crate) struct PodTemplates {
     pub templates: Vec<Option<Value>>,
     pub fragments: Vec<Option<Map<String, Value>>>,
@@ -141,7 +142,8 @@ impl CompiledDefinition {
                 }
             }
             PodDef::Fragmented(fields) => {
-                let mut lists: Vec<(FragmentField, &Expr, crate::jq::Outs<Value>)> = Vec::new();
+                let mut lists: Vec<(FragmentField, &Expr, crate::jq::Outs<Value>)> =
+                    Vec::with_capacity(fields.len());
                 let mut count = 0;
                 for (f, e) in fields {
                     let outs = e.eval(input, lim)?;
@@ -153,15 +155,22 @@ impl CompiledDefinition {
                 }
                 for (i, frag) in fragments.iter_mut().enumerate() {
                     let mut m = Map::new();
-                    for (f, e, outs) in &mut lists {
+                    let fields = lists.len();
+                    for (j, (f, e, outs)) in lists.iter_mut().enumerate() {
                         if let Some(v) = outs.get_mut(i)
                             && let Some(v) = check_fragment(e, i, *f, std::mem::take(v))?
                         {
+                            // Room for the fields left, made at the first
+                            // (an instance without fragments allocates none).
+                            if m.is_empty() {
+                                m = Map::with_capacity(fields - j);
+                            }
                             m.insert(f.value_key().into(), v);
                         }
                     }
+                    // The template is assembled when it is read
+                    // ([`crate::Instance::pod_template`]): not copied here.
                     if !m.is_empty() {
-                        templates[i] = Some(assemble(&m));
                         *frag = Some(m);
                     }
                 }
@@ -175,6 +184,13 @@ impl CompiledDefinition {
                     Value::Null => {}
                     Value::Object(meta) => {
                         metadata[i] = true;
+                        // Metadata replaces the fragments' own: such a
+                        // template is assembled now, and kept.
+                        if templates[i].is_none()
+                            && let Some(m) = &fragments[i]
+                        {
+                            templates[i] = Some(super::assemble(m));
+                        }
                         if let Some(Value::Object(t)) = &mut templates[i] {
                             t.insert(
                                 "metadata".into(),
@@ -249,85 +265,4 @@ fn check_fragment(e: &Expr, i: usize, f: FragmentField, v: Value) -> Result<Opti
         return Err(conversion(e, i, &format!("{target} ({})", f.human()), &v));
     }
     Ok(Some(v))
-}
-
-/// Assemble a pod template from fragments. The main `container` replaces a
-/// container of the same name in `containers` (or is put first); `image`
-/// and the bare `resources` fragment apply to the main container when it
-/// lacks them; with no container at all, `resources` makes a container named
-/// `main`.
-pub(crate) fn assemble(m: &Map<String, Value>) -> Value {
-    let mut spec = Map::new();
-    for k in ["schedulerName", "priorityClassName"] {
-        if let Some(v) = m.get(k) {
-            spec.insert(k.into(), v.clone());
-        }
-    }
-    let mut affinity = Map::new();
-    for k in ["podAffinity", "nodeAffinity"] {
-        if let Some(v) = m.get(k) {
-            affinity.insert(k.into(), v.clone());
-        }
-    }
-    if !affinity.is_empty() {
-        spec.insert("affinity".into(), Value::Object(affinity));
-    }
-    if let Some(v) = m.get("resourceClaims") {
-        spec.insert("resourceClaims".into(), v.clone());
-    }
-    let mut containers: Vec<Value> = m
-        .get("containers")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let mut main = m.get("container").and_then(Value::as_object).cloned();
-    let mut main_is_first = false;
-    if main.is_none() && (m.contains_key("resources") || m.contains_key("image")) {
-        // Without a main container the first container is the main one; with
-        // no container at all, one named `main` carries the fragments.
-        main = match containers.first().and_then(Value::as_object) {
-            Some(first) => {
-                main_is_first = true;
-                Some(first.clone())
-            }
-            None => {
-                let mut c = Map::new();
-                c.insert("name".into(), Value::String("main".into()));
-                Some(c)
-            }
-        };
-    }
-    if let Some(mut c) = main {
-        if let Some(img) = m.get("image") {
-            c.entry("image").or_insert_with(|| img.clone());
-        }
-        if let Some(r) = m.get("resources") {
-            c.entry("resources").or_insert_with(|| r.clone());
-        }
-        let name = c.get("name").cloned();
-        let pos = if main_is_first {
-            Some(0)
-        } else {
-            containers
-                .iter()
-                .position(|x| name.is_some() && x.get("name") == name.as_ref())
-        };
-        match pos {
-            Some(pos) => containers[pos] = Value::Object(c),
-            None => containers.insert(0, Value::Object(c)),
-        }
-    }
-    if !containers.is_empty() {
-        spec.insert("containers".into(), Value::Array(containers));
-    }
-    let mut meta = Map::new();
-    for k in ["labels", "annotations"] {
-        if let Some(v) = m.get(k) {
-            meta.insert(k.into(), v.clone());
-        }
-    }
-    let mut t = Map::new();
-    t.insert("metadata".into(), Value::Object(meta));
-    t.insert("spec".into(), Value::Object(spec));
-    Value::Object(t)
 }
