@@ -3,6 +3,7 @@
 //! (`resolved`), the resource totals (`resources`), and `update` (replica
 //! and template changes as JSON patches).
 
+pub(crate) mod request_list;
 pub(crate) mod resolve;
 pub(crate) mod resolved;
 pub(crate) mod resources;

@@ -355,53 +355,56 @@ impl CompiledDefinition {
                 u64::try_from(r).unwrap_or(0)
             };
             // The requests of one pod: from the template's spec, or (a
-            // template assembled when read) from the fragments.
-            let requests = match (&templates[i], &fragments[i]) {
-                _ if !has_pods => None,
-                (Some(t), _) => Some(resources::pod_request(
-                    match t {
-                        Value::Object(t) => member(t, "spec"),
-                        _ => None,
+            // template assembled when read) from the fragments (borrowing
+            // their names: summed in a block of their own).
+            let (pod_resources, resources) = {
+                let requests = match (&templates[i], &fragments[i]) {
+                    _ if !has_pods => None,
+                    (Some(t), _) => Some(resources::pod_request(
+                        match t {
+                            Value::Object(t) => member(t, "spec"),
+                            _ => None,
+                        }
+                        .unwrap_or(&Value::Null),
+                    )),
+                    (None, Some(f)) => Some(crate::pods::fragments_request(f)),
+                    (None, None) => None,
+                };
+                match requests {
+                    Some(list) => {
+                        // A quantity that is wrong is a conversion error; one
+                        // whose count does not fit 64 bits (alone or summed over
+                        // the pod) is an overflow, code `limit`.
+                        let bad = |e: resources::ResourceError| {
+                            let code = if e.is_overflow() {
+                                ErrorCode::Limit
+                            } else {
+                                ErrorCode::Conversion
+                            };
+                            let at = if e.path.is_empty() {
+                                "spec".to_string()
+                            } else {
+                                format!("spec.{}", e.path)
+                            };
+                            Error::new(
+                                code,
+                                format!("invalid pod resources at {at}: {}", e.message),
+                            )
+                            .at(Location {
+                                object_path: Some(at),
+                                ..Location::default()
+                            })
+                            .in_component(&c.name, Some(id))
+                        };
+                        let list = list.map_err(bad)?;
+                        let per_pod = ResourceSummary::try_from_requests(&list).map_err(bad)?;
+                        let total = per_pod.times(desired).map_err(|e| {
+                            Error::new(ErrorCode::Limit, e.message).in_component(&c.name, Some(id))
+                        })?;
+                        (Some(per_pod), total)
                     }
-                    .unwrap_or(&Value::Null),
-                )),
-                (None, Some(f)) => Some(crate::pods::fragments_request(f)),
-                (None, None) => None,
-            };
-            let (pod_resources, resources) = match requests {
-                Some(list) => {
-                    // A quantity that is wrong is a conversion error; one
-                    // whose count does not fit 64 bits (alone or summed over
-                    // the pod) is an overflow, code `limit`.
-                    let bad = |e: resources::ResourceError| {
-                        let code = if e.is_overflow() {
-                            ErrorCode::Limit
-                        } else {
-                            ErrorCode::Conversion
-                        };
-                        let at = if e.path.is_empty() {
-                            "spec".to_string()
-                        } else {
-                            format!("spec.{}", e.path)
-                        };
-                        Error::new(
-                            code,
-                            format!("invalid pod resources at {at}: {}", e.message),
-                        )
-                        .at(Location {
-                            object_path: Some(at),
-                            ..Location::default()
-                        })
-                        .in_component(&c.name, Some(id))
-                    };
-                    let list = list.map_err(bad)?;
-                    let per_pod = ResourceSummary::try_from_list(&list).map_err(bad)?;
-                    let total = per_pod.times(desired).map_err(|e| {
-                        Error::new(ErrorCode::Limit, e.message).in_component(&c.name, Some(id))
-                    })?;
-                    (Some(per_pod), total)
+                    None => (None, ResourceSummary::default()),
                 }
-                None => (None, ResourceSummary::default()),
             };
             instances.push(Instance {
                 id: id.clone(),

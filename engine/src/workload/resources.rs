@@ -56,9 +56,7 @@ use serde_json::{Map, Value};
 
 use crate::quantity::{Quantity, QuantityError};
 
-/// Resource name to quantity, like a Kubernetes `ResourceList`
-/// (`{"cpu": "500m", "memory": "1Gi"}`), ordered by name.
-pub(crate) type ResourceList = BTreeMap<String, Quantity>;
+pub(crate) use super::request_list::ResourceList;
 
 /// The `cpu` resource name (quantities in cores).
 pub(crate) const CPU: &str = "cpu";
@@ -136,7 +134,7 @@ impl std::error::Error for ResourceError {}
 ///
 /// Resources nobody asked for are absent from the result (not zero); a
 /// resource explicitly requested as `0` is present with value zero.
-pub(crate) fn pod_request(spec: &Value) -> Result<ResourceList, ResourceError> {
+pub(crate) fn pod_request(spec: &Value) -> Result<ResourceList<'_>, ResourceError> {
     let Some(spec) = as_object(Some(spec), P::Root, "a PodSpec object")? else {
         return Ok(ResourceList::new());
     };
@@ -203,7 +201,7 @@ pub(crate) enum Container<'a> {
 /// of the spec (`containers[1].resources.requests.cpu`).
 pub(crate) fn containers_request<'a>(
     containers: impl Iterator<Item = Container<'a>>,
-) -> Result<ResourceList, ResourceError> {
+) -> Result<ResourceList<'a>, ResourceError> {
     let mut total = ResourceList::new();
     let at = P::Root.key("containers");
     for (i, container) in containers.enumerate() {
@@ -229,7 +227,7 @@ pub(crate) fn containers_request<'a>(
 /// [`pod_request`].
 ///
 #[cfg(test)]
-pub(crate) fn container_request(resources: &Value) -> Result<ResourceList, ResourceError> {
+pub(crate) fn container_request(resources: &Value) -> Result<ResourceList<'_>, ResourceError> {
     requirements(Some(resources), P::Root)
 }
 
@@ -379,13 +377,16 @@ impl ResourceSummary {
     /// quantities and counts beyond `u64::MAX`). For any other list, see
     /// [`try_from_list`](ResourceSummary::try_from_list): here a negative
     /// value counts as zero and one beyond `u64::MAX` as `u64::MAX`.
-    pub fn from_list(list: &ResourceList) -> ResourceSummary {
-        Self::summarize(list, |name, quantity| {
-            Ok(match name {
-                CPU => quantity.milli_ceil_u64(),
-                _ => quantity.ceil_to_u64(),
-            })
-        })
+    pub fn from_list(list: &BTreeMap<String, Quantity>) -> ResourceSummary {
+        Self::summarize(
+            list.iter().map(|(k, q)| (k.as_str(), q)),
+            |name, quantity| {
+                Ok(match name {
+                    CPU => quantity.milli_ceil_u64(),
+                    _ => quantity.ceil_to_u64(),
+                })
+            },
+        )
         .unwrap_or_default()
     }
 
@@ -393,26 +394,42 @@ impl ResourceSummary {
     /// negative count is an error, and a count beyond `u64::MAX` an
     /// overflow error ([`ResourceError::is_overflow`]); the path names the
     /// resource.
-    pub fn try_from_list(list: &ResourceList) -> Result<ResourceSummary, ResourceError> {
-        Self::summarize(list, |name, quantity| {
+    pub fn try_from_list(
+        list: &BTreeMap<String, Quantity>,
+    ) -> Result<ResourceSummary, ResourceError> {
+        Self::try_from_entries(list.iter().map(|(k, q)| (k.as_str(), q)))
+    }
+
+    /// [`try_from_list`](ResourceSummary::try_from_list) of a pod's
+    /// requests as summed.
+    pub(crate) fn try_from_requests(
+        list: &ResourceList<'_>,
+    ) -> Result<ResourceSummary, ResourceError> {
+        Self::try_from_entries(list.iter())
+    }
+
+    fn try_from_entries<'q>(
+        entries: impl Iterator<Item = (&'q str, &'q Quantity)>,
+    ) -> Result<ResourceSummary, ResourceError> {
+        Self::summarize(entries, |name, quantity| {
             // The path is spelled only for the error.
             count_of(quantity, name).or_else(|_| count(quantity, name, &child("", name)))
         })
     }
 
-    fn summarize(
-        list: &ResourceList,
+    fn summarize<'q>(
+        entries: impl Iterator<Item = (&'q str, &'q Quantity)>,
         count: impl Fn(&str, &Quantity) -> Result<u64, ResourceError>,
     ) -> Result<ResourceSummary, ResourceError> {
         let mut summary = ResourceSummary::default();
-        for (name, quantity) in list {
-            match name.as_str() {
+        for (name, quantity) in entries {
+            match name {
                 NVIDIA_GPU => summary.gpu = count(name, quantity)?,
                 CPU => summary.cpu_millis = count(name, quantity)?,
                 MEMORY => summary.memory_bytes = count(name, quantity)?,
                 EPHEMERAL_STORAGE => summary.ephemeral_storage_bytes = count(name, quantity)?,
                 _ => {
-                    summary.extended.insert(name.clone(), quantity.clone());
+                    summary.extended.insert(name.to_owned(), quantity.clone());
                 }
             }
         }
@@ -486,7 +503,10 @@ impl ResourceSummary {
 }
 
 /// The effective requests of one container (`null` is an empty container).
-fn container_requests(container: &Value, path: P) -> Result<ResourceList, ResourceError> {
+fn container_requests<'a>(
+    container: &'a Value,
+    path: P,
+) -> Result<ResourceList<'a>, ResourceError> {
     match as_object(Some(container), path, "a container object")? {
         Some(container) => requirements(field(container, "resources"), path.key("resources")),
         None => Ok(ResourceList::new()),
@@ -494,7 +514,10 @@ fn container_requests(container: &Value, path: P) -> Result<ResourceList, Resour
 }
 
 /// Requests of a `ResourceRequirements` object, defaulted from its limits.
-fn requirements(resources: Option<&Value>, path: P) -> Result<ResourceList, ResourceError> {
+fn requirements<'a>(
+    resources: Option<&'a Value>,
+    path: P,
+) -> Result<ResourceList<'a>, ResourceError> {
     let Some(resources) = as_object(resources, path, "a ResourceRequirements object")? else {
         return Ok(ResourceList::new());
     };
@@ -503,13 +526,13 @@ fn requirements(resources: Option<&Value>, path: P) -> Result<ResourceList, Reso
     let mut requests = resource_list(field(resources, "requests"), requests_path)?;
     let limits = resource_list(field(resources, "limits"), limits_path)?;
     // Every effective request is summed or compared: it must fit its count.
-    for (name, request) in &requests {
+    for (name, request) in requests.iter() {
         fits(request, name, || requests_path.key(name).render())?;
     }
-    for (name, limit) in limits {
-        if let std::collections::btree_map::Entry::Vacant(slot) = requests.entry(name) {
-            fits(&limit, slot.key(), || limits_path.key(slot.key()).render())?;
-            slot.insert(limit);
+    for (name, limit) in limits.iter() {
+        if !requests.contains_key(name) {
+            fits(limit, name, || limits_path.key(name).render())?;
+            requests.insert(name, limit.clone());
         }
     }
     Ok(requests)
@@ -535,7 +558,7 @@ fn is_sidecar(container: &Value, path: P) -> Result<bool, ResourceError> {
 
 /// Reads a `ResourceList` object, skipping `null` entries and rounding every
 /// quantity up to milli precision like the API server.
-fn resource_list(value: Option<&Value>, path: P) -> Result<ResourceList, ResourceError> {
+fn resource_list<'a>(value: Option<&'a Value>, path: P) -> Result<ResourceList<'a>, ResourceError> {
     let mut list = ResourceList::new();
     let Some(map) = as_object(
         value,
@@ -561,18 +584,18 @@ fn resource_list(value: Option<&Value>, path: P) -> Result<ResourceList, Resourc
                 ),
             ));
         }
-        list.insert(name.clone(), quantity.round_up_to_milli());
+        list.insert(name, quantity.round_up_to_milli());
     }
     Ok(list)
 }
 
 /// Applies pod-level requests and limits (see the module docs, step 4).
-fn apply_pod_level(
-    total: &mut ResourceList,
-    requests: &ResourceList,
-    limits: &ResourceList,
+fn apply_pod_level<'a>(
+    total: &mut ResourceList<'a>,
+    requests: &ResourceList<'a>,
+    limits: &ResourceList<'a>,
 ) -> Result<(), ResourceError> {
-    for (name, limit) in limits {
+    for (name, limit) in limits.iter() {
         if !is_pod_level_resource(name) || requests.contains_key(name) {
             continue;
         }
@@ -581,13 +604,13 @@ fn apply_pod_level(
         // Huge pages cannot be overcommitted: the request defaults to the limit.
         if name.starts_with(HUGEPAGES_PREFIX) || !total.contains_key(name) {
             fits(limit, name, || child("resources.limits", name))?;
-            total.insert(name.clone(), limit.clone());
+            total.insert(name, limit.clone());
         }
     }
-    for (name, request) in requests {
+    for (name, request) in requests.iter() {
         if is_pod_level_resource(name) {
             fits(request, name, || child("resources.requests", name))?;
-            total.insert(name.clone(), request.clone());
+            total.insert(name, request.clone());
         }
     }
     Ok(())
@@ -635,8 +658,12 @@ fn is_pod_level_resource(name: &str) -> bool {
 }
 
 /// `total += list`, per resource name.
-fn add_into(total: &mut ResourceList, list: &ResourceList, path: P) -> Result<(), ResourceError> {
-    for (name, quantity) in list {
+fn add_into<'a>(
+    total: &mut ResourceList<'a>,
+    list: &ResourceList<'a>,
+    path: P,
+) -> Result<(), ResourceError> {
+    for (name, quantity) in list.iter() {
         let sum = match total.get(name) {
             Some(existing) => existing.add(quantity).map_err(|e| {
                 ResourceError::overflow(path.render(), format!("summing {name:?}: {e}"))
@@ -646,25 +673,17 @@ fn add_into(total: &mut ResourceList, list: &ResourceList, path: P) -> Result<()
         count_of(&sum, name).map_err(|e| {
             ResourceError::overflow(path.render(), format!("summing {name:?}: {e}"))
         })?;
-        // The name is copied only when it is new to the total.
-        match total.get_mut(name) {
-            Some(slot) => *slot = sum,
-            None => {
-                total.insert(name.clone(), sum);
-            }
-        }
+        total.insert(name, sum);
     }
     Ok(())
 }
 
 /// `total = max(total, list)`, per resource name (ties keep `total`'s entry).
-fn max_into(total: &mut ResourceList, list: &ResourceList) {
-    for (name, quantity) in list {
+fn max_into<'a>(total: &mut ResourceList<'a>, list: &ResourceList<'a>) {
+    for (name, quantity) in list.iter() {
         match total.get_mut(name) {
             Some(existing) => *existing = existing.max_with(quantity),
-            None => {
-                total.insert(name.clone(), quantity.clone());
-            }
+            None => total.insert(name, quantity.clone()),
         }
     }
 }
@@ -777,21 +796,36 @@ mod tests {
         });
         let request = pod_request(&spec).unwrap();
         // cpu: max(4 + 0.5 while downloading, 2 + 0.5 while training)
-        assert_eq!(request["cpu"].to_canonical_string(), "4500m");
-        assert_eq!(request["memory"].to_canonical_string(), "8448Mi");
-        assert_eq!(request["nvidia.com/gpu"].to_canonical_string(), "4");
+        assert_eq!(request.get("cpu").unwrap().to_canonical_string(), "4500m");
+        assert_eq!(
+            request.get("memory").unwrap().to_canonical_string(),
+            "8448Mi"
+        );
+        assert_eq!(
+            request.get("nvidia.com/gpu").unwrap().to_canonical_string(),
+            "4"
+        );
 
-        let summary = ResourceSummary::from_list(&request).times(2).unwrap();
+        let summary = ResourceSummary::from_list(&owned(&request))
+            .times(2)
+            .unwrap();
         assert_eq!(summary.gpu, 8);
         assert_eq!(summary.cpu_millis, 9000);
     }
     use serde_json::json;
 
+    /// The list as the public map.
+    fn owned(list: &ResourceList<'_>) -> BTreeMap<String, Quantity> {
+        list.iter()
+            .map(|(k, q)| (k.to_owned(), q.clone()))
+            .collect()
+    }
+
     fn request(spec: Value) -> BTreeMap<String, String> {
         match pod_request(&spec) {
             Ok(list) => list
-                .into_iter()
-                .map(|(k, v)| (k, v.to_canonical_string()))
+                .iter()
+                .map(|(k, v)| (k.to_owned(), v.to_canonical_string()))
                 .collect(),
             Err(e) => panic!("unexpected error: {e}"),
         }
@@ -1085,7 +1119,7 @@ mod tests {
             Ok(result) => result,
             Err(e) => panic!("{e}"),
         };
-        let summary = ResourceSummary::from_list(&result);
+        let summary = ResourceSummary::from_list(&owned(&result));
         assert_eq!(summary.gpu, 0);
         assert_eq!(summary.cpu_millis, 4000);
         assert_eq!(summary.memory_bytes, 16 << 30);
@@ -1384,7 +1418,7 @@ mod tests {
 
     #[test]
     fn try_from_list_never_clamps() {
-        let list = |pairs: &[(&str, &str)]| -> ResourceList {
+        let list = |pairs: &[(&str, &str)]| -> BTreeMap<String, Quantity> {
             pairs
                 .iter()
                 .filter_map(|(k, v)| Some(((*k).to_owned(), Quantity::parse(v).ok()?)))
@@ -1424,8 +1458,8 @@ mod tests {
     fn container_request_fragment() {
         let r = |v: Value| match container_request(&v) {
             Ok(list) => list
-                .into_iter()
-                .map(|(k, v)| (k, v.to_canonical_string()))
+                .iter()
+                .map(|(k, v)| (k.to_owned(), v.to_canonical_string()))
                 .collect::<BTreeMap<_, _>>(),
             Err(e) => panic!("{e}"),
         };
@@ -1456,7 +1490,7 @@ mod tests {
     }
 
     fn summary(pairs: &[(&str, &str)]) -> ResourceSummary {
-        let mut list = ResourceList::new();
+        let mut list = BTreeMap::new();
         for (k, v) in pairs {
             match Quantity::parse(v) {
                 Ok(q) => list.insert((*k).to_owned(), q),
@@ -1495,7 +1529,7 @@ mod tests {
         let negative = summary(&[("cpu", "-1"), ("memory", "-1Gi")]);
         assert_eq!((negative.cpu_millis, negative.memory_bytes), (0, 0));
         assert_eq!(
-            ResourceSummary::from_list(&ResourceList::new()),
+            ResourceSummary::from_list(&BTreeMap::new()),
             ResourceSummary::default()
         );
     }

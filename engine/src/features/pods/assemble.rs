@@ -144,7 +144,7 @@ pub(crate) fn containers(m: &Map<String, Value>) -> Containers<'_> {
 /// read where the fragments are: the assembled spec has no field the
 /// requests read but its containers (tested against
 /// [`crate::resources::pod_request`] of the assembled spec).
-pub(crate) fn fragments_request(m: &Map<String, Value>) -> Result<ResourceList, ResourceError> {
+pub(crate) fn fragments_request(m: &Map<String, Value>) -> Result<ResourceList<'_>, ResourceError> {
     containers_request(containers(m).parts().map(|p| match p {
         Part::Given(c) => Container::Whole(c),
         Part::Main(c) => Container::Resources(c.resources()),
@@ -359,7 +359,7 @@ mod tests {
         #[test]
         fn the_views_requests_are_the_templates(m in fragments()) {
             use crate::resources::pod_request;
-            let show = |r: Result<ResourceList, ResourceError>| {
+            let show = |r: Result<ResourceList<'_>, ResourceError>| {
                 r.map(|l| {
                     l.iter()
                         .map(|(k, q)| format!("{k}={}", q.to_canonical_string()))

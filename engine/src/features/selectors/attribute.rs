@@ -442,9 +442,9 @@ impl CompiledDefinition {
         // What the pod requests, also for another workload's pod (its
         // GPUs are shown beside it); an invalid request is a finding only
         // for a pod that is considered this workload's.
-        let requests = pod
-            .get("spec")
-            .map(|s| resources::pod_request(s).and_then(|l| ResourceSummary::try_from_list(&l)));
+        let requests = pod.get("spec").map(|s| {
+            resources::pod_request(s).and_then(|l| ResourceSummary::try_from_requests(&l))
+        });
         if let Some(owners) = owners {
             if let Some(Ok(summary)) = &requests {
                 a.resources = summary.clone();
