@@ -1339,19 +1339,12 @@ fn compare(op: Cmp, l: &Out<'_>, r: &Out<'_>) -> R<Option<bool>> {
                 }
                 return Ok(Some((x == y) == matches!(op, Cmp::Eq)));
             }
-            // Two integers of the input or literals, as jaq's integers
-            // compare.
-            (Out::Json(Value::Number(x)), Out::Json(Value::Number(y)), _) => {
-                match (x.as_i64(), y.as_i64()) {
-                    (Some(x), Some(y))
-                        if isize::try_from(x).is_ok() && isize::try_from(y).is_ok() =>
-                    {
-                        x.cmp(&y)
-                    }
-                    _ => return Ok(None),
-                }
-            }
-            _ => return Ok(None),
+            // Two integers (of the input, literals, or made: a sum, a
+            // count), as jaq's machine integers compare.
+            _ => match (machine_int(l), machine_int(r)) {
+                (Some(x), Some(y)) => x.cmp(&y),
+                _ => return Ok(None),
+            },
         }
     };
     value::tick().map_err(|_| recorded())?;
@@ -1364,6 +1357,20 @@ fn compare(op: Cmp, l: &Out<'_>, r: &Out<'_>) -> R<Option<bool>> {
         Cmp::Gt => ordering == Greater,
         Cmp::Ge => ordering != Less,
     }))
+}
+
+/// A number that jaq holds as a machine integer (`Num::Int`): an integer
+/// of the input or a literal that fits `isize` (converted to one), or a
+/// made one (a sum, a count).
+fn machine_int(x: &Out<'_>) -> Option<isize> {
+    match x {
+        Out::Json(Value::Number(n)) => n.as_i64().and_then(|i| isize::try_from(i).ok()),
+        Out::Made(w) => match &w.v {
+            Val::Num(jaq_json::Num::Int(i)) => Some(*i),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// `[f]` of the outputs `items` (charged and counted as they came): where

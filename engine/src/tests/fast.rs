@@ -786,6 +786,40 @@ fn assert_answered_as_jaq(code: &str, v: &Value) {
     assert_eq!(run(code, v, true), run(code, v, false), "{code}");
 }
 
+/// Made integers (a sum, a count) compare with the input's and literals
+/// without jaq's conversion, as jaq compares them: at the edges of a
+/// machine integer, against floats, big integers and other types.
+#[test]
+fn made_integers_compare_as_jaqs() {
+    let v = json!({"a": 1, "b": 2, "big": 9223372036854775807i64, "f": 1.0, "neg": -3,
+                   "u": 18446744073709551615u64, "l": [1, 2, 3], "s": "1"});
+    for code in [
+        ".a + .b == 3",
+        ".a + .b < .b",
+        "(.a + .b) > .neg",
+        "length == 8",
+        ".l | length >= 3",
+        "(.l | length) == .f",
+        "(.l | add) != 6",
+        "([.l[] | select(. > 1)] | length) < .b",
+        ".big + 1 > .big",
+        ".big - 1 < .big",
+        ".big + 0 == .big",
+        ".u > .a + 1",
+        ".f + 0 == .a",
+        ".a + 0.5 > .a",
+        ".a - 3 <= .neg",
+        ".a + .b == .s",
+        ".a + .b < .s",
+        "(.l | length) > null",
+        ".l[0] + 1 == .b",
+        ".a + .b == (.l | length)",
+        "(.l | length) - 3 == 0",
+    ] {
+        assert_answered_as_jaq(code, &v);
+    }
+}
+
 /// `code` on `v` is a jq error, the same through the fast path and jaq.
 fn assert_jaqs_error(code: &str, v: &Value) {
     let fast = run(code, v, true);
