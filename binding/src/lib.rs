@@ -352,7 +352,7 @@ pub fn resolve_any(
     defs: impl IntoIterator<Item = Arc<CompiledDefinition>>,
     pods: Option<&str>,
     limits_json: Option<&str>,
-) -> workload_lens::Result<workload_lens::Resolved> {
+) -> workload_lens::Result<workload_lens::Resolved<'static>> {
     let mut engine = engine(true, limits_json)?;
     for d in defs {
         engine.add_definition(d);

@@ -376,13 +376,14 @@ pub mod definition {
     }
 
     /// Resolve (with `pods`: the live state).
-    pub fn resolve(d: &D, obj: Input<'_>, pods: Option<Input<'_>>) -> Result<Resolved> {
+    pub fn resolve(d: &D, obj: Input<'_>, pods: Option<Input<'_>>) -> Result<Resolved<'static>> {
         let l = d.limits();
         let obj = obj.value(l)?;
         match pods {
             Some(p) => d.resolve_with_pods(&obj, &p.objects(l)?),
             None => d.resolve(&obj),
         }
+        .map(Resolved::into_owned)
     }
 
     /// Why the workload is where it is: ranked findings from its pods (and
@@ -639,13 +640,18 @@ pub mod catalog {
 
     /// Resolve with the definition chosen by the object's GVK (with
     /// `pods`: the live state).
-    pub fn resolve(e: &Engine, obj: Input<'_>, pods: Option<Input<'_>>) -> Result<Resolved> {
+    pub fn resolve(
+        e: &Engine,
+        obj: Input<'_>,
+        pods: Option<Input<'_>>,
+    ) -> Result<Resolved<'static>> {
         let l = e.limits();
         let obj = obj.value(l)?;
         match pods {
             None => e.resolve(&obj),
             Some(p) => e.resolve_with_pods(&obj, &p.objects(l)?),
         }
+        .map(Resolved::into_owned)
     }
 
     /// [`Engine::diagnose`], the definition chosen by the object's GVK.
@@ -668,10 +674,15 @@ pub mod catalog {
 
     /// [`resolve`] with the pods (and owners) of several inputs (list texts
     /// such as the pages of list responses, or values).
-    pub fn resolve_pages(e: &Engine, obj: Input<'_>, pages: Vec<Input<'_>>) -> Result<Resolved> {
+    pub fn resolve_pages(
+        e: &Engine,
+        obj: Input<'_>,
+        pages: Vec<Input<'_>>,
+    ) -> Result<Resolved<'static>> {
         let l = e.limits();
         let obj = obj.value(l)?;
         e.resolve_with_pods(&obj, &all_objects(pages, l)?)
+            .map(Resolved::into_owned)
     }
 
     /// [`Engine::resolve_in_namespace`]: the object, and the items of its
@@ -680,10 +691,11 @@ pub mod catalog {
         e: &Engine,
         obj: Input<'_>,
         items: Vec<Input<'_>>,
-    ) -> Result<Resolved> {
+    ) -> Result<Resolved<'static>> {
         let l = e.limits();
         let obj = obj.value(l)?;
         e.resolve_in_namespace(&obj, &all_objects(items, l)?)
+            .map(Resolved::into_owned)
     }
 
     /// [`Engine::gang_groups`] with the pods (and owners) of several inputs.

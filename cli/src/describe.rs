@@ -78,7 +78,7 @@ impl Source<'_> {
         !matches!(self, Source::Given { .. })
     }
 
-    fn resolved(&self) -> Result<Resolved, Error> {
+    fn resolved(&self) -> Result<Resolved<'_>, Error> {
         match self {
             Source::Given { engine, obj, pods } => engine.resolve_with_pods(obj, pods),
             #[cfg(feature = "cluster")]
@@ -241,7 +241,7 @@ fn skipped_summary(skipped: &[(usize, &Value, Error)], total: usize) -> String {
 /// than [`HARD_MAX_DEPTH`] levels (the nesting the engine guarantees to fit
 /// a 1 MiB stack) is refused with a limit failure before it is written,
 /// rather than overflow the stack. The human tree has no such bound.
-fn check_tree_depth(r: &Resolved) -> Result<(), Failure> {
+fn check_tree_depth(r: &Resolved<'_>) -> Result<(), Failure> {
     check_depth(&r.tree, &format!("{}/{}", r.workload.kind, r.workload.name))
 }
 
@@ -265,7 +265,7 @@ fn check_depth(tree: &TreeNode, label: &str) -> Result<(), Failure> {
     ))
 }
 
-fn resolution_warnings(r: &Resolved) {
+fn resolution_warnings(r: &Resolved<'_>) {
     for w in &r.warnings {
         warn(&format!("{}/{}: {w}", r.workload.kind, r.workload.name));
     }
@@ -315,7 +315,7 @@ fn read_pods(engine: &Engine, path: &InputPath, limits: &Limits) -> Result<Vec<V
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct LiveReport<'a> {
-    resolved: &'a Resolved,
+    resolved: &'a Resolved<'a>,
     gang: Option<&'a GangReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     events: Option<&'a [workload_lens::WorkloadEvent]>,
@@ -491,7 +491,7 @@ fn pod_name(name: Option<&str>) -> &str {
 }
 
 /// Every pod attributed to an instance.
-fn placed_pods(r: &Resolved) -> impl Iterator<Item = &PodAttribution> {
+fn placed_pods<'r>(r: &'r Resolved<'_>) -> impl Iterator<Item = &'r PodAttribution> {
     r.components
         .iter()
         .flat_map(|c| &c.instances)
@@ -500,7 +500,7 @@ fn placed_pods(r: &Resolved) -> impl Iterator<Item = &PodAttribution> {
 }
 
 /// Every pod attributed to an instance, then the unattributed ones.
-fn all_pods(r: &Resolved) -> impl Iterator<Item = &PodAttribution> {
+fn all_pods<'r>(r: &'r Resolved<'_>) -> impl Iterator<Item = &'r PodAttribution> {
     placed_pods(r).chain(r.unattributed_pods.iter().flatten())
 }
 
@@ -508,7 +508,7 @@ fn all_pods(r: &Resolved) -> impl Iterator<Item = &PodAttribution> {
 /// workload's pods (once); pods of other workloads are counted in one line
 /// (they are listed under "Not this workload's pods"): the pods given
 /// (`--pods`), or `in_cluster`, the look-alikes of the namespace.
-fn pod_warnings(r: &Resolved, gang: Option<&GangReport>, in_cluster: bool) {
+fn pod_warnings(r: &Resolved<'_>, gang: Option<&GangReport>, in_cluster: bool) {
     let mut seen = BTreeSet::new();
     let attributed = all_pods(r).flat_map(|p| p.findings.iter().map(move |f| (&p.name, f)));
     let grouped = gang
@@ -536,7 +536,7 @@ fn pod_warnings(r: &Resolved, gang: Option<&GangReport>, in_cluster: bool) {
 /// The human description of one resolved workload; with `live`, of the
 /// workload and its pods. Object data reaches it only through
 /// [`columns`] and [`escape`](output::escape).
-fn render(r: &Resolved, live: Option<&LiveView<'_>>) -> String {
+fn render(r: &Resolved<'_>, live: Option<&LiveView<'_>>) -> String {
     let mut out = String::new();
     let mut header = vec![format!("{}/{}", r.workload.kind, r.workload.name)];
     if let Some(ns) = &r.workload.namespace {
@@ -665,7 +665,7 @@ fn conditions_table(conditions: &[workload_lens::Condition]) -> String {
 }
 
 /// The workload's pods the scheduler could not place, with what it said.
-fn pending_table(r: &Resolved) -> String {
+fn pending_table(r: &Resolved<'_>) -> String {
     let pods: Vec<&PodAttribution> = placed_pods(r)
         .chain(r.unattributed_pods.iter().flatten())
         .filter(|p| p.message.is_some())
@@ -817,7 +817,7 @@ fn gang_table(gang: &GangReport) -> String {
 
 /// What the component tree is drawn from.
 struct TreeCtx<'a> {
-    comps: BTreeMap<&'a str, &'a Component>,
+    comps: BTreeMap<&'a str, &'a Component<'a>>,
     /// Live mode: ready counts, nodes and pod rows.
     live: bool,
     pod_limit: Option<usize>,
@@ -878,7 +878,7 @@ fn pod_cells(p: &PodAttribution) -> Vec<String> {
 /// A row below a tree node.
 #[derive(Clone)]
 enum Child<'a> {
-    Instance(&'a Instance),
+    Instance(&'a Instance<'a>),
     Pod(&'a PodAttribution),
     /// `... and N more (K unhealthy shown)`.
     More(String),
@@ -888,7 +888,7 @@ enum Child<'a> {
 /// The pod rows of an instance in live mode: every pod in input order, or
 /// with `--pod-limit` unhealthy (not ready) pods first, at most `limit`,
 /// then a row saying how many are left out.
-fn pod_children<'a>(i: &'a Instance, ctx: &TreeCtx<'_>) -> Vec<Child<'a>> {
+fn pod_children<'a>(i: &'a Instance<'a>, ctx: &TreeCtx<'_>) -> Vec<Child<'a>> {
     let Some(l) = i.live.as_ref().filter(|_| ctx.live) else {
         return Vec::new();
     };
@@ -1109,7 +1109,7 @@ fn limit_children<'a>(children: Vec<Child<'a>>, ctx: &TreeCtx<'_>) -> Vec<Child<
 
 /// Whether an instance has a pod that is not ready, and whether it has
 /// fewer ready pods than desired.
-fn instance_health(i: &Instance) -> (bool, bool) {
+fn instance_health(i: &Instance<'_>) -> (bool, bool) {
     match &i.live {
         Some(l) => (
             l.pods.iter().any(|p| !p.ready),
@@ -1138,7 +1138,7 @@ fn subtree_health(node: &TreeNode, ctx: &TreeCtx<'_>) -> (bool, bool) {
     (unhealthy, missing)
 }
 
-fn instance_name(i: &Instance) -> &str {
+fn instance_name<'i>(i: &'i Instance<'_>) -> &'i str {
     if i.id.is_empty() { "\"\"" } else { &i.id }
 }
 
@@ -1152,7 +1152,7 @@ struct ResourceRow<'a> {
 }
 
 /// A row per instance of each component that defines pods.
-fn resource_rows(r: &Resolved) -> Vec<ResourceRow<'_>> {
+fn resource_rows<'r>(r: &'r Resolved<'_>) -> Vec<ResourceRow<'r>> {
     let mut rows = Vec::new();
     for c in r.components.iter().filter(|c| c.has_pod_definition) {
         for i in &c.instances {
@@ -1193,7 +1193,7 @@ fn row_names(rows: &[ResourceRow<'_>]) -> Vec<String> {
 /// The resources table: a row per instance that defines pods (see
 /// [`resource_rows`]), then the totals; the ephemeral-storage and extended
 /// resource columns only when some row requests them.
-fn resources_table(r: &Resolved) -> String {
+fn resources_table(r: &Resolved<'_>) -> String {
     let rows = resource_rows(r);
     let names = row_names(&rows);
     let totals = &r.totals.resources;

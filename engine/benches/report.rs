@@ -148,7 +148,7 @@ fn main() {
         let resolve = timer.time(|| def.resolve(&obj).unwrap());
         let from_text = timer.time(|| {
             let v = engine.read_object(&text).unwrap();
-            def.resolve(&v).unwrap()
+            black_box(def.resolve(&v).unwrap());
         });
         let (parse_allocs, _) = allocations(|| serde_json::from_str::<Value>(&text).unwrap());
         let (resolve_allocs, resolve_bytes) = allocations(|| def.resolve(&obj).unwrap());

@@ -341,13 +341,17 @@ impl Engine {
     }
 
     /// Resolve a workload with its definition.
-    pub fn resolve(&self, object: &Value) -> Result<Resolved> {
+    pub fn resolve<'a>(&'a self, object: &'a Value) -> Result<Resolved<'a>> {
         self.definition_for(object)?.resolve(object)
     }
 
     /// Resolve a workload and attach the live state of its pods (see
     /// [`CompiledDefinition::resolve_with_pods`]).
-    pub fn resolve_with_pods(&self, object: &Value, pods: &[Value]) -> Result<Resolved> {
+    pub fn resolve_with_pods<'a>(
+        &'a self,
+        object: &'a Value,
+        pods: &[Value],
+    ) -> Result<Resolved<'a>> {
         self.definition_for(object)?.resolve_with_pods(object, pods)
     }
 
@@ -356,7 +360,11 @@ impl Engine {
     /// leads to another workload are left out, except those this
     /// workload's selectors would claim (listed in `strayPods`: they look
     /// like this workload's, but another object controls them).
-    pub fn resolve_in_namespace(&self, object: &Value, items: &[Value]) -> Result<Resolved> {
+    pub fn resolve_in_namespace<'a>(
+        &'a self,
+        object: &'a Value,
+        items: &[Value],
+    ) -> Result<Resolved<'a>> {
         self.definition_for(object)?
             .resolve_in_namespace(object, items)
     }

@@ -110,7 +110,7 @@ fn check_fixture(
     dir: &Path,
     state: &str,
     want: &FixtureExpect,
-    snaps: &mut Vec<(String, Resolved)>,
+    snaps: &mut Vec<(String, Resolved<'static>)>,
 ) -> Vec<String> {
     let mut errs = Vec::new();
     let obj = read_file(&dir.join(format!("{state}.yaml")));
@@ -131,7 +131,7 @@ fn check_fixture(
                 .unwrap_or_else(|e| panic!("{}: {e}", pods_path.display())),
         )
     });
-    let r: Resolved = match match &pods {
+    let r: Resolved<'_> = match match &pods {
         Some(p) => def.resolve_with_pods(&obj, p),
         None => def.resolve(&obj),
     } {
@@ -294,7 +294,7 @@ fn check_fixture(
         fail("attribution/gang expectations need a .pods.yaml file".into());
     }
     let _ = &want.description;
-    snaps.push((format!("{slug}__{state}"), r));
+    snaps.push((format!("{slug}__{state}"), r.into_owned()));
     errs
 }
 

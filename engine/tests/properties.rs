@@ -91,7 +91,9 @@ proptest! {
         let limits = Limits::default();
         let _ = evaluate(&text, &json!({}), &limits);
         let _ = workload_lens::CompiledDefinition::from_text(&text, limits);
-        let _ = engine().read_object(&text).and_then(|o| engine().resolve(&o));
+        let _ = engine()
+            .read_object(&text)
+            .and_then(|o| engine().resolve(&o).map(|r| r.into_owned()));
         let _ = engine().read_objects(&text);
     }
 }

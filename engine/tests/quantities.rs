@@ -168,7 +168,8 @@ fn negative_quantities_of_every_kind_are_refused() {
     }
     // Zero is a request like any other.
     let obj = app(vec![pool("a", 2, &[limits_gpu(json!(0))])], None);
-    let r = definition().resolve(&obj).map_err(|e| e.to_string());
+    let d = definition();
+    let r = d.resolve(&obj).map_err(|e| e.to_string());
     assert_eq!(r.map(|r| r.totals.resources.gpu), Ok(0));
 }
 
@@ -227,7 +228,8 @@ fn a_gpu_quantity_beyond_u64_is_an_overflow_not_u64_max() {
         vec![pool("a", 1, &[limits_gpu(json!("18446744073709551615"))])],
         None,
     );
-    let r = definition().resolve(&obj).map_err(|e| e.to_string());
+    let d = definition();
+    let r = d.resolve(&obj).map_err(|e| e.to_string());
     assert_eq!(r.map(|r| r.totals.resources.gpu), Ok(u64::MAX));
 }
 
@@ -290,7 +292,8 @@ fn totals_that_overflow_are_limit_errors() {
         vec![pool("a", 1, &[json!({"requests": {"memory": "7Ei"}})])],
         Some((1, &[json!({"requests": {"memory": "8Ei"}})])),
     );
-    let r = definition().resolve(&obj).map_err(|e| e.to_string());
+    let d = definition();
+    let r = d.resolve(&obj).map_err(|e| e.to_string());
     assert_eq!(
         r.map(|r| r.totals.resources.memory_bytes),
         Ok(7 * (1u64 << 60) + (u64::MAX >> 1))
@@ -310,7 +313,8 @@ fn extended_totals_are_exact_or_overflow() {
         vec![pool("a", 1000, &[json!({"limits": {"rdma/ib": "1e20"}})])],
         None,
     );
-    let r = definition().resolve(&obj).map_err(|e| e.to_string());
+    let d = definition();
+    let r = d.resolve(&obj).map_err(|e| e.to_string());
     assert_eq!(
         r.map(|r| r.totals.resources.extended["rdma/ib"].to_canonical_string()),
         Ok("100e21".to_string())
@@ -383,7 +387,8 @@ fn quantities_with_huge_exponents_are_typed_errors_or_exact() {
         )],
         None,
     );
-    let r = definition().resolve(&obj).map_err(|e| e.to_string());
+    let d = definition();
+    let r = d.resolve(&obj).map_err(|e| e.to_string());
     assert_eq!(r.map(|r| r.totals.resources.memory_bytes), Ok(1));
     // A float beyond any count, from JSON.
     let obj = app(vec![pool("a", 1, &[limits_gpu(json!(1e300))])], None);

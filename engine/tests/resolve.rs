@@ -42,7 +42,7 @@ fn instance_ids(r: &Resolved, comp: &str) -> Vec<String> {
 
 #[test]
 fn example_jobset_resolves_to_leader_worker_and_12_gpus() {
-    let r = engine().resolve(&example_jobset()).unwrap();
+    let r = engine().resolve(&example_jobset()).unwrap().into_owned();
     assert_eq!(r.definition.name, "jobset-x-k8s-io-jobset-v1alpha2");
     assert_eq!(instance_ids(&r, "replicatedjob"), ["leader", "worker"]);
     let rj = r.component("replicatedjob").unwrap();
@@ -73,7 +73,8 @@ fn multi_instance_zip_and_totals() {
             {"name": "a", "replicas": 2, "template": template(1)},
             {"name": "b", "replicas": 3, "template": template(2)}
         ]})))
-        .unwrap();
+        .unwrap()
+        .into_owned();
     assert_eq!(instance_ids(&r, "worker"), ["a", "b"]);
     assert_eq!(r.totals.pods, 5);
     assert_eq!(r.totals.resources.gpu, 2 + 6);
@@ -105,7 +106,8 @@ fn edge_01_map_keyed_instances_iterate_in_sorted_order() {
             "b": {"replicas": 1, "podSpec": spec(8)},
             "a": {"replicas": 2, "podSpec": spec(1)}
         }})))
-        .unwrap();
+        .unwrap()
+        .into_owned();
     assert_eq!(instance_ids(&r, "svc"), ["a", "b"]);
     let s = r.component("svc").unwrap();
     assert_eq!(s.instances[0].desired_replicas, 2);
@@ -145,7 +147,7 @@ fn edge_03_numeric_instance_id_is_a_conversion_error() {
 #[test]
 fn edge_04_zero_instances() {
     let d = def("", WORKERS);
-    let r = d.resolve(&obj(json!({"groups": []}))).unwrap();
+    let r = d.resolve(&obj(json!({"groups": []}))).unwrap().into_owned();
     assert!(r.component("worker").unwrap().instances.is_empty());
     assert_eq!(r.totals.pods, 0);
 }
@@ -174,7 +176,10 @@ fn edge_06_missing_replicas_field_defaults_to_one_pod() {
       scaleDefinition: {replicasPath: .spec.replicas}"#,
         "",
     );
-    let r = d.resolve(&obj(json!({"template": template(1)}))).unwrap();
+    let r = d
+        .resolve(&obj(json!({"template": template(1)})))
+        .unwrap()
+        .into_owned();
     let i = &r.components[0].instances[0];
     assert_eq!(i.scale.unwrap().replicas, None);
     assert_eq!(i.desired_replicas, 1);
@@ -222,7 +227,10 @@ fn edge_09_empty_scale_definition_means_no_scale() {
       scaleDefinition: {}"#,
         "",
     );
-    let r = d.resolve(&obj(json!({"template": template(1)}))).unwrap();
+    let r = d
+        .resolve(&obj(json!({"template": template(1)})))
+        .unwrap()
+        .into_owned();
     assert_eq!(r.components[0].instances[0].scale, None);
     assert_eq!(r.totals.pods, 1);
 }
@@ -249,7 +257,8 @@ fn edge_10_fragmented_longest_list_wins() {
             {"name": "a", "labels": {"x": "1"}, "resources": {"limits": {"nvidia.com/gpu": 2}}},
             {"name": "b", "labels": {"x": "2"}, "resources": {"requests": {"cpu": "500m"}}}
         ]})))
-        .unwrap();
+        .unwrap()
+        .into_owned();
     let p = r.component("part").unwrap();
     let a = p.instances[0].fragments.as_ref().unwrap();
     assert_eq!(a["schedulerName"], json!("kai"));
@@ -519,7 +528,8 @@ fn absent_only_when_nothing_of_the_instance_exists() {
         .resolve(&obj(
             json!({"worker": {"replicas": 4, "template": template(8)}}),
         ))
-        .unwrap();
+        .unwrap()
+        .into_owned();
     let m = &r.component("master").unwrap().instances[0];
     assert!(!m.present);
     assert_eq!(m.desired_replicas, 0);
@@ -532,7 +542,8 @@ fn absent_only_when_nothing_of_the_instance_exists() {
             .resolve(&obj(
                 json!({"master": {field: want}, "worker": {"template": template(8)}}),
             ))
-            .unwrap();
+            .unwrap()
+            .into_owned();
         let m = &r.component("master").unwrap().instances[0];
         assert!(m.present, "{field}");
         // `.spec.master.replicas // 1` once the master exists.
@@ -588,7 +599,8 @@ fn a_count_without_a_template_is_present() {
             "dependencies": {"pulsar": {"broker": {"replicaCount": 2}}},
             "labelled": {"metadata": {"labels": {"a": "b"}}},
         })))
-        .unwrap();
+        .unwrap()
+        .into_owned();
     let got: Vec<(&str, bool, u64)> = r
         .components
         .iter()
@@ -628,7 +640,7 @@ fn pod_spec_with_metadata_path() {
     let r = d
         .resolve(&obj(json!({"predictorLabels": {"app": "x"}, "predictor": {"minReplicas": 2, "maxReplicas": 5,
             "containers": [{"name": "kserve", "resources": {"limits": {"nvidia.com/gpu": "1", "memory": "8Gi"}}}]}})))
-        .unwrap();
+        .unwrap().into_owned();
     let p = &r.component("predictor").unwrap().instances[0];
     assert_eq!(p.desired_replicas, 2, "minReplicas when replicas is absent");
     assert_eq!(p.scale.unwrap().max_replicas, Some(5));
@@ -698,7 +710,7 @@ fn user_definition_overrides_catalog() {
     let added = engine.add_definitions(&text).unwrap();
     let names: Vec<&str> = added.iter().map(|d| d.name()).collect();
     assert_eq!(names, ["my-jobset"]);
-    let r = engine.resolve(&example_jobset()).unwrap();
+    let r = engine.resolve(&example_jobset()).unwrap().into_owned();
     assert_eq!(r.definition.name, "my-jobset");
     assert_eq!(r.definition.origin.as_str(), "user");
 }
@@ -812,7 +824,8 @@ fn pod_spec_styles_keep_only_kubernetes_fields() {
             json!({"transformer": {"minReplicas": 2, "labels": {"a": "b"},
             "containers": [{"name": "t", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}),
         ))
-        .unwrap();
+        .unwrap()
+        .into_owned();
     let t = r.component("transformer").unwrap().instances[0]
         .pod_template()
         .unwrap()
@@ -837,7 +850,7 @@ fn fragment_resources_go_to_the_first_container_without_a_main_one() {
     );
     let r = d
         .resolve(&obj(json!({"resources": {"limits": {"nvidia.com/gpu": 4}}, "sidecars": [{"name": "a"}, {"name": "b"}]})))
-        .unwrap();
+        .unwrap().into_owned();
     assert_eq!(r.totals.resources.gpu, 4);
     let t = r.component("svc").unwrap().instances[0]
         .pod_template()
@@ -948,7 +961,10 @@ fn a_chain_one_level_past_the_tree_bound_of_the_resolve_limits_is_refused() {
             .with_limits(small)
     };
     for siblings in [0, 400] {
-        let r = compiled(bound, siblings).resolve(&obj(json!({}))).unwrap();
+        let r = compiled(bound, siblings)
+            .resolve(&obj(json!({})))
+            .unwrap()
+            .into_owned();
         assert_eq!(r.components.len(), bound + 1 + siblings);
         let e = compiled(bound + 1, siblings)
             .resolve(&obj(json!({})))
@@ -1035,4 +1051,82 @@ fn a_pod_naming_a_hundred_thousand_resources_is_summed_in_n_log_n() {
     assert!(extended.values().all(|q| q.to_canonical_string() == "1"));
     let names: Vec<&String> = extended.keys().collect();
     assert!(names.windows(2).all(|w| w[0] < w[1]));
+}
+
+/// A pod template the object holds as the result keeps it is borrowed, not
+/// copied; one with anything the result leaves out (a field Kubernetes does
+/// not know, a null, `spec` before `metadata`, a member beside them) is
+/// copied with the kept fields only, `metadata` first.
+#[test]
+fn templates_are_borrowed_where_the_object_holds_them_as_kept() {
+    let engine = Engine::new().unwrap();
+    let job = |template: Value| {
+        json!({"apiVersion": "batch/v1", "kind": "Job",
+               "metadata": {"name": "j", "namespace": "ml"},
+               "spec": {"template": template}})
+    };
+    let c = json!([{"name": "c", "resources": {"limits": {"nvidia.com/gpu": 1}}}]);
+    // (template, borrowed, the template the result holds)
+    let cases = [
+        (
+            json!({"metadata": {"labels": {"a": "b"}}, "spec": {"containers": c}}),
+            true,
+            json!({"metadata": {"labels": {"a": "b"}}, "spec": {"containers": c}}),
+        ),
+        (
+            json!({"spec": {"containers": c}}),
+            true,
+            json!({"spec": {"containers": c}}),
+        ),
+        (
+            json!({"spec": {"containers": c}, "metadata": {"labels": {"a": "b"}}}),
+            false,
+            json!({"metadata": {"labels": {"a": "b"}}, "spec": {"containers": c}}),
+        ),
+        (
+            json!({"metadata": null, "spec": {"containers": c}}),
+            false,
+            json!({"spec": {"containers": c}}),
+        ),
+        (
+            json!({"metadata": {"x": 1}, "spec": {"containers": c}}),
+            false,
+            json!({"metadata": {}, "spec": {"containers": c}}),
+        ),
+        (
+            json!({"metadata": {}, "spec": {"containers": c, "crdOnly": true}}),
+            false,
+            json!({"metadata": {}, "spec": {"containers": c}}),
+        ),
+        (
+            json!({"spec": {"containers": c}, "status": {}}),
+            false,
+            json!({"spec": {"containers": c}}),
+        ),
+    ];
+    for (template, borrowed, want) in cases {
+        let obj = job(template.clone());
+        let r = engine.resolve(&obj).unwrap();
+        let i = &r.components[0].instances[0];
+        let got = i.pod_template().unwrap();
+        assert_eq!(*got, want, "{template}");
+        let order = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+        assert_eq!(order(&got), order(&want), "{template}");
+        assert_eq!(
+            std::ptr::eq(&*got, &obj["spec"]["template"]),
+            borrowed,
+            "{template}"
+        );
+        assert_eq!(r.totals.resources.gpu, 1);
+        // Serialized and owned, the same template.
+        assert_eq!(
+            r.to_json()["components"][0]["instances"][0]["podTemplate"],
+            want
+        );
+        let owned = r.clone().into_owned();
+        assert_eq!(
+            *owned.components[0].instances[0].pod_template().unwrap(),
+            want
+        );
+    }
 }

@@ -874,11 +874,11 @@ impl Engine {
 
     /// [`Engine::summarize_live`], and the resolved workload it was made
     /// from (none when it did not resolve).
-    pub(crate) fn summarize_live_resolved(
-        &self,
-        object: &Value,
+    pub(crate) fn summarize_live_resolved<'a>(
+        &'a self,
+        object: &'a Value,
         items: &[Value],
-    ) -> (WorkloadSummary, Option<crate::Resolved>) {
+    ) -> (WorkloadSummary, Option<crate::Resolved<'a>>) {
         let mut row = self.summary_head(object);
         let resolved = if items.is_empty() {
             self.resolve(object)

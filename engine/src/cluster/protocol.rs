@@ -426,7 +426,7 @@ impl Description {
     /// The workload resolved with the pods of its namespace: other
     /// workloads' pods left out, look-alikes in `strayPods`
     /// ([`Engine::resolve_in_namespace`]).
-    pub fn resolved(&self) -> Result<crate::Resolved> {
+    pub fn resolved(&self) -> Result<crate::Resolved<'_>> {
         self.engine.resolve_in_namespace(&self.object, &self.items)
     }
 

@@ -64,14 +64,16 @@ pub(crate) fn workload_ref(obj: &Value) -> Result<WorkloadRef> {
 const SHALLOW_WALK_STEPS: usize = 4096;
 
 /// Per-component extraction state.
-struct Extracted {
+struct Extracted<'a> {
     ids: Vec<String>,
-    instances: Vec<Instance>,
+    instances: Vec<Instance<'a>>,
 }
 
 impl CompiledDefinition {
-    /// Resolve an object (parsed JSON) into the resolved structure.
-    pub fn resolve(&self, obj: &Value) -> Result<Resolved> {
+    /// Resolve an object (parsed JSON) into the resolved structure, which
+    /// borrows the object's pod templates where it holds them as they are
+    /// kept ([`Resolved::into_owned`] copies them).
+    pub fn resolve<'a>(&'a self, obj: &'a Value) -> Result<Resolved<'a>> {
         let _call = crate::budget::Call::enter(&self.limits);
         self.check_tree_depth()?;
         let workload = workload_ref(obj)?;
@@ -168,13 +170,13 @@ impl CompiledDefinition {
     /// read by the JSON reader's fast path (as the bindings read theirs);
     /// YAML, and JSON that reader refuses, by the YAML/JSON reader, whose
     /// errors carry positions (the text `null` is no document).
-    pub fn resolve_text(&self, text: &str) -> Result<Resolved> {
+    pub fn resolve_text(&self, text: &str) -> Result<Resolved<'static>> {
         let _call = crate::budget::Call::enter(&self.limits);
         let obj = match crate::source::read_value_fast(text, &self.limits)? {
             Some(v) if !v.is_null() => v,
             _ => parse_object(text, &self.limits)?,
         };
-        self.resolve(&obj)
+        self.resolve(&obj).map(Resolved::into_owned)
     }
 
     /// Only the root status of an object.
@@ -319,7 +321,7 @@ impl CompiledDefinition {
         Ok(())
     }
 
-    fn extract(&self, c: &Comp, input: &Input) -> Result<Extracted> {
+    fn extract<'a>(&'a self, c: &'a Comp, input: &Input<'a>) -> Result<Extracted<'a>> {
         let ids = self
             .instance_ids(c, input)
             .map_err(|e| e.in_component(&c.name, None))?;
@@ -361,7 +363,7 @@ impl CompiledDefinition {
                 let requests = match (&templates[i], &fragments[i]) {
                     _ if !has_pods => None,
                     (Some(t), _) => Some(resources::pod_request(
-                        match t {
+                        match &**t {
                             Value::Object(t) => member(t, "spec"),
                             _ => None,
                         }

@@ -18,7 +18,7 @@ pub(crate) const RESOLVED_KIND: &str = "ResolvedWorkload";
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
-pub struct Resolved {
+pub struct Resolved<'a> {
     /// Always [`RESOLVED_API_VERSION`].
     pub api_version: String,
     /// Always [`RESOLVED_KIND`].
@@ -32,7 +32,7 @@ pub struct Resolved {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<Status>,
     /// Every component, root first, then children in definition order.
-    pub components: Vec<Component>,
+    pub components: Vec<Component<'a>>,
     /// Totals over every pod-bearing component.
     pub totals: Totals,
     /// The component tree (by name).
@@ -87,7 +87,7 @@ pub struct WorkloadRef {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
-pub struct Component {
+pub struct Component<'a> {
     /// Component name.
     pub name: String,
     /// The Kubernetes kind it materializes as, if declared.
@@ -105,7 +105,7 @@ pub struct Component {
     /// True when the component has an `instanceIdPath`.
     pub multi_instance: bool,
     /// Instances (one with id `""` for single-instance components).
-    pub instances: Vec<Instance>,
+    pub instances: Vec<Instance<'a>>,
     /// Totals over the instances (zero for components without pods).
     pub totals: Totals,
     /// Status of this component, for children that have a `statusDefinition`.
@@ -113,12 +113,35 @@ pub struct Component {
     pub status: Option<Status>,
 }
 
+impl Component<'_> {
+    /// The component holding its own copies of the pod templates its
+    /// instances borrowed.
+    pub fn into_owned(self) -> Component<'static> {
+        Component {
+            name: self.name,
+            kind: self.kind,
+            root: self.root,
+            owner: self.owner,
+            children: self.children,
+            has_pod_definition: self.has_pod_definition,
+            multi_instance: self.multi_instance,
+            instances: self
+                .instances
+                .into_iter()
+                .map(Instance::into_owned)
+                .collect(),
+            totals: self.totals,
+            status: self.status,
+        }
+    }
+}
+
 /// One instance of a component.
 ///
 /// Serialized (and in the JSON Schema) with `podTemplate` between
 /// `desiredReplicas` and `fragments`: see [`Instance::pod_template`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct Instance {
+pub struct Instance<'a> {
     /// Instance id (`""` for single-instance components).
     pub id: String,
     /// False when nothing of the instance exists in this object: every pod
@@ -134,8 +157,9 @@ pub struct Instance {
     pub desired_replicas: u64,
     /// The pod template as read, from a template or a pod spec (or from
     /// fragments with pod metadata of their own); `None` when it is
-    /// assembled from `fragments` on reading.
-    pub(crate) template: Option<serde_json::Value>,
+    /// assembled from `fragments` on reading. Borrowed from the object
+    /// resolved where the template is held there as the result gives it.
+    pub(crate) template: Option<std::borrow::Cow<'a, serde_json::Value>>,
     /// For fragmented definitions: every fragment extracted, by field.
     pub fragments: Option<serde_json::Map<String, serde_json::Value>>,
     /// The effective request of one pod.
@@ -146,7 +170,24 @@ pub struct Instance {
     pub live: Option<Live>,
 }
 
-impl Instance {
+impl Instance<'_> {
+    /// The instance holding its own copy of the pod template it borrowed.
+    pub fn into_owned(self) -> Instance<'static> {
+        Instance {
+            id: self.id,
+            present: self.present,
+            scale: self.scale,
+            desired_replicas: self.desired_replicas,
+            template: self
+                .template
+                .map(|t| std::borrow::Cow::Owned(t.into_owned())),
+            fragments: self.fragments,
+            pod_resources: self.pod_resources,
+            resources: self.resources,
+            live: self.live,
+        }
+    }
+
     /// The pod template (`{metadata, spec}`), from any of the three styles.
     /// For fragmented definitions it is assembled from the fragments when
     /// it is read (the result holds each fragment once, not a second copy
@@ -154,7 +195,7 @@ impl Instance {
     /// more than once.
     pub fn pod_template(&self) -> Option<std::borrow::Cow<'_, serde_json::Value>> {
         match (&self.template, &self.fragments) {
-            (Some(t), _) => Some(std::borrow::Cow::Borrowed(t)),
+            (Some(t), _) => Some(std::borrow::Cow::Borrowed(t.as_ref())),
             (None, Some(f)) => Some(std::borrow::Cow::Owned(crate::pods::assemble(f))),
             (None, None) => None,
         }
@@ -201,7 +242,7 @@ struct InstanceOut<'a> {
     live: Option<&'a Live>,
 }
 
-impl Serialize for Instance {
+impl Serialize for Instance<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         InstanceOut {
             id: &self.id,
@@ -219,7 +260,7 @@ impl Serialize for Instance {
 }
 
 #[cfg(feature = "schema")]
-impl schemars::JsonSchema for Instance {
+impl schemars::JsonSchema for Instance<'_> {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         InstanceOut::schema_name()
     }
@@ -417,7 +458,30 @@ pub struct TreeNode {
     pub children: Vec<TreeNode>,
 }
 
-impl Resolved {
+impl<'a> Resolved<'a> {
+    /// The result holding its own copies of what it borrowed from the
+    /// object resolved (its pod templates), to be kept past the object or
+    /// the engine.
+    pub fn into_owned(self) -> Resolved<'static> {
+        Resolved {
+            api_version: self.api_version,
+            kind: self.kind,
+            definition: self.definition,
+            workload: self.workload,
+            status: self.status,
+            components: self
+                .components
+                .into_iter()
+                .map(Component::into_owned)
+                .collect(),
+            totals: self.totals,
+            tree: self.tree,
+            unattributed_pods: self.unattributed_pods,
+            stray_pods: self.stray_pods,
+            warnings: self.warnings,
+        }
+    }
+
     /// The workload's own pods given with it: those placed under its
     /// instances, then those that belong to no instance (not the strays,
     /// which are other workloads').
@@ -431,7 +495,7 @@ impl Resolved {
     }
 
     /// A component by name.
-    pub fn component(&self, name: &str) -> Option<&Component> {
+    pub fn component(&self, name: &str) -> Option<&Component<'a>> {
         self.components.iter().find(|c| c.name == name)
     }
 

@@ -130,7 +130,7 @@ fn uid_of(workload: &Value) -> String {
 /// a lookup per pod.
 struct Scales<'a> {
     def: &'a CompiledDefinition,
-    r: &'a Resolved,
+    r: &'a Resolved<'a>,
     /// Some component has a `scaleDefinition`.
     has_scale: bool,
     /// Per component: its scale over all its instances, once known.

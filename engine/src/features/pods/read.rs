@@ -1,6 +1,8 @@
 //! Reading pod templates out of a workload: one per instance, from a
 //! template, a pod spec or fragments, with the pod metadata.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use crate::compile::CompiledDefinition;
@@ -89,8 +91,9 @@ pub(crate) fn copy_fields(m: &Map<String, Value>, fields: &[&str]) -> Map<String
 /// The pod templates of a component's instances (`None`: absent in the
 /// object, or to be assembled from the fragments when read) and, for
 /// fragmented definitions, the fragments read.
-pub(crate) struct PodTemplates {
-    pub templates: Vec<Option<Value>>,
+pub(crate) struct PodTemplates<'a> {
+    /// Borrowed from the object where it holds the template as kept.
+    pub templates: Vec<Option<Cow<'a, Value>>>,
     pub fragments: Vec<Option<Map<String, Value>>>,
     /// Per instance: the metadata path yielded an object, with or without
     /// a template to put it in (a pod field that is not null).
@@ -99,26 +102,27 @@ pub(crate) struct PodTemplates {
 
 impl CompiledDefinition {
     /// Read the pod templates of a component, one per instance id.
-    pub(crate) fn pod_templates(
-        &self,
-        c: &Comp,
-        input: &Input,
+    pub(crate) fn pod_templates<'a>(
+        &'a self,
+        c: &'a Comp,
+        input: &Input<'a>,
         ids: &[String],
-    ) -> Result<PodTemplates> {
+    ) -> Result<PodTemplates<'a>> {
         let n = ids.len();
         // Pod templates, one per instance: None = absent in the object.
-        let mut templates: Vec<Option<Value>> = vec![None; n];
+        let mut templates: Vec<Option<Cow<'a, Value>>> = vec![None; n];
         let mut fragments: Vec<Option<Map<String, Value>>> = vec![None; n];
         let mut metadata = vec![false; n];
         let lim = &self.limits;
         match &c.pod {
             PodDef::None => {}
-            // Templates and specs are read where they are, and only the
-            // fields kept are copied.
+            // Templates and specs are read where they are: a template
+            // held as it is kept is borrowed, otherwise only the fields
+            // kept are copied.
             PodDef::Template(e) => {
                 let outs = e.eval_borrowed(input, lim)?;
                 self.zip(e, ids, outs.len())?;
-                for (i, v) in outs.iter().enumerate() {
+                for (i, v) in outs.into_iter().enumerate() {
                     templates[i] = to_template(e, i, v)?;
                 }
             }
@@ -135,7 +139,7 @@ impl CompiledDefinition {
                                 "spec".into(),
                                 Value::Object(copy_fields(spec, POD_SPEC_FIELDS)),
                             );
-                            Some(Value::Object(t))
+                            Some(Cow::Owned(Value::Object(t)))
                         }
                         v => return Err(conversion(e, i, "an object (pod spec)", v)),
                     };
@@ -189,9 +193,9 @@ impl CompiledDefinition {
                         if templates[i].is_none()
                             && let Some(m) = &fragments[i]
                         {
-                            templates[i] = Some(super::assemble(m));
+                            templates[i] = Some(Cow::Owned(super::assemble(m)));
                         }
-                        if let Some(Value::Object(t)) = &mut templates[i] {
+                        if let Some(Value::Object(t)) = templates[i].as_mut().map(Cow::to_mut) {
                             t.insert(
                                 "metadata".into(),
                                 Value::Object(copy_fields(meta, OBJECT_META_FIELDS)),
@@ -210,8 +214,15 @@ impl CompiledDefinition {
     }
 }
 
-fn to_template(e: &Expr, i: usize, v: &Value) -> Result<Option<Value>> {
-    match v {
+/// A template as the result keeps it: borrowed where the object holds it
+/// so ([`kept_as_is`]), otherwise its kept fields copied.
+fn to_template<'a>(e: &Expr, i: usize, v: Cow<'a, Value>) -> Result<Option<Cow<'a, Value>>> {
+    if let Cow::Borrowed(Value::Object(o)) = v
+        && kept_as_is(o)
+    {
+        return Ok(Some(v));
+    }
+    match &*v {
         Value::Null => Ok(None),
         Value::Object(o) => {
             let mut t = Map::new();
@@ -237,10 +248,29 @@ fn to_template(e: &Expr, i: usize, v: &Value) -> Result<Option<Value>> {
                     }
                 }
             }
-            Ok(Some(Value::Object(t)))
+            Ok(Some(Cow::Owned(Value::Object(t))))
         }
         v => Err(conversion(e, i, "an object (pod template)", v)),
     }
+}
+
+/// Whether [`to_template`]'s copy of template `o` would be `o` itself:
+/// `metadata` then `spec` (either absent), each an object of kept fields
+/// only ([`OBJECT_META_FIELDS`], [`POD_SPEC_FIELDS`]), and nothing else.
+fn kept_as_is(o: &Map<String, Value>) -> bool {
+    let mut next = 0;
+    o.iter().all(|(k, v)| {
+        let (at, fields) = match k.as_str() {
+            "metadata" => (0, OBJECT_META_FIELDS),
+            "spec" => (1, POD_SPEC_FIELDS),
+            _ => return false,
+        };
+        let ok = at >= next
+            && v.as_object()
+                .is_some_and(|m| m.keys().all(|f| fields.contains(&f.as_str())));
+        next = at + 1;
+        ok
+    })
 }
 
 fn check_fragment(e: &Expr, i: usize, f: FragmentField, v: Value) -> Result<Option<Value>> {

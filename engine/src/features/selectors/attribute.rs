@@ -503,7 +503,7 @@ impl CompiledDefinition {
     /// instance the attributed pods, how many are ready, and their nodes;
     /// the workload's pods that belong nowhere are listed in
     /// `unattributedPods`, and pods of other workloads in `strayPods`.
-    pub fn resolve_with_pods(&self, obj: &Value, pods: &[Value]) -> Result<Resolved> {
+    pub fn resolve_with_pods<'a>(&'a self, obj: &'a Value, pods: &[Value]) -> Result<Resolved<'a>> {
         self.resolve_live(obj, pods, false)
     }
 
@@ -511,11 +511,20 @@ impl CompiledDefinition {
     /// namespace (and their owners): the pods of other workloads are left
     /// out, except those this workload's selectors would claim, which are
     /// listed in `strayPods`.
-    pub fn resolve_in_namespace(&self, obj: &Value, items: &[Value]) -> Result<Resolved> {
+    pub fn resolve_in_namespace<'a>(
+        &'a self,
+        obj: &'a Value,
+        items: &[Value],
+    ) -> Result<Resolved<'a>> {
         self.resolve_live(obj, items, true)
     }
 
-    fn resolve_live(&self, obj: &Value, pods: &[Value], namespace_mode: bool) -> Result<Resolved> {
+    fn resolve_live<'a>(
+        &'a self,
+        obj: &'a Value,
+        pods: &[Value],
+        namespace_mode: bool,
+    ) -> Result<Resolved<'a>> {
         let _call = crate::budget::Call::enter(&self.limits);
         let mut r = self.resolve(obj)?;
         let (att, sources) = self.attribute_indexed(Some(obj), pods, namespace_mode)?;
