@@ -1130,3 +1130,68 @@ fn templates_are_borrowed_where_the_object_holds_them_as_kept() {
         );
     }
 }
+
+/// A pod spec the object holds as the result keeps it (Kubernetes' fields
+/// only) is borrowed, its template (`{"metadata": {}, "spec": ...}`) made
+/// when read; one with a field the result leaves out is copied without it;
+/// pod metadata makes the template whole, the spec's kept fields in it.
+#[test]
+fn pod_specs_are_borrowed_where_the_object_holds_them_as_kept() {
+    let d = def(
+        "",
+        r#"
+      - name: svc
+        ownerRef: thing
+        instanceIdPath: .spec.services[].name
+        podSelector:
+          componentInstanceSelector: {idPath: '.metadata.labels["svc"]'}
+        specDefinition:
+          podSpecPath: .spec.services[].podSpec
+      - name: labelled
+        ownerRef: thing
+        specDefinition:
+          podSpecPath: .spec.labelled.spec
+          metadataPath: .spec.labelled.metadata
+"#,
+    );
+    let c = json!([{"name": "m", "resources": {"requests": {"nvidia.com/gpu": 2}}}]);
+    let obj = obj(json!({
+        "services": [
+            {"name": "kept", "podSpec": {"containers": c, "schedulerName": "kai"}},
+            {"name": "crd", "podSpec": {"containers": c, "crdOnly": 1}}
+        ],
+        "labelled": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": c}}
+    }));
+    let r = d.resolve(&obj).unwrap();
+    let svc = r.component("svc").unwrap();
+    let want = |spec: Value| json!({"metadata": {}, "spec": spec});
+    let kept = want(json!({"containers": c, "schedulerName": "kai"}));
+    assert_eq!(*svc.instances[0].pod_template().unwrap(), kept);
+    assert_eq!(
+        *svc.instances[1].pod_template().unwrap(),
+        want(json!({"containers": c}))
+    );
+    for i in &svc.instances {
+        assert_eq!(i.pod_resources.as_ref().unwrap().gpu, 2);
+    }
+    let labelled = &r.component("labelled").unwrap().instances[0];
+    let with_meta = json!({"metadata": {"labels": {"a": "b"}}, "spec": {"containers": c}});
+    assert_eq!(*labelled.pod_template().unwrap(), with_meta);
+    assert_eq!(labelled.pod_resources.as_ref().unwrap().gpu, 2);
+    // Serialized, owned and compared, the same templates however held.
+    let json = r.to_json();
+    assert_eq!(json["components"][1]["instances"][0]["podTemplate"], kept);
+    assert_eq!(
+        json["components"][2]["instances"][0]["podTemplate"],
+        with_meta
+    );
+    let owned = r.clone().into_owned();
+    assert_eq!(owned, r);
+    assert_eq!(
+        *owned.component("svc").unwrap().instances[0]
+            .pod_template()
+            .unwrap(),
+        kept
+    );
+    assert_eq!(r.totals.resources.gpu, 6);
+}

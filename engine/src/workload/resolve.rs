@@ -362,13 +362,7 @@ impl CompiledDefinition {
             let (pod_resources, resources) = {
                 let requests = match (&templates[i], &fragments[i]) {
                     _ if !has_pods => None,
-                    (Some(t), _) => Some(resources::pod_request(
-                        match &**t {
-                            Value::Object(t) => member(t, "spec"),
-                            _ => None,
-                        }
-                        .unwrap_or(&Value::Null),
-                    )),
+                    (Some(t), _) => Some(resources::pod_request(t.spec().unwrap_or(&Value::Null))),
                     (None, Some(f)) => Some(crate::pods::fragments_request(f)),
                     (None, None) => None,
                 };

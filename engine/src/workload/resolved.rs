@@ -158,8 +158,9 @@ pub struct Instance<'a> {
     /// The pod template as read, from a template or a pod spec (or from
     /// fragments with pod metadata of their own); `None` when it is
     /// assembled from `fragments` on reading. Borrowed from the object
-    /// resolved where the template is held there as the result gives it.
-    pub(crate) template: Option<std::borrow::Cow<'a, serde_json::Value>>,
+    /// resolved where the template (or pod spec) is held there as the
+    /// result gives it.
+    pub(crate) template: Option<Template<'a>>,
     /// For fragmented definitions: every fragment extracted, by field.
     pub fragments: Option<serde_json::Map<String, serde_json::Value>>,
     /// The effective request of one pod.
@@ -178,9 +179,7 @@ impl Instance<'_> {
             present: self.present,
             scale: self.scale,
             desired_replicas: self.desired_replicas,
-            template: self
-                .template
-                .map(|t| std::borrow::Cow::Owned(t.into_owned())),
+            template: self.template.map(Template::into_owned),
             fragments: self.fragments,
             pod_resources: self.pod_resources,
             resources: self.resources,
@@ -195,11 +194,81 @@ impl Instance<'_> {
     /// more than once.
     pub fn pod_template(&self) -> Option<std::borrow::Cow<'_, serde_json::Value>> {
         match (&self.template, &self.fragments) {
-            (Some(t), _) => Some(std::borrow::Cow::Borrowed(t.as_ref())),
+            (Some(t), _) => Some(t.template()),
             (None, Some(f)) => Some(std::borrow::Cow::Owned(crate::pods::assemble(f))),
             (None, None) => None,
         }
     }
+}
+
+/// A pod template as an instance holds it.
+#[derive(Debug, Clone)]
+pub(crate) enum Template<'a> {
+    /// The whole template: the object's own, or a copy of its kept fields.
+    Whole(std::borrow::Cow<'a, serde_json::Value>),
+    /// A pod spec of the object, held as the result keeps it: the template
+    /// (`{"metadata": {}, "spec": spec}`) is made when it is read.
+    Spec(&'a serde_json::Value),
+}
+
+impl<'a> Template<'a> {
+    /// The template (`{metadata, spec}`).
+    pub(crate) fn template(&self) -> std::borrow::Cow<'_, serde_json::Value> {
+        match self {
+            Template::Whole(t) => std::borrow::Cow::Borrowed(t.as_ref()),
+            Template::Spec(s) => std::borrow::Cow::Owned(around_spec((*s).clone())),
+        }
+    }
+
+    /// The template's `spec` (`None`: it has none).
+    pub(crate) fn spec(&self) -> Option<&serde_json::Value> {
+        match self {
+            Template::Whole(t) => match &**t {
+                serde_json::Value::Object(t) => crate::budget::member(t, "spec"),
+                _ => None,
+            },
+            Template::Spec(s) => Some(s),
+        }
+    }
+
+    /// The template, to be changed.
+    pub(crate) fn to_mut(&mut self) -> &mut serde_json::Value {
+        if let Template::Spec(s) = *self {
+            *self = Template::Whole(std::borrow::Cow::Owned(around_spec(s.clone())));
+        }
+        match self {
+            Template::Whole(t) => t.to_mut(),
+            Template::Spec(_) => unreachable!("made whole above"),
+        }
+    }
+
+    fn into_owned(self) -> Template<'static> {
+        Template::Whole(std::borrow::Cow::Owned(match self {
+            Template::Whole(t) => t.into_owned(),
+            Template::Spec(s) => around_spec(s.clone()),
+        }))
+    }
+}
+
+/// Two templates are equal when they read the same, however held.
+impl PartialEq for Template<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Template::Spec(a), Template::Spec(b)) => a == b,
+            _ => self.template() == other.template(),
+        }
+    }
+}
+
+/// The template of a pod spec: `{"metadata": {}, "spec": spec}`.
+pub(crate) fn around_spec(spec: serde_json::Value) -> serde_json::Value {
+    let mut t = serde_json::Map::with_capacity(2);
+    t.insert(
+        "metadata".into(),
+        serde_json::Value::Object(serde_json::Map::new()),
+    );
+    t.insert("spec".into(), spec);
+    serde_json::Value::Object(t)
 }
 
 // An instance as it is written out: its fields in their order, the pod

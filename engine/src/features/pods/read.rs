@@ -12,6 +12,7 @@ use crate::expr::{Expr, conversion};
 use crate::jq::Input;
 use crate::model::{FragmentField, FragmentType};
 use crate::pods::PodDef;
+use crate::resolved::{Template, around_spec};
 
 /// The fields of a Kubernetes PodSpec (core/v1, as of v1.34).
 pub(crate) const POD_SPEC_FIELDS: &[&str] = &[
@@ -92,8 +93,9 @@ pub(crate) fn copy_fields(m: &Map<String, Value>, fields: &[&str]) -> Map<String
 /// object, or to be assembled from the fragments when read) and, for
 /// fragmented definitions, the fragments read.
 pub(crate) struct PodTemplates<'a> {
-    /// Borrowed from the object where it holds the template as kept.
-    pub templates: Vec<Option<Cow<'a, Value>>>,
+    /// Borrowed from the object where it holds the template (or the pod
+    /// spec) as kept.
+    pub templates: Vec<Option<Template<'a>>>,
     pub fragments: Vec<Option<Map<String, Value>>>,
     /// Per instance: the metadata path yielded an object, with or without
     /// a template to put it in (a pod field that is not null).
@@ -110,7 +112,7 @@ impl CompiledDefinition {
     ) -> Result<PodTemplates<'a>> {
         let n = ids.len();
         // Pod templates, one per instance: None = absent in the object.
-        let mut templates: Vec<Option<Cow<'a, Value>>> = vec![None; n];
+        let mut templates: Vec<Option<Template<'a>>> = vec![None; n];
         let mut fragments: Vec<Option<Map<String, Value>>> = vec![None; n];
         let mut metadata = vec![false; n];
         let lim = &self.limits;
@@ -123,25 +125,28 @@ impl CompiledDefinition {
                 let outs = e.eval_borrowed(input, lim)?;
                 self.zip(e, ids, outs.len())?;
                 for (i, v) in outs.into_iter().enumerate() {
-                    templates[i] = to_template(e, i, v)?;
+                    templates[i] = to_template(e, i, v)?.map(Template::Whole);
                 }
             }
             PodDef::Spec(e) => {
                 let outs = e.eval_borrowed(input, lim)?;
                 self.zip(e, ids, outs.len())?;
-                for (i, v) in outs.iter().enumerate() {
-                    templates[i] = match &**v {
-                        Value::Null => None,
-                        Value::Object(spec) => {
-                            let mut t = Map::new();
-                            t.insert("metadata".into(), Value::Object(Map::new()));
-                            t.insert(
-                                "spec".into(),
-                                Value::Object(copy_fields(spec, POD_SPEC_FIELDS)),
-                            );
-                            Some(Cow::Owned(Value::Object(t)))
+                for (i, v) in outs.into_iter().enumerate() {
+                    templates[i] = match v {
+                        // A spec of the object with kept fields only is
+                        // borrowed (its template made when read).
+                        Cow::Borrowed(spec @ Value::Object(m))
+                            if m.keys().all(|f| POD_SPEC_FIELDS.contains(&f.as_str())) =>
+                        {
+                            Some(Template::Spec(spec))
                         }
-                        v => return Err(conversion(e, i, "an object (pod spec)", v)),
+                        v => match &*v {
+                            Value::Null => None,
+                            Value::Object(spec) => Some(Template::Whole(Cow::Owned(around_spec(
+                                Value::Object(copy_fields(spec, POD_SPEC_FIELDS)),
+                            )))),
+                            v => return Err(conversion(e, i, "an object (pod spec)", v)),
+                        },
                     };
                 }
             }
@@ -193,9 +198,10 @@ impl CompiledDefinition {
                         if templates[i].is_none()
                             && let Some(m) = &fragments[i]
                         {
-                            templates[i] = Some(Cow::Owned(super::assemble(m)));
+                            templates[i] = Some(Template::Whole(Cow::Owned(super::assemble(m))));
                         }
-                        if let Some(Value::Object(t)) = templates[i].as_mut().map(Cow::to_mut) {
+                        if let Some(Value::Object(t)) = templates[i].as_mut().map(Template::to_mut)
+                        {
                             t.insert(
                                 "metadata".into(),
                                 Value::Object(copy_fields(meta, OBJECT_META_FIELDS)),
