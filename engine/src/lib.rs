@@ -116,8 +116,9 @@ pub use patch::PatchOp;
 pub use patch::apply as apply_patch;
 pub use quantity::{Quantity, QuantityError, QuantityFormat};
 pub use resolved::{
-    Attribution, Component, Condition, DefinitionRef, Instance, Live, LiveScale, PodAttribution,
-    PodFinding, Resolved, Scale, Status, Totals, TreeNode, WorkloadRef, WorkloadStatus,
+    Attribution, Component, Condition, DefinitionRef, Fragments, Instance, Live, LiveScale,
+    PodAttribution, PodFinding, Resolved, Scale, Status, Totals, TreeNode, WorkloadRef,
+    WorkloadStatus,
 };
 pub use resources::{
     AMOUNT_FIELDS, AmountUnit, HumanAmounts, ResourceSummary, amount_unit, human_amounts,

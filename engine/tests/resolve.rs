@@ -1195,3 +1195,44 @@ fn pod_specs_are_borrowed_where_the_object_holds_them_as_kept() {
     );
     assert_eq!(r.totals.resources.gpu, 6);
 }
+
+/// A fragment the object holds (the main container, its image) is borrowed,
+/// not copied; one an expression makes (the resources) is the result's own.
+/// The fragments serialize as the JSON object they stand for, in their
+/// order, and compare the same owned.
+#[test]
+fn fragments_are_borrowed_from_the_object() {
+    let engine = Engine::new().unwrap();
+    let graph = json!({
+        "apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoGraphDeployment",
+        "metadata": {"name": "g", "namespace": "ml"},
+        "spec": {"services": {"Worker": {"replicas": 2,
+            "resources": {"requests": {"gpu": "1"}},
+            "extraPodSpec": {"schedulerName": "kai",
+                "mainContainer": {"name": "main", "image": "vllm:0.6"}}}}}
+    });
+    let r = engine.resolve(&graph).unwrap();
+    let worker = &r.component("service").unwrap().instances[0];
+    let f = worker.fragments.as_ref().unwrap();
+    let spec = &graph["spec"]["services"]["Worker"]["extraPodSpec"];
+    assert!(std::ptr::eq(
+        f.get("container").unwrap(),
+        &spec["mainContainer"]
+    ));
+    assert!(std::ptr::eq(&f["image"], &spec["mainContainer"]["image"]));
+    assert!(std::ptr::eq(&f["schedulerName"], &spec["schedulerName"]));
+    assert_eq!(f["resources"], json!({"requests": {"nvidia.com/gpu": "1"}}));
+    assert!(f.get("containers").is_none() && !f.contains_key("containers"));
+    assert!(f.contains_key("image"));
+    let fields: Vec<&str> = f.iter().map(|(k, _)| k).collect();
+    assert_eq!(f.len(), fields.len());
+    assert!(!f.is_empty());
+    let json = r.to_json();
+    let written = &json["components"][1]["instances"][0]["fragments"];
+    assert_eq!(written, &Value::Object(f.to_map()));
+    let written_order: Vec<&String> = written.as_object().unwrap().keys().collect();
+    assert_eq!(written_order, fields);
+    let owned = r.clone().into_owned();
+    assert_eq!(owned, r);
+    assert_eq!(r.totals.resources.gpu, 2);
+}

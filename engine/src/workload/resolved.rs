@@ -162,7 +162,7 @@ pub struct Instance<'a> {
     /// result gives it.
     pub(crate) template: Option<Template<'a>>,
     /// For fragmented definitions: every fragment extracted, by field.
-    pub fragments: Option<serde_json::Map<String, serde_json::Value>>,
+    pub fragments: Option<Fragments<'a>>,
     /// The effective request of one pod.
     pub pod_resources: Option<ResourceSummary>,
     /// `podResources` × `desiredReplicas`.
@@ -180,7 +180,7 @@ impl Instance<'_> {
             scale: self.scale,
             desired_replicas: self.desired_replicas,
             template: self.template.map(Template::into_owned),
-            fragments: self.fragments,
+            fragments: self.fragments.map(Fragments::into_owned),
             pod_resources: self.pod_resources,
             resources: self.resources,
             live: self.live,
@@ -198,6 +198,117 @@ impl Instance<'_> {
             (None, Some(f)) => Some(std::borrow::Cow::Owned(crate::pods::assemble(f))),
             (None, None) => None,
         }
+    }
+}
+
+/// The fragments of an instance of a fragmented definition
+/// (`fragmentedPodSpecDefinition`), by field (`image`, `resources`,
+/// `container`, `labels`, ...) in the format's order of fields, each
+/// borrowed from the object where it is held there. Serialized as a JSON
+/// object.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Fragments<'a>(Vec<(&'static str, std::borrow::Cow<'a, serde_json::Value>)>);
+
+impl<'a> Fragments<'a> {
+    /// The fragment of `field` (`None`: none was extracted).
+    pub fn get(&self, field: &str) -> Option<&serde_json::Value> {
+        self.0.iter().find(|(k, _)| *k == field).map(|(_, v)| &**v)
+    }
+
+    /// Whether a fragment of `field` was extracted.
+    pub fn contains_key(&self, field: &str) -> bool {
+        self.get(field).is_some()
+    }
+
+    /// Every fragment, by field, in the format's order of fields.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &serde_json::Value)> {
+        self.0.iter().map(|(k, v)| (*k, &**v))
+    }
+
+    /// How many fragments were extracted.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether none was.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The fragments as a JSON object (copied).
+    pub fn to_map(&self) -> serde_json::Map<String, serde_json::Value> {
+        self.iter()
+            .map(|(k, v)| (k.to_owned(), v.clone()))
+            .collect()
+    }
+
+    /// The fragments holding their own copies.
+    pub fn into_owned(self) -> Fragments<'static> {
+        Fragments(
+            self.0
+                .into_iter()
+                .map(|(k, v)| (k, std::borrow::Cow::Owned(v.into_owned())))
+                .collect(),
+        )
+    }
+
+    /// With room for `n` fragments.
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        Fragments(Vec::with_capacity(n))
+    }
+
+    /// Add the fragment of `field` (each field is extracted once).
+    pub(crate) fn push(&mut self, field: &'static str, v: std::borrow::Cow<'a, serde_json::Value>) {
+        self.0.push((field, v));
+    }
+}
+
+impl crate::pods::FragmentSource for Fragments<'_> {
+    fn fragment(&self, field: &str) -> Option<&serde_json::Value> {
+        self.get(field)
+    }
+}
+
+/// `fragments["image"]`; panics when there is none (as a JSON object's
+/// index does): [`Fragments::get`] asks.
+impl std::ops::Index<&str> for Fragments<'_> {
+    type Output = serde_json::Value;
+
+    fn index(&self, field: &str) -> &serde_json::Value {
+        match self.get(field) {
+            Some(v) => v,
+            None => panic!("no fragment {field:?}"),
+        }
+    }
+}
+
+impl Serialize for Fragments<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, &**v)?;
+        }
+        m.end()
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Fragments<'_> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        <serde_json::Map<String, serde_json::Value>>::schema_name()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        <serde_json::Map<String, serde_json::Value>>::schema_id()
+    }
+
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <serde_json::Map<String, serde_json::Value>>::json_schema(g)
+    }
+
+    fn inline_schema() -> bool {
+        <serde_json::Map<String, serde_json::Value>>::inline_schema()
     }
 }
 
@@ -300,7 +411,7 @@ struct InstanceOut<'a> {
     pod_template: Option<std::borrow::Cow<'a, serde_json::Value>>,
     /// For fragmented definitions: every fragment extracted, by field.
     #[serde(skip_serializing_if = "Option::is_none")]
-    fragments: Option<&'a serde_json::Map<String, serde_json::Value>>,
+    fragments: Option<&'a Fragments<'a>>,
     /// The effective request of one pod.
     #[serde(skip_serializing_if = "Option::is_none")]
     pod_resources: Option<&'a ResourceSummary>,

@@ -13,6 +13,20 @@ use serde_json::{Map, Value};
 
 use crate::resources::{Container, ResourceError, ResourceList, containers_request};
 
+/// What the rule reads fragments from: an instance's
+/// [`crate::Fragments`] (or, in the tests, a JSON object of them).
+pub(crate) trait FragmentSource {
+    /// The fragment of `field`, if one was extracted.
+    fn fragment(&self, field: &str) -> Option<&Value>;
+}
+
+#[cfg(test)]
+impl FragmentSource for Map<String, Value> {
+    fn fragment(&self, field: &str) -> Option<&Value> {
+        self.get(field)
+    }
+}
+
 /// The main container of an assembled template.
 pub(crate) struct MainContainer<'a> {
     /// The container it is made from (`container`, or the first of
@@ -97,13 +111,13 @@ impl<'a> Containers<'a> {
 
 /// The containers of the template assembled from fragments `m`, read where
 /// they are.
-pub(crate) fn containers(m: &Map<String, Value>) -> Containers<'_> {
+pub(crate) fn containers(m: &impl FragmentSource) -> Containers<'_> {
     let list = m
-        .get("containers")
+        .fragment("containers")
         .and_then(Value::as_array)
         .map_or(&[][..], Vec::as_slice);
-    let mut base = m.get("container").and_then(Value::as_object);
-    if base.is_none() && !(m.contains_key("resources") || m.contains_key("image")) {
+    let mut base = m.fragment("container").and_then(Value::as_object);
+    if base.is_none() && !(m.fragment("resources").is_some() || m.fragment("image").is_some()) {
         return Containers { list, main: None };
     }
     let mut first = false;
@@ -132,8 +146,8 @@ pub(crate) fn containers(m: &Map<String, Value>) -> Containers<'_> {
         main: Some((
             MainContainer {
                 base,
-                image: m.get("image"),
-                resources: m.get("resources"),
+                image: m.fragment("image"),
+                resources: m.fragment("resources"),
             },
             at,
         )),
@@ -144,7 +158,9 @@ pub(crate) fn containers(m: &Map<String, Value>) -> Containers<'_> {
 /// read where the fragments are: the assembled spec has no field the
 /// requests read but its containers (tested against
 /// [`crate::resources::pod_request`] of the assembled spec).
-pub(crate) fn fragments_request(m: &Map<String, Value>) -> Result<ResourceList<'_>, ResourceError> {
+pub(crate) fn fragments_request(
+    m: &impl FragmentSource,
+) -> Result<ResourceList<'_>, ResourceError> {
     containers_request(containers(m).parts().map(|p| match p {
         Part::Given(c) => Container::Whole(c),
         Part::Main(c) => Container::Resources(c.resources()),
@@ -152,23 +168,23 @@ pub(crate) fn fragments_request(m: &Map<String, Value>) -> Result<ResourceList<'
 }
 
 /// Assemble a pod template from fragments (the rule: [`containers`]).
-pub(crate) fn assemble(m: &Map<String, Value>) -> Value {
+pub(crate) fn assemble(m: &impl FragmentSource) -> Value {
     let mut spec = Map::new();
     for k in ["schedulerName", "priorityClassName"] {
-        if let Some(v) = m.get(k) {
+        if let Some(v) = m.fragment(k) {
             spec.insert(k.into(), v.clone());
         }
     }
     let mut affinity = Map::new();
     for k in ["podAffinity", "nodeAffinity"] {
-        if let Some(v) = m.get(k) {
+        if let Some(v) = m.fragment(k) {
             affinity.insert(k.into(), v.clone());
         }
     }
     if !affinity.is_empty() {
         spec.insert("affinity".into(), Value::Object(affinity));
     }
-    if let Some(v) = m.get("resourceClaims") {
+    if let Some(v) = m.fragment("resourceClaims") {
         spec.insert("resourceClaims".into(), v.clone());
     }
     let view = containers(m);
@@ -184,7 +200,7 @@ pub(crate) fn assemble(m: &Map<String, Value>) -> Value {
     }
     let mut meta = Map::new();
     for k in ["labels", "annotations"] {
-        if let Some(v) = m.get(k) {
+        if let Some(v) = m.fragment(k) {
             meta.insert(k.into(), v.clone());
         }
     }

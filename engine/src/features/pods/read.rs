@@ -12,7 +12,7 @@ use crate::expr::{Expr, conversion};
 use crate::jq::Input;
 use crate::model::{FragmentField, FragmentType};
 use crate::pods::PodDef;
-use crate::resolved::{Template, around_spec};
+use crate::resolved::{Fragments, Template, around_spec};
 
 /// The fields of a Kubernetes PodSpec (core/v1, as of v1.34).
 pub(crate) const POD_SPEC_FIELDS: &[&str] = &[
@@ -96,7 +96,7 @@ pub(crate) struct PodTemplates<'a> {
     /// Borrowed from the object where it holds the template (or the pod
     /// spec) as kept.
     pub templates: Vec<Option<Template<'a>>>,
-    pub fragments: Vec<Option<Map<String, Value>>>,
+    pub fragments: Vec<Option<Fragments<'a>>>,
     /// Per instance: the metadata path yielded an object, with or without
     /// a template to put it in (a pod field that is not null).
     pub metadata: Vec<bool>,
@@ -113,7 +113,7 @@ impl CompiledDefinition {
         let n = ids.len();
         // Pod templates, one per instance: None = absent in the object.
         let mut templates: Vec<Option<Template<'a>>> = vec![None; n];
-        let mut fragments: Vec<Option<Map<String, Value>>> = vec![None; n];
+        let mut fragments: Vec<Option<Fragments<'a>>> = vec![None; n];
         let mut metadata = vec![false; n];
         let lim = &self.limits;
         match &c.pod {
@@ -151,11 +151,13 @@ impl CompiledDefinition {
                 }
             }
             PodDef::Fragmented(fields) => {
-                let mut lists: Vec<(FragmentField, &Expr, crate::jq::Outs<Value>)> =
+                // Each fragment is read where it is: borrowed from the
+                // object where it is held there.
+                let mut lists: Vec<(FragmentField, &Expr, crate::jq::Outs<Cow<'a, Value>>)> =
                     Vec::with_capacity(fields.len());
                 let mut count = 0;
                 for (f, e) in fields {
-                    let outs = e.eval(input, lim)?;
+                    let outs = e.eval_borrowed(input, lim)?;
                     count = count.max(outs.len());
                     lists.push((*f, e, outs));
                 }
@@ -163,7 +165,7 @@ impl CompiledDefinition {
                     self.zip(e, ids, count)?;
                 }
                 for (i, frag) in fragments.iter_mut().enumerate() {
-                    let mut m = Map::new();
+                    let mut m = Fragments::default();
                     let fields = lists.len();
                     for (j, (f, e, outs)) in lists.iter_mut().enumerate() {
                         if let Some(v) = outs.get_mut(i)
@@ -172,9 +174,9 @@ impl CompiledDefinition {
                             // Room for the fields left, made at the first
                             // (an instance without fragments allocates none).
                             if m.is_empty() {
-                                m = Map::with_capacity(fields - j);
+                                m = Fragments::with_capacity(fields - j);
                             }
-                            m.insert(f.value_key().into(), v);
+                            m.push(f.value_key(), v);
                         }
                     }
                     // The template is assembled when it is read
@@ -279,7 +281,12 @@ fn kept_as_is(o: &Map<String, Value>) -> bool {
     })
 }
 
-fn check_fragment(e: &Expr, i: usize, f: FragmentField, v: Value) -> Result<Option<Value>> {
+fn check_fragment<'a>(
+    e: &Expr,
+    i: usize,
+    f: FragmentField,
+    v: Cow<'a, Value>,
+) -> Result<Option<Cow<'a, Value>>> {
     if v.is_null() {
         return Ok(None);
     }
