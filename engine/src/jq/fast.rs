@@ -1322,8 +1322,9 @@ fn rank(x: &Out<'_>) -> u8 {
 /// `l <op> r` without converting the operands where their types decide it
 /// (values of different types compare by type, as jaq's metered equality
 /// and order do, a step) or they are strings, booleans or `null` of the
-/// input or the expression's literals compared for equality; `None` for
-/// what jaq's operation on the converted operands must decide.
+/// input or the expression's literals compared for equality, or machine
+/// integers ([`machine_int`]) compared; `None` for what jaq's operation on
+/// the converted operands must decide.
 fn compare(op: Cmp, l: &Out<'_>, r: &Out<'_>) -> R<Option<bool>> {
     let (a, b) = (rank(l), rank(r));
     let ordering = if a != b {
@@ -1360,8 +1361,8 @@ fn compare(op: Cmp, l: &Out<'_>, r: &Out<'_>) -> R<Option<bool>> {
 }
 
 /// A number that jaq holds as a machine integer (`Num::Int`): an integer
-/// of the input or a literal that fits `isize` (converted to one), or a
-/// made one (a sum, a count).
+/// of the input (or a constant held as JSON) that fits `isize`, as jaq
+/// converts it, or one jaq made (a number literal, a sum, a count).
 fn machine_int(x: &Out<'_>) -> Option<isize> {
     match x {
         Out::Json(Value::Number(n)) => n.as_i64().and_then(|i| isize::try_from(i).ok()),

@@ -71,8 +71,10 @@ struct Extracted<'a> {
 
 impl CompiledDefinition {
     /// Resolve an object (parsed JSON) into the resolved structure, which
-    /// borrows the object's pod templates where it holds them as they are
-    /// kept ([`Resolved::into_owned`] copies them).
+    /// borrows from the object (its pod templates, pod specs and fragments
+    /// where it holds them as they are kept) and from the definition (a
+    /// value its expressions give as written): [`Resolved::into_owned`]
+    /// copies them.
     pub fn resolve<'a>(&'a self, obj: &'a Value) -> Result<Resolved<'a>> {
         let _call = crate::budget::Call::enter(&self.limits);
         self.check_tree_depth()?;

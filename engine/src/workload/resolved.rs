@@ -114,8 +114,8 @@ pub struct Component<'a> {
 }
 
 impl Component<'_> {
-    /// The component holding its own copies of the pod templates its
-    /// instances borrowed.
+    /// The component holding its own copies of what its instances borrowed
+    /// (pod templates, pod specs, fragments).
     pub fn into_owned(self) -> Component<'static> {
         Component {
             name: self.name,
@@ -172,7 +172,8 @@ pub struct Instance<'a> {
 }
 
 impl Instance<'_> {
-    /// The instance holding its own copy of the pod template it borrowed.
+    /// The instance holding its own copies of what it borrowed (its pod
+    /// template or spec, its fragments).
     pub fn into_owned(self) -> Instance<'static> {
         Instance {
             id: self.id,
@@ -190,7 +191,8 @@ impl Instance<'_> {
     /// The pod template (`{metadata, spec}`), from any of the three styles.
     /// For fragmented definitions it is assembled from the fragments when
     /// it is read (the result holds each fragment once, not a second copy
-    /// in the template): call it once and keep the value when it is read
+    /// in the template), and around a borrowed pod spec (`podSpecPath`) it
+    /// is made when read: call it once and keep the value when it is read
     /// more than once.
     pub fn pod_template(&self) -> Option<std::borrow::Cow<'_, serde_json::Value>> {
         match (&self.template, &self.fragments) {
@@ -315,7 +317,9 @@ impl schemars::JsonSchema for Fragments<'_> {
 /// A pod template as an instance holds it.
 #[derive(Debug, Clone)]
 pub(crate) enum Template<'a> {
-    /// The whole template: the object's own, or a copy of its kept fields.
+    /// The whole template: the object's own, or the result's (a copy of its
+    /// kept fields, a template assembled from fragments, or one made whole
+    /// by pod metadata).
     Whole(std::borrow::Cow<'a, serde_json::Value>),
     /// A pod spec of the object, held as the result keeps it: the template
     /// (`{"metadata": {}, "spec": spec}`) is made when it is read.
@@ -408,7 +412,7 @@ struct InstanceOut<'a> {
     /// The pod template (`{metadata, spec}`), from any of the three styles;
     /// for fragmented definitions it is assembled from the fragments.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pod_template: Option<std::borrow::Cow<'a, serde_json::Value>>,
+    pod_template: Option<TemplateOut<'a>>,
     /// For fragmented definitions: every fragment extracted, by field.
     #[serde(skip_serializing_if = "Option::is_none")]
     fragments: Option<&'a Fragments<'a>>,
@@ -422,6 +426,47 @@ struct InstanceOut<'a> {
     live: Option<&'a Live>,
 }
 
+/// A pod template as it is written out: held (or assembled), or made
+/// around a borrowed pod spec as it is written, without a copy of the spec.
+enum TemplateOut<'a> {
+    Held(std::borrow::Cow<'a, serde_json::Value>),
+    Spec(&'a serde_json::Value),
+}
+
+impl Serialize for TemplateOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            TemplateOut::Held(t) => t.serialize(s),
+            TemplateOut::Spec(spec) => {
+                let mut m = s.serialize_map(Some(2))?;
+                m.serialize_entry("metadata", &serde_json::Map::new())?;
+                m.serialize_entry("spec", spec)?;
+                m.end()
+            }
+        }
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for TemplateOut<'_> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        serde_json::Value::schema_name()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        serde_json::Value::schema_id()
+    }
+
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        serde_json::Value::json_schema(g)
+    }
+
+    fn inline_schema() -> bool {
+        serde_json::Value::inline_schema()
+    }
+}
+
 impl Serialize for Instance<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         InstanceOut {
@@ -429,7 +474,10 @@ impl Serialize for Instance<'_> {
             present: self.present,
             scale: self.scale,
             desired_replicas: self.desired_replicas,
-            pod_template: self.pod_template(),
+            pod_template: match &self.template {
+                Some(Template::Spec(s)) => Some(TemplateOut::Spec(s)),
+                _ => self.pod_template().map(TemplateOut::Held),
+            },
             fragments: self.fragments.as_ref(),
             pod_resources: self.pod_resources.as_ref(),
             resources: &self.resources,
@@ -640,8 +688,8 @@ pub struct TreeNode {
 
 impl<'a> Resolved<'a> {
     /// The result holding its own copies of what it borrowed from the
-    /// object resolved (its pod templates), to be kept past the object or
-    /// the engine.
+    /// object (and the definition) it was resolved from: pod templates,
+    /// pod specs and fragments; to be kept past them.
     pub fn into_owned(self) -> Resolved<'static> {
         Resolved {
             api_version: self.api_version,
