@@ -135,9 +135,7 @@ impl CompiledDefinition {
                     templates[i] = match v {
                         // A spec of the object with kept fields only is
                         // borrowed (its template made when read).
-                        Cow::Borrowed(spec @ Value::Object(m))
-                            if m.keys().all(|f| POD_SPEC_FIELDS.contains(&f.as_str())) =>
-                        {
+                        Cow::Borrowed(spec @ Value::Object(m)) if only(m, POD_SPEC_FIELDS) => {
                             Some(Template::Spec(spec))
                         }
                         v => match &*v {
@@ -273,12 +271,16 @@ fn kept_as_is(o: &Map<String, Value>) -> bool {
             "spec" => (1, POD_SPEC_FIELDS),
             _ => return false,
         };
-        let ok = at >= next
-            && v.as_object()
-                .is_some_and(|m| m.keys().all(|f| fields.contains(&f.as_str())));
+        let ok = at >= next && v.as_object().is_some_and(|m| only(m, fields));
         next = at + 1;
         ok
     })
+}
+
+/// Whether every member of `m` is one of `fields` ([`copy_fields`] would
+/// keep them all).
+fn only(m: &Map<String, Value>, fields: &[&str]) -> bool {
+    m.keys().all(|f| fields.contains(&f.as_str()))
 }
 
 fn check_fragment<'a>(
