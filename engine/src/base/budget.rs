@@ -465,6 +465,54 @@ pub(crate) fn copy_of(v: &serde_json::Value) -> Result<(), Error> {
     Ok(())
 }
 
+/// What [`copy_of`] charges for a value, added up node by node by a walk
+/// that visits the value for its own reasons (the size of an output), so
+/// that charging takes no second walk.
+#[derive(Default, Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CopyCost {
+    steps: u64,
+    memory: u64,
+}
+
+impl CopyCost {
+    /// One node of the value, its members not included (the walk visits
+    /// them): what [`copy_of`] charges for it.
+    #[inline]
+    pub(crate) fn node(&mut self, v: &serde_json::Value) {
+        use serde_json::Value;
+        self.steps += STEPS_PER_BUILT_NODE;
+        let bytes = match v {
+            Value::String(s) => {
+                self.steps += byte_steps(s.len());
+                s.len() + SLOT_BYTES
+            }
+            Value::Array(a) => SLOT_BYTES * (a.len() + 1),
+            Value::Object(o) => {
+                for k in o.keys() {
+                    self.steps += byte_steps(k.len());
+                    self.memory += k.len() as u64;
+                }
+                2 * SLOT_BYTES * (o.len() + 1)
+            }
+            _ => SLOT_BYTES,
+        };
+        self.memory += bytes as u64;
+    }
+
+    /// Charge the cost of `v`, every node of which was added: at once where
+    /// both meters hold it, which leaves them as [`copy_of`] would; else by
+    /// [`copy_of`] itself, so that the meter that runs out, and where, are
+    /// its.
+    pub(crate) fn charge(self, v: &serde_json::Value) -> Result<(), Error> {
+        if Meter::Steps.left() >= self.steps && Meter::Memory.left() >= self.memory {
+            Meter::Steps.take(self.steps)?;
+            Meter::Memory.take(self.memory)?;
+            return Ok(());
+        }
+        copy_of(v)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::json_shape;
@@ -538,7 +586,82 @@ mod tests {
         })
     }
 
+    /// The meters left (steps, memory) and the outcome of charging `v`
+    /// by `charge` within a call of `max_steps` and `max_memory_bytes`.
+    fn charged(
+        v: &Value,
+        max_steps: u64,
+        max_memory_bytes: usize,
+        charge: impl Fn(&Value) -> Result<(), crate::Error>,
+    ) -> (u64, u64, Option<Option<String>>) {
+        use super::{Call, Meter};
+        let limits = crate::Limits {
+            max_steps,
+            max_memory_bytes,
+            ..crate::Limits::default()
+        };
+        let _call = Call::enter(&limits);
+        let r = charge(v);
+        (
+            Meter::Steps.left(),
+            Meter::Memory.left(),
+            r.err().map(|e| e.limit().map(str::to_string)),
+        )
+    }
+
+    fn summed(v: &Value) -> super::CopyCost {
+        let mut cost = super::CopyCost::default();
+        let mut stack = vec![v];
+        while let Some(v) = stack.pop() {
+            cost.node(v);
+            match v {
+                Value::Array(a) => stack.extend(a),
+                Value::Object(o) => stack.extend(o.values()),
+                _ => {}
+            }
+        }
+        cost
+    }
+
+    #[test]
+    fn a_summed_copy_cost_charges_what_copy_of_charges() {
+        // Long strings and keys: a step per 64 bytes as well as a node.
+        let long = "x".repeat(300);
+        let v = json!({"a": [1, null, true, long.clone()], long.clone(): {"b": "c"}});
+        let (steps, memory) = (summed(&v).steps, summed(&v).memory);
+        assert!(steps > 9 && memory > 600, "{steps} {memory}");
+        for budget in [(u64::MAX, usize::MAX), (steps, memory as usize)] {
+            let by_copy = charged(&v, budget.0, budget.1, super::copy_of);
+            assert_eq!(by_copy.2, None);
+            assert_eq!(
+                charged(&v, budget.0, budget.1, |v| summed(v).charge(v)),
+                by_copy
+            );
+        }
+        // One short of either meter: copy_of's own failure.
+        for budget in [(steps - 1, usize::MAX), (u64::MAX, memory as usize - 1)] {
+            let by_copy = charged(&v, budget.0, budget.1, super::copy_of);
+            assert!(by_copy.2.is_some());
+            assert_eq!(
+                charged(&v, budget.0, budget.1, |v| summed(v).charge(v)),
+                by_copy
+            );
+        }
+    }
+
     proptest! {
+        #[test]
+        fn a_summed_copy_cost_charges_as_copy_of(
+            v in json(),
+            steps in 0u64..200,
+            memory in 0usize..4000,
+        ) {
+            for (s, m) in [(steps, memory), (u64::MAX, usize::MAX), (steps, usize::MAX), (u64::MAX, memory)] {
+                let by_copy = charged(&v, s, m, super::copy_of);
+                prop_assert_eq!(charged(&v, s, m, |v| summed(v).charge(v)), by_copy);
+            }
+        }
+
         #[test]
         fn the_shape_is_the_reference_shape(v in json(), cap in 0usize..80) {
             let whole = reference(&v);

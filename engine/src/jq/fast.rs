@@ -624,9 +624,9 @@ fn write(out: &Out<'_>, budget: &mut usize, too_large: &dyn Fn() -> Stop) -> R<V
     }
     Ok(match out {
         Out::Json(v) => {
-            let (size, _) = output_size(v, *budget).ok_or_else(too_large)?;
+            let (size, _, cost) = output_size(v, *budget).ok_or_else(too_large)?;
             spend(budget, size, too_large)?;
-            crate::budget::copy_of(v).map_err(|e| Stop::limit(from_error(e)))?;
+            cost.charge(v).map_err(|e| Stop::limit(from_error(e)))?;
             jq_copy(v)
         }
         Out::Made(w) => format::to_value(&w.v, budget).map_err(|e| match e {
@@ -1340,6 +1340,24 @@ fn compare(op: Cmp, l: &Out<'_>, r: &Out<'_>) -> R<Option<bool>> {
                 }
                 return Ok(Some((x == y) == matches!(op, Cmp::Eq)));
             }
+            // Two strings, either made (`type`, `tostring`, a key): compared
+            // by their bytes and charged as jaq's metered equality (a step,
+            // and the bytes where the lengths agree) and order (a step, and
+            // the shorter one's bytes) charge them.
+            _ if a == 4 => {
+                let (Some(x), Some(y)) = (str_bytes(l), str_bytes(r)) else {
+                    return Ok(None);
+                };
+                value::tick().map_err(|_| recorded())?;
+                if let Cmp::Eq | Cmp::Ne = op {
+                    if x.len() == y.len() {
+                        value::tick_bytes(x.len()).map_err(|_| recorded())?;
+                    }
+                    return Ok(Some((x == y) == matches!(op, Cmp::Eq)));
+                }
+                value::tick_bytes(x.len().min(y.len())).map_err(|_| recorded())?;
+                return Ok(Some(ordered(op, x.cmp(y))));
+            }
             // Two integers (of the input, literals, or made: a sum, a
             // count), as jaq's machine integers compare.
             _ => match (machine_int(l), machine_int(r)) {
@@ -1349,15 +1367,32 @@ fn compare(op: Cmp, l: &Out<'_>, r: &Out<'_>) -> R<Option<bool>> {
         }
     };
     value::tick().map_err(|_| recorded())?;
+    Ok(Some(ordered(op, ordering)))
+}
+
+/// Whether `op` holds of operands ordered as `ordering`.
+fn ordered(op: Cmp, ordering: std::cmp::Ordering) -> bool {
     use std::cmp::Ordering::{Equal, Greater, Less};
-    Ok(Some(match op {
+    match op {
         Cmp::Eq => ordering == Equal,
         Cmp::Ne => ordering != Equal,
         Cmp::Lt => ordering == Less,
         Cmp::Le => ordering != Greater,
         Cmp::Gt => ordering == Greater,
         Cmp::Ge => ordering != Less,
-    }))
+    }
+}
+
+/// The bytes of a string of the input or one the expression made.
+fn str_bytes<'s>(x: &'s Out<'_>) -> Option<&'s [u8]> {
+    match x {
+        Out::Json(Value::String(s)) => Some(s.as_bytes()),
+        Out::Made(W {
+            v: Val::TStr(b) | Val::BStr(b),
+            ..
+        }) => Some(b),
+        _ => None,
+    }
 }
 
 /// A number that jaq holds as a machine integer (`Num::Int`): an integer
@@ -2562,7 +2597,7 @@ fn output<'a>(v: &'a Value, limits: &Limits) -> Result<std::borrow::Cow<'a, Valu
     let cap = usize::try_from(left)
         .unwrap_or(usize::MAX)
         .min(limits.effective().max_output_bytes);
-    let Some((size, plain)) = output_size(v, cap) else {
+    let Some((size, plain, cost)) = output_size(v, cap) else {
         Meter::Output.exhaust();
         return Err(EvalError::Limit {
             limit: "maxOutputBytes",
@@ -2570,7 +2605,7 @@ fn output<'a>(v: &'a Value, limits: &Limits) -> Result<std::borrow::Cow<'a, Valu
         });
     };
     Meter::Output.take(size as u64).map_err(limit)?;
-    crate::budget::copy_of(v).map_err(from_error)?;
+    cost.charge(v).map_err(from_error)?;
     // The value as it is where no number changes (the caller copies it
     // if it keeps it: a map's copy is much cheaper than rebuilding it).
     Ok(if plain {
@@ -2581,15 +2616,18 @@ fn output<'a>(v: &'a Value, limits: &Limits) -> Result<std::borrow::Cow<'a, Valu
 }
 
 /// The bytes [`format::to_value`] spends on `v`, or `None` past `cap`
-/// (counted without recursion, stopping at the cap), and whether `v` is
-/// its own [`normalized`] copy (every number an integer of a machine word).
-fn output_size(v: &Value, cap: usize) -> Option<(usize, bool)> {
+/// (counted without recursion, stopping at the cap), whether `v` is its
+/// own [`normalized`] copy (every number an integer of a machine word),
+/// and what a copy of it is charged (added up in the same walk).
+fn output_size(v: &Value, cap: usize) -> Option<(usize, bool, crate::budget::CopyCost)> {
     let mut size = 0usize;
     let mut plain = true;
+    let mut cost = crate::budget::CopyCost::default();
     // The stack is allocated only for a collection's children.
     let mut stack = Vec::new();
     let mut next = Some(v);
     while let Some(v) = next.take().or_else(|| stack.pop()) {
+        cost.node(v);
         size += match v {
             Value::Null => 4,
             Value::Bool(_) => 5,
@@ -2611,7 +2649,7 @@ fn output_size(v: &Value, cap: usize) -> Option<(usize, bool)> {
             return None;
         }
     }
-    Some((size, plain))
+    Some((size, plain, cost))
 }
 
 /// An integer of a machine word: jaq's integer, as it is.

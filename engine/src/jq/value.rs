@@ -72,6 +72,9 @@ impl Caps {
 thread_local! {
     static CAPS: Cell<Caps> = const { Cell::new(Caps::UNLIMITED) };
     static POISON: RefCell<Option<(&'static str, String)>> = const { RefCell::new(None) };
+    /// Whether `POISON` holds a breach: what every operation checks, read
+    /// without `POISON`'s borrow flag and its destructor's registration.
+    static POISONED: Cell<bool> = const { Cell::new(false) };
 }
 
 /// An active evaluation on this thread: its caps, and the call whose
@@ -88,6 +91,7 @@ impl BudgetGuard {
         let call = Call::enter(limits);
         CAPS.with(|c| c.set(caps));
         POISON.with(|p| *p.borrow_mut() = None);
+        POISONED.with(|p| p.set(false));
         BudgetGuard { _call: call }
     }
 
@@ -98,7 +102,11 @@ impl BudgetGuard {
 }
 
 /// The first breach recorded on this thread since the evaluation began.
+#[inline]
 pub(crate) fn recorded_breach() -> Option<(&'static str, String)> {
+    if !poisoned() {
+        return None;
+    }
     POISON.with(|p| p.borrow().clone())
 }
 
@@ -120,6 +128,7 @@ pub(crate) fn breach(limit: &'static str, message: String) -> Error {
             *p = Some((limit, message.clone()));
         }
     });
+    POISONED.with(|p| p.set(true));
     // Exhaust the steps so that every later operation fails fast too.
     Meter::Steps.exhaust();
     Error::new(W::scalar(Val::utf8_str(format!(
@@ -127,8 +136,9 @@ pub(crate) fn breach(limit: &'static str, message: String) -> Error {
     ))))
 }
 
+#[inline]
 fn poisoned() -> bool {
-    POISON.with(|p| p.borrow().is_some())
+    POISONED.with(Cell::get)
 }
 
 fn meter_breach(m: Meter) -> Error {

@@ -820,6 +820,37 @@ fn made_integers_compare_as_jaqs() {
     }
 }
 
+/// Made strings (`type`, `tostring`, a case change, an interpolation)
+/// compare with the input's and literals by their bytes, without jaq's
+/// conversion, as jaq compares them: equality and every order, prefixes,
+/// multi-byte characters and the empty string.
+#[test]
+fn made_strings_compare_as_jaqs() {
+    let v = json!({"a": "abc", "b": "abd", "e": "", "u": "é", "n": 1, "l": ["x"]});
+    for code in [
+        "(.n | type) == \"number\"",
+        "(.l | type) != \"array\"",
+        "(.a | ascii_upcase) == \"ABC\"",
+        "(.a | ascii_upcase) < .a",
+        "(.a | tostring) < .b",
+        "(.b | tostring) <= .a",
+        "(.a | tostring) >= .a",
+        "\"\\(.a)d\" > .a",
+        "\"\\(.e)\" == .e",
+        "(.e | tostring) < .a",
+        "(.u | tostring) > .a",
+        "(.u | tostring) == \"é\"",
+        "(.a | ltrimstr(\"a\")) == \"bc\"",
+        "(.a | ltrimstr(\"a\")) > .b",
+        "(.n | tostring) == \"1\"",
+        "(.n | tostring) < .n",
+        "(.n | tostring) > null",
+        "(.l | tostring) < .l",
+    ] {
+        assert_answered_as_jaq(code, &v);
+    }
+}
+
 /// `code` on `v` is a jq error, the same through the fast path and jaq.
 fn assert_jaqs_error(code: &str, v: &Value) {
     let fast = run(code, v, true);
