@@ -560,7 +560,7 @@ fn render(r: &Resolved<'_>, live: Option<&LiveView<'_>>) -> String {
     out.push('\n');
 
     let ctx = TreeCtx {
-        comps: r.components.iter().map(|c| (c.name.as_str(), c)).collect(),
+        comps: r.components.iter().map(|c| (&*c.name, c)).collect(),
         live: live.is_some(),
         pod_limit: live.and_then(|l| l.view.pod_limit),
         component_limit: live.and_then(|l| l.view.component_limit),

@@ -666,7 +666,7 @@ fn ownership_chains_within_the_bound_resolve() {
         let obj = thing(json!({"template": {"spec": {"containers": [{"name": "c"}]}}}));
         let r = def.resolve(&obj).unwrap();
         assert_eq!(r.components.len(), 33);
-        let mut node = &r.tree;
+        let mut node: &workload_lens::TreeNode = &r.tree;
         for i in 1..=32 {
             assert_eq!(node.children.len(), 1);
             node = &node.children[0];

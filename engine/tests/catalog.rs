@@ -100,7 +100,7 @@ fn key(c: &Component, i: &Instance) -> String {
     if c.multi_instance {
         format!("{}/{}", c.name, i.id)
     } else {
-        c.name.clone()
+        c.name.to_string()
     }
 }
 

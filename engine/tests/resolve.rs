@@ -81,7 +81,7 @@ fn multi_instance_zip_and_totals() {
     let w = r.component("worker").unwrap();
     assert_eq!(w.owner.as_deref(), Some("thing"));
     assert!(w.multi_instance && w.has_pod_definition);
-    assert_eq!(r.component("thing").unwrap().children, ["worker"]);
+    assert_eq!(&*r.component("thing").unwrap().children, ["worker"]);
 }
 
 #[test]
@@ -607,7 +607,7 @@ fn a_count_without_a_template_is_present() {
         .filter(|c| !c.root)
         .map(|c| {
             let i = &c.instances[0];
-            (c.name.as_str(), i.present, i.desired_replicas)
+            (&*c.name, i.present, i.desired_replicas)
         })
         .collect();
     assert_eq!(
@@ -1235,4 +1235,45 @@ fn fragments_are_borrowed_from_the_object() {
     let owned = r.clone().into_owned();
     assert_eq!(owned, r);
     assert_eq!(r.totals.resources.gpu, 2);
+}
+
+/// A result's names are the definition's and the object's own: every
+/// resolve of one definition shows the same tree and component names (not
+/// copies made per resolve), the workload's identity is the object's
+/// strings, and `into_owned` copies them, equal as before.
+#[test]
+fn names_are_borrowed_from_the_definition_and_the_object() {
+    let engine = Engine::new().unwrap();
+    let obj = engine
+        .read_object(include_str!("../../examples/jobset.yaml"))
+        .unwrap();
+    let def = engine.definition_for(&obj).unwrap();
+    let (a, b) = (def.resolve(&obj).unwrap(), def.resolve(&obj).unwrap());
+    assert!(std::ptr::eq(&*a.tree, &*b.tree));
+    for (x, y) in a.components.iter().zip(&b.components) {
+        assert!(std::ptr::eq(&*x.name, &*y.name));
+        assert!(std::ptr::eq(&*x.children, &*y.children));
+        assert!(std::ptr::eq(
+            x.kind.as_deref().unwrap(),
+            y.kind.as_deref().unwrap()
+        ));
+    }
+    assert!(std::ptr::eq(&*a.definition.name, def.name()));
+    let meta = &obj["metadata"];
+    assert!(std::ptr::eq(
+        &*a.workload.name,
+        meta["name"].as_str().unwrap()
+    ));
+    assert!(std::ptr::eq(
+        &*a.workload.kind,
+        obj["kind"].as_str().unwrap()
+    ));
+    assert_eq!(a.tree.component, "jobset");
+    assert_eq!(a.tree.children[0].component, "replicatedjob");
+    assert_eq!(a.components[1].owner.as_deref(), Some("jobset"));
+    let owned = a.clone().into_owned();
+    assert_eq!(owned, a);
+    assert!(!std::ptr::eq(&*owned.tree, &*a.tree));
+    assert!(!std::ptr::eq(&*owned.workload.name, &*a.workload.name));
+    assert_eq!(owned.to_json(), b.to_json());
 }

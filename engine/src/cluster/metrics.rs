@@ -141,7 +141,7 @@ impl Engine {
                 });
                 let bound = |v: Option<i32>| v.and_then(|v| u64::try_from(v).ok());
                 out.instances.push(InstanceMetrics {
-                    component: c.name.clone(),
+                    component: c.name.to_string(),
                     instance: i.id.clone(),
                     desired: i.desired_replicas,
                     min: i.scale.as_ref().and_then(|s| bound(s.min_replicas)),

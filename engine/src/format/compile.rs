@@ -25,6 +25,9 @@ pub struct CompiledDefinition {
     /// `spec.podOwnership.currentLabelsPath`: the labels of the workload's
     /// current pods.
     pub(crate) current_labels: Option<Expr>,
+    /// The component tree every result shows (built once, borrowed by
+    /// each result).
+    pub(crate) tree: crate::resolved::TreeNode,
 }
 
 const _: () = {
@@ -169,6 +172,16 @@ impl CompiledDefinition {
                     comps[p].children.push(i);
                 }
             }
+            // Each component's children by name, as every result shows them
+            // (linear: each component is one other's child at most).
+            for i in 0..comps.len() {
+                let names = comps[i]
+                    .children
+                    .iter()
+                    .map(|c| comps[*c].name.clone())
+                    .collect();
+                comps[i].child_names = names;
+            }
             let gang = crate::gang::compile(&ctx, &definition, &comps)?;
             let ownership = ctx.opt(
                 definition
@@ -210,7 +223,7 @@ impl CompiledDefinition {
             Err(e) => return Err(e),
         };
         let limits = effective;
-        Ok(CompiledDefinition {
+        let mut compiled = CompiledDefinition {
             definition,
             origin,
             limits,
@@ -219,7 +232,13 @@ impl CompiledDefinition {
             gang,
             ownership,
             current_labels,
-        })
+            tree: crate::resolved::TreeNode {
+                component: String::new(),
+                children: Vec::new(),
+            },
+        };
+        compiled.tree = compiled.build_tree(0);
+        Ok(compiled)
     }
 
     /// The definition as read.

@@ -15,6 +15,8 @@ pub(crate) struct Comp {
     pub def: ComponentDefinition,
     pub parent: Option<usize>,
     pub children: Vec<usize>,
+    /// The names of `children`, in order (what results show).
+    pub child_names: Vec<String>,
     pub ids: Option<Expr>,
     pub pod: crate::pods::PodDef,
     pub metadata: Option<Expr>,
@@ -56,6 +58,7 @@ pub(crate) fn compile(ctx: &Ctx<'_>, index: usize, d: &ComponentDefinition) -> R
         def: d.clone(),
         parent: None,
         children: Vec::new(),
+        child_names: Vec::new(),
         ids,
         pod,
         metadata,

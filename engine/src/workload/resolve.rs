@@ -15,6 +15,7 @@ use crate::resolved::{
 };
 use crate::resources::{self, ResourceSummary};
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// Member `k` of `m`, when `m` is an object.
 fn get<'a>(m: &'a Value, k: &str) -> Option<&'a Value> {
@@ -25,7 +26,7 @@ fn get<'a>(m: &'a Value, k: &str) -> Option<&'a Value> {
 }
 
 /// Check that the object is a usable Kubernetes object.
-pub(crate) fn workload_ref(obj: &Value) -> Result<WorkloadRef> {
+pub(crate) fn workload_ref(obj: &Value) -> Result<WorkloadRef<'_>> {
     let invalid = |m: &str| {
         Error::new(
             ErrorCode::InvalidObject,
@@ -38,7 +39,9 @@ pub(crate) fn workload_ref(obj: &Value) -> Result<WorkloadRef> {
             preview(obj)
         )));
     };
-    let s = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+    fn s(v: Option<&Value>) -> Option<Cow<'_, str>> {
+        v.and_then(Value::as_str).map(Cow::Borrowed)
+    }
     let api_version = s(member(o, "apiVersion"))
         .filter(|s| !s.is_empty())
         .ok_or_else(|| invalid("missing apiVersion"))?;
@@ -83,7 +86,7 @@ impl CompiledDefinition {
         // Compared in place (the object's GVK is made only for a message).
         let (group, version) = match workload.api_version.split_once('/') {
             Some((g, v)) => (g, v),
-            None => ("", workload.api_version.as_str()),
+            None => ("", &*workload.api_version),
         };
         let no_root = Gvk::default();
         let root = self.definition.root_gvk().unwrap_or(&no_root);
@@ -129,15 +132,11 @@ impl CompiledDefinition {
             };
             let _ = ex.ids;
             components.push(Component {
-                name: c.name.clone(),
-                kind: c.def.kind.clone(),
+                name: Cow::Borrowed(&c.name),
+                kind: c.def.kind.as_ref().map(Cow::Borrowed),
                 root: c.parent.is_none() && std::ptr::eq(c, &self.comps[0]),
-                owner: c.parent.map(|p| self.comps[p].name.clone()),
-                children: c
-                    .children
-                    .iter()
-                    .map(|i| self.comps[*i].name.clone())
-                    .collect(),
+                owner: c.parent.map(|p| Cow::Borrowed(self.comps[p].name.as_str())),
+                children: Cow::Borrowed(&c.child_names),
                 has_pod_definition: !matches!(c.pod, PodDef::None),
                 multi_instance: c.ids.is_some(),
                 instances: ex.instances,
@@ -150,18 +149,18 @@ impl CompiledDefinition {
             None => None,
         };
         Ok(Resolved {
-            api_version: RESOLVED_API_VERSION.into(),
-            kind: RESOLVED_KIND.into(),
+            api_version: Cow::Borrowed(RESOLVED_API_VERSION),
+            kind: Cow::Borrowed(RESOLVED_KIND),
             definition: DefinitionRef {
-                name: self.name().to_string(),
+                name: Cow::Borrowed(self.name()),
                 origin: self.origin,
-                format: self.definition.api_version.clone(),
+                format: Cow::Borrowed(&self.definition.api_version),
             },
             workload,
             status,
             components,
             totals,
-            tree: self.tree(0),
+            tree: Cow::Borrowed(&self.tree),
             unattributed_pods: None,
             stray_pods: Vec::new(),
             warnings,
@@ -227,7 +226,7 @@ impl CompiledDefinition {
     /// nodes are made in reverse depth-first order, so each node's children
     /// are complete when it is made. A component met twice (an ownership
     /// cycle, which validation refuses) is left out the second time.
-    fn tree(&self, root: usize) -> TreeNode {
+    pub(crate) fn build_tree(&self, root: usize) -> TreeNode {
         let n = self.comps.len();
         let mut order = Vec::with_capacity(n);
         let mut seen = vec![false; n];

@@ -8,6 +8,7 @@
 use crate::model::{Gvk, StatusKey};
 use crate::resources::ResourceSummary;
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// `apiVersion` of the resolved structure.
 pub(crate) const RESOLVED_API_VERSION: &str = "workload-lens.dev/v1alpha1";
@@ -20,13 +21,13 @@ pub(crate) const RESOLVED_KIND: &str = "ResolvedWorkload";
 #[serde(rename_all = "camelCase")]
 pub struct Resolved<'a> {
     /// Always [`RESOLVED_API_VERSION`].
-    pub api_version: String,
+    pub api_version: Cow<'a, str>,
     /// Always [`RESOLVED_KIND`].
-    pub kind: String,
+    pub kind: Cow<'a, str>,
     /// The definition used.
-    pub definition: DefinitionRef,
+    pub definition: DefinitionRef<'a>,
     /// The object resolved.
-    pub workload: WorkloadRef,
+    pub workload: WorkloadRef<'a>,
     /// Normalized status of the root component (absent when the root has no
     /// `statusDefinition`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -36,7 +37,8 @@ pub struct Resolved<'a> {
     /// Totals over every pod-bearing component.
     pub totals: Totals,
     /// The component tree (by name).
-    pub tree: TreeNode,
+    // Borrowed from the definition, which builds it once.
+    pub tree: Cow<'a, TreeNode>,
     /// Pods that were given but belong to no instance (only when pods were
     /// given).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -55,32 +57,56 @@ pub struct Resolved<'a> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
-pub struct DefinitionRef {
+pub struct DefinitionRef<'a> {
     /// `metadata.name` of the definition.
-    pub name: String,
+    pub name: Cow<'a, str>,
     /// Where it came from: `catalog`, `user` or `cluster`.
     pub origin: crate::definition::Origin,
     /// The definition format (`run.ai/v1alpha1` or `optimization.nvidia.com/v1alpha1`).
-    pub format: String,
+    pub format: Cow<'a, str>,
+}
+
+impl DefinitionRef<'_> {
+    /// The reference holding its own copies of the definition's names.
+    pub fn into_owned(self) -> DefinitionRef<'static> {
+        DefinitionRef {
+            name: Cow::Owned(self.name.into_owned()),
+            origin: self.origin,
+            format: Cow::Owned(self.format.into_owned()),
+        }
+    }
 }
 
 /// Identity of the resolved object.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
-pub struct WorkloadRef {
+pub struct WorkloadRef<'a> {
     /// `apiVersion` of the object.
-    pub api_version: String,
+    pub api_version: Cow<'a, str>,
     /// `kind` of the object.
-    pub kind: String,
+    pub kind: Cow<'a, str>,
     /// `metadata.name` (or `metadata.generateName` when there is no name).
-    pub name: String,
+    pub name: Cow<'a, str>,
     /// `metadata.namespace`, when set.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<String>,
+    pub namespace: Option<Cow<'a, str>>,
     /// `metadata.uid`, when set.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub uid: Option<String>,
+    pub uid: Option<Cow<'a, str>>,
+}
+
+impl WorkloadRef<'_> {
+    /// The identity holding its own copies of the object's strings.
+    pub fn into_owned(self) -> WorkloadRef<'static> {
+        WorkloadRef {
+            api_version: owned(self.api_version),
+            kind: owned(self.kind),
+            name: owned(self.name),
+            namespace: self.namespace.map(owned),
+            uid: self.uid.map(owned),
+        }
+    }
 }
 
 /// One component.
@@ -89,17 +115,17 @@ pub struct WorkloadRef {
 #[serde(rename_all = "camelCase")]
 pub struct Component<'a> {
     /// Component name.
-    pub name: String,
+    pub name: Cow<'a, str>,
     /// The Kubernetes kind it materializes as, if declared.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub kind: Option<Gvk>,
+    pub kind: Option<Cow<'a, Gvk>>,
     /// True for the root component.
     pub root: bool,
     /// Parent component name (children only).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub owner: Option<String>,
+    pub owner: Option<Cow<'a, str>>,
     /// Names of the child components, in definition order.
-    pub children: Vec<String>,
+    pub children: Cow<'a, [String]>,
     /// True when the component has pods of its own.
     pub has_pod_definition: bool,
     /// True when the component has an `instanceIdPath`.
@@ -118,11 +144,11 @@ impl Component<'_> {
     /// (pod templates, pod specs, fragments).
     pub fn into_owned(self) -> Component<'static> {
         Component {
-            name: self.name,
-            kind: self.kind,
+            name: owned(self.name),
+            kind: self.kind.map(owned),
             root: self.root,
-            owner: self.owner,
-            children: self.children,
+            owner: self.owner.map(owned),
+            children: owned(self.children),
             has_pod_definition: self.has_pod_definition,
             multi_instance: self.multi_instance,
             instances: self
@@ -674,6 +700,11 @@ pub struct Condition {
     pub last_transition_time: Option<String>,
 }
 
+/// `c` holding its own copy.
+fn owned<T: ToOwned + ?Sized>(c: Cow<'_, T>) -> Cow<'static, T> {
+    Cow::Owned(c.into_owned())
+}
+
 /// A node of the component tree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -692,10 +723,10 @@ impl<'a> Resolved<'a> {
     /// pod specs and fragments; to be kept past them.
     pub fn into_owned(self) -> Resolved<'static> {
         Resolved {
-            api_version: self.api_version,
-            kind: self.kind,
-            definition: self.definition,
-            workload: self.workload,
+            api_version: owned(self.api_version),
+            kind: owned(self.kind),
+            definition: self.definition.into_owned(),
+            workload: self.workload.into_owned(),
             status: self.status,
             components: self
                 .components
@@ -703,7 +734,7 @@ impl<'a> Resolved<'a> {
                 .map(Component::into_owned)
                 .collect(),
             totals: self.totals,
-            tree: self.tree,
+            tree: owned(self.tree),
             unattributed_pods: self.unattributed_pods,
             stray_pods: self.stray_pods,
             warnings: self.warnings,

@@ -188,7 +188,7 @@ fn is_zero(n: &usize) -> bool {
 #[serde(rename_all = "camelCase")]
 pub struct Diagnosis {
     /// The workload.
-    pub workload: WorkloadRef,
+    pub workload: WorkloadRef<'static>,
     /// Its statuses, as resolved with its pods.
     pub statuses: Vec<WorkloadStatus>,
     /// The findings, most important first (empty when nothing is wrong).
@@ -510,7 +510,7 @@ impl CompiledDefinition {
 
         let findings = f.finish(statuses.contains(&WorkloadStatus::Failed));
         Ok(Diagnosis {
-            workload: resolved.workload.clone(),
+            workload: resolved.workload.clone().into_owned(),
             statuses,
             findings,
         })

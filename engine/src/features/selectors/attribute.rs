@@ -533,7 +533,7 @@ impl CompiledDefinition {
         let slots: Vec<Option<(usize, usize)>> = {
             let mut by_name: HashMap<&str, usize> = HashMap::with_capacity(r.components.len());
             for (ci, c) in r.components.iter().enumerate() {
-                by_name.entry(c.name.as_str()).or_insert(ci);
+                by_name.entry(&*c.name).or_insert(ci);
             }
             let mut by_id: Vec<Option<HashMap<&str, usize>>> = vec![None; r.components.len()];
             let mut slots = Vec::with_capacity(att.pods.len());
@@ -672,11 +672,11 @@ fn prune_podless(r: &mut Resolved) -> Result<()> {
     let owner: HashMap<&str, Option<&str>> = r
         .components
         .iter()
-        .map(|c| (c.name.as_str(), c.owner.as_deref()))
+        .map(|c| (&*c.name, c.owner.as_deref()))
         .collect();
     let mut keep: HashSet<String> = HashSet::new();
     for c in r.components.iter().filter(|c| c.has_pod_definition) {
-        let mut at = Some(c.name.as_str());
+        let mut at = Some(&*c.name);
         while let Some(name) = at {
             crate::budget::steps(1)?;
             if !keep.insert(name.to_string()) {
@@ -685,7 +685,8 @@ fn prune_podless(r: &mut Resolved) -> Result<()> {
             at = owner.get(name).copied().flatten();
         }
     }
-    let mut stack = vec![&mut r.tree];
+    // The definition's tree, copied to be pruned.
+    let mut stack = vec![r.tree.to_mut()];
     while let Some(node) = stack.pop() {
         crate::budget::steps(1)?;
         node.children.retain(|c| keep.contains(&c.component));
