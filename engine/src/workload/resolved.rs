@@ -21,9 +21,9 @@ pub(crate) const RESOLVED_KIND: &str = "ResolvedWorkload";
 #[serde(rename_all = "camelCase")]
 pub struct Resolved<'a> {
     /// Always [`RESOLVED_API_VERSION`].
-    pub api_version: Cow<'a, str>,
+    pub api_version: Cow<'static, str>,
     /// Always [`RESOLVED_KIND`].
-    pub kind: Cow<'a, str>,
+    pub kind: Cow<'static, str>,
     /// The definition used.
     pub definition: DefinitionRef<'a>,
     /// The object resolved.
@@ -723,8 +723,8 @@ impl<'a> Resolved<'a> {
     /// pod specs and fragments; to be kept past them.
     pub fn into_owned(self) -> Resolved<'static> {
         Resolved {
-            api_version: owned(self.api_version),
-            kind: owned(self.kind),
+            api_version: self.api_version,
+            kind: self.kind,
             definition: self.definition.into_owned(),
             workload: self.workload.into_owned(),
             status: self.status,
