@@ -223,7 +223,8 @@ impl CompiledDefinition {
             Err(e) => return Err(e),
         };
         let limits = effective;
-        let mut compiled = CompiledDefinition {
+        let tree = crate::component::build_tree(&comps, 0);
+        Ok(CompiledDefinition {
             definition,
             origin,
             limits,
@@ -232,13 +233,8 @@ impl CompiledDefinition {
             gang,
             ownership,
             current_labels,
-            tree: crate::resolved::TreeNode {
-                component: String::new(),
-                children: Vec::new(),
-            },
-        };
-        compiled.tree = compiled.build_tree(0);
-        Ok(compiled)
+            tree,
+        })
     }
 
     /// The definition as read.

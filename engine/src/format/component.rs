@@ -7,6 +7,7 @@ use crate::expr::{Ctx, Expr};
 use crate::limits::Limits;
 use crate::model::ComponentDefinition;
 use crate::preview::{PREVIEW_BYTES, head};
+use crate::resolved::TreeNode;
 
 /// One component of a compiled definition.
 #[derive(Debug)]
@@ -30,6 +31,43 @@ pub(crate) struct Comp {
     pub instance_selector: Option<Expr>,
     /// `podSelector.replicaSelector.keyPath`.
     pub replica_selector: Option<Expr>,
+}
+
+/// The component tree below component `root` of `comps`, built without
+/// recursion: nodes are made in reverse depth-first order, so each node's
+/// children are complete when it is made. A component met twice (an
+/// ownership cycle, which validation refuses) is left out the second time.
+pub(crate) fn build_tree(comps: &[Comp], root: usize) -> TreeNode {
+    let n = comps.len();
+    let mut order = Vec::with_capacity(n);
+    let mut seen = vec![false; n];
+    let mut todo = vec![root];
+    while let Some(i) = todo.pop() {
+        if i >= n || std::mem::replace(&mut seen[i], true) {
+            continue;
+        }
+        order.push(i);
+        todo.extend(comps[i].children.iter().rev().copied());
+    }
+    let mut built: Vec<Option<TreeNode>> = (0..n).map(|_| None).collect();
+    for &i in order.iter().rev() {
+        let children = comps[i]
+            .children
+            .iter()
+            .filter_map(|c| built.get_mut(*c).and_then(Option::take))
+            .collect();
+        built[i] = Some(TreeNode {
+            component: comps[i].name.clone(),
+            children,
+        });
+    }
+    built
+        .get_mut(root)
+        .and_then(Option::take)
+        .unwrap_or_else(|| TreeNode {
+            component: String::new(),
+            children: Vec::new(),
+        })
 }
 
 fn component_field(index: usize) -> String {

@@ -11,7 +11,7 @@ use crate::pods::{PodDef, PodTemplates};
 use crate::preview::{preview, preview_join};
 use crate::resolved::{
     Component, DefinitionRef, Instance, RESOLVED_API_VERSION, RESOLVED_KIND, Resolved, Status,
-    Totals, TreeNode, WorkloadRef,
+    Totals, WorkloadRef,
 };
 use crate::resources::{self, ResourceSummary};
 use serde_json::Value;
@@ -220,43 +220,6 @@ impl CompiledDefinition {
         }
         let parents: Vec<Option<usize>> = self.comps.iter().map(|c| c.parent).collect();
         check_tree_depth(&parents, |i| self.comps[i].name.clone(), &self.limits)
-    }
-
-    /// The component tree below component `root`, built without recursion:
-    /// nodes are made in reverse depth-first order, so each node's children
-    /// are complete when it is made. A component met twice (an ownership
-    /// cycle, which validation refuses) is left out the second time.
-    pub(crate) fn build_tree(&self, root: usize) -> TreeNode {
-        let n = self.comps.len();
-        let mut order = Vec::with_capacity(n);
-        let mut seen = vec![false; n];
-        let mut todo = vec![root];
-        while let Some(i) = todo.pop() {
-            if i >= n || std::mem::replace(&mut seen[i], true) {
-                continue;
-            }
-            order.push(i);
-            todo.extend(self.comps[i].children.iter().rev().copied());
-        }
-        let mut built: Vec<Option<TreeNode>> = (0..n).map(|_| None).collect();
-        for &i in order.iter().rev() {
-            let children = self.comps[i]
-                .children
-                .iter()
-                .filter_map(|c| built.get_mut(*c).and_then(Option::take))
-                .collect();
-            built[i] = Some(TreeNode {
-                component: self.comps[i].name.clone(),
-                children,
-            });
-        }
-        built
-            .get_mut(root)
-            .and_then(Option::take)
-            .unwrap_or_else(|| TreeNode {
-                component: String::new(),
-                children: Vec::new(),
-            })
     }
 
     /// Instance ids of a component.
