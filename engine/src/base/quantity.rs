@@ -58,6 +58,8 @@ pub(crate) const MAX_QUANTITY_LEN: usize = 64;
 const NANOS_PER_UNIT: i128 = 1_000_000_000;
 /// Nano-units in one milli-unit.
 const NANOS_PER_MILLI: i128 = 1_000_000;
+/// [`NANOS_PER_MILLI`] for 64-bit arithmetic.
+const NANOS_PER_MILLI_64: i64 = 1_000_000;
 /// Largest supported magnitude, 2^96 units, in nano-units (about 7.9e37,
 /// comfortably inside `i128`, so the sum of two in-range values never
 /// overflows the representation before it is range-checked).
@@ -590,7 +592,11 @@ impl Quantity {
     /// `ResourceList` when it stores an object (`SetDefaults_ResourceList`),
     /// so `1500u` of CPU is stored, and scheduled, as `2m`.
     pub fn round_up_to_milli(&self) -> Quantity {
-        let rem = self.nanos % NANOS_PER_MILLI;
+        // In 64 bits where the value fits them (the same arithmetic).
+        let rem = match i64::try_from(self.nanos) {
+            Ok(n) => i128::from(n % NANOS_PER_MILLI_64),
+            Err(_) => self.nanos % NANOS_PER_MILLI,
+        };
         // `MAX_ABS_NANOS` is a multiple of a milli-unit, so the rounded value
         // stays in range and the arithmetic cannot overflow.
         let nanos = if rem == 0 {
@@ -670,6 +676,11 @@ impl Quantity {
                 QuantityErrorKind::Negative,
                 &self.to_canonical_string(),
             ));
+        }
+        // In 64 bits where the value fits them (every quantity in practice):
+        // a 128-bit division is a call, a 64-bit one an instruction.
+        if let (Ok(n), Ok(u)) = (u64::try_from(self.nanos), u64::try_from(unit)) {
+            return Ok(n / u + u64::from(n % u != 0));
         }
         let quotient = self.nanos / unit + i128::from(self.nanos % unit != 0);
         u64::try_from(quotient).map_err(|_| QuantityError::u64_overflow(self, unit_name))
@@ -781,11 +792,11 @@ fn magnitude_small(
         return None;
     }
     // Below 10^19 < 2^64.
-    let mut value: u128 = 0;
+    let mut digits: u64 = 0;
     for b in int_digits.bytes().chain(frac_digits.bytes()) {
-        value = value * 10 + u128::from(b.saturating_sub(b'0'));
+        digits = digits * 10 + u64::from(b.saturating_sub(b'0'));
     }
-    if value == 0 {
+    if digits == 0 {
         return Some(Ok(0));
     }
     let frac_len = i64::try_from(frac_digits.len()).ok()?;
@@ -793,31 +804,46 @@ fn magnitude_small(
         Suffix::Decimal(e) | Suffix::Exponent(e) => (i64::from(e) + 9 - frac_len, 0),
         Suffix::Binary(p) => (9 - frac_len, p),
     };
-    for _ in 0..binary_power {
-        value = value.checked_mul(1024)?;
+    // × 1024^power: a shift, where it does not overflow.
+    let shift = binary_power.checked_mul(10)?;
+    let mut value = u128::from(digits);
+    if shift > 0 {
+        if value.leading_zeros() < shift {
+            return None;
+        }
+        value <<= shift;
     }
-    let mut inexact = false;
+    let Ok(k) = usize::try_from(exp10.unsigned_abs()) else {
+        return None;
+    };
     if exp10 >= 0 {
-        for _ in 0..exp10 {
-            value = value.checked_mul(10)?;
-        }
-    } else {
-        for _ in 0..exp10.unsigned_abs() {
-            if !value.is_multiple_of(10) {
-                inexact = true;
-            }
-            value /= 10;
-            if value == 0 {
-                break;
-            }
-        }
+        // One multiplication by the power of ten (none above 10^38 fits).
+        value = value.checked_mul(*POW10.get(k)?)?;
+        return Some(Ok(value));
     }
+    // Divided by 10^k, rounded away from zero to a whole nano-unit (a
+    // divisor above every u128 leaves nothing but the rounding).
+    let (quotient, inexact) = match POW10.get(k) {
+        Some(&p) => (value / p, value % p != 0),
+        None => (0, true),
+    };
     Some(
-        value
+        quotient
             .checked_add(u128::from(inexact))
             .ok_or(QuantityErrorKind::OutOfRange),
     )
 }
+
+/// The powers of ten a `u128` holds: 10^0 to 10^38.
+const POW10: [u128; 39] = {
+    let mut t = [1u128; 39];
+    let mut i = 1;
+    while i < 39 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
 
 /// [`magnitude_nanos`] in arbitrary precision.
 fn magnitude_big(
@@ -1033,6 +1059,55 @@ impl schemars::JsonSchema for Quantity {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The 64-bit shortcuts of rounding and of the whole counts give what
+    /// the 128-bit arithmetic gives, at the edges of both widths.
+    #[test]
+    fn sixty_four_bit_shortcuts_are_the_wide_arithmetic() {
+        let edges: [i128; 8] = [
+            0,
+            1,
+            999_999,
+            1_000_000,
+            1_000_001,
+            i128::from(i64::MAX),
+            i128::from(u64::MAX),
+            MAX_ABS_NANOS as i128,
+        ];
+        let mut values = Vec::new();
+        for e in edges {
+            for d in -3..=3 {
+                for sign in [1, -1] {
+                    let v = (e + d) * sign;
+                    if v.unsigned_abs() <= MAX_ABS_NANOS {
+                        values.push(v);
+                    }
+                }
+            }
+        }
+        for nanos in values {
+            let q = Quantity {
+                nanos,
+                format: QuantityFormat::DecimalSi,
+            };
+            let rem = nanos % NANOS_PER_MILLI;
+            let rounded = match rem {
+                0 => nanos,
+                _ if nanos > 0 => nanos - rem + NANOS_PER_MILLI,
+                _ => nanos - rem - NANOS_PER_MILLI,
+            };
+            assert_eq!(q.round_up_to_milli().nanos, rounded, "{nanos}");
+            for (unit, got) in [
+                (NANOS_PER_UNIT, q.checked_ceil_u64()),
+                (NANOS_PER_MILLI, q.checked_milli_ceil_u64()),
+            ] {
+                let want = (nanos >= 0)
+                    .then(|| u64::try_from(nanos / unit + i128::from(nanos % unit != 0)).ok())
+                    .flatten();
+                assert_eq!(got.ok(), want, "{nanos} / {unit}");
+            }
+        }
+    }
 
     /// The 128-bit magnitude is the arbitrary-precision one wherever it
     /// answers, and it answers for every quantity of at most 19 digits
