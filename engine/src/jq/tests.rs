@@ -227,16 +227,24 @@ fn member_lookup_in_small_and_large_objects() {
         3,
         crate::budget::SCAN_MEMBERS,
         crate::budget::SCAN_MEMBERS + 1,
-        40,
+        2 * crate::budget::SCAN_MEMBERS + 8,
     ] {
-        // Inserted in reverse, so that the objects are not sorted either.
-        let obj: serde_json::Map<String, Value> =
-            (0..n).rev().map(|i| (format!("k{i}"), json!(i))).collect();
+        // Inserted in reverse, so that the objects are not sorted either;
+        // the last member's key is longer than a scan takes
+        // (`SCAN_KEY_BYTES`), and so is a missing key of that length.
+        let long = "x".repeat(crate::budget::SCAN_KEY_BYTES);
+        let obj: serde_json::Map<String, Value> = (0..n)
+            .rev()
+            .map(|i| (format!("k{i}"), json!(i)))
+            .chain([(format!("{long}1"), json!("long"))])
+            .collect();
         let input = json!({ "o": obj });
         for (code, want) in [
             (".o.k0".to_string(), json!(0)),
             (format!(".o.k{}", n - 1), json!(n - 1)),
             (".o.missing".to_string(), json!(null)),
+            (format!(".o[\"{long}1\"]"), json!("long")),
+            (format!(".o[\"{long}2\"]"), json!(null)),
         ] {
             for fast in [true, false] {
                 let before = set_fast_path(fast);
