@@ -692,7 +692,14 @@ fn jq_copy(v: &Value) -> Value {
 /// A step of the evaluation, charged to `maxSteps`.
 #[inline]
 fn step() -> R<()> {
-    Meter::Steps.take(1).map_err(|m| Stop::limit(limit(m)))
+    Meter::Steps.take(1).map_err(out_of_steps)
+}
+
+/// The error of a spent meter, off the hot path of [`step`].
+#[cold]
+#[inline(never)]
+fn out_of_steps(m: Meter) -> Stop {
+    Stop::limit(limit(m))
 }
 
 /// The members of a JSON object in jq's order (sorted keys; see
@@ -1060,28 +1067,56 @@ fn eval<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
 /// `or`, `if` decide in the same order), so jaq raises an error exactly
 /// where this does. Every other term (`//`, which ignores its left side's
 /// errors; anything that iterates) sees it as jaq's to give.
+///
+/// The leaves (`.`, a path, a variable, a constant: nearly half of the
+/// terms evaluated) are answered here, in a function small enough to be
+/// cheap to call; every other term in [`eval_node`].
 fn eval_raw<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
+    match &n.kind {
+        Kind::Const(v) => {
+            step()?;
+            Ok(Out::Json(v.as_ref()))
+        }
+        Kind::Var(i) => {
+            step()?;
+            Ok(cx.vars[cx.vars.len() - 1 - i].clone())
+        }
+        Kind::Id => {
+            step()?;
+            Ok(input.clone())
+        }
+        Kind::Path(keys) => path(keys, input),
+        _ => eval_node(n, input, cx),
+    }
+}
+
+/// A plain path from `.` (`.a.b`): a step, and one per key looked up, as
+/// jaq's indexing.
+#[inline(never)]
+fn path<'a>(keys: &[String], input: &Out<'a>) -> R<Out<'a>> {
+    step()?;
+    Meter::Steps
+        .take(keys.len() as u64)
+        .map_err(|m| Stop::limit(limit(m)))?;
+    let mut v = match input {
+        Out::Json(v) => *v,
+        x => return path_of_made(x, keys),
+    };
+    for k in keys {
+        v = match v {
+            Value::Object(m) => crate::budget::member(m, k).unwrap_or(&NULL),
+            Value::Null => &NULL,
+            _ => return Err(Stop::Jaq),
+        };
+    }
+    Ok(Out::Json(v))
+}
+
+/// [`eval_raw`] of a term that is not a leaf.
+#[inline(never)]
+fn eval_node<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
     step()?;
     Ok(match &n.kind {
-        Kind::Id => input.clone(),
-        Kind::Path(keys) => {
-            // A step per key looked up, as jaq's indexing.
-            Meter::Steps
-                .take(keys.len() as u64)
-                .map_err(|m| Stop::limit(limit(m)))?;
-            let mut v = match input {
-                Out::Json(v) => *v,
-                x => return path_of_made(x, keys),
-            };
-            for k in keys {
-                v = match v {
-                    Value::Object(m) => crate::budget::member(m, k).unwrap_or(&NULL),
-                    Value::Null => &NULL,
-                    _ => return Err(Stop::Jaq),
-                };
-            }
-            Out::Json(v)
-        }
         Kind::Steps(base, path) => {
             let mut x = match base {
                 None => input.clone(),
@@ -1092,7 +1127,6 @@ fn eval_raw<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             }
             x
         }
-        Kind::Var(i) => cx.vars[cx.vars.len() - 1 - i].clone(),
         Kind::Bind(src, body) => {
             let x = eval_raw(src, input, cx)?;
             cx.vars.push(x);
@@ -1100,7 +1134,6 @@ fn eval_raw<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             cx.vars.pop();
             r?
         }
-        Kind::Const(v) => Out::Json(v.as_ref()),
         Kind::Alt(l, r) => {
             let l = match &l.kind {
                 // `f? // g`: `g` where `f` raises an error.
