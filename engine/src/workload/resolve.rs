@@ -68,7 +68,6 @@ const SHALLOW_WALK_STEPS: usize = 4096;
 
 /// Per-component extraction state.
 struct Extracted<'a> {
-    ids: Vec<String>,
     instances: Vec<Instance<'a>>,
 }
 
@@ -130,7 +129,6 @@ impl CompiledDefinition {
                 (Some(s), Some(_)) => Some(self.eval_status(s, &input, None)?),
                 _ => None,
             };
-            let _ = ex.ids;
             components.push(Component {
                 name: Cow::Borrowed(&c.name),
                 kind: c.def.kind.as_ref().map(Cow::Borrowed),
@@ -240,11 +238,12 @@ impl CompiledDefinition {
             .at(e.location()));
         }
         let mut ids = Vec::with_capacity(outs.len());
-        for (i, v) in outs.iter().enumerate() {
+        // The outputs are the call's own: their strings are moved.
+        for (i, v) in outs.into_iter().enumerate() {
             match v {
-                Value::String(s) => ids.push(s.clone()),
+                Value::String(s) => ids.push(s),
                 Value::Null => ids.push(String::new()),
-                v => return Err(conversion(e, i, "a string (instance id)", v)),
+                v => return Err(conversion(e, i, "a string (instance id)", &v)),
             }
         }
         if ids.iter().any(String::is_empty) {
@@ -298,7 +297,8 @@ impl CompiledDefinition {
         let scales = self.scales(c, input, &ids)?;
         let has_pods = !matches!(c.pod, PodDef::None);
         let mut instances = Vec::with_capacity(n);
-        for (i, id) in ids.iter().enumerate() {
+        // The ids move into the instances (no copy of each).
+        for (i, id) in ids.into_iter().enumerate() {
             let scale = scales.as_ref().map(|s| s[i]);
             // Absent only when nothing of the instance exists: every pod
             // field and every scale path is null. A count without a pod
@@ -354,12 +354,12 @@ impl CompiledDefinition {
                                 object_path: Some(at),
                                 ..Location::default()
                             })
-                            .in_component(&c.name, Some(id))
+                            .in_component(&c.name, Some(&id))
                         };
                         let list = list.map_err(bad)?;
                         let per_pod = ResourceSummary::try_from_requests(&list).map_err(bad)?;
                         let total = per_pod.times(desired).map_err(|e| {
-                            Error::new(ErrorCode::Limit, e.message).in_component(&c.name, Some(id))
+                            Error::new(ErrorCode::Limit, e.message).in_component(&c.name, Some(&id))
                         })?;
                         (Some(per_pod), total)
                     }
@@ -367,7 +367,7 @@ impl CompiledDefinition {
                 }
             };
             instances.push(Instance {
-                id: id.clone(),
+                id,
                 present,
                 scale,
                 desired_replicas: desired,
@@ -378,7 +378,7 @@ impl CompiledDefinition {
                 live: None,
             });
         }
-        Ok(Extracted { ids, instances })
+        Ok(Extracted { instances })
     }
 }
 

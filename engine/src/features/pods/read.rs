@@ -95,12 +95,17 @@ pub(crate) fn copy_fields(m: &Map<String, Value>, fields: &[&str]) -> Map<String
 pub(crate) struct PodTemplates<'a> {
     /// Borrowed from the object where it holds the template (or the pod
     /// spec) as kept.
-    pub templates: Vec<Option<Template<'a>>>,
-    pub fragments: Vec<Option<Fragments<'a>>>,
+    pub templates: PerInstance<Option<Template<'a>>>,
+    pub fragments: PerInstance<Option<Fragments<'a>>>,
     /// Per instance: the metadata path yielded an object, with or without
     /// a template to put it in (a pod field that is not null).
-    pub metadata: Vec<bool>,
+    pub metadata: PerInstance<bool>,
 }
+
+/// One item per instance of a component, held inline for up to two (most
+/// components have one or two instances; a resolve should not allocate
+/// for them).
+pub(crate) type PerInstance<T> = smallvec::SmallVec<[T; 2]>;
 
 impl CompiledDefinition {
     /// Read the pod templates of a component, one per instance id.
@@ -112,9 +117,9 @@ impl CompiledDefinition {
     ) -> Result<PodTemplates<'a>> {
         let n = ids.len();
         // Pod templates, one per instance: None = absent in the object.
-        let mut templates: Vec<Option<Template<'a>>> = vec![None; n];
-        let mut fragments: Vec<Option<Fragments<'a>>> = vec![None; n];
-        let mut metadata = vec![false; n];
+        let mut templates: PerInstance<Option<Template<'a>>> = smallvec::smallvec![None; n];
+        let mut fragments: PerInstance<Option<Fragments<'a>>> = smallvec::smallvec![None; n];
+        let mut metadata: PerInstance<bool> = smallvec::smallvec![false; n];
         let lim = &self.limits;
         match &c.pod {
             PodDef::None => {}

@@ -18,7 +18,7 @@ impl CompiledDefinition {
         c: &Comp,
         input: &Input,
         ids: &[String],
-    ) -> Result<Option<Vec<Scale>>> {
+    ) -> Result<Option<crate::pods::PerInstance<Scale>>> {
         let Some(def) = &c.scale else {
             return Ok(None);
         };
@@ -26,7 +26,7 @@ impl CompiledDefinition {
         if paths.iter().all(|(_, e)| e.is_none()) {
             return Ok(None);
         }
-        let mut scales: Vec<Scale> = Vec::new();
+        let mut scales: crate::pods::PerInstance<Scale> = smallvec::SmallVec::new();
         let mut first: Option<&Expr> = None;
         for (field, e) in paths {
             let Some(e) = e else { continue };
