@@ -981,41 +981,95 @@ fn position(i: isize, len: usize) -> Option<usize> {
 /// `x.key` or `x[i]` (a step): what jaq gives when it gives a value;
 /// anything else (an error) is jaq's.
 fn index<'a>(x: Out<'a>, s: &Step) -> R<Out<'a>> {
+    match s {
+        Step::Key(k) => index_key(x, k),
+        Step::Nth(i) => index_nth(x, *i),
+        Step::Each | Step::EachOpt => {
+            step()?;
+            match x {
+                Out::Json(Value::Null) | Out::Made(W { v: Val::Null, .. }) => Ok(Out::Json(&NULL)),
+                _ => Err(Stop::Jaq),
+            }
+        }
+    }
+}
+
+/// `x.key` ([`index`]), the key borrowed: nothing is built to look it up.
+fn index_key<'a>(x: Out<'a>, k: &str) -> R<Out<'a>> {
     step()?;
+    match x {
+        Out::Json(Value::Object(m)) => Ok(Out::Json(crate::budget::member(m, k).unwrap_or(&NULL))),
+        Out::Json(Value::Null) => Ok(Out::Json(&NULL)),
+        Out::Json(_) => Err(Stop::Jaq),
+        x => key_of_made(x, k),
+    }
+}
+
+/// [`index_key`] of a value the run made.
+#[inline(never)]
+fn key_of_made<'a>(x: Out<'a>, k: &str) -> R<Out<'a>> {
     // A limit breached while indexing a made value fails the operation:
     // the expression goes to jaq, which meets the spent meter and reports
     // the limit.
-    Ok(match (x, s) {
-        (Out::Json(Value::Null), _) => Out::Json(&NULL),
-        (Out::Made(W { v: Val::Null, .. }), _) => Out::Json(&NULL),
-        (Out::Json(Value::Object(m)), Step::Key(k)) => {
-            Out::Json(crate::budget::member(m, k).unwrap_or(&NULL))
-        }
-        (Out::Json(Value::Array(a)), Step::Nth(i)) => {
-            Out::Json(position(*i, a.len()).map_or(&NULL, |i| &a[i]))
-        }
-        (Out::Entry(e), Step::Key(k)) => match k.as_str() {
+    Ok(match x {
+        Out::Made(W { v: Val::Null, .. }) => Out::Json(&NULL),
+        Out::Entry(e) => match k {
             "key" => e.0.clone(),
             "value" => e.1.clone(),
             _ => Out::Json(&NULL),
         },
-        (Out::List(l, _), Step::Nth(i)) => match position(*i, l.len()) {
+        Out::Obj(m, _) => member(&m, k.as_bytes()).unwrap_or(Out::Json(&NULL)),
+        Out::Made(w) => return made_member(w, k),
+        _ => return Err(Stop::Jaq),
+    })
+}
+
+/// `x[i]` ([`index`]).
+fn index_nth<'a>(x: Out<'a>, i: isize) -> R<Out<'a>> {
+    step()?;
+    Ok(match x {
+        Out::Json(Value::Null) | Out::Made(W { v: Val::Null, .. }) => Out::Json(&NULL),
+        Out::Json(Value::Array(a)) => Out::Json(position(i, a.len()).map_or(&NULL, |i| &a[i])),
+        Out::List(l, _) => match position(i, l.len()) {
             Some(i) => l[i].clone(),
             None => Out::Json(&NULL),
         },
-        (Out::Obj(m, _), Step::Key(k)) => member(&m, k.as_bytes()).unwrap_or(Out::Json(&NULL)),
         // A value the expression made: jaq's own indexing.
-        (Out::Made(w), step) => {
-            let key = match step {
-                Step::Key(k) => W::scalar(Val::utf8_str(k.clone())),
-                Step::Nth(i) => W::scalar(Val::from(*i)),
-                Step::Each | Step::EachOpt => return Err(Stop::Jaq),
-            };
-            let r = jaq_core::ValT::index(w, &key);
+        Out::Made(w) => {
+            let r = jaq_core::ValT::index(w, &W::scalar(Val::from(i)));
             return r.map(Out::Made).map_err(|_| Stop::Jaq);
         }
         _ => return Err(Stop::Jaq),
     })
+}
+
+/// A member of a value the expression made, by jaq's own indexing: an
+/// object of up to [`crate::budget::SCAN_MEMBERS`] members is scanned for
+/// the key's bytes (its keys are strings, equal as jaq compares them when
+/// their bytes are), charged as jaq's indexing charges it (a step and the
+/// key's bytes); anything else is indexed by the key built as jaq's string.
+fn made_member<'a>(w: W, k: &str) -> R<Out<'a>> {
+    if let Val::Obj(o) = &w.v
+        && o.len() <= crate::budget::SCAN_MEMBERS
+    {
+        value::tick().map_err(|_| Stop::Jaq)?;
+        value::tick_bytes(k.len()).map_err(|_| Stop::Jaq)?;
+        let v = o
+            .iter()
+            .find_map(|(key, v)| match key {
+                Val::TStr(b) | Val::BStr(b) if **b == *k.as_bytes() => Some(v.clone()),
+                _ => None,
+            })
+            .unwrap_or(Val::Null);
+        return Ok(Out::Made(W {
+            v,
+            d: w.d.saturating_sub(1),
+        }));
+    }
+    let key = W::scalar(Val::utf8_str(k.to_string()));
+    jaq_core::ValT::index(w, &key)
+        .map(Out::Made)
+        .map_err(|_| Stop::Jaq)
 }
 
 /// `x[k]` for a key the expression computed: a string or an integer as
@@ -1024,22 +1078,26 @@ fn index<'a>(x: Out<'a>, s: &Step) -> R<Out<'a>> {
 /// (converting a value of the input for each key would cost its size per
 /// key, where jaq converts the input once).
 fn index_by<'a>(x: Out<'a>, k: Out<'a>) -> R<Out<'a>> {
-    let written = match &k {
-        Out::Json(Value::String(s)) => Some(Step::Key(s.clone())),
-        Out::Json(Value::Number(n)) => n
-            .as_i64()
-            .and_then(|i| isize::try_from(i).ok())
-            .map(Step::Nth),
+    match &k {
+        Out::Json(Value::String(s)) => return index_key(x, s),
+        Out::Json(Value::Number(n)) => {
+            if let Some(i) = n.as_i64().and_then(|i| isize::try_from(i).ok()) {
+                return index_nth(x, i);
+            }
+        }
         Out::Made(W {
             v: Val::TStr(b), ..
-        }) => std::str::from_utf8(b)
-            .ok()
-            .map(|s| Step::Key(s.to_string())),
-        Out::Made(w) if jaq_std::ValT::is_int(w) => jaq_std::ValT::as_isize(w).map(Step::Nth),
-        _ => None,
-    };
-    if let Some(s) = written {
-        return index(x, &s);
+        }) => {
+            if let Ok(s) = std::str::from_utf8(b) {
+                return index_key(x, s);
+            }
+        }
+        Out::Made(w) if jaq_std::ValT::is_int(w) => {
+            if let Some(i) = jaq_std::ValT::as_isize(w) {
+                return index_nth(x, i);
+            }
+        }
+        _ => {}
     }
     let Out::Made(x) = x else {
         return Err(Stop::Jaq);
@@ -1192,7 +1250,7 @@ fn eval_node<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
 fn path_of_made<'a>(x: &Out<'a>, keys: &[String]) -> R<Out<'a>> {
     let mut x = x.clone();
     for k in keys {
-        x = index(x, &Step::Key(k.clone()))?;
+        x = index_key(x, k)?;
     }
     Ok(x)
 }
@@ -1664,7 +1722,7 @@ fn from_entries<'a>(x: &Out<'a>, cx: &Cx<'a>) -> R<Out<'a>> {
     each(x, |e| {
         let mut key = Out::Json(&NULL);
         for k in ["key", "Key", "name", "Name"] {
-            key = index(e.clone(), &Step::Key(k.to_string()))?;
+            key = index_key(e.clone(), k)?;
             if key.truthy() {
                 break;
             }
@@ -1673,7 +1731,7 @@ fn from_entries<'a>(x: &Out<'a>, cx: &Cx<'a>) -> R<Out<'a>> {
             true => "value",
             false => "Value",
         };
-        let v = index(e, &Step::Key(v.to_string()))?;
+        let v = index_key(e, v)?;
         // As the sum of one-member objects: a step and the key's bytes
         // for each, and each sum checks the order of what it has.
         value::tick_n(1 + pairs.len() as u64).map_err(|_| recorded())?;

@@ -786,6 +786,42 @@ fn assert_answered_as_jaq(code: &str, v: &Value) {
     assert_eq!(run(code, v, true), run(code, v, false), "{code}");
 }
 
+/// Members of values the expression made (`fromjson`, `unique`,
+/// `group_by`) are looked up as jaq's indexing looks them up: by a key
+/// written in the expression or computed, in objects small enough to be
+/// scanned and larger ones, present, missing and multi-byte.
+#[test]
+fn made_objects_are_indexed_as_jaqs() {
+    let big: serde_json::Map<String, Value> =
+        (0..40).map(|i| (format!("k{i}"), json!(i))).collect();
+    let v = json!({
+        "s": "{\"b\": {\"c\": [1, 2]}, \"a\": 1, \"é\": 3, \"ab\": 4}",
+        "big": Value::Object(big).to_string(),
+        "k": "a",
+        "n": 1,
+        "l": [3, 1, 2, 1],
+    });
+    for code in [
+        ".s | fromjson | .a",
+        ".s | fromjson | .ab",
+        ".s | fromjson | .b.c[1]",
+        ".s | fromjson | .missing",
+        ".s | fromjson | .[\"é\"]",
+        ".s | fromjson | .b.missing.deeper",
+        "(.s | fromjson) as $o | $o[.k]",
+        "(.s | fromjson) as $o | $o[\"b\"].c[.n]",
+        ".big | fromjson | .k0",
+        ".big | fromjson | .k39",
+        ".big | fromjson | .nope",
+        "(.big | fromjson) as $o | $o[\"k\" + (.n | tostring)]",
+        "[.l[] | {t: .}] | unique | .[0].t",
+        "[.l[] | {t: ., u: {v: .}}] | group_by(.t) | .[1][0].u.v",
+        "[.l[] | {t: .}] | unique | .[-1].t",
+    ] {
+        assert_answered_as_jaq(code, &v);
+    }
+}
+
 /// Made integers (a sum, a count) compare with the input's and literals
 /// without jaq's conversion, as jaq compares them: at the edges of a
 /// machine integer, against floats, big integers and other types.
