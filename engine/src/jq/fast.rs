@@ -850,6 +850,11 @@ fn all<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<super::eval::Outs<Ou
     let mut v = super::eval::Outs::new();
     eval_all(n, input, cx, &mut |x| {
         value::alloc_slots(1).map_err(|_| recorded())?;
+        // Past the one held inline, room for eight at once: most streams
+        // are short, and growing one by one reallocates at 2 and 4.
+        if v.len() == 1 && !v.spilled() {
+            v.reserve(7);
+        }
         v.push(x);
         Ok(())
     })?;
@@ -2714,8 +2719,9 @@ fn output_size(v: &Value, cap: usize) -> Option<(usize, bool, crate::budget::Cop
     let mut size = 0usize;
     let mut plain = true;
     let mut cost = crate::budget::CopyCost::default();
-    // The stack is allocated only for a collection's children.
-    let mut stack = Vec::new();
+    // The stack of children yet to see, held inline for most templates
+    // (allocated only past 64).
+    let mut stack: smallvec::SmallVec<[&Value; 64]> = smallvec::SmallVec::new();
     let mut next = Some(v);
     while let Some(v) = next.take().or_else(|| stack.pop()) {
         cost.node(v);
