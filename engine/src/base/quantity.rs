@@ -1284,6 +1284,13 @@ mod tests {
             ("1 ", Whitespace),
             ("1\t", Whitespace),
             ("1 Gi", Whitespace),
+            // Every whitespace `char::is_whitespace` knows, ASCII or not.
+            ("1\u{b}", Whitespace),
+            ("1\u{c}Gi", Whitespace),
+            ("1\r", Whitespace),
+            ("1\n", Whitespace),
+            ("1\u{a0}", Whitespace),
+            ("1\u{2003}Gi", Whitespace),
             ("abc", InvalidNumber),
             ("aoeu", InvalidNumber),
             ("-", InvalidNumber),
