@@ -877,7 +877,7 @@ fn eval_if<'a>(
         };
     };
     for cond in all(c, input, cx)? {
-        if cond.truthy() {
+        if truth(cond) {
             eval_all(t, input, cx, sink)?;
         } else {
             eval_if(rest, otherwise, input, cx, sink)?;
@@ -893,9 +893,15 @@ fn walk<'a>(x: Out<'a>, path: &[Step], sink: Sink<'_, 'a>) -> R<()> {
         return sink(x);
     };
     match first {
-        Step::Each => each(&x, |e| walk(e, rest, sink).map(|()| true)),
-        Step::EachOpt if !iterable(&x) => Ok(()),
-        Step::EachOpt => each(&x, |e| walk(e, rest, sink).map(|()| true)),
+        Step::Each | Step::EachOpt => {
+            let r = if matches!(first, Step::EachOpt) && !iterable(&x) {
+                Ok(())
+            } else {
+                each(&x, |e| walk(e, rest, sink).map(|()| true))
+            };
+            done(x);
+            r
+        }
         key_or_nth => walk(index(x, key_or_nth)?, rest, sink),
     }
 }
@@ -1003,9 +1009,12 @@ fn index<'a>(x: Out<'a>, s: &Step) -> R<Out<'a>> {
 fn index_key<'a>(x: Out<'a>, k: &str) -> R<Out<'a>> {
     step()?;
     match x {
-        Out::Json(Value::Object(m)) => Ok(Out::Json(crate::budget::member(m, k).unwrap_or(&NULL))),
-        Out::Json(Value::Null) => Ok(Out::Json(&NULL)),
-        Out::Json(_) => Err(Stop::Jaq),
+        // The value bound out of the output: nothing left of it to drop.
+        Out::Json(v) => match v {
+            Value::Object(m) => Ok(Out::Json(crate::budget::member(m, k).unwrap_or(&NULL))),
+            Value::Null => Ok(Out::Json(&NULL)),
+            _ => Err(Stop::Jaq),
+        },
         x => key_of_made(x, k),
     }
 }
@@ -1153,6 +1162,35 @@ fn eval_raw<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
     }
 }
 
+/// Let go of an output without a call to its drop glue where it holds
+/// nothing to free (a value of the input; a made null, boolean or machine
+/// number): most outputs let go of in the evaluator are those.
+#[inline(always)]
+fn done(x: Out<'_>) {
+    if matches!(
+        x,
+        Out::Json(_)
+            | Out::Made(W {
+                v: Val::Null
+                    | Val::Bool(_)
+                    | Val::Num(jaq_json::Num::Int(_) | jaq_json::Num::Float(_)),
+                ..
+            })
+    ) {
+        std::mem::forget(x);
+    } else {
+        drop(x);
+    }
+}
+
+/// jq's truthiness of an output let go of ([`done`]).
+#[inline(always)]
+fn truth(x: Out<'_>) -> bool {
+    let t = x.truthy();
+    done(x);
+    t
+}
+
 /// A plain path from `.` (`.a.b`): a step, and one per key looked up, as
 /// jaq's indexing.
 #[inline(never)]
@@ -1194,7 +1232,9 @@ fn eval_node<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             let x = eval_raw(src, input, cx)?;
             cx.vars.push(x);
             let r = eval_raw(body, input, cx);
-            cx.vars.pop();
+            if let Some(x) = cx.vars.pop() {
+                done(x);
+            }
             r?
         }
         Kind::Alt(l, r) => {
@@ -1208,24 +1248,31 @@ fn eval_node<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             };
             match l {
                 Some(l) if l.truthy() => l,
-                _ => eval(r, input, cx)?,
+                l => {
+                    if let Some(l) = l {
+                        done(l);
+                    }
+                    eval(r, input, cx)?
+                }
             }
         }
         Kind::Logic(l, stop, r) => {
-            if eval_raw(l, input, cx)?.truthy() == *stop {
+            if truth(eval_raw(l, input, cx)?) == *stop {
                 Out::bool(*stop)
             } else {
-                Out::bool(eval_raw(r, input, cx)?.truthy())
+                Out::bool(truth(eval_raw(r, input, cx)?))
             }
         }
-        Kind::Not(x) => Out::bool(!eval_raw(x, input, cx)?.truthy()),
+        Kind::Not(x) => Out::bool(!truth(eval_raw(x, input, cx)?)),
         Kind::Pipe(l, r) => {
             let l = eval_raw(l, input, cx)?;
-            eval_raw(r, &l, cx)?
+            let out = eval_raw(r, &l, cx);
+            done(l);
+            out?
         }
         Kind::If(branches, otherwise) => {
             for (c, t) in branches {
-                if eval_raw(c, input, cx)?.truthy() {
+                if truth(eval_raw(c, input, cx)?) {
                     return eval_raw(t, input, cx);
                 }
             }
@@ -1240,7 +1287,11 @@ fn eval_node<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             let r = eval_raw(r, input, cx)?;
             let l = eval_raw(l, input, cx)?;
             let b = match compare(*op, &l, &r)? {
-                Some(b) => b,
+                Some(b) => {
+                    done(l);
+                    done(r);
+                    b
+                }
                 None => compare_by_jaq(*op, l, r)?,
             };
             breached()?;
@@ -1313,7 +1364,8 @@ fn eval_other<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             let xs = eval(xs, input, cx)?;
             let mut decided = false;
             each(&xs, |x| {
-                decided = eval(cond, &x, cx)?.truthy() == *any;
+                decided = truth(eval(cond, &x, cx)?) == *any;
+                done(x);
                 Ok(!decided)
             })?;
             Out::bool(if decided { *any } else { !*any })
