@@ -989,8 +989,10 @@ fn position(i: isize, len: usize) -> Option<usize> {
     usize::try_from(i).ok().filter(|&i| i < len)
 }
 
-/// `x.key` or `x[i]` (a step): what jaq gives when it gives a value;
-/// anything else (an error) is jaq's.
+/// `x.key`, `x[i]`, or `.[]` of null (a step each): what jaq gives when
+/// it gives a value; anything else (an error) is jaq's. A limit breached
+/// while indexing a made value fails the operation: the expression goes
+/// to jaq, which meets the spent meter and reports the limit.
 fn index<'a>(x: Out<'a>, s: &Step) -> R<Out<'a>> {
     match s {
         Step::Key(k) => index_key(x, k),
@@ -1022,9 +1024,6 @@ fn index_key<'a>(x: Out<'a>, k: &str) -> R<Out<'a>> {
 /// [`index_key`] of a value the run made.
 #[inline(never)]
 fn key_of_made<'a>(x: Out<'a>, k: &str) -> R<Out<'a>> {
-    // A limit breached while indexing a made value fails the operation:
-    // the expression goes to jaq, which meets the spent meter and reports
-    // the limit.
     Ok(match x {
         Out::Made(W { v: Val::Null, .. }) => Out::Json(&NULL),
         Out::Entry(e) => match k {
@@ -1059,12 +1058,15 @@ fn index_nth<'a>(x: Out<'a>, i: isize) -> R<Out<'a>> {
 
 /// A member of a value the expression made, by jaq's own indexing: an
 /// object of up to [`crate::budget::SCAN_MEMBERS`] members is scanned for
-/// the key's bytes (its keys are strings, equal as jaq compares them when
+/// a key of up to [`crate::budget::SCAN_KEY_BYTES`] bytes (its keys are strings, equal as jaq compares them when
 /// their bytes are), charged as jaq's indexing charges it (a step and the
 /// key's bytes); anything else is indexed by the key built as jaq's string.
 fn made_member<'a>(w: W, k: &str) -> R<Out<'a>> {
+    // Bounded as the input's scans are (`budget::member`): a longer key
+    // is hashed, so a lookup's work stays near a hash's.
     if let Val::Obj(o) = &w.v
         && o.len() <= crate::budget::SCAN_MEMBERS
+        && k.len() <= crate::budget::SCAN_KEY_BYTES
     {
         value::tick().map_err(|_| Stop::Jaq)?;
         value::tick_bytes(k.len()).map_err(|_| Stop::Jaq)?;
@@ -1196,9 +1198,7 @@ fn truth(x: Out<'_>) -> bool {
 #[inline(never)]
 fn path<'a>(keys: &[String], input: &Out<'a>) -> R<Out<'a>> {
     step()?;
-    Meter::Steps
-        .take(keys.len() as u64)
-        .map_err(|m| Stop::limit(limit(m)))?;
+    Meter::Steps.take(keys.len() as u64).map_err(out_of_steps)?;
     let mut v = match input {
         Out::Json(v) => *v,
         x => return path_of_made(x, keys),

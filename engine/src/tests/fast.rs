@@ -794,9 +794,25 @@ fn assert_answered_as_jaq(code: &str, v: &Value) {
 fn made_objects_are_indexed_as_jaqs() {
     let big: serde_json::Map<String, Value> =
         (0..40).map(|i| (format!("k{i}"), json!(i))).collect();
+    // At the scan's edges: as many members as it scans and one more, and
+    // keys as long as it takes and one byte longer.
+    let long = "x".repeat(crate::budget::SCAN_KEY_BYTES);
+    let edge = |n: usize| -> String {
+        let m: serde_json::Map<String, Value> = (0..n - 2)
+            .map(|i| (format!("k{i}"), json!(i)))
+            .chain([
+                (long.clone(), json!("at")),
+                (format!("{long}y"), json!("past")),
+            ])
+            .collect();
+        Value::Object(m).to_string()
+    };
     let v = json!({
         "s": "{\"b\": {\"c\": [1, 2]}, \"a\": 1, \"é\": 3, \"ab\": 4}",
         "big": Value::Object(big).to_string(),
+        "full": edge(crate::budget::SCAN_MEMBERS),
+        "over": edge(crate::budget::SCAN_MEMBERS + 1),
+        "long": long,
         "k": "a",
         "n": 1,
         "l": [3, 1, 2, 1],
@@ -817,6 +833,8 @@ fn made_objects_are_indexed_as_jaqs() {
         "[.l[] | {t: .}] | unique | .[0].t",
         "[.l[] | {t: ., u: {v: .}}] | group_by(.t) | .[1][0].u.v",
         "[.l[] | {t: .}] | unique | .[-1].t",
+        "(.full | fromjson) as $o | [$o.k0, $o[.long], $o[.long + \"y\"], $o[.long + \"z\"]]",
+        "(.over | fromjson) as $o | [$o.k0, $o[.long], $o[.long + \"y\"], $o[.long + \"z\"]]",
     ] {
         assert_answered_as_jaq(code, &v);
     }
