@@ -1058,9 +1058,10 @@ fn index_nth<'a>(x: Out<'a>, i: isize) -> R<Out<'a>> {
 
 /// A member of a value the expression made, by jaq's own indexing: an
 /// object of up to [`crate::budget::SCAN_MEMBERS`] members is scanned for
-/// a key of up to [`crate::budget::SCAN_KEY_BYTES`] bytes (its keys are strings, equal as jaq compares them when
-/// their bytes are), charged as jaq's indexing charges it (a step and the
-/// key's bytes); anything else is indexed by the key built as jaq's string.
+/// a key of up to [`crate::budget::SCAN_KEY_BYTES`] bytes (its keys are
+/// strings, equal as jaq compares them when their bytes are), charged as
+/// jaq's indexing charges it (a step and the key's bytes); anything else
+/// is indexed by the key built as jaq's string.
 fn made_member<'a>(w: W, k: &str) -> R<Out<'a>> {
     // Bounded as the input's scans are (`budget::member`): a longer key
     // is hashed, so a lookup's work stays near a hash's.
