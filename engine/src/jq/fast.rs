@@ -318,8 +318,10 @@ enum Out<'a> {
     /// A collected array, and a bound of its depth.
     List(Rc<Vec<Out<'a>>>, u32),
     /// `{key: k, value: v}`, as `to_entries` makes it (built as jaq's
-    /// object only where an operation needs it).
-    Entry(Rc<(Out<'a>, Out<'a>)>),
+    /// object only where an operation needs it): the key as the member's
+    /// (a key of the input borrowed, not made into a string until it is
+    /// read) or the element's index.
+    Entry(Rc<(Key<'a>, Out<'a>)>),
     /// An object the expression made, its members by key in jq's order
     /// (sorted bytes, each key once), values of the input among them
     /// borrowed; and a bound of its depth. Built as jaq's value only where
@@ -334,11 +336,14 @@ type Members<'a> = Vec<(Key<'a>, Out<'a>)>;
 type MembersRef<'s, 'a> = std::borrow::Cow<'s, [(Key<'a>, Out<'a>)]>;
 
 /// The key of a member of a made object: a key of the input (or of the
-/// expression's literals), or a string the expression made.
+/// expression's literals), or a string the expression made; and, as the
+/// key of an entry of an array (see [`Out::Entry`]), an element's index,
+/// never a member's key.
 #[derive(Clone, Debug)]
 enum Key<'a> {
     Json(&'a str),
     Made(W),
+    Nth(usize),
 }
 
 impl<'a> Key<'a> {
@@ -361,7 +366,7 @@ impl<'a> Key<'a> {
             Key::Made(W {
                 v: Val::TStr(b), ..
             }) => b,
-            Key::Made(_) => b"",
+            Key::Made(_) | Key::Nth(_) => b"",
         }
     }
 
@@ -370,6 +375,7 @@ impl<'a> Key<'a> {
         match self {
             Key::Json(s) => Val::utf8_str(s.to_string()),
             Key::Made(w) => w.v.clone(),
+            Key::Nth(i) => Val::from(*i),
         }
     }
 
@@ -655,7 +661,7 @@ fn write(out: &Out<'_>, budget: &mut usize, too_large: &dyn Fn() -> Stop) -> R<V
         }
         Out::Entry(e) => {
             spend(budget, 2 + "key".len() + 4, too_large)?;
-            let k = write(&e.0, budget, too_large)?;
+            let k = write(&e.0.out(), budget, too_large)?;
             spend(budget, "value".len() + 4, too_large)?;
             let v = write(&e.1, budget, too_large)?;
             let mut o = serde_json::Map::with_capacity(2);
@@ -960,7 +966,7 @@ fn each<'a>(x: &Out<'a>, mut f: impl FnMut(Out<'a>) -> R<bool>) -> R<()> {
         // Its keys sorted: `key`, then `value`.
         Out::Entry(e) => {
             step()?;
-            if f(e.0.clone())? {
+            if f(e.0.out())? {
                 step()?;
                 f(e.1.clone())?;
             }
@@ -1027,7 +1033,7 @@ fn key_of_made<'a>(x: Out<'a>, k: &str) -> R<Out<'a>> {
     Ok(match x {
         Out::Made(W { v: Val::Null, .. }) => Out::Json(&NULL),
         Out::Entry(e) => match k {
-            "key" => e.0.clone(),
+            "key" => e.0.out(),
             "value" => e.1.clone(),
             _ => Out::Json(&NULL),
         },
@@ -1352,11 +1358,13 @@ fn eval_other<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
         Kind::Math(l, op, r) => {
             let r = eval_raw(r, input, cx)?;
             let l = eval_raw(l, input, cx)?;
-            if matches!(op, Math::Add)
-                && let Some(sum) = add_objects(&l, &r, cx)?
-            {
-                return Ok(sum);
-            }
+            let (l, r) = match op {
+                Math::Add => match add_objects(l, r, cx)? {
+                    Ok(sum) => return Ok(sum),
+                    Err(operands) => operands,
+                },
+                _ => (l, r),
+            };
             let v = op.run(operand(l)?, operand(r)?);
             // A type error (adding a string to a number) is jaq's to give.
             Out::Made(failed(v)?)
@@ -1612,14 +1620,16 @@ fn object<'a>(mut pairs: Vec<(Key<'a>, Out<'a>)>, cx: &Cx<'a>) -> R<Out<'a>> {
     }
     // Stable: members of one key stay in the order given.
     pairs.sort_by(|(a, _), (b, _)| a.bytes().cmp(b.bytes()));
-    let mut out: Vec<(Key<'a>, Out<'a>)> = Vec::with_capacity(pairs.len());
-    for (k, v) in pairs {
-        match out.last_mut() {
-            Some(last) if last.0.bytes() == k.bytes() => last.1 = v,
-            _ => out.push((k, v)),
+    // In place: of a run of one key, the last value stays (`later` is
+    // dropped holding the value it replaced).
+    pairs.dedup_by(|later, kept| {
+        let same = later.0.bytes() == kept.0.bytes();
+        if same {
+            std::mem::swap(&mut later.1, &mut kept.1);
         }
-    }
-    Ok(Out::Obj(Rc::new(out), d))
+        same
+    });
+    Ok(Out::Obj(Rc::new(pairs), d))
 }
 
 /// The members of an object value by key in jq's order, and a bound of
@@ -1642,9 +1652,10 @@ fn members<'s, 'a>(x: &'s Out<'a>, cx: &Cx<'a>) -> R<Option<(MembersRef<'s, 'a>,
 }
 
 /// `l + r` of two objects: `r`'s members over `l`'s, charged as jaq's sum
-/// is, the members of the input borrowed; `None` for anything else (jaq's
-/// operation on the converted operands).
-fn add_objects<'a>(l: &Out<'a>, r: &Out<'a>, cx: &Cx<'a>) -> R<Option<Out<'a>>> {
+/// is, the members of the input borrowed; the operands given back for
+/// anything else (jaq's operation on the converted operands). A made
+/// object no other value holds takes `r`'s members in place.
+fn add_objects<'a>(l: Out<'a>, r: Out<'a>, cx: &Cx<'a>) -> R<Result<Out<'a>, (Out<'a>, Out<'a>)>> {
     let null = |x: &Out<'_>| {
         matches!(
             x,
@@ -1652,12 +1663,12 @@ fn add_objects<'a>(l: &Out<'a>, r: &Out<'a>, cx: &Cx<'a>) -> R<Option<Out<'a>>> 
         )
     };
     // `null + x` is `x`, and `x + null` too.
-    if (null(l) && matches!(r, Out::Obj(..))) || (matches!(l, Out::Obj(..)) && null(r)) {
+    if (null(&l) && matches!(r, Out::Obj(..))) || (matches!(l, Out::Obj(..)) && null(&r)) {
         value::tick().map_err(|_| recorded())?;
-        return Ok(Some(if null(l) { r.clone() } else { l.clone() }));
+        return Ok(Ok(if null(&l) { r } else { l }));
     }
-    let (Some((a, da)), Some((b, db))) = (members(l, cx)?, members(r, cx)?) else {
-        return Ok(None);
+    let (Some((a, da)), Some((b, db))) = (members(&l, cx)?, members(&r, cx)?) else {
+        return Ok(Err((l, r)));
     };
     let charge = || -> Result<(), value::Error> {
         value::tick()?;
@@ -1670,13 +1681,53 @@ fn add_objects<'a>(l: &Out<'a>, r: &Out<'a>, cx: &Cx<'a>) -> R<Option<Out<'a>>> 
     let d = da.max(db);
     // A made object and an empty object sum to the made object's members,
     // shared rather than copied (charged as the sum all the same).
-    match (l, r) {
-        (_, Out::Obj(m, _)) if a.is_empty() => return Ok(Some(Out::Obj(m.clone(), d))),
-        (Out::Obj(m, _), _) if b.is_empty() => return Ok(Some(Out::Obj(m.clone(), d))),
-        _ => {}
+    if a.is_empty()
+        && let Out::Obj(m, _) = r
+    {
+        return Ok(Ok(Out::Obj(m, d)));
     }
+    if b.is_empty()
+        && let Out::Obj(m, _) = l
+    {
+        return Ok(Ok(Out::Obj(m, d)));
+    }
+    // Members only this sum holds: `r`'s put among them.
+    let unique = matches!(&l, Out::Obj(m, _) if Rc::strong_count(m) == 1 && Rc::weak_count(m) == 0);
+    if unique && let Out::Obj(mut m, _) = l {
+        let Some(own) = Rc::get_mut(&mut m) else {
+            let out = merged(m.iter().cloned(), b.iter().cloned());
+            return Ok(Ok(Out::Obj(Rc::new(out), d)));
+        };
+        if b.len() <= INSERT_MEMBERS {
+            // A few members: each found or put in its place.
+            for (k, v) in b.iter() {
+                match own.binary_search_by(|(key, _)| key.bytes().cmp(k.bytes())) {
+                    Ok(i) => own[i].1 = v.clone(),
+                    Err(i) => own.insert(i, (k.clone(), v.clone())),
+                }
+            }
+        } else {
+            let mine = std::mem::take(own);
+            *own = merged(mine.into_iter(), b.iter().cloned());
+        }
+        return Ok(Ok(Out::Obj(m, d)));
+    }
+    let out = merged(a.iter().cloned(), b.iter().cloned());
+    Ok(Ok(Out::Obj(Rc::new(out), d)))
+}
+
+/// Up to how many members a sum puts into the members only it holds one by
+/// one (each a search and a shift: at most this many shifts of the object),
+/// rather than merging the two into a new list.
+const INSERT_MEMBERS: usize = 8;
+
+/// Two objects' members, each in jq's order, merged: `b`'s over `a`'s.
+fn merged<'a>(
+    a: impl ExactSizeIterator<Item = (Key<'a>, Out<'a>)>,
+    b: impl ExactSizeIterator<Item = (Key<'a>, Out<'a>)>,
+) -> Members<'a> {
     let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
+    let (mut a, mut b) = (a.peekable(), b.peekable());
     loop {
         let next = match (a.peek(), b.peek()) {
             (Some(x), Some(y)) => match x.0.bytes().cmp(y.0.bytes()) {
@@ -1691,9 +1742,9 @@ fn add_objects<'a>(l: &Out<'a>, r: &Out<'a>, cx: &Cx<'a>) -> R<Option<Out<'a>>> 
             (None, Some(_)) => b.next(),
             (None, None) => break,
         };
-        out.extend(next.cloned());
+        out.extend(next);
     }
-    Ok(Some(Out::Obj(Rc::new(out), d)))
+    out
 }
 
 /// A bound of how deep `x` nests.
@@ -1707,9 +1758,8 @@ fn depth_at(x: &Out<'_>, json: u32) -> u32 {
         Out::Json(_) => json,
         Out::Made(w) => w.d,
         Out::List(_, d) => *d,
-        Out::Entry(e) => depth_at(&e.0, json)
-            .max(depth_at(&e.1, json))
-            .saturating_add(1),
+        // A key is a string or a number: a scalar's depth (0).
+        Out::Entry(e) => depth_at(&e.1, json).saturating_add(1),
         Out::Obj(_, d) => *d,
     }
 }
@@ -1721,33 +1771,38 @@ fn text(s: &str) -> W {
 
 /// `to_entries`: `[key_values[] as [$key, $value] | {$key, $value}]`.
 fn to_entries<'a>(x: &Out<'a>, cx: &Cx<'a>) -> R<Out<'a>> {
-    let entry = |k: Out<'a>, v: Out<'a>| Out::Entry(Rc::new((k, v)));
-    let index = |i: usize| Out::Made(W::scalar(Val::from(i)));
+    let entry = |k: Key<'a>, v: Out<'a>| Out::Entry(Rc::new((k, v)));
     let items: Vec<Out<'a>> = match x {
+        // The input's keys borrowed, made strings only where read.
         Out::Json(Value::Object(o)) => sorted(o)?
             .into_iter()
-            .map(|(k, v)| entry(Out::Made(text(k)), Out::Json(v)))
+            .map(|(k, v)| entry(Key::Json(k), Out::Json(v)))
             .collect(),
         Out::Json(Value::Array(a)) => a
             .iter()
             .enumerate()
-            .map(|(i, v)| entry(index(i), Out::Json(v)))
+            .map(|(i, v)| entry(Key::Nth(i), Out::Json(v)))
             .collect(),
         Out::List(l, _) => l
             .iter()
             .enumerate()
-            .map(|(i, v)| entry(index(i), v.clone()))
+            .map(|(i, v)| entry(Key::Nth(i), v.clone()))
             .collect(),
         Out::Entry(e) => vec![
-            entry(Out::Made(text("key")), e.0.clone()),
-            entry(Out::Made(text("value")), e.1.clone()),
+            entry(Key::Json("key"), e.0.out()),
+            entry(Key::Json("value"), e.1.clone()),
         ],
-        Out::Obj(m, _) => m.iter().map(|(k, v)| entry(k.out(), v.clone())).collect(),
+        Out::Obj(m, _) => m.iter().map(|(k, v)| entry(k.clone(), v.clone())).collect(),
         Out::Made(w) if matches!(w.v, Val::Arr(_) | Val::Obj(_)) => {
             let mut items = Vec::new();
-            for kv in jaq_core::ValT::key_values(w.clone()) {
+            for (i, kv) in jaq_core::ValT::key_values(w.clone()).enumerate() {
                 let (k, v) = failed(kv)?;
-                items.push(entry(Out::Made(k), Out::Made(v)));
+                // An object's keys are strings, an array's their indices.
+                let k = match &k.v {
+                    Val::Num(_) => Key::Nth(i),
+                    _ => Key::of(Out::Made(k)).ok_or(Stop::Jaq)?,
+                };
+                items.push(entry(k, Out::Made(v)));
             }
             items
         }
@@ -1778,6 +1833,19 @@ fn has(x: &Out<'_>, k: &str) -> Option<bool> {
 fn from_entries<'a>(x: &Out<'a>, cx: &Cx<'a>) -> R<Out<'a>> {
     let mut pairs = Vec::new();
     each(x, |e| {
+        // An entry `to_entries` made: its key (a string or an index, never
+        // false or null: the first lookup finds it) taken as it is held,
+        // with the steps of the two lookups.
+        if let Out::Entry(en) = &e {
+            step()?;
+            let (Key::Json(_) | Key::Made(_)) = en.0 else {
+                return Err(Stop::Jaq);
+            };
+            step()?;
+            value::tick_n(1 + pairs.len() as u64).map_err(|_| recorded())?;
+            pairs.push((en.0.clone(), en.1.clone()));
+            return Ok(true);
+        }
         let mut key = Out::Json(&NULL);
         for k in ["key", "Key", "name", "Name"] {
             key = index_key(e.clone(), k)?;
@@ -1863,10 +1931,11 @@ fn map_values<'a>(f: &'a N, x: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
     // the new values stay as the run made them.
     let mut members = |pairs: Vec<(Key<'a>, Out<'a>)>, cx: &mut Cx<'a>| -> R<Out<'a>> {
         value::alloc_slots(2 * pairs.len()).map_err(|_| recorded())?;
-        let mut out = Vec::with_capacity(pairs.len());
-        for (k, v) in pairs {
-            out.push((k, value(v, cx)?));
-        }
+        // Each value replaced where it is (the list collected in place).
+        let out = pairs
+            .into_iter()
+            .map(|(k, v)| Ok((k, value(v, cx)?)))
+            .collect::<R<Members<'a>>>()?;
         Ok(Out::Obj(Rc::new(out), 0))
     };
     let made = match &x {
@@ -2107,7 +2176,7 @@ fn operand_shared<'a>(o: Out<'a>, done: &mut std::collections::HashMap<usize, W>
         }
         // `{$key, $value}`: `{key: $key} + {value: $value}`, as jaq builds it.
         Out::Entry(e) => {
-            let (k, v) = (e.0.clone(), e.1.clone());
+            let (k, v) = (e.0.out(), e.1.clone());
             let key = W::object(vec![(text("key"), operand_shared(k, done)?)]);
             let value = W::object(vec![(text("value"), operand_shared(v, done)?)]);
             match (key, value) {

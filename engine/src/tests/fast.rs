@@ -948,6 +948,9 @@ fn definitions_inline_as_jq_calls_them() {
 fn objects_and_entries_are_built_as_jaq_builds_them() {
     let v = json!({
         "x": 5, "k": "dyn", "l": [3, 1, 2],
+        "js": "{\"b\": 1, \"a\": [2]}", "ja": "[5, 6]",
+        "big": {"k09": 9, "k00": 0, "k01": 1, "k02": 2, "k03": 3, "k04": 4, "k05": 5,
+                "k06": 6, "k07": 7, "k08": 8, "a": "x", "zz": null},
         "services": {"b": {"replicas": 2}, "a": {"replicas": null}, "c": {}},
         "pairs": [{"key": "z", "value": 1}, {"Key": "y", "Value": 2},
                   {"name": "x", "value": null}, {"Name": "w", "Value": [1]},
@@ -990,9 +993,43 @@ fn objects_and_entries_are_built_as_jaq_builds_them() {
         "[{} + {a: .x}, {b: .x} + {}]",
         "{a: 1} + .services.c + ({} | .)",
         ".services.c + {b: .x}",
+        // A sum whose left side no other value holds takes the right's
+        // members in place: one by one up to eight, merged past that;
+        // a left side held elsewhere (a variable) is left as it was.
+        "{b: 1} + {a: 2} + {c: 3} + {b: 4} + {a: null, d: .l}",
+        "{a: .x} as $x | [$x + {b: 1}, $x, $x + {a: 2}, $x]",
+        "{a: .x} as $x | ($x + {a: 2}) as $y | [$y + {c: 3}, $y, $x]",
+        "{a: 1, k05: \"left\"} + .big",
+        "({zz: 1} + {a: 2}) + ({} + .big) + {k03: \"last\"}",
+        ".big + {k00: \"first\"} + .big",
+        "{a: 1} + {b: 2} + {a: 3} | [., . + {c: 4}]",
+        "{a: 1} | . + . + {b: 2}",
+        // Entries hold the input's keys borrowed and an array's indices
+        // as they are; each read as jaq reads the entry it builds.
+        ".l | to_entries | map(.key)",
+        ".l | to_entries[] | .key + 1",
+        ".l | to_entries[1] | to_entries",
+        ".services | to_entries[0] | to_entries",
+        ".services | to_entries[0] | to_entries | from_entries",
+        ".services | to_entries[0]",
+        ".services | to_entries | map(.key) | add",
+        ".services | to_entries[] | [.[]]",
+        "[.services | to_entries[] | select(.key != \"a\")] | from_entries",
+        "{b: .x, a: .l} | to_entries | from_entries",
+        "{b: .x, (.k): .l} | with_entries({key: .key, value: (.value | length)})",
+        "[.services | to_entries[] | {key: .key, value: 1}] | from_entries",
+        ".js | fromjson | to_entries",
+        ".js | fromjson | to_entries | from_entries",
+        ".js | fromjson | with_entries(select(.key == \"a\"))",
+        ".ja | fromjson | to_entries",
+        "[.ja | fromjson | to_entries[] | .key]",
     ] {
         assert_answered_as_jaq(code, &v);
     }
+    // An array's entries given back to `from_entries`: numbers are not
+    // keys, jaq's error.
+    assert_jaqs_error(".l | to_entries | from_entries", &v);
+    assert_jaqs_error(".l | with_entries(.)", &v);
     // A key that is not a string: jaq's error.
     for code in ["{a: 1, (.x): 2}", "{(.l): 1}", "{(null): 1, b: 2}"] {
         assert_jaqs_error(code, &v);
