@@ -1386,7 +1386,8 @@ fn eval_other<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
         }
         Kind::Obj(entries) => {
             // Last entry first, as jaq's sum evaluates its right side first.
-            let mut pairs = Vec::with_capacity(entries.len());
+            // Room for a few more: a sum into the object puts them in place.
+            let mut pairs = Vec::with_capacity(entries.len().max(4));
             for (k, v) in entries.iter().rev() {
                 let v = eval_raw(v, input, cx)?;
                 // A key that is not a string is jaq's error to give.
@@ -1679,17 +1680,23 @@ fn add_objects<'a>(l: Out<'a>, r: Out<'a>, cx: &Cx<'a>) -> R<Result<Out<'a>, (Ou
     };
     charge().map_err(|_| recorded())?;
     let d = da.max(db);
-    // A made object and an empty object sum to the made object's members,
-    // shared rather than copied (charged as the sum all the same).
-    if a.is_empty()
-        && let Out::Obj(m, _) = r
-    {
-        return Ok(Ok(Out::Obj(m, d)));
+    // An object and an empty object sum to the first object, shared (a
+    // made one's members) or borrowed (the input's) rather than copied,
+    // charged as the sum all the same: its value is the sum's (an object
+    // of the input is written with its keys in jq's order, as the sum's).
+    if a.is_empty() {
+        match r {
+            Out::Obj(m, _) => return Ok(Ok(Out::Obj(m, d))),
+            r @ Out::Json(Value::Object(_)) => return Ok(Ok(r)),
+            _ => {}
+        }
     }
-    if b.is_empty()
-        && let Out::Obj(m, _) = l
-    {
-        return Ok(Ok(Out::Obj(m, d)));
+    if b.is_empty() {
+        match l {
+            Out::Obj(m, _) => return Ok(Ok(Out::Obj(m, d))),
+            l @ Out::Json(Value::Object(_)) => return Ok(Ok(l)),
+            _ => {}
+        }
     }
     // Members only this sum holds: `r`'s put among them.
     let unique = matches!(&l, Out::Obj(m, _) if Rc::strong_count(m) == 1 && Rc::weak_count(m) == 0);

@@ -1004,6 +1004,12 @@ fn objects_and_entries_are_built_as_jaq_builds_them() {
         ".big + {k00: \"first\"} + .big",
         "{a: 1} + {b: 2} + {a: 3} | [., . + {c: 4}]",
         "{a: 1} | . + . + {b: 2}",
+        // An object of the input and an empty one: the input's, borrowed.
+        "(.nothing // {}) + .services + (.nothing // {})",
+        "[{} + .services, .services + {}, {} + .big + {}] | map(length)",
+        "({} + .services) + {d: 1}",
+        "({} + .services) as $s | [$s + {a: 0}, $s]",
+        "{} + .services | to_entries | map(.key)",
         // Entries hold the input's keys borrowed and an array's indices
         // as they are; each read as jaq reads the entry it builds.
         ".l | to_entries | map(.key)",
@@ -1030,6 +1036,8 @@ fn objects_and_entries_are_built_as_jaq_builds_them() {
     // keys, jaq's error.
     assert_jaqs_error(".l | to_entries | from_entries", &v);
     assert_jaqs_error(".l | with_entries(.)", &v);
+    assert_jaqs_error("{} + .l", &v);
+    assert_jaqs_error(".l + {}", &v);
     // A key that is not a string: jaq's error.
     for code in ["{a: 1, (.x): 2}", "{(.l): 1}", "{(null): 1, b: 2}"] {
         assert_jaqs_error(code, &v);
