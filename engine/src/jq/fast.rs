@@ -1702,8 +1702,7 @@ fn add_objects<'a>(l: Out<'a>, r: Out<'a>, cx: &Cx<'a>) -> R<Result<Out<'a>, (Ou
     let unique = matches!(&l, Out::Obj(m, _) if Rc::strong_count(m) == 1 && Rc::weak_count(m) == 0);
     if unique && let Out::Obj(mut m, _) = l {
         let Some(own) = Rc::get_mut(&mut m) else {
-            let out = merged(m.iter().cloned(), b.iter().cloned());
-            return Ok(Ok(Out::Obj(Rc::new(out), d)));
+            return Ok(Ok(Out::Obj(Rc::new(merged(&m, &b)), d)));
         };
         if b.len() <= INSERT_MEMBERS {
             // A few members: each found or put in its place.
@@ -1714,13 +1713,11 @@ fn add_objects<'a>(l: Out<'a>, r: Out<'a>, cx: &Cx<'a>) -> R<Result<Out<'a>, (Ou
                 }
             }
         } else {
-            let mine = std::mem::take(own);
-            *own = merged(mine.into_iter(), b.iter().cloned());
+            *own = merged(own, &b);
         }
         return Ok(Ok(Out::Obj(m, d)));
     }
-    let out = merged(a.iter().cloned(), b.iter().cloned());
-    Ok(Ok(Out::Obj(Rc::new(out), d)))
+    Ok(Ok(Out::Obj(Rc::new(merged(&a, &b)), d)))
 }
 
 /// Up to how many members a sum puts into the members only it holds one by
@@ -1729,12 +1726,9 @@ fn add_objects<'a>(l: Out<'a>, r: Out<'a>, cx: &Cx<'a>) -> R<Result<Out<'a>, (Ou
 const INSERT_MEMBERS: usize = 8;
 
 /// Two objects' members, each in jq's order, merged: `b`'s over `a`'s.
-fn merged<'a>(
-    a: impl ExactSizeIterator<Item = (Key<'a>, Out<'a>)>,
-    b: impl ExactSizeIterator<Item = (Key<'a>, Out<'a>)>,
-) -> Members<'a> {
+fn merged<'a>(a: &[(Key<'a>, Out<'a>)], b: &[(Key<'a>, Out<'a>)]) -> Members<'a> {
     let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut a, mut b) = (a.peekable(), b.peekable());
+    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
     loop {
         let next = match (a.peek(), b.peek()) {
             (Some(x), Some(y)) => match x.0.bytes().cmp(y.0.bytes()) {
@@ -1749,7 +1743,7 @@ fn merged<'a>(
             (None, Some(_)) => b.next(),
             (None, None) => break,
         };
-        out.extend(next);
+        out.extend(next.cloned());
     }
     out
 }
