@@ -2019,14 +2019,20 @@ fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             Ok(Out::Made(W::scalar(Val::utf8_str(name.to_string()))))
         }
         // `reduce .[] as $x (null; . + $x)`
+        // Objects summed as `l + r` sums them (the members of the input
+        // borrowed, a sum only this holds extended in place); anything
+        // else by jaq's `+` on the converted values.
         Fun::Add => {
-            let mut acc = W::scalar(Val::Null);
+            let mut acc = Out::Json(&NULL);
             each(x, |e| {
-                let sum = std::mem::replace(&mut acc, W::scalar(Val::Null)) + operand(e)?;
-                acc = failed(sum)?;
+                let l = std::mem::replace(&mut acc, Out::Json(&NULL));
+                acc = match add_objects(l, e, cx)? {
+                    Ok(sum) => sum,
+                    Err((l, r)) => Out::Made(failed(operand(l)? + operand(r)?)?),
+                };
                 Ok(true)
             })?;
-            Ok(Out::Made(acc))
+            Ok(acc)
         }
         // `max_by(.)`/`min_by(.)`: the last greatest, the first least; an
         // array only (anything else is jaq's error), `null` when empty.

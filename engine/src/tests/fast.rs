@@ -1004,6 +1004,18 @@ fn objects_and_entries_are_built_as_jaq_builds_them() {
         ".big + {k00: \"first\"} + .big",
         "{a: 1} + {b: 2} + {a: 3} | [., . + {c: 4}]",
         "{a: 1} | . + . + {b: 2}",
+        // `add` of objects sums them as `+` does; of anything else, jaq's.
+        "[.services[]] | add",
+        "[{a: 1}, {b: .l}, {a: 3}] | add",
+        "[.services | to_entries[] | {(.key): .value}] | add",
+        "[{a: 1}, null, {b: 2}, .services.b] | add",
+        "[null, {a: .x}] | add",
+        "[.big, {k00: \"x\"}, .big] | add",
+        "[] | add",
+        "[.x, 2] | add",
+        "[\"a\", .k] | add",
+        "[[1], .l] | add",
+        "[{a: 1}] | add as $s | [$s + {b: 2}, $s]",
         // An object of the input and an empty one: the input's, borrowed.
         "(.nothing // {}) + .services + (.nothing // {})",
         "[{} + .services, .services + {}, {} + .big + {}] | map(length)",
@@ -1038,6 +1050,8 @@ fn objects_and_entries_are_built_as_jaq_builds_them() {
     assert_jaqs_error(".l | with_entries(.)", &v);
     assert_jaqs_error("{} + .l", &v);
     assert_jaqs_error(".l + {}", &v);
+    assert_jaqs_error("[{a: 1}, 1] | add", &v);
+    assert_jaqs_error("[1, {a: 1}] | add", &v);
     // A key that is not a string: jaq's error.
     for code in ["{a: 1, (.x): 2}", "{(.l): 1}", "{(null): 1, b: 2}"] {
         assert_jaqs_error(code, &v);
