@@ -1404,11 +1404,47 @@ fn eval_other<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             index_by(x, k)?
         }
         // The native itself: the same regex engine, costs and limits.
+        // The match objects built as the fast path's own (read by the
+        // definitions of `capture` and `test` without jaq's maps), charged
+        // as the native builds them: the field names and a group's name as
+        // made strings, each object as `W::object`, each array as collected.
         Kind::Matches(re, flags) => {
             let re = operand(eval(re, input, cx)?)?;
             let flags = operand(eval(flags, input, cx)?)?;
             let x = operand(input.clone())?;
-            Out::Made(failed(super::regex::run(&x, &re, &flags, false, true))?)
+            let parts = failed(super::regex::run_parts(&x, &re, &flags, false, true))?;
+            let max = cx.caps.max_collection;
+            let mut out = Vec::with_capacity(parts.len());
+            for part in parts {
+                let item = match part {
+                    super::regex::Part::Between(s) => Out::Made(s),
+                    super::regex::Part::Match(group) => {
+                        let mut objects = Vec::with_capacity(group.len());
+                        for c in group {
+                            let mut pairs = Vec::with_capacity(4);
+                            let field = |k: &'static str| -> R<Key<'a>> {
+                                failed(W::charge_string(k.len()))?;
+                                Ok(Key::Json(k))
+                            };
+                            pairs.push((field("offset")?, Out::Made(W::from(c.offset))));
+                            pairs.push((field("length")?, Out::Made(W::from(c.length))));
+                            pairs.push((field("string")?, Out::Made(c.string)));
+                            if let Some(n) = c.name {
+                                let k = field("name")?;
+                                let name = W::from(n);
+                                breached()?;
+                                pairs.push((k, Out::Made(name)));
+                            }
+                            element(objects.len(), max)?;
+                            objects.push(object(pairs, cx)?);
+                        }
+                        list(objects, cx)?
+                    }
+                };
+                element(out.len(), max)?;
+                out.push(item);
+            }
+            list(out, cx)?
         }
         Kind::GroupBy(f) => {
             let groups = group_by(Some(f), input, cx)?;

@@ -580,6 +580,60 @@ fn count_part(parts: &mut usize) -> Result<(), value::Error> {
 /// strings between matches; with `matches`, each match as an array of match
 /// objects (the whole match, then the captures that took part).
 pub(crate) fn run(input: &W, re: &W, flags: &W, mismatches: bool, matches: bool) -> ValR<W> {
+    let parts = run_parts(input, re, flags, mismatches, matches)?;
+    let mut out = Vec::with_capacity(parts.len());
+    for part in parts {
+        out.push(match part {
+            Part::Between(s) => s,
+            Part::Match(group) => {
+                let mut objects = Vec::with_capacity(group.len());
+                for c in group {
+                    let mut fields = vec![
+                        (W::from("offset".to_string()), W::from(c.offset)),
+                        (W::from("length".to_string()), W::from(c.length)),
+                        (W::from("string".to_string()), c.string),
+                    ];
+                    if let Some(n) = c.name {
+                        fields.push((W::from("name".to_string()), W::from(n)));
+                    }
+                    objects.push(W::object(fields)?);
+                }
+                objects.into_iter().collect()
+            }
+        });
+    }
+    // A breach inside `collect` (depth, collection) is recorded in the
+    // budget and reported by the evaluator after this output.
+    Ok(out.into_iter().collect())
+}
+
+/// A part of a run's result ([`run_parts`]), before it is built as values.
+pub(crate) enum Part {
+    /// The string between two matches (or before the first, after the last).
+    Between(W),
+    /// A match: the whole match, then each capture group that took part.
+    Match(Vec<Capture>),
+}
+
+/// A match or a capture group's: offset and length in characters, the
+/// string, and the group's name.
+pub(crate) struct Capture {
+    pub(crate) offset: usize,
+    pub(crate) length: usize,
+    pub(crate) string: W,
+    pub(crate) name: Option<String>,
+}
+
+/// [`run`]'s search, charged as it goes, with each part as it was found:
+/// built as jaq's values by [`run`], as its own by the fast path (each
+/// match object charged as [`W::object`] is, each array as collected).
+pub(crate) fn run_parts(
+    input: &W,
+    re: &W,
+    flags: &W,
+    mismatches: bool,
+    matches: bool,
+) -> Result<Vec<Part>, value::Error> {
     let text = |v: &W| -> Result<String, value::Error> {
         let b = v.try_as_utf8_bytes()?;
         Ok(String::from_utf8_lossy(b).into_owned())
@@ -628,7 +682,7 @@ pub(crate) fn run(input: &W, re: &W, flags: &W, mismatches: bool, matches: bool)
         }
     };
     let names: Vec<Option<&str>> = re.capture_names().collect();
-    let mut out: Vec<W> = Vec::new();
+    let mut out: Vec<Part> = Vec::new();
     let mut parts = 0usize;
     let (mut last_end, mut cursor_byte, mut cursor_char) = (0usize, 0usize, 0usize);
     let mut searches = re.captures_iter(s);
@@ -645,7 +699,7 @@ pub(crate) fn run(input: &W, re: &W, flags: &W, mismatches: bool, matches: bool)
         }
         if mismatches {
             count_part(&mut parts)?;
-            out.push(input.as_sub_str(&s[last_end..whole.start()]));
+            out.push(Part::Between(input.as_sub_str(&s[last_end..whole.start()])));
             last_end = whole.end();
         }
         if matches {
@@ -661,20 +715,14 @@ pub(crate) fn run(input: &W, re: &W, flags: &W, mismatches: bool, matches: bool)
                 }
                 cursor_byte = m.start();
                 value::tick_n(4)?;
-                let mut fields = vec![
-                    (W::from("offset".to_string()), W::from(cursor_char)),
-                    (W::from("length".to_string()), W::from(chars(m.as_bytes()))),
-                    (
-                        W::from("string".to_string()),
-                        input.as_sub_str(m.as_bytes()),
-                    ),
-                ];
-                if let Some(n) = name {
-                    fields.push((W::from("name".to_string()), W::from(n.to_string())));
-                }
-                group.push(W::object(fields)?);
+                group.push(Capture {
+                    offset: cursor_char,
+                    length: chars(m.as_bytes()),
+                    string: input.as_sub_str(m.as_bytes()),
+                    name: name.map(str::to_string),
+                });
             }
-            out.push(group.into_iter().collect());
+            out.push(Part::Match(group));
         }
         if !flags.global {
             break;
@@ -682,11 +730,9 @@ pub(crate) fn run(input: &W, re: &W, flags: &W, mismatches: bool, matches: bool)
     }
     if mismatches {
         count_part(&mut parts)?;
-        out.push(input.as_sub_str(&s[last_end..]));
+        out.push(Part::Between(input.as_sub_str(&s[last_end..])));
     }
-    // A breach inside `collect` (depth, collection) is recorded in the
-    // budget and reported by the evaluator after this output.
-    Ok(out.into_iter().collect())
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -307,6 +307,13 @@ impl W {
         }
     }
 
+    /// The charges of [`W::from`] a string of `len` bytes (a breach is
+    /// recorded, as there, and the caller's to report).
+    pub(crate) fn charge_string(len: usize) -> Result<(), Error> {
+        check_str_len(len)?;
+        alloc_str(len)
+    }
+
     fn from_string_checked(s: String) -> W {
         if check_str_len(s.len()).is_err() || alloc_str(s.len()).is_err() {
             return W::scalar(Val::Null);
