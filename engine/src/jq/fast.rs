@@ -1413,38 +1413,7 @@ fn eval_other<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             let flags = operand(eval(flags, input, cx)?)?;
             let x = operand(input.clone())?;
             let parts = failed(super::regex::run_parts(&x, &re, &flags, false, true))?;
-            let max = cx.caps.max_collection;
-            let mut out = Vec::with_capacity(parts.len());
-            for part in parts {
-                let item = match part {
-                    super::regex::Part::Between(s) => Out::Made(s),
-                    super::regex::Part::Match(group) => {
-                        let mut objects = Vec::with_capacity(group.len());
-                        for c in group {
-                            let mut pairs = Vec::with_capacity(4);
-                            let field = |k: &'static str| -> R<Key<'a>> {
-                                failed(W::charge_string(k.len()))?;
-                                Ok(Key::Json(k))
-                            };
-                            pairs.push((field("offset")?, Out::Made(W::from(c.offset))));
-                            pairs.push((field("length")?, Out::Made(W::from(c.length))));
-                            pairs.push((field("string")?, Out::Made(c.string)));
-                            if let Some(n) = c.name {
-                                let k = field("name")?;
-                                let name = W::from(n);
-                                breached()?;
-                                pairs.push((k, Out::Made(name)));
-                            }
-                            element(objects.len(), max)?;
-                            objects.push(object(pairs, cx)?);
-                        }
-                        list(objects, cx)?
-                    }
-                };
-                element(out.len(), max)?;
-                out.push(item);
-            }
-            list(out, cx)?
+            matched(parts, cx)?
         }
         Kind::GroupBy(f) => {
             let groups = group_by(Some(f), input, cx)?;
@@ -1486,6 +1455,45 @@ fn eval_other<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
         // `eval_raw` answers itself never come here.
         _ => return Err(Stop::Jaq),
     })
+}
+
+/// The regex native's parts as the fast path's values ([`Kind::Matches`]):
+/// each match an array of match objects, charged as the native builds them
+/// (the field names and a group's name as made strings, each object as
+/// `W::object`, each array as collected).
+fn matched<'a>(parts: Vec<super::regex::Part>, cx: &Cx<'a>) -> R<Out<'a>> {
+    let max = cx.caps.max_collection;
+    let mut out = Vec::with_capacity(parts.len());
+    for part in parts {
+        let item = match part {
+            super::regex::Part::Between(s) => Out::Made(s),
+            super::regex::Part::Match(group) => {
+                let mut objects = Vec::with_capacity(group.len());
+                for c in group {
+                    let mut pairs = Vec::with_capacity(4);
+                    let field = |k: &'static str| -> R<Key<'a>> {
+                        failed(W::charge_string(k.len()))?;
+                        Ok(Key::Json(k))
+                    };
+                    pairs.push((field("offset")?, Out::Made(W::from(c.offset))));
+                    pairs.push((field("length")?, Out::Made(W::from(c.length))));
+                    pairs.push((field("string")?, Out::Made(c.string)));
+                    if let Some(n) = c.name {
+                        let k = field("name")?;
+                        let name = W::from(n);
+                        breached()?;
+                        pairs.push((k, Out::Made(name)));
+                    }
+                    element(objects.len(), max)?;
+                    objects.push(object(pairs, cx)?);
+                }
+                list(objects, cx)?
+            }
+        };
+        element(out.len(), max)?;
+        out.push(item);
+    }
+    list(out, cx)
 }
 
 /// The rank of a value's type in jq's order: null < false < true <
@@ -2932,5 +2940,58 @@ fn normalized(v: &Value) -> Value {
             Value::Object(o.iter().map(|(k, x)| (k.clone(), normalized(x))).collect())
         }
         other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod match_charges {
+    use super::*;
+
+    /// The fast path's match objects ([`matched`]) are charged exactly as
+    /// the native builds them as jaq's values ([`super::super::regex::run`]):
+    /// the same steps and memory, for matches with and without named
+    /// groups, groups that took no part, global and multi-byte.
+    #[test]
+    fn match_objects_are_charged_as_the_native_builds_them() {
+        let limits = Limits::default();
+        for (text, re, flags) in [
+            ("1g", "^(?<n>[0-9]+)(?<u>[a-z]*)$", ""),
+            ("a1b22c333", "[0-9]+", "g"),
+            ("héllo wörld", "(?<w>\\w+)( )?", "g"),
+            ("x", "y", ""),
+            ("aaa", "(a)(?<b>b)?", "g"),
+            ("", "", "g"),
+        ] {
+            let meters = |fast: bool| {
+                let _guard = BudgetGuard::enter(&limits, caps(&limits));
+                let w = |s: &str| W::from(s.to_string());
+                let (x, re, flags) = (w(text), w(re), w(flags));
+                let (steps, memory) = (Meter::Steps.left(), Meter::Memory.left());
+                let spent = || (steps - Meter::Steps.left(), memory - Meter::Memory.left());
+                if fast {
+                    let parts = super::super::regex::run_parts(&x, &re, &flags, false, true)
+                        .unwrap_or_else(|_| panic!("{re} runs"));
+                    let cx = Cx {
+                        vars: smallvec::SmallVec::new(),
+                        depth: 1,
+                        caps: caps(&limits),
+                    };
+                    let Ok(out) = matched(parts, &cx) else {
+                        panic!("{re} built")
+                    };
+                    // Charged before the value is converted to compare it.
+                    let spent = spent();
+                    (operand(out).map(|w| w.v.to_string()).ok(), spent)
+                } else {
+                    let out = super::super::regex::run(&x, &re, &flags, false, true);
+                    let spent = spent();
+                    (out.map(|w| w.v.to_string()).ok(), spent)
+                }
+            };
+            let (fast, native) = (meters(true), meters(false));
+            assert!(fast.0.is_some(), "{re} on {text}");
+            assert_eq!(fast.0, native.0, "{re} on {text}: the values");
+            assert_eq!(fast.1, native.1, "{re} on {text}: steps and memory");
+        }
     }
 }
