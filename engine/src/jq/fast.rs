@@ -1715,35 +1715,39 @@ fn add_objects<'a>(l: Out<'a>, r: Out<'a>, cx: &Cx<'a>) -> R<Result<Out<'a>, (Ou
     let (Some((a, da)), Some((b, db))) = (members(&l, cx)?, members(&r, cx)?) else {
         return Ok(Err((l, r)));
     };
+    // A made object no other value holds: `r`'s members are put among its
+    // own, as jaq extends a map only it holds in place (its slots are not
+    // copied, nor charged; a held one's are).
+    let unique = matches!(&l, Out::Obj(m, _) if Rc::strong_count(m) == 1 && Rc::weak_count(m) == 0);
+    let copied = if unique { 0 } else { a.len() };
     let charge = || -> Result<(), value::Error> {
         value::tick()?;
         value::check_coll_len(a.len().saturating_add(b.len()))?;
-        value::alloc_slots(2 * (a.len() + b.len()))?;
+        value::alloc_slots(2 * (b.len() + copied))?;
         value::tick_bytes(b.iter().map(|(k, _)| k.bytes().len()).sum())?;
         value::tick_n(a.len() as u64)
     };
     charge().map_err(|_| recorded())?;
     let d = da.max(db);
     // An object and an empty object sum to the first object, shared (a
-    // made one's members) or borrowed (the input's) rather than copied,
-    // charged as the sum all the same: its value is the sum's (an object
-    // of the input is written with its keys in jq's order, as the sum's).
+    // made one's members) rather than copied, charged as the sum all the
+    // same; an object of the input is borrowed only where it is written as
+    // the sum would be (keys in jq's order, no object or array in it to
+    // sort): a check of its members, which the sum's charges cover.
     if a.is_empty() {
         match r {
             Out::Obj(m, _) => return Ok(Ok(Out::Obj(m, d))),
-            r @ Out::Json(Value::Object(_)) => return Ok(Ok(r)),
+            Out::Json(v) if flat_and_sorted(v) => return Ok(Ok(r)),
             _ => {}
         }
     }
     if b.is_empty() {
         match l {
             Out::Obj(m, _) => return Ok(Ok(Out::Obj(m, d))),
-            l @ Out::Json(Value::Object(_)) => return Ok(Ok(l)),
+            Out::Json(v) if flat_and_sorted(v) => return Ok(Ok(l)),
             _ => {}
         }
     }
-    // Members only this sum holds: `r`'s put among them.
-    let unique = matches!(&l, Out::Obj(m, _) if Rc::strong_count(m) == 1 && Rc::weak_count(m) == 0);
     if unique && let Out::Obj(mut m, _) = l {
         let Some(own) = Rc::get_mut(&mut m) else {
             return Ok(Ok(Out::Obj(Rc::new(merged(&m, &b)), d)));
@@ -1762,6 +1766,14 @@ fn add_objects<'a>(l: Out<'a>, r: Out<'a>, cx: &Cx<'a>) -> R<Result<Out<'a>, (Ou
         return Ok(Ok(Out::Obj(m, d)));
     }
     Ok(Ok(Out::Obj(Rc::new(merged(&a, &b)), d)))
+}
+
+/// Whether `v` is an object whose keys are in jq's order and whose values
+/// are neither objects nor arrays: written as it is, it is written as jq's
+/// copy of it.
+fn flat_and_sorted(v: &Value) -> bool {
+    matches!(v, Value::Object(o)
+        if o.keys().is_sorted() && o.values().all(|x| !x.is_object() && !x.is_array()))
 }
 
 /// Up to how many members a sum puts into the members only it holds one by
@@ -1840,12 +1852,13 @@ fn to_entries<'a>(x: &Out<'a>, cx: &Cx<'a>) -> R<Out<'a>> {
         Out::Obj(m, _) => m.iter().map(|(k, v)| entry(k.clone(), v.clone())).collect(),
         Out::Made(w) if matches!(w.v, Val::Arr(_) | Val::Obj(_)) => {
             let mut items = Vec::new();
+            let array = matches!(w.v, Val::Arr(_));
             for (i, kv) in jaq_core::ValT::key_values(w.clone()).enumerate() {
                 let (k, v) = failed(kv)?;
-                // An object's keys are strings, an array's their indices.
-                let k = match &k.v {
-                    Val::Num(_) => Key::Nth(i),
-                    _ => Key::of(Out::Made(k)).ok_or(Stop::Jaq)?,
+                // An array's keys are its indices, an object's strings.
+                let k = match array {
+                    true => Key::Nth(i),
+                    false => Key::of(Out::Made(k)).ok_or(Stop::Jaq)?,
                 };
                 items.push(entry(k, Out::Made(v)));
             }
@@ -2993,5 +3006,23 @@ mod match_charges {
             assert_eq!(fast.0, native.0, "{re} on {text}: the values");
             assert_eq!(fast.1, native.1, "{re} on {text}: steps and memory");
         }
+    }
+
+    /// The captures a search finds are charged to memory as it finds them:
+    /// with steps to spare, a search of 100,000 captures stops at a 1 MiB
+    /// memory limit before the search ends (not after, with the captures
+    /// held).
+    #[test]
+    fn captures_are_charged_as_they_are_found() {
+        let limits = Limits {
+            max_steps: u64::MAX / 2,
+            max_memory_bytes: 1 << 20,
+            ..Limits::default()
+        };
+        let _guard = BudgetGuard::enter(&limits, caps(&limits));
+        let w = |s: &str| W::from(s.to_string());
+        let (x, re, flags) = (w(&"a".repeat(100_000)), w("(?<x>a)"), w("g"));
+        let r = super::super::regex::run_parts(&x, &re, &flags, false, true);
+        assert!(r.is_err(), "the search ended holding every capture");
     }
 }

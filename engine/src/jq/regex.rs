@@ -624,6 +624,10 @@ pub(crate) struct Capture {
     pub(crate) name: Option<String>,
 }
 
+/// The memory a found [`Capture`] holds (besides its name), charged as
+/// each is found: the parts are built only when the search is over.
+const CAPTURE_BYTES: usize = std::mem::size_of::<Capture>();
+
 /// [`run`]'s search, charged as it goes, with each part as it was found:
 /// built as jaq's values by [`run`], as its own by the fast path (each
 /// match object charged as [`W::object`] is, each array as collected).
@@ -715,6 +719,8 @@ pub(crate) fn run_parts(
                 }
                 cursor_byte = m.start();
                 value::tick_n(4)?;
+                // Held until the parts are built: charged as found.
+                value::alloc(CAPTURE_BYTES + name.map_or(0, str::len))?;
                 group.push(Capture {
                     offset: cursor_char,
                     length: chars(m.as_bytes()),

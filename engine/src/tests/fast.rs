@@ -1468,3 +1468,53 @@ fn assert_answered_as_jaq_or_its_error(code: &str, v: &Value) {
     assert!(Fast::classify(code).is_some(), "not in the subset: {code}");
     assert_eq!(run(code, v, true), run(code, v, false), "{code}");
 }
+
+/// `add` of many objects is charged as jaq charges it: each sum into the
+/// total (an object only the sum holds) charges the members added, not a
+/// copy of the total, so 1,000 one-member objects end within the default
+/// steps (charged a copy of the total each, they took about a million more
+/// and ended at maxSteps) with jaq's value.
+#[test]
+fn adding_many_objects_is_charged_as_jaq_charges_it() {
+    let items: Vec<Value> = (0..1000)
+        .map(|i| json!({"name": format!("n{i:04}"), "v": i}))
+        .collect();
+    let v = json!({"items": items});
+    for code in [
+        "[.items[] | {(.name): .v}] | add | length",
+        "[.items[] | {(.name): .v}] | add | .n0999",
+    ] {
+        assert_answered_as_jaq(code, &v);
+    }
+}
+
+/// A sum with an empty object is written as jaq writes the sum: keys in
+/// jq's order, nested objects too (compared as text, where key order shows).
+#[test]
+fn sums_with_an_empty_object_are_written_in_jqs_key_order() {
+    let v: Value = serde_json::from_str(
+        r#"{"flat": {"b": 1, "a": "x"}, "sorted": {"a": 1, "b": 2.0},
+            "nested": {"a": {"z": 1, "y": 2}}, "empty": {}}"#,
+    )
+    .expect("JSON");
+    for code in [
+        "{} + .flat",
+        ".flat + {}",
+        "[{}, .flat] | add",
+        "{} + .sorted",
+        ".sorted + {}",
+        "{} + .nested",
+        ".nested + (.empty // {})",
+        "(.missing // {}) + .flat + (.missing // {})",
+    ] {
+        let text = |fast: bool| {
+            run(code, &v, fast).map(|outs| {
+                outs.iter()
+                    .map(|o| serde_json::to_string(o).expect("text"))
+                    .collect::<Vec<_>>()
+            })
+        };
+        assert!(Fast::classify(code).is_some(), "not in the subset: {code}");
+        assert_eq!(text(true), text(false), "{code}");
+    }
+}
