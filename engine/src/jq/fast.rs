@@ -1403,11 +1403,8 @@ fn eval_other<'a>(n: &'a N, input: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             let k = eval_raw(k, input, cx)?;
             index_by(x, k)?
         }
-        // The native itself: the same regex engine, costs and limits.
-        // The match objects built as the fast path's own (read by the
-        // definitions of `capture` and `test` without jaq's maps), charged
-        // as the native builds them: the field names and a group's name as
-        // made strings, each object as `W::object`, each array as collected.
+        // The native's search (the same regex engine, costs and limits),
+        // its match objects built as the fast path's own ([`matched`]).
         Kind::Matches(re, flags) => {
             let re = operand(eval(re, input, cx)?)?;
             let flags = operand(eval(flags, input, cx)?)?;
@@ -2075,10 +2072,9 @@ fn fun<'a>(f: Fun, x: &Out<'a>, cx: &mut Cx<'a>) -> R<Out<'a>> {
             };
             Ok(Out::Made(W::scalar(Val::utf8_str(name.to_string()))))
         }
-        // `reduce .[] as $x (null; . + $x)`
-        // Objects summed as `l + r` sums them (the members of the input
-        // borrowed, a sum only this holds extended in place); anything
-        // else by jaq's `+` on the converted values.
+        // `reduce .[] as $x (null; . + $x)`: objects summed as `l + r`
+        // sums them ([`add_objects`]), anything else by jaq's `+` on the
+        // converted values.
         Fun::Add => {
             let mut acc = Out::Json(&NULL);
             each(x, |e| {

@@ -315,7 +315,7 @@ impl W {
     }
 
     fn from_string_checked(s: String) -> W {
-        if check_str_len(s.len()).is_err() || alloc_str(s.len()).is_err() {
+        if W::charge_string(s.len()).is_err() {
             return W::scalar(Val::Null);
         }
         W::scalar(Val::utf8_str(s))

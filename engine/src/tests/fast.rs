@@ -1518,3 +1518,23 @@ fn sums_with_an_empty_object_are_written_in_jqs_key_order() {
         assert_eq!(text(true), text(false), "{code}");
     }
 }
+
+/// A sum into a large object only it holds (10,000 members: far more than
+/// a definition's objects) puts a few members in place and a larger object
+/// by a merge, within the default budgets, with jaq's value.
+#[test]
+fn sums_into_a_large_object_are_bounded() {
+    let big: serde_json::Map<String, Value> = (0..10_000)
+        .map(|i| (format!("k{i:05}"), json!(i)))
+        .collect();
+    let more: serde_json::Map<String, Value> = (0..20)
+        .map(|i| (format!("k{:05}", i * 499), json!("new")))
+        .collect();
+    let v = json!({"big": big, "more": more});
+    for code in [
+        "(.big + {a0: 0}) + {a: 1} + {zz: 2, k00005: 3} | [length, .k00005, .zz]",
+        "(.big + {a0: 0}) + .more | [length, .k00499]",
+    ] {
+        assert_answered_as_jaq(code, &v);
+    }
+}
