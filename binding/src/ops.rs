@@ -378,6 +378,10 @@ pub mod definition {
     /// Resolve (with `pods`: the live state).
     pub fn resolve(d: &D, obj: Input<'_>, pods: Option<Input<'_>>) -> Result<Resolved<'static>> {
         let l = d.limits();
+        // Text alone is read for what resolving reads of it.
+        if let (Input::Text(t), None) = (&obj, &pods) {
+            return d.resolve_value_text(t);
+        }
         let obj = obj.value(l)?;
         match pods {
             Some(p) => d.resolve_with_pods(&obj, &p.objects(l)?),

@@ -173,6 +173,10 @@ fn main() {
     for (name, text) in [
         ("YAML", workloads::JOBSET.to_string()),
         ("JSON", serde_json::to_string_pretty(&example).unwrap()),
+        (
+            "JSON as an API server gives it",
+            serde_json::to_string(&workloads::jobset_as_served()).unwrap(),
+        ),
     ] {
         def.resolve_text(&text).unwrap();
         let serde = if name == "YAML" {

@@ -49,6 +49,50 @@ pub fn jobset_example() -> Value {
     parse(JOBSET)
 }
 
+/// The example JobSet as an API server gives it: with the fields the
+/// server and clients keep (`managedFields` of two managers, the
+/// annotation `kubectl apply` leaves, version and times), none of which a
+/// definition reads.
+pub fn jobset_as_served() -> Value {
+    let mut v = jobset_example();
+    let applied = serde_json::to_string(&v).unwrap();
+    let fields = |keys: &[&str]| -> Value {
+        let mut m = serde_json::Map::new();
+        for k in keys {
+            m.insert(format!("f:{k}"), json!({}));
+        }
+        Value::Object(m)
+    };
+    let job = json!({
+        "f:name": {}, "f:replicas": {},
+        "f:template": {"f:spec": {"f:completions": {}, "f:parallelism": {}, "f:template": {"f:spec": {
+            "f:containers": {"k:{\"name\":\"trainer\"}": {".": {}, "f:image": {}, "f:name": {},
+                "f:resources": {".": {}, "f:limits": fields(&["nvidia.com/gpu"]), "f:requests": fields(&["cpu", "memory", "nvidia.com/gpu"])}}},
+            "f:restartPolicy": {}}}}}
+    });
+    let meta = v["metadata"].as_object_mut().unwrap();
+    meta.insert("resourceVersion".into(), json!("48213377"));
+    meta.insert("generation".into(), json!(1));
+    meta.insert("creationTimestamp".into(), json!("2026-12-01T09:14:03Z"));
+    meta.insert(
+        "annotations".into(),
+        json!({"kubectl.kubernetes.io/last-applied-configuration": applied}),
+    );
+    meta.insert(
+        "managedFields".into(),
+        json!([
+            {"apiVersion": "jobset.x-k8s.io/v1alpha2", "fieldsType": "FieldsV1", "manager": "kubectl-client-side-apply",
+             "operation": "Update", "time": "2026-12-01T09:14:03Z",
+             "fieldsV1": {"f:metadata": {"f:annotations": {".": {}, "f:kubectl.kubernetes.io/last-applied-configuration": {}}},
+                          "f:spec": {".": {}, "f:replicatedJobs": {"k:{\"name\":\"leader\"}": job, "k:{\"name\":\"worker\"}": job}}}},
+            {"apiVersion": "jobset.x-k8s.io/v1alpha2", "fieldsType": "FieldsV1", "manager": "jobset-controller",
+             "operation": "Update", "subresource": "status", "time": "2026-12-01T09:15:41Z",
+             "fieldsV1": {"f:status": {".": {}, "f:conditions": {}, "f:replicatedJobsStatus": {}}}}
+        ]),
+    );
+    v
+}
+
 /// A JobSet with `n` replicated jobs (the example's worker job, renamed).
 pub fn jobset(n: usize) -> Value {
     let mut v = jobset_example();

@@ -28,6 +28,9 @@ pub struct CompiledDefinition {
     /// The component tree every result shows (built once, borrowed by
     /// each result).
     pub(crate) tree: crate::resolved::TreeNode,
+    /// What resolving reads of an object, found on first need (`None`:
+    /// all of it).
+    pub(crate) reads: std::sync::OnceLock<Option<crate::jq::reads::Reads>>,
 }
 
 const _: () = {
@@ -234,6 +237,7 @@ impl CompiledDefinition {
             ownership,
             current_labels,
             tree,
+            reads: std::sync::OnceLock::new(),
         })
     }
 

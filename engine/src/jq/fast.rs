@@ -463,6 +463,28 @@ impl Fast {
         })
     }
 
+    /// Record in `into` the parts of the input the expression reads (see
+    /// [`super::reads`]); `false` when the analysis cannot follow it (the
+    /// caller then reads the input whole). Bounded by `bounds`, which the
+    /// expressions of a definition share: a unit of work per term followed
+    /// and per step of the paths (at most [`super::reads::MAX_PATHS`] of as
+    /// many steps) it stands for, and each node recorded.
+    pub(crate) fn reads(
+        &self,
+        into: &mut super::reads::Reads,
+        bounds: &mut super::reads::Bounds,
+    ) -> bool {
+        let mut f = Follow {
+            reads: into,
+            bounds,
+            vars: Vec::new(),
+        };
+        match f.term(&self.node, &vec![Vec::new()]) {
+            Some(outs) => f.whole(&outs).is_some(),
+            None => false,
+        }
+    }
+
     /// Whether the expression was built when it was compiled ([`fold`]).
     #[cfg(test)]
     pub(crate) fn is_constant(&self) -> bool {
@@ -2298,6 +2320,186 @@ fn caps(limits: &Limits) -> Caps {
         max_collection: limits.max_collection_len,
         max_depth: u32::try_from(limits.max_depth).unwrap_or(u32::MAX),
         max_output_bytes: limits.max_output_bytes,
+    }
+}
+
+/// The paths into the input a term's outputs may be; a value the term
+/// made stands for none (what it holds of the input is read whole).
+type Paths<'n> = Vec<Vec<super::reads::PathStep<'n>>>;
+
+/// Following an expression's reads ([`Fast::reads`]).
+struct Follow<'n, 'r> {
+    reads: &'r mut super::reads::Reads,
+    /// What the analysis may still take.
+    bounds: &'r mut super::reads::Bounds,
+    /// The paths each bound variable stands for, innermost last.
+    vars: Vec<Paths<'n>>,
+}
+
+impl<'n> Follow<'n, '_> {
+    /// Everything of the values at `paths` is read.
+    fn whole(&mut self, paths: &Paths<'n>) -> Option<()> {
+        for p in paths {
+            self.reads
+                .read_whole(p, &mut self.bounds.nodes)
+                .then_some(())?;
+        }
+        Some(())
+    }
+
+    /// The outputs of `n` read whole.
+    fn whole_of(&mut self, n: &'n N, input: &Paths<'n>) -> Option<()> {
+        let outs = self.term(n, input)?;
+        self.whole(&outs)
+    }
+
+    /// `paths`, each one step further.
+    fn step(paths: &Paths<'n>, step: super::reads::PathStep<'n>) -> Option<Paths<'n>> {
+        use super::reads::MAX_PATHS;
+        paths
+            .iter()
+            .map(|p| {
+                (p.len() < MAX_PATHS).then(|| {
+                    let mut p = p.clone();
+                    p.push(step);
+                    p
+                })
+            })
+            .collect()
+    }
+
+    /// The paths `n`'s outputs may be, given those of its input; each read
+    /// at least for its type. `None`: the analysis cannot follow `n`.
+    fn term(&mut self, n: &'n N, input: &Paths<'n>) -> Option<Paths<'n>> {
+        use super::reads::PathStep as P;
+        self.bounds.work = self.bounds.work.checked_sub(1)?;
+        let outs: Paths<'n> = match &n.kind {
+            Kind::Id => input.clone(),
+            Kind::Empty | Kind::Lit(_) | Kind::Const(_) => Vec::new(),
+            Kind::Path(keys) => {
+                let mut out = input.clone();
+                for k in keys {
+                    out = Self::step(&out, P::Key(k))?;
+                }
+                out
+            }
+            Kind::Steps(base, steps) => {
+                let mut out = match base {
+                    None => input.clone(),
+                    Some(b) => self.term(b, input)?,
+                };
+                for s in steps {
+                    let s = match s {
+                        Step::Key(k) => P::Key(k),
+                        Step::Nth(_) => P::Nth,
+                        Step::Each | Step::EachOpt => P::Each,
+                    };
+                    out = Self::step(&out, s)?;
+                }
+                out
+            }
+            Kind::Var(i) => {
+                let at = self.vars.len().checked_sub(1 + i)?;
+                self.vars.get(at)?.clone()
+            }
+            Kind::Bind(src, body) => {
+                let x = self.term(src, input)?;
+                self.vars.push(x);
+                let out = self.term(body, input);
+                self.vars.pop();
+                out?
+            }
+            // Values put into a value the term makes, computed with,
+            // compared or converted: read whole.
+            Kind::Collect(x) | Kind::Neg(x) => {
+                self.whole_of(x, input)?;
+                Vec::new()
+            }
+            Kind::Cmp(l, _, r) | Kind::Math(l, _, r) | Kind::Index(l, r) => {
+                self.whole_of(l, input)?;
+                self.whole_of(r, input)?;
+                Vec::new()
+            }
+            Kind::Obj(entries) => {
+                for (k, v) in entries {
+                    self.whole_of(k, input)?;
+                    self.whole_of(v, input)?;
+                }
+                Vec::new()
+            }
+            Kind::Fun(Fun::Type) => Vec::new(),
+            Kind::Fun(_) => {
+                self.whole(input)?;
+                Vec::new()
+            }
+            Kind::Fun1(_, arg) => {
+                self.whole(input)?;
+                self.whole_of(arg, input)?;
+                Vec::new()
+            }
+            Kind::Matches(re, flags) | Kind::Sub(re, flags, _) => {
+                self.whole(input)?;
+                self.whole_of(re, input)?;
+                self.whole_of(flags, input)?;
+                Vec::new()
+            }
+            Kind::GroupBy(f) => {
+                self.whole(input)?;
+                self.whole_of(f, &Self::step(input, P::Each)?)?;
+                Vec::new()
+            }
+            // Every member's key, each value as `f` reads it.
+            Kind::MapValues(f) => {
+                self.whole_of(f, &Self::step(input, P::Each)?)?;
+                Vec::new()
+            }
+            // Outputs counted, not read; truthiness read (the type kept).
+            Kind::Count(x) | Kind::Not(x) => {
+                self.term(x, input)?;
+                Vec::new()
+            }
+            Kind::Logic(l, _, r) => {
+                self.term(l, input)?;
+                self.term(r, input)?;
+                Vec::new()
+            }
+            Kind::Quant(_, xs, cond) => {
+                let xs = self.term(xs, input)?;
+                self.term(cond, &Self::step(&xs, P::Each)?)?;
+                Vec::new()
+            }
+            Kind::Comma(l, r) | Kind::Alt(l, r) => {
+                let mut out = self.term(l, input)?;
+                out.extend(self.term(r, input)?);
+                out
+            }
+            Kind::Pipe(l, r) => {
+                let x = self.term(l, input)?;
+                self.term(r, &x)?
+            }
+            Kind::If(branches, otherwise) => {
+                let mut out = Vec::new();
+                for (c, t) in branches {
+                    self.term(c, input)?;
+                    out.extend(self.term(t, input)?);
+                }
+                match otherwise {
+                    Some(e) => out.extend(self.term(e, input)?),
+                    None => out.extend(input.iter().cloned()),
+                }
+                out
+            }
+            Kind::Try(f) => self.term(f, input)?,
+        };
+        if outs.len() > super::reads::MAX_PATHS {
+            return None;
+        }
+        let steps: usize = outs.iter().map(Vec::len).sum();
+        self.bounds.work = self.bounds.work.checked_sub(steps)?;
+        for p in &outs {
+            self.reads.touch(p, &mut self.bounds.nodes).then_some(())?;
+        }
+        Some(outs)
     }
 }
 

@@ -9,6 +9,7 @@ pub(crate) mod fast;
 pub(crate) mod format;
 mod natives;
 mod program;
+pub(crate) mod reads;
 mod regex;
 mod time;
 pub(crate) mod value;

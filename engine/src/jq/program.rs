@@ -49,12 +49,46 @@ impl<'a> Input<'a> {
     /// charged when an expression first needs it ([`Input::val`]).
     pub(crate) fn new(v: &'a Value, limits: &Limits) -> Result<Input<'a>, EvalError> {
         let limits = &limits.effective();
-        let spent = |m: crate::budget::Meter| EvalError::Limit {
+        crate::budget::Meter::Steps
+            .take(1)
+            .map_err(|m| Self::spent(&m))?;
+        let (depth, nodes, bytes) = crate::budget::json_shape(v, limits.max_depth);
+        Self::measured(v, depth, nodes, bytes, limits)
+    }
+
+    /// An input for `v`, the part of a JSON text its expressions read (see
+    /// [`super::reads`]), as the whole text's value would be: charged
+    /// and checked by the whole value's `shape`, read with the text, and
+    /// converted for jaq with the whole value's depth, so that every
+    /// expression and budget ends as it would on the whole value.
+    pub(crate) fn of_text(
+        v: &'a Value,
+        shape: crate::source::TextShape,
+        limits: &Limits,
+    ) -> Result<Input<'a>, EvalError> {
+        let limits = &limits.effective();
+        crate::budget::Meter::Steps
+            .take(1)
+            .map_err(|m| Self::spent(&m))?;
+        Self::measured(v, shape.depth, shape.nodes, shape.bytes, limits)
+    }
+
+    fn spent(m: &crate::budget::Meter) -> EvalError {
+        EvalError::Limit {
             limit: m.limit(),
             message: format!("{}, before reading an object for evaluation", m.message()),
-        };
-        crate::budget::Meter::Steps.take(1).map_err(spent)?;
-        let (depth, nodes, bytes) = crate::budget::json_shape(v, limits.max_depth);
+        }
+    }
+
+    /// [`Input::new`] once `v` is measured.
+    fn measured(
+        v: &'a Value,
+        depth: usize,
+        nodes: u64,
+        bytes: usize,
+        limits: &Limits,
+    ) -> Result<Input<'a>, EvalError> {
+        let spent = |m: crate::budget::Meter| Self::spent(&m);
         if depth > limits.max_depth {
             return Err(EvalError::Limit {
                 limit: "maxDepth",
@@ -104,6 +138,9 @@ impl<'a> Input<'a> {
                 ),
             })?;
         let (val, d) = format::from_value(self.json);
+        // The depth of the whole value where only its read part is held
+        // (the same for a value held whole).
+        let d = d.max(u32::try_from(self.depth).unwrap_or(u32::MAX));
         Ok(self.val.get_or_init(|| W { v: val, d }))
     }
 }
@@ -290,6 +327,18 @@ impl Program {
                 }
             })?;
         Ok(filter)
+    }
+
+    /// Record in `reads` the parts of an input the expression reads
+    /// ([`super::reads`]), from its fast form; `false` when that cannot
+    /// be told (no fast form, one the analysis cannot follow, or one
+    /// past `bounds`).
+    pub(crate) fn reads(
+        &self,
+        reads: &mut super::reads::Reads,
+        bounds: &mut super::reads::Bounds,
+    ) -> bool {
+        self.fast.as_ref().is_some_and(|f| f.reads(reads, bounds))
     }
 
     /// The source text.

@@ -7,6 +7,7 @@ use super::scan::scan_json_with;
 use super::spans::SpanIndex;
 use super::yaml::parse_yaml_with;
 use crate::error::{Error, ErrorCode, Result};
+use crate::jq::reads::Reads;
 use crate::limits::Limits;
 use serde_json::{Map, Number, Value};
 
@@ -109,6 +110,49 @@ pub(super) fn read_json_counted(
     }
 }
 
+/// How a text's value is shaped (as [`crate::budget::json_shape`] measures
+/// a value): the deepest container (the root's is 1; 0 for a scalar), the
+/// values, and the bytes of every string and key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TextShape {
+    pub depth: usize,
+    pub nodes: u64,
+    pub bytes: usize,
+}
+
+/// [`read_json_counted`], building only what `reads` reads of the value
+/// (see [`crate::jq::reads`]): the rest is read as strictly (every node
+/// counted, every container's depth checked, a key met twice refused) and
+/// let go. Also the shape of the whole value, as read.
+pub(crate) fn read_json_projected(
+    text: &str,
+    limits: &Limits,
+    reads: &Reads,
+) -> std::result::Result<(Value, TextShape), Refused> {
+    let meter = Meter::new(limits, false);
+    let mut de = serde_json::Deserializer::from_str(text);
+    let root = Counted {
+        meter: &meter,
+        depth: 0,
+        part: Part::of(Some(reads)),
+    };
+    let read = serde::de::DeserializeSeed::deserialize(root, &mut de);
+    match (read, meter.stop.take()) {
+        (Ok(value), _) => {
+            de.end().map_err(|_| Refused::Other)?;
+            let shape = TextShape {
+                depth: meter.deepest.get(),
+                nodes: meter.nodes.get() as u64,
+                bytes: meter.strings.get(),
+            };
+            Ok((value, shape))
+        }
+        (Err(_), Stop::Nodes) => Err(Refused::Limit(nodes_error(limits))),
+        (Err(_), Stop::Depth) => Err(Refused::Limit(depth_error(limits))),
+        (Err(_), _) => Err(Refused::Other),
+    }
+}
+
 /// Why [`read_json_counted`] did not read a text.
 pub(super) enum Refused {
     /// `maxInputNodes` or `maxDepth`, found where the reading stopped.
@@ -187,6 +231,10 @@ enum Stop {
 struct Meter<'l> {
     limits: &'l Limits,
     nodes: std::cell::Cell<usize>,
+    /// The bytes of every string and key read (kept or not).
+    strings: std::cell::Cell<usize>,
+    /// The deepest container read (the root's is 1).
+    deepest: std::cell::Cell<usize>,
     /// The size of the value as compact JSON so far, when counted (host
     /// values; a text's own length is checked before it is read).
     bytes: Option<std::cell::Cell<usize>>,
@@ -198,16 +246,25 @@ impl<'l> Meter<'l> {
         Meter {
             limits,
             nodes: std::cell::Cell::new(0),
+            strings: std::cell::Cell::new(0),
+            deepest: std::cell::Cell::new(0),
             bytes: count_bytes.then(|| std::cell::Cell::new(0)),
             stop: Default::default(),
         }
     }
 
-    fn root(&self) -> Counted<'_, 'l> {
+    fn root(&self) -> Counted<'_, 'l, 'static> {
         Counted {
             meter: self,
             depth: 0,
+            part: Part::Whole,
         }
+    }
+
+    /// A string (or key) of `n` bytes read.
+    #[inline]
+    fn string(&self, n: usize) {
+        self.strings.set(self.strings.get() + n);
     }
 
     fn fail<E: serde::de::Error>(&self, stop: Stop) -> E {
@@ -252,15 +309,44 @@ impl<'l> Meter<'l> {
     }
 }
 
-/// A value read by [`read_json_counted`] or [`read_host_value`]: `depth`
-/// containers enclose it.
+/// A value read by [`read_json_counted`], [`read_json_projected`] or
+/// [`read_host_value`]: `depth` containers enclose it, and `part` is what
+/// of it is kept.
 #[derive(Clone, Copy)]
-struct Counted<'m, 'l> {
+struct Counted<'m, 'l, 'p> {
     meter: &'m Meter<'l>,
     depth: usize,
+    part: Part<'p>,
 }
 
-impl Counted<'_, '_> {
+/// What of a value a reading keeps.
+#[derive(Clone, Copy)]
+enum Part<'p> {
+    /// All of it.
+    Whole,
+    /// What expressions read of it ([`Reads`]): the rest is read (counted,
+    /// its depth and keys checked) and not built.
+    Read(&'p Reads),
+    /// Nothing: read and let go (the value given back is `null`).
+    Skip,
+}
+
+impl<'p> Part<'p> {
+    /// What is kept of a value of which `r` is read (`None`: nothing).
+    fn of(r: Option<&'p Reads>) -> Part<'p> {
+        match r {
+            None => Part::Skip,
+            Some(r) if r.is_whole() => Part::Whole,
+            Some(r) => Part::Read(r),
+        }
+    }
+}
+
+impl<'p> Counted<'_, '_, 'p> {
+    fn with(self, part: Part<'p>) -> Self {
+        Counted { part, ..self }
+    }
+
     /// Count one more node (of `json_bytes` bytes as compact JSON, when
     /// counted).
     fn count<E: serde::de::Error>(&self, json_bytes: usize) -> std::result::Result<(), E> {
@@ -289,6 +375,8 @@ impl Counted<'_, '_> {
         if self.depth >= self.meter.limits.max_depth {
             return Err(self.meter.fail(Stop::Depth));
         }
+        let deepest = &self.meter.deepest;
+        deepest.set(deepest.get().max(self.depth + 1));
         Ok(Counted {
             depth: self.depth + 1,
             ..self
@@ -306,7 +394,7 @@ fn digits(mut n: u64) -> usize {
     d
 }
 
-impl<'de> serde::de::DeserializeSeed<'de> for Counted<'_, '_> {
+impl<'de> serde::de::DeserializeSeed<'de> for Counted<'_, '_, '_> {
     type Value = Value;
 
     fn deserialize<D: serde::Deserializer<'de>>(
@@ -317,7 +405,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for Counted<'_, '_> {
     }
 }
 
-impl<'de> serde::de::Visitor<'de> for Counted<'_, '_> {
+impl<'de> serde::de::Visitor<'de> for Counted<'_, '_, '_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -354,11 +442,16 @@ impl<'de> serde::de::Visitor<'de> for Counted<'_, '_> {
 
     fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Value, E> {
         self.meter.add_string(v)?;
+        self.meter.string(v.len());
+        if let Part::Skip = self.part {
+            return self.scalar(Value::Null, 0);
+        }
         self.scalar(Value::String(v.to_string()), 0)
     }
 
     fn visit_string<E: serde::de::Error>(self, v: String) -> std::result::Result<Value, E> {
         self.meter.add_string(&v)?;
+        self.meter.string(v.len());
         self.scalar(Value::String(v), 0)
     }
 
@@ -375,6 +468,20 @@ impl<'de> serde::de::Visitor<'de> for Counted<'_, '_> {
         mut seq: A,
     ) -> std::result::Result<Value, A::Error> {
         let inner = self.container::<A::Error>()?;
+        let inner = match self.part {
+            Part::Whole => inner,
+            Part::Read(r) if r.array_whole() => inner.with(Part::Whole),
+            Part::Read(r) => inner.with(Part::of(r.element())),
+            Part::Skip => {
+                while seq.next_element_seed(inner)?.is_some() {}
+                return Ok(Value::Null);
+            }
+        };
+        if let Part::Skip = inner.part {
+            // Kept for its type: an empty array.
+            while seq.next_element_seed(inner)?.is_some() {}
+            return Ok(Value::Array(Vec::new()));
+        }
         let mut items = Vec::new();
         while let Some(v) = seq.next_element_seed(inner)? {
             if !items.is_empty() {
@@ -390,8 +497,15 @@ impl<'de> serde::de::Visitor<'de> for Counted<'_, '_> {
         mut access: A,
     ) -> std::result::Result<Value, A::Error> {
         let inner = self.container::<A::Error>()?;
+        match self.part {
+            Part::Read(r) if !r.object_whole() => return self.some_members(r, inner, access),
+            Part::Skip => return self.no_members(inner, access),
+            _ => {}
+        }
+        let inner = inner.with(Part::Whole);
         let mut map = Map::new();
         while let Some(key) = access.next_key::<String>()? {
+            self.meter.string(key.len());
             if map.contains_key(&key) {
                 let why = format!("it holds the key {key:?} twice");
                 return Err(self.meter.fail(Stop::NotJson(why)));
@@ -403,6 +517,116 @@ impl<'de> serde::de::Visitor<'de> for Counted<'_, '_> {
             map.insert(key, v);
         }
         Ok(Value::Object(map))
+    }
+}
+
+impl<'p> Counted<'_, '_, 'p> {
+    /// The members of an object `r` reads: built as read, the others read
+    /// and let go; a key met twice refused whether kept or not.
+    fn some_members<'de, A: serde::de::MapAccess<'de>>(
+        self,
+        r: &'p Reads,
+        inner: Self,
+        mut access: A,
+    ) -> std::result::Result<Value, A::Error> {
+        let mut map = Map::new();
+        // A key is kept or let go by its name alone, so a key met twice
+        // is met twice among the kept or among the others.
+        let mut others: Vec<std::borrow::Cow<'de, str>> = Vec::new();
+        while let Some(key) = access.next_key_seed(KeySeed)? {
+            self.meter.string(key.len());
+            match r.member(&key) {
+                Some(c) => {
+                    if map.contains_key(&*key) {
+                        return Err(self.twice(&key));
+                    }
+                    let v = access.next_value_seed(inner.with(Part::of(Some(c))))?;
+                    map.insert(key.into_owned(), v);
+                }
+                None => {
+                    access.next_value_seed(inner.with(Part::Skip))?;
+                    others.push(key);
+                }
+            }
+        }
+        self.once_each(&mut others)?;
+        Ok(Value::Object(map))
+    }
+
+    /// An object of which nothing is kept: read and let go, a key met
+    /// twice refused.
+    fn no_members<'de, A: serde::de::MapAccess<'de>>(
+        self,
+        inner: Self,
+        mut access: A,
+    ) -> std::result::Result<Value, A::Error> {
+        let inner = inner.with(Part::Skip);
+        let mut keys: Vec<std::borrow::Cow<'de, str>> = Vec::new();
+        while let Some(key) = access.next_key_seed(KeySeed)? {
+            self.meter.string(key.len());
+            access.next_value_seed(inner)?;
+            keys.push(key);
+        }
+        self.once_each(&mut keys)?;
+        Ok(Value::Null)
+    }
+
+    /// An error unless every key of `keys` is there once (sorted here:
+    /// O(n log n) in the object's keys).
+    fn once_each<E: serde::de::Error>(
+        self,
+        keys: &mut [std::borrow::Cow<'_, str>],
+    ) -> std::result::Result<(), E> {
+        if keys.len() < 2 {
+            return Ok(());
+        }
+        keys.sort_unstable();
+        match keys.windows(2).find(|w| w[0] == w[1]) {
+            Some(w) => Err(self.twice(&w[0])),
+            None => Ok(()),
+        }
+    }
+
+    fn twice<E: serde::de::Error>(self, key: &str) -> E {
+        let why = format!("it holds the key {key:?} twice");
+        self.meter.fail(Stop::NotJson(why))
+    }
+}
+
+/// A key as read: borrowed from the text where it has no escapes.
+struct KeySeed;
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeySeed {
+    type Value = std::borrow::Cow<'de, str>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeySeed {
+    type Value = std::borrow::Cow<'de, str>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_borrowed_str<E: serde::de::Error>(
+        self,
+        v: &'de str,
+    ) -> std::result::Result<Self::Value, E> {
+        Ok(std::borrow::Cow::Borrowed(v))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
+        Ok(std::borrow::Cow::Owned(v.to_string()))
+    }
+
+    fn visit_string<E: serde::de::Error>(self, v: String) -> std::result::Result<Self::Value, E> {
+        Ok(std::borrow::Cow::Owned(v))
     }
 }
 

@@ -80,6 +80,7 @@ mod tree;
 mod yaml;
 
 pub use document::SourceDocument;
+pub(crate) use json::TextShape;
 pub(crate) use json::check_value_limits;
 pub use json::{HostRead, read_host_value};
 pub use map::{
@@ -93,7 +94,7 @@ pub use objects::{InputObjects, InputShape, ObjectsOfInputs};
 pub(crate) use objects::{SourceItem, split_into, type_name};
 pub use objects::{objects_of_value, read_items, read_objects};
 pub(crate) use path::{FieldPath, Segment, path_push_index, path_push_key};
-pub(crate) use read::{document_stream, read_value_fast};
+pub(crate) use read::{document_stream, read_value_fast, read_value_projected};
 pub use read::{
     one_document, parse_documents, parse_documents_bytes, parse_object, read_text, read_value,
 };

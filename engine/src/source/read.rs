@@ -170,6 +170,23 @@ pub(crate) fn read_value_fast(text: &str, limits: &Limits) -> Result<Option<Valu
     }
 }
 
+/// [`read_value_fast`], building only what `reads` reads of the value
+/// (the rest read as strictly and let go), with the shape of the whole
+/// value read.
+pub(crate) fn read_value_projected(
+    text: &str,
+    limits: &Limits,
+    reads: &crate::jq::reads::Reads,
+) -> Result<Option<(Value, super::TextShape)>> {
+    let limits = &limits.effective();
+    check_input_size(text.len(), limits)?;
+    match json::read_json_projected(text, limits, reads) {
+        Ok(read) => Ok(Some(read)),
+        Err(json::Refused::Limit(e)) => Err(e),
+        Err(json::Refused::Other) => Ok(None),
+    }
+}
+
 /// Like [`parse_documents`], for bytes: text that is not valid UTF-8 is a
 /// [`ErrorCode::Parse`] error naming the byte offset (and line/column) of the
 /// first invalid byte.

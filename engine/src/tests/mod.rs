@@ -5,5 +5,6 @@
 
 mod costs;
 mod fast;
+mod reads;
 mod source;
 mod validate;

@@ -78,6 +78,17 @@ impl CompiledDefinition {
     /// value its expressions give as written): [`Resolved::into_owned`]
     /// copies them.
     pub fn resolve<'a>(&'a self, obj: &'a Value) -> Result<Resolved<'a>> {
+        self.resolve_read(obj, None)
+    }
+
+    /// [`CompiledDefinition::resolve`] of `obj`, or (with the `shape` of
+    /// the text it was read from) of the part of a text resolving reads
+    /// ([`CompiledDefinition::object_reads`]), with the same result.
+    fn resolve_read<'a>(
+        &'a self,
+        obj: &'a Value,
+        shape: Option<crate::source::TextShape>,
+    ) -> Result<Resolved<'a>> {
         let _call = crate::budget::Call::enter(&self.limits);
         self.check_tree_depth()?;
         let workload = workload_ref(obj)?;
@@ -106,7 +117,11 @@ impl CompiledDefinition {
                 root.version
             ));
         }
-        let input = Input::new(obj, &self.limits).map_err(crate::expr::eval_error)?;
+        let input = match shape {
+            Some(shape) => Input::of_text(obj, shape, &self.limits),
+            None => Input::new(obj, &self.limits),
+        }
+        .map_err(crate::expr::eval_error)?;
         let mut components = Vec::with_capacity(self.comps.len());
         let mut totals = Totals::default();
         for c in &self.comps {
@@ -169,13 +184,114 @@ impl CompiledDefinition {
     /// read by the JSON reader's fast path (as the bindings read theirs);
     /// YAML, and JSON that reader refuses, by the YAML/JSON reader, whose
     /// errors carry positions (the text `null` is no document).
+    ///
+    /// JSON text is read for what resolving reads of it: the parts no
+    /// expression of the definition reads are read (within the limits, a
+    /// key met twice refused) and not built, with the same result and the
+    /// same charges as the whole object's
+    /// ([`CompiledDefinition::object_reads`]).
     pub fn resolve_text(&self, text: &str) -> Result<Resolved<'static>> {
         let _call = crate::budget::Call::enter(&self.limits);
+        if let Some(resolved) = self.resolve_read_part(text)? {
+            return Ok(resolved);
+        }
         let obj = match crate::source::read_value_fast(text, &self.limits)? {
             Some(v) if !v.is_null() => v,
             _ => parse_object(text, &self.limits)?,
         };
         self.resolve(&obj).map(Resolved::into_owned)
+    }
+
+    /// Resolve the value of a JSON (or YAML) text as
+    /// [`read_value`](crate::source::read_value) reads it (a binding's
+    /// object argument: `JSON.stringify`'s text, say): the same result and
+    /// errors as `resolve(&read_value(text)?)`, with JSON read as
+    /// [`CompiledDefinition::resolve_text`] reads it, for what resolving
+    /// reads of it. Unlike `resolve_text`, the text `null` is the value
+    /// `null` (an invalid object) rather than no document.
+    pub fn resolve_value_text(&self, text: &str) -> Result<Resolved<'static>> {
+        let _call = crate::budget::Call::enter(&self.limits);
+        if let Some(resolved) = self.resolve_read_part(text)? {
+            return Ok(resolved);
+        }
+        let obj = crate::source::read_value(text, &self.limits)?;
+        self.resolve(&obj).map(Resolved::into_owned)
+    }
+
+    /// The resolve of a JSON text's object read for what resolving reads
+    /// of it; `None` (nothing read yet) when the definition reads every
+    /// object whole, or the text is not an object the fast JSON reader
+    /// takes (the callers' own readers then read it, with their errors).
+    fn resolve_read_part(&self, text: &str) -> Result<Option<Resolved<'static>>> {
+        let Some(reads) = self.object_reads() else {
+            return Ok(None);
+        };
+        match crate::source::read_value_projected(text, &self.limits, reads)? {
+            Some((obj, shape)) if !obj.is_null() => self
+                .resolve_read(&obj, Some(shape))
+                .map(|r| Some(r.into_owned())),
+            _ => Ok(None),
+        }
+    }
+
+    /// What resolving reads of an object (`None`: all of it), found once:
+    /// the parts each expression [`CompiledDefinition::resolve`] evaluates
+    /// reads ([`crate::jq::reads`]), and the object's reference
+    /// (`apiVersion`, `kind`, `metadata.name`, `generateName`,
+    /// `namespace`, `uid`). All of it when an expression is one the
+    /// analysis cannot follow.
+    pub(crate) fn object_reads(&self) -> Option<&crate::jq::reads::Reads> {
+        self.reads.get_or_init(|| self.find_reads()).as_ref()
+    }
+
+    fn find_reads(&self) -> Option<crate::jq::reads::Reads> {
+        self.find_reads_within(&mut crate::jq::reads::Bounds::new())
+    }
+
+    /// [`CompiledDefinition::find_reads`], taking what it takes from
+    /// `bounds`.
+    pub(crate) fn find_reads_within(
+        &self,
+        bounds: &mut crate::jq::reads::Bounds,
+    ) -> Option<crate::jq::reads::Reads> {
+        use crate::jq::reads::{PathStep::Key, Reads};
+        let mut reads = Reads::default();
+        // A few nodes, well within the bounds.
+        reads.read_whole(&[Key("apiVersion")], &mut bounds.nodes);
+        reads.read_whole(&[Key("kind")], &mut bounds.nodes);
+        for k in ["name", "generateName", "namespace", "uid"] {
+            reads.read_whole(&[Key("metadata"), Key(k)], &mut bounds.nodes);
+        }
+        let mut exprs: Vec<&Expr> = Vec::new();
+        for c in &self.comps {
+            exprs.extend(&c.ids);
+            exprs.extend(&c.metadata);
+            match &c.pod {
+                PodDef::None => {}
+                PodDef::Template(e) | PodDef::Spec(e) => exprs.push(e),
+                PodDef::Fragmented(fields) => exprs.extend(fields.iter().map(|(_, e)| e)),
+            }
+            if let Some(s) = &c.scale {
+                exprs.extend(s.paths().into_iter().filter_map(|(_, e)| e));
+            }
+            if let Some(s) = &c.status {
+                exprs.extend(&s.phase);
+                exprs.extend(s.conditions.as_ref().map(|c| &c.expr));
+                for (_, matchers) in &s.mappings {
+                    exprs.extend(
+                        matchers
+                            .iter()
+                            .filter_map(|m| m.by_expression.as_ref().map(|(e, _)| e)),
+                    );
+                }
+            }
+        }
+        for e in exprs {
+            if !e.program.reads(&mut reads, bounds) {
+                return None;
+            }
+        }
+        (reads.finish(&mut bounds.nodes) && !reads.is_whole()).then_some(reads)
     }
 
     /// Only the root status of an object.
