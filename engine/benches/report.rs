@@ -129,6 +129,10 @@ fn main() {
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (name, obj) in [
         ("example JobSet", workloads::jobset_example()),
+        (
+            "example JobSet as an API server gives it",
+            workloads::jobset_as_served(),
+        ),
         ("large Milvus", workloads::milvus_large()),
         ("Dynamo graph, 50 services", workloads::dynamo(50)),
         ("JobSet, 1,000 replicated jobs", workloads::jobset(1000)),

@@ -506,17 +506,40 @@ impl<'de> serde::de::Visitor<'de> for Counted<'_, '_, '_> {
         let mut map = Map::new();
         while let Some(key) = access.next_key::<String>()? {
             self.meter.string(key.len());
-            if map.contains_key(&key) {
-                let why = format!("it holds the key {key:?} twice");
-                return Err(self.meter.fail(Stop::NotJson(why)));
-            }
-            // The key, its colon and (after the first entry) a comma.
-            self.meter.add_string(&key)?;
-            self.meter.add_bytes(1 + usize::from(!map.is_empty()))?;
-            let v = access.next_value_seed(inner)?;
-            map.insert(key, v);
+            let read = (|| {
+                // The key, its colon and (after the first entry) a comma.
+                self.meter.add_string(&key)?;
+                self.meter.add_bytes(1 + usize::from(!map.is_empty()))?;
+                access.next_value_seed(inner)
+            })();
+            self.insert_once(&mut map, key, read)?;
         }
         Ok(Value::Object(map))
+    }
+}
+
+impl Counted<'_, '_, '_> {
+    /// Put a member read into `map`, its key hashed once: a key met twice
+    /// is refused as such, also where reading its value failed (it is
+    /// found before its value, as a reader that looked first would).
+    fn insert_once<E: serde::de::Error>(
+        self,
+        map: &mut Map<String, Value>,
+        key: String,
+        read: std::result::Result<Value, E>,
+    ) -> std::result::Result<(), E> {
+        let v = match read {
+            Ok(v) => v,
+            Err(_) if map.contains_key(&key) => return Err(self.twice(&key)),
+            Err(e) => return Err(e),
+        };
+        match map.entry(key) {
+            serde_json::map::Entry::Occupied(o) => Err(self.twice(o.key())),
+            serde_json::map::Entry::Vacant(slot) => {
+                slot.insert(v);
+                Ok(())
+            }
+        }
     }
 }
 
@@ -537,11 +560,8 @@ impl<'p> Counted<'_, '_, 'p> {
             self.meter.string(key.len());
             match r.member(&key) {
                 Some(c) => {
-                    if map.contains_key(&*key) {
-                        return Err(self.twice(&key));
-                    }
-                    let v = access.next_value_seed(inner.with(Part::of(Some(c))))?;
-                    map.insert(key.into_owned(), v);
+                    let read = access.next_value_seed(inner.with(Part::of(Some(c))));
+                    self.insert_once(&mut map, key.into_owned(), read)?;
                 }
                 None => {
                     access.next_value_seed(inner.with(Part::Skip))?;

@@ -960,6 +960,28 @@ mod host {
             }
             other => panic!("{other:?}"),
         }
+        // The key met twice is found before its value is read: whatever
+        // limit that value would pass, the key is the error.
+        let deep = serde_json::json!([[[[1]]]]);
+        for limits in [
+            Limits {
+                max_depth: 2,
+                ..Limits::default()
+            },
+            Limits {
+                max_input_bytes: 12,
+                ..Limits::default()
+            },
+        ] {
+            let twice = vec![("1", serde_json::json!(1)), ("1", deep.clone())];
+            let host = de::value::MapDeserializer::<_, serde_json::Error>::new(twice.into_iter());
+            match value_from_host(host, &limits) {
+                Err(HostRead::Engine(e)) => {
+                    assert!(e.message().contains(r#"the key "1" twice"#), "{e}");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
     }
 
     /// A host value of any size: `deep` nested lists around an endless list
