@@ -20,20 +20,22 @@
 //! path's subset, a variable it does not know, more paths than
 //! [`MAX_PATHS`]) keeps the whole input.
 
-use std::collections::BTreeMap;
-
 /// The most paths one term of an expression may stand for, and the most
 /// steps a path may have, before the analysis gives up (and the input is
 /// read whole).
 pub(crate) const MAX_PATHS: usize = 64;
 
 /// The most nodes the parts a definition reads may take, as recorded and
-/// once finished ([`Reads::finish`]), before the analysis gives up.
-pub(crate) const MAX_NODES: usize = 20_000;
+/// once finished ([`Reads::finish`]), before the analysis gives up (the
+/// catalog's largest, a Milvus, takes 115). A node's keys are a sorted
+/// list, so recording n keys of one object moves O(n^2) entries: 4,096
+/// keeps that to milliseconds.
+pub(crate) const MAX_NODES: usize = 4_096;
 
 /// The most work the analysis of a definition may take: a unit per term
-/// followed and per step of each path a term stands for.
-pub(crate) const MAX_WORK: usize = 4_000_000;
+/// followed and per step of each path a term stands for (the catalog's
+/// largest, a Milvus, takes about 12,300).
+pub(crate) const MAX_WORK: usize = 500_000;
 
 /// What the analysis of one definition may still take.
 #[derive(Debug, Clone, Copy)]
@@ -69,8 +71,10 @@ pub(crate) enum PathStep<'a> {
 pub(crate) struct Reads {
     /// Everything below this value.
     whole: bool,
-    /// Members read by key.
-    keys: BTreeMap<String, Reads>,
+    /// Members read by key, sorted by key (a sorted list: a definition
+    /// reads a few keys of each object, and the list's code is smaller
+    /// than a map's, which the WASM build pays for).
+    keys: Vec<(String, Reads)>,
     /// Every member or element (`.[]`).
     each: Option<Box<Reads>>,
     /// Every element of an array (`.[i]`).
@@ -83,6 +87,20 @@ impl Reads {
         self.whole
     }
 
+    /// The node of member `key`, made where missing (`None` when that
+    /// takes a node `nodes` has not).
+    fn key(&mut self, key: &str, nodes: &mut usize) -> Option<&mut Reads> {
+        let at = match self.keys.binary_search_by(|(k, _)| k.as_str().cmp(key)) {
+            Ok(at) => at,
+            Err(at) => {
+                *nodes = nodes.checked_sub(1)?;
+                self.keys.insert(at, (key.to_string(), Reads::default()));
+                at
+            }
+        };
+        Some(&mut self.keys[at].1)
+    }
+
     /// The node of `path`, made where missing, each node made taken from
     /// `nodes` (`None` once they run out).
     fn at(&mut self, path: &[PathStep<'_>], nodes: &mut usize) -> Option<&mut Reads> {
@@ -91,19 +109,18 @@ impl Reads {
             if node.whole {
                 break;
             }
-            let made = match step {
-                PathStep::Key(k) => !node.keys.contains_key(*k),
-                PathStep::Each => node.each.is_none(),
-                PathStep::Nth => node.nth.is_none(),
+            let slot = match step {
+                PathStep::Key(k) => {
+                    node = node.key(k, nodes)?;
+                    continue;
+                }
+                PathStep::Each => &mut node.each,
+                PathStep::Nth => &mut node.nth,
             };
-            if made {
+            if slot.is_none() {
                 *nodes = nodes.checked_sub(1)?;
             }
-            node = match step {
-                PathStep::Key(k) => node.keys.entry((*k).to_string()).or_default(),
-                PathStep::Each => node.each.get_or_insert_with(Box::default),
-                PathStep::Nth => node.nth.get_or_insert_with(Box::default),
-            };
+            node = slot.get_or_insert_with(Box::default);
         }
         Some(node)
     }
@@ -134,10 +151,7 @@ impl Reads {
             return Some(());
         }
         for (k, v) in &other.keys {
-            if !self.keys.contains_key(k) {
-                *nodes = nodes.checked_sub(1)?;
-            }
-            self.keys.entry(k.clone()).or_default().merge(v, nodes)?;
+            self.key(k, nodes)?.merge(v, nodes)?;
         }
         for (mine, theirs) in [(&mut self.each, &other.each), (&mut self.nth, &other.nth)] {
             if let Some(t) = theirs {
@@ -168,14 +182,14 @@ impl Reads {
             return Some(());
         }
         if let Some(each) = &self.each {
-            for v in self.keys.values_mut() {
+            for (_, v) in &mut self.keys {
                 v.merge(each, nodes)?;
             }
         }
         if let (Some(each), Some(nth)) = (&self.each, &mut self.nth) {
             nth.merge(each, nodes)?;
         }
-        for v in self.keys.values_mut() {
+        for (_, v) in &mut self.keys {
             v.finish_within(nodes)?;
         }
         for v in [&mut self.each, &mut self.nth].into_iter().flatten() {
@@ -198,7 +212,10 @@ impl Reads {
 
     /// What is read of the member `key` of an object, if anything is.
     pub(crate) fn member(&self, key: &str) -> Option<&Reads> {
-        self.keys.get(key).or(self.each.as_deref())
+        match self.keys.binary_search_by(|(k, _)| k.as_str().cmp(key)) {
+            Ok(at) => Some(&self.keys[at].1),
+            Err(_) => self.each.as_deref(),
+        }
     }
 
     /// What is read of every element of an array, if anything is.
@@ -276,6 +293,12 @@ mod tests {
         }
         assert!(!r.finish(n));
         assert_eq!(*n, 0);
+        // Keys of one object past the bound (10x): recording stops at it.
+        let mut r = Reads::default();
+        let n = &mut MAX_NODES.clone();
+        let keys: Vec<String> = (0..10 * MAX_NODES).map(|i| format!("k{i}")).collect();
+        let recorded = keys.iter().take_while(|k| r.touch(&[Key(k)], n)).count();
+        assert_eq!(recorded, MAX_NODES);
         // Recording stops there too.
         let mut r = Reads::default();
         let mut n = 10;
