@@ -82,6 +82,10 @@ use std::rc::Rc;
 #[derive(Debug, Clone)]
 pub(crate) struct Fast {
     node: N,
+    /// Whether the expression has a part its fast form leaves out (the
+    /// body of a `catch`, which only jaq runs): what that part reads is
+    /// not known ([`Fast::reads`]).
+    hidden: bool,
 }
 
 /// A term of the subset, and whether it gives exactly one output on any
@@ -457,9 +461,12 @@ impl Fast {
             scope: Vec::new(),
             defs: Vec::new(),
             budget: 64 + 4 * code.len(),
+            hidden: false,
         };
+        let node = node(term, &mut cl)?;
         Some(Fast {
-            node: node(term, &mut cl)?,
+            node,
+            hidden: cl.hidden,
         })
     }
 
@@ -468,12 +475,17 @@ impl Fast {
     /// caller then reads the input whole). Bounded by `bounds`, which the
     /// expressions of a definition share: a unit of work per term followed
     /// and per step of the paths (at most [`super::reads::MAX_PATHS`] of as
-    /// many steps) it stands for, and each node recorded.
+    /// many steps) it stands for, and each node recorded. An expression
+    /// with a `catch` body is not followed: only jaq runs that body, which
+    /// may read anything of the input through a variable.
     pub(crate) fn reads(
         &self,
         into: &mut super::reads::Reads,
         bounds: &mut super::reads::Bounds,
     ) -> bool {
+        if self.hidden {
+            return false;
+        }
         let mut f = Follow {
             reads: into,
             bounds,
@@ -2512,6 +2524,8 @@ struct Cls<'t, 's> {
     /// Terms left to build: calls of definitions are inlined, which nested
     /// definitions could make exponential.
     budget: usize,
+    /// Whether a part of the expression was left out (see [`Fast`]).
+    hidden: bool,
 }
 
 /// A definition (`def name($a; $b): body;`); `body` is `None` inside its
@@ -2659,7 +2673,10 @@ fn node<'t, 's>(term: &'t Term<&'s str>, cl: &mut Cls<'t, 's>) -> Option<N> {
             }
             Kind::Try(Box::new(f))
         }
-        Term::TryCatch(f, Some(_)) => return node(f, cl),
+        Term::TryCatch(f, Some(_)) => {
+            cl.hidden = true;
+            return node(f, cl);
+        }
         Term::Var(name) => {
             let i = cl.scope.iter().rev().position(|v| v == name)?;
             Kind::Var(i)
@@ -2911,6 +2928,7 @@ fn capture_of_match() -> Option<N> {
         scope: Vec::new(),
         defs: Vec::new(),
         budget: usize::MAX,
+        hidden: false,
     };
     node(&term, &mut cl)
 }
@@ -2973,7 +2991,12 @@ fn fold(kind: Kind) -> Kind {
         max_collection_len: 4096,
         ..Limits::default()
     };
-    match (Fast { node: node.clone() }).run(&Value::Null, 1, &limits) {
+    match (Fast {
+        node: node.clone(),
+        hidden: false,
+    })
+    .run(&Value::Null, 1, &limits)
+    {
         Some(Ok(mut v)) if v.len() == 1 && v[0].is_object() => Kind::Const(Box::new(v.remove(0))),
         _ => node.kind,
     }

@@ -17,8 +17,9 @@
 //!   read is kept empty.
 //!
 //! Anything the analysis cannot follow (an expression outside the fast
-//! path's subset, a variable it does not know, more paths than
-//! [`MAX_PATHS`]) keeps the whole input.
+//! path's subset, a `catch` body, which the fast form leaves to jaq, a
+//! variable it does not know, more paths than [`MAX_PATHS`], past
+//! [`MAX_NODES`] or [`MAX_WORK`]) keeps the whole input.
 
 /// The most paths one term of an expression may stand for, and the most
 /// steps a path may have, before the analysis gives up (and the input is

@@ -555,7 +555,7 @@ impl<'p> Counted<'_, '_, 'p> {
         let mut map = Map::new();
         // A key is kept or let go by its name alone, so a key met twice
         // is met twice among the kept or among the others.
-        let mut others: Vec<std::borrow::Cow<'de, str>> = Vec::new();
+        let mut others = Seen::default();
         while let Some(key) = access.next_key_seed(KeySeed)? {
             self.meter.string(key.len());
             match r.member(&key) {
@@ -564,12 +564,13 @@ impl<'p> Counted<'_, '_, 'p> {
                     self.insert_once(&mut map, key.into_owned(), read)?;
                 }
                 None => {
+                    if let Some(key) = others.add(key) {
+                        return Err(self.twice(&key));
+                    }
                     access.next_value_seed(inner.with(Part::Skip))?;
-                    others.push(key);
                 }
             }
         }
-        self.once_each(&mut others)?;
         Ok(Value::Object(map))
     }
 
@@ -581,35 +582,52 @@ impl<'p> Counted<'_, '_, 'p> {
         mut access: A,
     ) -> std::result::Result<Value, A::Error> {
         let inner = inner.with(Part::Skip);
-        let mut keys: Vec<std::borrow::Cow<'de, str>> = Vec::new();
+        let mut keys = Seen::default();
         while let Some(key) = access.next_key_seed(KeySeed)? {
             self.meter.string(key.len());
+            if let Some(key) = keys.add(key) {
+                return Err(self.twice(&key));
+            }
             access.next_value_seed(inner)?;
-            keys.push(key);
         }
-        self.once_each(&mut keys)?;
         Ok(Value::Null)
-    }
-
-    /// An error unless every key of `keys` is there once (sorted here:
-    /// O(n log n) in the object's keys).
-    fn once_each<E: serde::de::Error>(
-        self,
-        keys: &mut [std::borrow::Cow<'_, str>],
-    ) -> std::result::Result<(), E> {
-        if keys.len() < 2 {
-            return Ok(());
-        }
-        keys.sort_unstable();
-        match keys.windows(2).find(|w| w[0] == w[1]) {
-            Some(w) => Err(self.twice(&w[0])),
-            None => Ok(()),
-        }
     }
 
     fn twice<E: serde::de::Error>(self, key: &str) -> E {
         let why = format!("it holds the key {key:?} twice");
         self.meter.fail(Stop::NotJson(why))
+    }
+}
+
+/// The keys of an object met so far and let go: a key met twice is found
+/// when it is met, before its value is read (as the whole reader finds it),
+/// by a scan of the first few, a hash set past [`Seen::FEW`].
+#[derive(Default)]
+struct Seen<'de> {
+    few: Vec<std::borrow::Cow<'de, str>>,
+    many: std::collections::HashSet<std::borrow::Cow<'de, str>>,
+}
+
+impl<'de> Seen<'de> {
+    const FEW: usize = 16;
+
+    /// Add `key`; the key back if it was met before.
+    fn add(&mut self, key: std::borrow::Cow<'de, str>) -> Option<std::borrow::Cow<'de, str>> {
+        if self.many.is_empty() {
+            if self.few.contains(&key) {
+                return Some(key);
+            }
+            if self.few.len() < Self::FEW {
+                self.few.push(key);
+                return None;
+            }
+            self.many.extend(self.few.drain(..));
+        }
+        if self.many.contains(&key) {
+            return Some(key);
+        }
+        self.many.insert(key);
+        None
     }
 }
 

@@ -247,10 +247,7 @@ fn budgets_end_a_resolve_from_the_read_part_where_they_end_the_whole() {
 
 #[test]
 fn unread_parts_are_read_as_strictly_as_the_rest() {
-    let engine = Engine::new().unwrap();
-    let jobset = include_str!("../../../examples/jobset.yaml");
-    let obj = engine.read_object(jobset).unwrap();
-    let d = Arc::clone(engine.definition_for(&obj).unwrap());
+    let (engine, obj, d) = example();
     assert!(d.object_reads().is_some());
     let text = |extra: &str| {
         let t = serde_json::to_string(&obj).unwrap();
@@ -335,10 +332,8 @@ fn arb_json() -> impl Strategy<Value = Value> {
 
 #[test]
 fn a_bindings_text_resolves_as_its_value_would() {
-    let engine = Engine::new().unwrap();
+    let (_, obj, d) = example();
     let jobset = include_str!("../../../examples/jobset.yaml");
-    let obj = engine.read_object(jobset).unwrap();
-    let d = Arc::clone(engine.definition_for(&obj).unwrap());
     let limits = Limits::default();
     let json = serde_json::to_string(&obj).unwrap();
     for text in [
@@ -366,12 +361,7 @@ fn a_value_of_the_wrong_type_for_its_step_is_kept_whole() {
     // jaq's error names the value it cannot index, so that value is kept
     // as it is, not as the step would have kept it; and what `.[]` reads
     // is read of a member named by key too.
-    let def = |replicas: &str| {
-        let text = format!(
-            "apiVersion: run.ai/v1alpha1\nkind: Karta\nmetadata: {{name: app}}\nspec:\n  structureDefinition:\n    rootComponent:\n      name: app\n      kind: {{group: example.com, version: v1, kind: App}}\n      statusDefinition:\n        statusMappings:\n          running:\n            - byPhase: Running\n      specDefinition:\n        podTemplateSpecPath: .spec.template\n      scaleDefinition:\n        replicasPath: '{replicas}'\n"
-        );
-        CompiledDefinition::from_text(&text, Limits::default()).unwrap()
-    };
+    let def = |replicas: &str| app(BY_PHASE, Some(replicas));
     let obj = |spec: Value| {
         json!({"apiVersion": "example.com/v1", "kind": "App",
                "metadata": {"name": "a", "managedFields": [{"m": 1}]}, "spec": spec})
@@ -417,13 +407,7 @@ fn the_analysis_of_a_hostile_definition_is_bounded() {
     let chain: String = (0..62).map(|i| format!(" | .k{i}")).collect();
     let expr = format!("[({}){chain}] | length > 0", alternatives.join(", "));
     assert!(expr.len() < 16 * 1024);
-    let matchers: String = (0..40)
-        .map(|_| format!("            - byExpression:\n                expression: '{expr}'\n                expectedResult: 'true'\n"))
-        .collect();
-    let text = format!(
-        "apiVersion: run.ai/v1alpha1\nkind: Karta\nmetadata: {{name: app}}\nspec:\n  structureDefinition:\n    rootComponent:\n      name: app\n      kind: {{group: example.com, version: v1, kind: App}}\n      statusDefinition:\n        statusMappings:\n          running:\n{matchers}      specDefinition:\n        podTemplateSpecPath: .spec.template\n"
-    );
-    let d = CompiledDefinition::from_text(&text, Limits::default()).unwrap();
+    let d = app(&by_expression(&expr).repeat(40), None);
     let mut b = crate::jq::reads::Bounds::new();
     assert!(d.find_reads_within(&mut b).is_none());
     assert!(d.object_reads().is_none());
@@ -432,15 +416,105 @@ fn the_analysis_of_a_hostile_definition_is_bounded() {
     let text = serde_json::to_string(&o).unwrap();
     assert_eq!(outcome(d.resolve_text(&text)), outcome(d.resolve(&o)));
     // One such expression is within the bounds, and read in part.
-    let one = text_with(&expr);
-    let d = CompiledDefinition::from_text(&one, Limits::default()).unwrap();
+    let d = app(&by_expression(&expr), None);
     let mut b = crate::jq::reads::Bounds::new();
     assert!(d.find_reads_within(&mut b).is_some());
     assert!(MAX_WORK - b.work > 100_000, "{}", MAX_WORK - b.work);
 }
 
-fn text_with(expr: &str) -> String {
+/// A definition of `example.com/v1` `App`: its root's status `running`
+/// when one of `matchers` (YAML list items) matches, its pod template at
+/// `.spec.template`, and its replicas at `replicas` if given.
+fn app(matchers: &str, replicas: Option<&str>) -> CompiledDefinition {
+    let scale = replicas
+        .map(|r| format!("      scaleDefinition:\n        replicasPath: '{r}'\n"))
+        .unwrap_or_default();
+    let text = format!(
+        "apiVersion: run.ai/v1alpha1\nkind: Karta\nmetadata: {{name: app}}\nspec:\n  structureDefinition:\n    rootComponent:\n      name: app\n      kind: {{group: example.com, version: v1, kind: App}}\n      statusDefinition:\n        statusMappings:\n          running:\n{matchers}      specDefinition:\n        podTemplateSpecPath: .spec.template\n{scale}"
+    );
+    CompiledDefinition::from_text(&text, Limits::default()).unwrap()
+}
+
+/// A matcher of [`app`]'s: `expr` is true.
+fn by_expression(expr: &str) -> String {
     format!(
-        "apiVersion: run.ai/v1alpha1\nkind: Karta\nmetadata: {{name: app}}\nspec:\n  structureDefinition:\n    rootComponent:\n      name: app\n      kind: {{group: example.com, version: v1, kind: App}}\n      statusDefinition:\n        statusMappings:\n          running:\n            - byExpression:\n                expression: '{expr}'\n                expectedResult: 'true'\n      specDefinition:\n        podTemplateSpecPath: .spec.template\n"
+        "            - byExpression:\n                expression: '{expr}'\n                expectedResult: 'true'\n"
     )
+}
+
+const BY_PHASE: &str = "            - byPhase: Running\n";
+
+/// The example JobSet, and its definition in the catalog's engine.
+fn example() -> (Engine, Value, Arc<CompiledDefinition>) {
+    let engine = Engine::new().unwrap();
+    let obj = engine
+        .read_object(include_str!("../../../examples/jobset.yaml"))
+        .unwrap();
+    let d = Arc::clone(engine.definition_for(&obj).unwrap());
+    (engine, obj, d)
+}
+
+#[test]
+fn a_catch_body_makes_the_object_read_whole() {
+    // The fast path answers `try f catch g` as `f` and leaves the rest to
+    // jaq, so what `g` reads (here through a variable) is not known.
+    let d = app(BY_PHASE, Some(". as $o | try .spec.x.y catch $o.spec.n"));
+    assert!(d.object_reads().is_none());
+    let o = json!({"apiVersion": "example.com/v1", "kind": "App", "metadata": {"name": "a"},
+                   "spec": {"x": "s", "n": 3, "template": {"spec": {"containers": []}}}});
+    let whole = outcome(d.resolve(&o));
+    assert!(whole.contains("\"replicas\":3"), "{whole}");
+    assert_eq!(
+        outcome(d.resolve_text(&serde_json::to_string(&o).unwrap())),
+        whole
+    );
+    // `f?` alone leaves nothing out.
+    assert!(app(BY_PHASE, Some(".spec.x.y?")).object_reads().is_some());
+}
+
+#[test]
+fn a_key_met_twice_where_nothing_is_read_is_found_before_its_value() {
+    // The whole reader refuses the key when it meets it again, before its
+    // value passes a limit: so does the reader that lets it go.
+    let d = app(BY_PHASE, None);
+    assert!(d.object_reads().is_some());
+    let big = format!("[{}]", vec!["0"; 40].join(","));
+    let deep = format!("{}0{}", "[".repeat(20), "]".repeat(20));
+    let limits = [
+        Limits {
+            max_input_nodes: 30,
+            ..Limits::default()
+        },
+        Limits {
+            max_depth: 10,
+            ..Limits::default()
+        },
+    ];
+    for (limits, value) in limits.iter().zip([&big, &deep]) {
+        let d = CompiledDefinition::compile(d.definition().clone())
+            .unwrap()
+            .with_limits(*limits);
+        for text in [
+            // Among the keys of the object read in part, and of one let go.
+            format!(
+                r#"{{"apiVersion":"example.com/v1","kind":"App","metadata":{{"name":"a"}},"zz":1,"zz":{value}}}"#
+            ),
+            format!(
+                r#"{{"apiVersion":"example.com/v1","kind":"App","metadata":{{"name":"a"}},"zz":{{"q":1,"q":{value}}}}}"#
+            ),
+            // Past the first 16 keys.
+            format!(
+                r#"{{"apiVersion":"example.com/v1","kind":"App","metadata":{{"name":"a"}},{}"k3":{value}}}"#,
+                (0..20).map(|i| format!("\"k{i}\":1,")).collect::<String>()
+            ),
+        ] {
+            let by_value = match crate::source::read_value(&text, limits) {
+                Ok(v) => outcome(d.resolve(&v)),
+                Err(e) => outcome(Err(e)),
+            };
+            assert!(by_value.contains("Parse"), "{by_value}");
+            assert_eq!(outcome(d.resolve_value_text(&text)), by_value, "{text}");
+            assert_eq!(outcome(d.resolve_text(&text)), by_value, "{text}");
+        }
+    }
 }
