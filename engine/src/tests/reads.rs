@@ -294,7 +294,7 @@ proptest! {
     /// Whatever an object holds where no expression reads, the result is
     /// the one of the object without it, and of the whole object.
     #[test]
-    fn unread_parts_change_nothing(extra in arb_json(), at in 0usize..1000) {
+    fn unread_parts_change_nothing(extra in super::source::json_value(), at in 0usize..1000) {
         let engine = Engine::new().unwrap();
         let all = fixtures_cached(&engine);
         let (name, obj, d) = &all[at % all.len()];
@@ -311,23 +311,6 @@ fn fixtures_cached(engine: &Engine) -> &'static [(String, Value, Arc<CompiledDef
     static ALL: std::sync::OnceLock<Vec<(String, Value, Arc<CompiledDefinition>)>> =
         std::sync::OnceLock::new();
     ALL.get_or_init(|| fixtures(engine))
-}
-
-fn arb_json() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::from),
-        any::<i64>().prop_map(Value::from),
-        (-1e6f64..1e6).prop_map(Value::from),
-        "[a-z\"\\\\é]{0,8}".prop_map(Value::from),
-    ];
-    leaf.prop_recursive(4, 32, 4, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
-            prop::collection::btree_map("[a-z]{1,3}", inner, 0..4)
-                .prop_map(|m| Value::Object(m.into_iter().collect())),
-        ]
-    })
 }
 
 #[test]

@@ -772,7 +772,9 @@ fn all_paths(v: &serde_json::Value, path: &str, out: &mut Vec<String>) {
     }
 }
 
-fn json_value() -> impl Strategy<Value = serde_json::Value> {
+/// JSON values with keys that need escapes, and Unicode (also for
+/// [`super::reads`]).
+pub(super) fn json_value() -> impl Strategy<Value = serde_json::Value> {
     let key = prop_oneof![
         "[a-z]{1,3}",
         Just("app.kubernetes.io/name".to_string()),
