@@ -96,18 +96,7 @@ pub(super) fn read_json_counted(
     text: &str,
     limits: &Limits,
 ) -> std::result::Result<Value, Refused> {
-    let meter = Meter::new(limits, false);
-    let mut de = serde_json::Deserializer::from_str(text);
-    let read = serde::de::DeserializeSeed::deserialize(meter.root(), &mut de);
-    match (read, meter.stop.take()) {
-        (Ok(value), _) => {
-            de.end().map_err(|_| Refused::Other)?;
-            Ok(value)
-        }
-        (Err(_), Stop::Nodes) => Err(Refused::Limit(nodes_error(limits))),
-        (Err(_), Stop::Depth) => Err(Refused::Limit(depth_error(limits))),
-        (Err(_), _) => Err(Refused::Other),
-    }
+    read_json_keeping(text, limits, Part::Whole).map(|(value, _)| value)
 }
 
 /// How a text's value is shaped (as [`crate::budget::json_shape`] measures
@@ -129,12 +118,23 @@ pub(crate) fn read_json_projected(
     limits: &Limits,
     reads: &Reads,
 ) -> std::result::Result<(Value, TextShape), Refused> {
+    read_json_keeping(text, limits, Part::of(Some(reads)))
+}
+
+/// A JSON text's value, `part` of it kept, and the whole value's shape.
+/// (A part less than whole is only ever kept of text: host values are
+/// read whole, so the skipping paths need not count compact JSON bytes.)
+fn read_json_keeping(
+    text: &str,
+    limits: &Limits,
+    part: Part<'_>,
+) -> std::result::Result<(Value, TextShape), Refused> {
     let meter = Meter::new(limits, false);
     let mut de = serde_json::Deserializer::from_str(text);
     let root = Counted {
         meter: &meter,
         depth: 0,
-        part: Part::of(Some(reads)),
+        part,
     };
     let read = serde::de::DeserializeSeed::deserialize(root, &mut de);
     match (read, meter.stop.take()) {
